@@ -1,0 +1,13 @@
+# Policy 'firstfit': its sources join the core library when configured in.
+if HL_POLICY_FIRSTFIT
+libhlcore_la_SOURCES += policies/firstfit/firstfit.h policies/firstfit/firstfit.c \
+	policies/firstfit/firstfit_blocks.c policies/firstfit/firstfit_list.c \
+	policies/firstfit/firstfit_check.c policies/firstfit/firstfit_dot.c \
+	policies/firstfit/firstfit_stats.c
+
+check_PROGRAMS += tests/test_firstfit
+TESTS += tests/test_firstfit
+tests_test_firstfit_SOURCES = tests/test_firstfit.c tests/testlib.h tests/testlib.c
+tests_test_firstfit_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_firstfit_LDADD = libhlcore.la $(CHECK_LIBS)
+endif

@@ -1,0 +1,525 @@
+/*
+ * Policy tests for `firstfit`: each fit and each list order takes the
+ * block the textbook rules predict, splitting leaves the remainder free,
+ * coalescing on/off shapes the free list, next fit resumes where it
+ * stopped, and misuse aborts with "heaplab: firstfit: ...".
+ *
+ * Expected values come from the model's rules, not from its output:
+ *   asize(n) = max(MIN, round16(n + H)),  MIN = round16(H + 24),
+ *   a split keeps the front of a block, the remainder stays free when it
+ *   is at least MIN bytes.
+ */
+#include "config.h"
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "testlib.h"
+
+#define H 16                      /* default header */
+#define MIN_BLOCK 48              /* round16(16 + 24) */
+
+/** Block bytes for a request of n with header h (the model's rule). */
+static size_t asize_for(size_t n, size_t h)
+{
+	size_t s = (n + h + 15) & ~(size_t)15, min = (h + 24 + 15) & ~(size_t)15;
+	return s < min ? min : s;
+}
+
+/** Request that yields a block of exactly @p block bytes (default header). */
+static size_t req_for(size_t block) { return block - H; }
+
+static hl_heap_t *ff_heap(const char *conf)
+{
+	char buf[256];
+	snprintf(buf, sizeof buf, "trim_threshold:0%s%s", conf && *conf ? "," : "", conf ? conf : "");
+	return tl_heap("firstfit", buf);
+}
+
+static size_t pstat(hl_heap_t *h, const char *key)
+{
+	char path[96];
+	snprintf(path, sizeof path, "policy_stats.%s", key);
+	return (size_t)tl_stat(h, path);
+}
+
+/** Allocates the whole free tail (the only free block) so that later
+ *  searches see only the blocks a test frees. */
+static void *eat_tail(hl_heap_t *h)
+{
+	ck_assert_uint_eq(pstat(h, "free_blocks"), 1);
+	void *p = hl_malloc(h, pstat(h, "free_bytes") - H);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(pstat(h, "free_blocks"), 0);
+	return p;
+}
+
+/* ---- layout ------------------------------------------------------------- */
+
+START_TEST(consecutive_blocks_follow_the_size_rule)
+{
+	static const char *confs[] = { "header:8", "header:16", "header:32" };
+	static const size_t hdrs[] = { 8, 16, 32 };
+	hl_heap_t *h = ff_heap(confs[_i]);
+	size_t sizes[] = { 1, 24, 100, 500, 17 };
+	char *prev = hl_malloc(h, sizes[0]);
+
+	ck_assert_uint_eq(pstat(h, "header_bytes"), hdrs[_i]);
+	ck_assert_uint_eq(pstat(h, "alignment"), 16);
+	for (size_t i = 1; i < sizeof sizes / sizeof *sizes; i++) {
+		char *p = hl_malloc(h, sizes[i]);
+		ck_assert_uint_eq((uintptr_t)p % 16, 0);
+		ck_assert_uint_eq((size_t)(p - prev), asize_for(sizes[i - 1], hdrs[_i]));
+		ck_assert_uint_eq(hl_usable_size(h, p), asize_for(sizes[i], hdrs[_i]) - hdrs[_i]);
+		prev = p;
+	}
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(split_leaves_the_remainder_free)
+{
+	hl_heap_t *h = ff_heap(NULL);
+	void *p = hl_malloc(h, 100);
+	size_t heap = pstat(h, "heap_bytes");
+
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(pstat(h, "splits"), 1);
+	ck_assert_uint_eq(pstat(h, "free_blocks"), 1);
+	ck_assert_uint_eq(pstat(h, "free_bytes"), heap - asize_for(100, H));
+	ck_assert_uint_eq(pstat(h, "largest_free_block"), heap - asize_for(100, H));
+	/* a remainder smaller than MIN is not split off: the block is given whole */
+	void *fill = eat_tail(h);
+	void *gap_left = hl_malloc(h, 16), *a = hl_malloc(h, req_for(128)), *guard = hl_malloc(h, 16);
+	(void)gap_left; (void)guard; (void)fill;
+	hl_free(h, a);
+	size_t splits = pstat(h, "splits");
+	void *b = hl_malloc(h, req_for(128 - 32));   /* remainder 32 < MIN */
+	ck_assert_ptr_eq(b, a);
+	ck_assert_uint_eq(pstat(h, "splits"), splits);
+	ck_assert_uint_eq(hl_usable_size(h, b), 128 - H);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* ---- fits and orders ---------------------------------------------------- */
+
+enum { A, B, C };
+static const char *const fits[] = { "first", "next", "best", "worst" };
+static const char *const orders[] = { "address", "lifo", "fifo", "size-asc", "size-desc" };
+/*
+ * Free blocks A = 128, B = 64, C = 256 bytes, in address order, freed in
+ * the order C, A, B.  The lists then read:
+ *   address   A B C        lifo      B A C        fifo      C A B
+ *   size-asc  B A C        size-desc C A B
+ * A request of 40 bytes needs a 64-byte block.  First fit takes the first
+ * element; next fit starts at the head too (its rover fell off the list
+ * end when the tail was taken whole); best fit takes B (exact); worst C.
+ */
+static const int expect_40[4][5] = {
+	/*             address lifo fifo size-asc size-desc */
+	/* first */  { A,      B,   C,   B,       C },
+	/* next  */  { A,      B,   C,   B,       C },
+	/* best  */  { B,      B,   B,   B,       B },
+	/* worst */  { C,      C,   C,   C,       C },
+};
+/* A request of 100 needs 128: B is too small everywhere. */
+static const int expect_100[4][5] = {
+	/* first */  { A,      A,   C,   A,       C },
+	/* next  */  { A,      A,   C,   A,       C },
+	/* best  */  { A,      A,   A,   A,       A },
+	/* worst */  { C,      C,   C,   C,       C },
+};
+
+/** Builds the A/B/C free list of the comment above; fills @p blk. */
+static hl_heap_t *abc_heap(const char *fit, const char *order, void *blk[3])
+{
+	char conf[128];
+	snprintf(conf, sizeof conf, "fit:%s,order:%s", fit, order);
+	hl_heap_t *h = ff_heap(conf);
+	static const size_t bytes[3] = { 128, 64, 256 };
+
+	for (int i = 0; i < 3; i++) {
+		blk[i] = hl_malloc(h, req_for(bytes[i]));
+		ck_assert_ptr_nonnull(hl_malloc(h, 16));   /* keeps neighbours apart */
+	}
+	eat_tail(h);
+	hl_free(h, blk[C]);
+	hl_free(h, blk[A]);
+	hl_free(h, blk[B]);
+	ck_assert_uint_eq(pstat(h, "free_blocks"), 3);
+	tl_check_clean(h);
+	return h;
+}
+
+START_TEST(each_fit_and_order_takes_the_predicted_block)
+{
+	int f = _i / 5, o = _i % 5;
+	void *blk[3];
+	static const char *names = "ABC";
+
+	for (int round = 0; round < 2; round++) {
+		hl_heap_t *h = abc_heap(fits[f], orders[o], blk);
+		size_t n = round ? 100 : 40;
+		int want = round ? expect_100[f][o] : expect_40[f][o];
+		void *p = hl_malloc(h, n);
+		ck_assert_msg(p == blk[want], "fit:%s order:%s malloc(%zu): expected block %c",
+			      fits[f], orders[o], n, names[want]);
+		ck_assert_uint_eq(pstat(h, "searches") > 0, 1);
+		tl_check_clean(h);
+		hl_heap_destroy(h);
+	}
+}
+END_TEST
+
+START_TEST(best_and_worst_examine_the_whole_list)
+{
+	void *blk[3];
+	hl_heap_t *h = abc_heap("best", "address", blk);
+	size_t before = pstat(h, "search_steps");
+	ck_assert_ptr_eq(hl_malloc(h, 60), blk[A]);   /* needs 80: A (128) beats C (256) */
+	ck_assert_uint_eq(pstat(h, "search_steps") - before, 3);
+	hl_heap_destroy(h);
+
+	h = abc_heap("first", "address", blk);
+	before = pstat(h, "search_steps");
+	ck_assert_ptr_eq(hl_malloc(h, 200), blk[C]);  /* needs 224: only C */
+	ck_assert_uint_eq(pstat(h, "search_steps") - before, 3);
+	before = pstat(h, "search_steps");
+	ck_assert_ptr_eq(hl_malloc(h, 40), blk[A]);   /* first element fits */
+	ck_assert_uint_eq(pstat(h, "search_steps") - before, 1);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(next_fit_resumes_after_the_last_allocation)
+{
+	for (int next = 0; next < 2; next++) {
+		hl_heap_t *h = ff_heap(next ? "fit:next" : "fit:first");
+		void *blk[3];
+		for (int i = 0; i < 3; i++) {
+			blk[i] = hl_malloc(h, req_for(64));
+			ck_assert_ptr_nonnull(hl_malloc(h, 16));
+		}
+		eat_tail(h);
+		for (int i = 0; i < 3; i++)
+			hl_free(h, blk[i]);
+		/* the first search starts at the head either way */
+		ck_assert_ptr_eq(hl_malloc(h, req_for(64)), blk[0]);
+		hl_free(h, blk[0]);              /* A is back at the list head */
+		void *p = hl_malloc(h, req_for(64));
+		ck_assert_ptr_eq(p, next ? blk[1] : blk[0]);
+		if (next) {
+			ck_assert_ptr_eq(hl_malloc(h, req_for(64)), blk[2]);
+			ck_assert_ptr_eq(hl_malloc(h, req_for(64)), blk[0]);   /* wraps */
+		}
+		tl_check_clean(h);
+		hl_heap_destroy(h);
+	}
+}
+END_TEST
+
+/* ---- coalescing --------------------------------------------------------- */
+
+/** Three touching 64-byte blocks A B C, a guard, the tail eaten; frees
+ *  A, B, C in that order. */
+static hl_heap_t *three_freed(const char *conf, void *blk[3], void **tail)
+{
+	hl_heap_t *h = ff_heap(conf);
+	for (int i = 0; i < 3; i++)
+		blk[i] = hl_malloc(h, req_for(64));
+	ck_assert_ptr_nonnull(hl_malloc(h, 16));
+	*tail = eat_tail(h);
+	for (int i = 0; i < 3; i++)
+		hl_free(h, blk[i]);
+	tl_check_clean(h);
+	return h;
+}
+
+START_TEST(coalescing_merges_neighbours)
+{
+	void *blk[3], *tail;
+	hl_heap_t *h = three_freed("coalesce:on", blk, &tail);
+
+	ck_assert_uint_eq(pstat(h, "free_blocks"), 1);
+	ck_assert_uint_eq(pstat(h, "largest_free_block"), 3 * 64);
+	ck_assert_uint_eq(pstat(h, "free_bytes"), 3 * 64);
+	ck_assert_uint_eq(pstat(h, "coalesces"), 2);
+	/* 150 needs 176: fits in the merged 192 (remainder 16 < MIN: whole) */
+	void *p = hl_malloc(h, 150);
+	ck_assert_ptr_eq(p, blk[0]);
+	ck_assert_uint_eq(hl_usable_size(h, p), 3 * 64 - H);
+	ck_assert_uint_eq(pstat(h, "free_blocks"), 0);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(without_coalescing_the_holes_stay_apart)
+{
+	void *blk[3], *tail;
+	hl_heap_t *h = three_freed("coalesce:off", blk, &tail);
+
+	ck_assert_uint_eq(pstat(h, "free_blocks"), 3);
+	ck_assert_uint_eq(pstat(h, "largest_free_block"), 64);
+	ck_assert_uint_eq(pstat(h, "free_bytes"), 3 * 64);
+	ck_assert_uint_eq(pstat(h, "coalesces"), 0);
+	/* 192 bytes are free, but no hole holds 176: the heap grows */
+	size_t heap = pstat(h, "heap_bytes");
+	char *p = hl_malloc(h, 150);
+	ck_assert_ptr_nonnull(p);
+	ck_assert(p > (char *)tail);
+	ck_assert_uint_gt(pstat(h, "heap_bytes"), heap);
+	ck_assert_uint_eq(pstat(h, "free_blocks"), 4);   /* three holes + new tail */
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/*
+ * Five touching 64-byte blocks; free A, E, C, then B, which joins A and C
+ * into one 192-byte block.  Under address order it keeps A's place (the
+ * head); LIFO lists it at the front as a newly freed block; FIFO at the
+ * back, behind E.  A request of 40 under first fit shows where it went.
+ */
+START_TEST(a_merged_block_is_listed_as_the_order_says)
+{
+	static const char *conf[] = { "order:address", "order:lifo", "order:fifo" };
+	hl_heap_t *h = ff_heap(conf[_i]);
+	void *blk[5];
+
+	for (int i = 0; i < 5; i++)
+		blk[i] = hl_malloc(h, req_for(64));
+	ck_assert_ptr_nonnull(hl_malloc(h, 16));
+	eat_tail(h);
+	hl_free(h, blk[0]);
+	hl_free(h, blk[4]);
+	hl_free(h, blk[2]);
+	hl_free(h, blk[1]);
+	ck_assert_uint_eq(pstat(h, "free_blocks"), 2);
+	ck_assert_uint_eq(pstat(h, "largest_free_block"), 192);
+	tl_check_clean(h);
+	ck_assert_ptr_eq(hl_malloc(h, 40), _i == 2 ? blk[4] : blk[0]);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(freeing_next_to_the_tail_merges_into_it)
+{
+	hl_heap_t *h = ff_heap(NULL);
+	size_t heap0;
+	void *a = hl_malloc(h, 100), *b = hl_malloc(h, 100);
+
+	heap0 = pstat(h, "heap_bytes");
+	hl_free(h, b);                      /* joins the free tail */
+	ck_assert_uint_eq(pstat(h, "free_blocks"), 1);
+	ck_assert_uint_eq(pstat(h, "free_bytes"), heap0 - asize_for(100, H));
+	hl_free(h, a);                      /* the whole heap is one free block */
+	ck_assert_uint_eq(pstat(h, "free_bytes"), heap0);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* ---- growing and trimming ----------------------------------------------- */
+
+START_TEST(the_break_grows_and_trims)
+{
+	hl_heap_t *h = ff_heap("grow:64K");
+	size_t big = 1 << 20;
+	void *small = hl_malloc(h, 32);
+	void *p = hl_malloc(h, big);
+
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_ge(pstat(h, "heap_bytes"), big + asize_for(32, H));
+	ck_assert_uint_ge(pstat(h, "grows"), 2);
+	hl_free(h, p);
+	size_t heap = pstat(h, "heap_bytes");
+	size_t given = hl_trim(h, 0);
+	ck_assert_uint_ge(given, big - tl_page());
+	ck_assert_uint_eq(pstat(h, "heap_bytes"), heap - given);
+	ck_assert_uint_eq(given % tl_page(), 0);
+	tl_check_clean(h);
+	hl_free(h, small);
+	hl_trim(h, 0);
+	ck_assert_uint_eq(pstat(h, "heap_bytes"), 0);   /* H = 16: nothing is left */
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(a_large_free_tail_is_trimmed_at_once)
+{
+	hl_heap_t *h = tl_heap("firstfit", "grow:64K,trim_threshold:128K");
+	void *keep = hl_malloc(h, 32), *p = hl_malloc(h, 1 << 20);
+	hl_free(h, p);
+	/* the tail is cut back to `grow` bytes, rounded to pages */
+	ck_assert_uint_le(pstat(h, "heap_bytes"), 64 * 1024 + tl_page());
+	ck_assert_uint_eq(pstat(h, "trims"), 1);
+	hl_free(h, keep);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* ---- memalign and realloc ----------------------------------------------- */
+
+START_TEST(memalign_frees_the_leading_gap)
+{
+	hl_heap_t *h = ff_heap(NULL);
+	char *p0 = hl_malloc(h, 16);             /* block [lo, lo+48), lo page aligned */
+	char *q = hl_memalign(h, 256, 100);
+
+	ck_assert_uint_eq((uintptr_t)q % 256, 0);
+	/* the padded block starts at lo+48; its aligned payload is lo+256; the
+	 * 192 bytes in front become a free block, the rest joins the tail */
+	ck_assert_ptr_eq(q, p0 - H + 256);
+	ck_assert_uint_eq(pstat(h, "free_blocks"), 2);
+	tl_check_clean(h);
+	ck_assert_ptr_eq(hl_malloc(h, 150), p0 + 48);  /* 176 fits the 192 gap */
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(realloc_stays_in_place_when_it_can)
+{
+	hl_heap_t *h = ff_heap(NULL);
+	char *a = hl_malloc(h, 200), *b = hl_malloc(h, 100);
+	ck_assert_ptr_nonnull(hl_malloc(h, 16));
+	tl_fill(a, 200, 1);
+	ck_assert_ptr_eq(hl_realloc(h, a, 50), a);           /* shrink: tail split off */
+	ck_assert_uint_eq(hl_usable_size(h, a), asize_for(50, H) - H);
+	hl_free(h, b);                                       /* b joins the split-off tail */
+	ck_assert_ptr_eq(hl_realloc(h, a, 300), a);          /* grows over the free neighbour */
+	ck_assert(tl_intact(a, 50, 1));
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* ---- pictures and misuse ------------------------------------------------ */
+
+START_TEST(snapshot_draws_the_list_and_the_rover)
+{
+	void *blk[3];
+	hl_heap_t *h = abc_heap("next", "address", blk);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	hl_malloc(h, 40);
+	ck_assert_int_eq(hl_snapshot_dot(h, f, "abc"), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "fflist"));
+	ck_assert_ptr_nonnull(strstr(buf, "ffrover"));
+	ck_assert_ptr_nonnull(strstr(buf, "free 64"));
+	free(buf);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/** Runs @p fn in a child and returns what it wrote to stderr; asserts it
+ *  died of SIGABRT. */
+static char *stderr_of_abort(void (*fn)(void))
+{
+	static char out[512];
+	int fd[2];
+	ck_assert_int_eq(pipe(fd), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(fd[1], 2);
+		close(fd[0]);
+		fn();
+		_exit(0);
+	}
+	close(fd[1]);
+	ssize_t n, got = 0;
+	while ((n = read(fd[0], out + got, sizeof out - 1 - (size_t)got)) > 0)
+		got += n;
+	out[got] = 0;
+	close(fd[0]);
+	int status;
+	waitpid(pid, &status, 0);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "child did not abort: %s", out);
+	return out;
+}
+
+static void double_free(void)
+{
+	hl_heap_t *h = hl_heap_new("firstfit", "ledger:off");
+	void *a = hl_malloc(h, 64);
+	ck_assert_ptr_nonnull(hl_malloc(h, 64));
+	hl_free(h, a);
+	hl_free(h, a);
+}
+
+static void foreign_pointer(void)
+{
+	hl_heap_t *h = hl_heap_new("firstfit", "ledger:off");
+	static _Alignas(16) char elsewhere[64];
+	hl_malloc(h, 64);
+	hl_free(h, elsewhere + 16);
+}
+
+static void interior_pointer(void)
+{
+	hl_heap_t *h = hl_heap_new("firstfit", "ledger:off");
+	char *a = hl_malloc(h, 256);
+	hl_free(h, a + 64);
+}
+
+START_TEST(misuse_aborts_with_a_message)
+{
+	ck_assert_ptr_nonnull(strstr(stderr_of_abort(double_free), "heaplab: firstfit: double free"));
+	ck_assert_ptr_nonnull(strstr(stderr_of_abort(foreign_pointer), "heaplab: firstfit: invalid pointer"));
+	ck_assert_ptr_nonnull(strstr(stderr_of_abort(interior_pointer), "heaplab: firstfit: invalid pointer"));
+}
+END_TEST
+
+START_TEST(double_free_raises_sigabrt)
+{
+	double_free();
+}
+END_TEST
+
+START_TEST(bad_options_are_refused)
+{
+	ck_assert_ptr_null(hl_heap_new("firstfit", "fit:middle"));
+	ck_assert_ptr_null(hl_heap_new("firstfit", "header:12"));
+	ck_assert_ptr_null(hl_heap_new("firstfit", "order:random"));
+}
+END_TEST
+
+static Suite *firstfit_suite(void)
+{
+	Suite *s = suite_create("firstfit");
+	TCase *tc = tcase_create("model");
+
+	tcase_add_loop_test(tc, consecutive_blocks_follow_the_size_rule, 0, 3);
+	tcase_add_test(tc, split_leaves_the_remainder_free);
+	tcase_add_loop_test(tc, each_fit_and_order_takes_the_predicted_block, 0, 20);
+	tcase_add_test(tc, best_and_worst_examine_the_whole_list);
+	tcase_add_test(tc, next_fit_resumes_after_the_last_allocation);
+	tcase_add_test(tc, coalescing_merges_neighbours);
+	tcase_add_test(tc, without_coalescing_the_holes_stay_apart);
+	tcase_add_loop_test(tc, a_merged_block_is_listed_as_the_order_says, 0, 3);
+	tcase_add_test(tc, freeing_next_to_the_tail_merges_into_it);
+	tcase_add_test(tc, the_break_grows_and_trims);
+	tcase_add_test(tc, a_large_free_tail_is_trimmed_at_once);
+	tcase_add_test(tc, memalign_frees_the_leading_gap);
+	tcase_add_test(tc, realloc_stays_in_place_when_it_can);
+	tcase_add_test(tc, snapshot_draws_the_list_and_the_rover);
+	tcase_add_test(tc, misuse_aborts_with_a_message);
+	tcase_add_test_raise_signal(tc, double_free_raises_sigabrt, SIGABRT);
+	tcase_add_test(tc, bad_options_are_refused);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TL_MAIN(firstfit_suite)
