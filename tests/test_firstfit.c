@@ -101,6 +101,14 @@ START_TEST(split_leaves_the_remainder_free)
 	ck_assert_ptr_eq(b, a);
 	ck_assert_uint_eq(pstat(h, "splits"), splits);
 	ck_assert_uint_eq(hl_usable_size(h, b), 128 - H);
+	/* a remainder of exactly MIN is split off and stays free */
+	hl_free(h, b);
+	size_t nfree = pstat(h, "free_blocks"), bytes = pstat(h, "free_bytes");
+	b = hl_malloc(h, req_for(128 - MIN_BLOCK));
+	ck_assert_ptr_eq(b, a);
+	ck_assert_uint_eq(pstat(h, "splits"), splits + 1);
+	ck_assert_uint_eq(pstat(h, "free_blocks"), nfree);
+	ck_assert_uint_eq(pstat(h, "free_bytes"), bytes - (128 - MIN_BLOCK));
 	tl_check_clean(h);
 	hl_heap_destroy(h);
 }
@@ -135,24 +143,32 @@ static const int expect_100[4][5] = {
 	/* worst */  { C,      C,   C,   C,       C },
 };
 
-/** Builds the A/B/C free list of the comment above; fills @p blk. */
-static hl_heap_t *abc_heap(const char *fit, const char *order, void *blk[3])
+/** Allocates blocks of @p bytes[i] bytes kept apart by small live
+ *  blocks, eats the tail, then frees them in the order @p free_order.
+ *  The free list then holds exactly those blocks. */
+static void free_blocks_of(hl_heap_t *h, const size_t *bytes, const int *free_order, int n, void **blk)
 {
-	char conf[128];
-	snprintf(conf, sizeof conf, "fit:%s,order:%s", fit, order);
-	hl_heap_t *h = ff_heap(conf);
-	static const size_t bytes[3] = { 128, 64, 256 };
-
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < n; i++) {
 		blk[i] = hl_malloc(h, req_for(bytes[i]));
 		ck_assert_ptr_nonnull(hl_malloc(h, 16));   /* keeps neighbours apart */
 	}
 	eat_tail(h);
-	hl_free(h, blk[C]);
-	hl_free(h, blk[A]);
-	hl_free(h, blk[B]);
-	ck_assert_uint_eq(pstat(h, "free_blocks"), 3);
+	for (int i = 0; i < n; i++)
+		hl_free(h, blk[free_order[i]]);
+	ck_assert_uint_eq(pstat(h, "free_blocks"), (size_t)n);
 	tl_check_clean(h);
+}
+
+/** Builds the A/B/C free list of the comment above; fills @p blk. */
+static hl_heap_t *abc_heap(const char *fit, const char *order, void *blk[3])
+{
+	char conf[128];
+	static const size_t bytes[3] = { 128, 64, 256 };
+	static const int freed[3] = { C, A, B };
+
+	snprintf(conf, sizeof conf, "fit:%s,order:%s", fit, order);
+	hl_heap_t *h = ff_heap(conf);
+	free_blocks_of(h, bytes, freed, 3, blk);
 	return h;
 }
 
@@ -192,6 +208,24 @@ START_TEST(best_and_worst_examine_the_whole_list)
 	before = pstat(h, "search_steps");
 	ck_assert_ptr_eq(hl_malloc(h, 40), blk[A]);   /* first element fits */
 	ck_assert_uint_eq(pstat(h, "search_steps") - before, 1);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* Equal candidates: best and worst fit take the first one they meet. */
+START_TEST(ties_go_to_the_first_block_met)
+{
+	static const size_t best_sizes[3] = { 128, 256, 128 }, worst_sizes[3] = { 256, 64, 256 };
+	static const int in_order[3] = { 0, 1, 2 };
+	void *blk[3];
+	hl_heap_t *h = ff_heap("fit:best");
+
+	free_blocks_of(h, best_sizes, in_order, 3, blk);
+	ck_assert_ptr_eq(hl_malloc(h, 80), blk[0]);   /* needs 96: 128 twice */
+	hl_heap_destroy(h);
+	h = ff_heap("fit:worst");
+	free_blocks_of(h, worst_sizes, in_order, 3, blk);
+	ck_assert_ptr_eq(hl_malloc(h, 40), blk[0]);   /* 256 twice */
 	hl_heap_destroy(h);
 }
 END_TEST
@@ -387,6 +421,76 @@ START_TEST(memalign_frees_the_leading_gap)
 }
 END_TEST
 
+START_TEST(memalign_never_leaves_a_gap_below_min)
+{
+	hl_heap_t *h = ff_heap(NULL);
+	char *p0 = hl_malloc(h, req_for(224));   /* block [lo, lo+224) */
+	char *q = hl_memalign(h, 256, 100);
+
+	/* the padded payload sits at lo+240: aligning up gives a 16-byte gap,
+	 * too small for a free block, so the next boundary (lo+512) is used */
+	ck_assert_ptr_eq(q, p0 - H + 512);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* A small deterministic generator, so every run does the same ops. */
+static unsigned next_rand(unsigned *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return (*s >> 8) & 0xffffff;
+}
+
+/* Every fit x order x coalesce x header: random malloc, memalign,
+ * realloc and free, contents checked, checker clean after each step. */
+START_TEST(random_ops_keep_every_invariant)
+{
+	enum { SLOTS = 48, OPS = 500 };
+	static const char *const hdrs[] = { "8", "16", "32" };
+	char conf[160];
+	void *p[SLOTS] = { 0 };
+	size_t n[SLOTS] = { 0 };
+	unsigned seed = (unsigned)_i + 1;
+
+	snprintf(conf, sizeof conf, "fit:%s,order:%s,coalesce:%s,header:%s,trim_threshold:8K,grow:4K",
+		 fits[_i % 4], orders[_i / 4 % 5], _i / 20 % 2 ? "off" : "on", hdrs[_i / 40]);
+	hl_heap_t *h = tl_heap("firstfit", conf);
+	for (int op = 0; op < OPS; op++) {
+		unsigned r = next_rand(&seed), k = r % SLOTS, size = 1 + next_rand(&seed) % 3000;
+		if (!p[k]) {
+			p[k] = r % 7 == 0 ? hl_memalign(h, (size_t)32 << (r % 8), size) : hl_malloc(h, size);
+			ck_assert_ptr_nonnull(p[k]);
+			ck_assert_uint_eq((uintptr_t)p[k] % 16, 0);
+			n[k] = size;
+			tl_fill(p[k], size, k);
+		} else if (r % 4 == 0) {
+			ck_assert(tl_intact(p[k], n[k], k));
+			p[k] = hl_realloc(h, p[k], size);
+			ck_assert(tl_intact(p[k], n[k] < size ? n[k] : size, k));
+			n[k] = size;
+			tl_fill(p[k], size, k);
+		} else {
+			ck_assert_msg(tl_intact(p[k], n[k], k), "%s: block %u damaged", conf, k);
+			hl_free(h, p[k]);
+			p[k] = NULL;
+		}
+		tl_check_clean(h);
+	}
+	for (int k = 0; k < SLOTS; k++)
+		hl_free(h, p[k]);
+	ck_assert_uint_eq(pstat(h, "live_blocks"), 0);
+	tl_check_clean(h);
+	hl_trim(h, 0);
+	/* coalesced, the heap is one free block and goes back but for a
+	 * page; without coalescing only the last hole can be cut */
+	if (_i / 20 % 2 == 0)
+		ck_assert_uint_le(pstat(h, "heap_bytes"), tl_page());
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
 START_TEST(realloc_stays_in_place_when_it_can)
 {
 	hl_heap_t *h = ff_heap(NULL);
@@ -505,6 +609,7 @@ static Suite *firstfit_suite(void)
 	tcase_add_test(tc, split_leaves_the_remainder_free);
 	tcase_add_loop_test(tc, each_fit_and_order_takes_the_predicted_block, 0, 20);
 	tcase_add_test(tc, best_and_worst_examine_the_whole_list);
+	tcase_add_test(tc, ties_go_to_the_first_block_met);
 	tcase_add_test(tc, next_fit_resumes_after_the_last_allocation);
 	tcase_add_test(tc, coalescing_merges_neighbours);
 	tcase_add_test(tc, without_coalescing_the_holes_stay_apart);
@@ -513,7 +618,9 @@ static Suite *firstfit_suite(void)
 	tcase_add_test(tc, the_break_grows_and_trims);
 	tcase_add_test(tc, a_large_free_tail_is_trimmed_at_once);
 	tcase_add_test(tc, memalign_frees_the_leading_gap);
+	tcase_add_test(tc, memalign_never_leaves_a_gap_below_min);
 	tcase_add_test(tc, realloc_stays_in_place_when_it_can);
+	tcase_add_loop_test(tc, random_ops_keep_every_invariant, 0, 120);
 	tcase_add_test(tc, snapshot_draws_the_list_and_the_rover);
 	tcase_add_test(tc, misuse_aborts_with_a_message);
 	tcase_add_test_raise_signal(tc, double_free_raises_sigabrt, SIGABRT);

@@ -215,7 +215,7 @@ static void *ff_memalign_locked(ff_state_t *st, size_t align, size_t n)
 	b = ff_block_of(st, p);
 	q = hl_ptr_align_up((uintptr_t)p, align);
 	if (q != (uintptr_t)p && q - (uintptr_t)p < st->min)
-		q += align;
+		q += hl_align_up(st->min - (q - (uintptr_t)p), align);
 	if (q != (uintptr_t)p) {
 		size_t gap = q - (uintptr_t)p;
 
