@@ -10,7 +10,8 @@
  *   by the chosen fit, splitting off what it does not need; a freed block
  *   merges with free neighbours (boundary tags: a footer in every free
  *   block, a "previous is free" bit in every header).  When nothing fits
- *   the break moves up; a large free tail moves it back down.
+ *   the break moves up; hl_trim (and, when option trim_threshold asks
+ *   for it, a large free tail) moves it back down.
  *
  * Vital statistics
  *   Alignment:  every payload is 16-byte aligned, whatever the header.
@@ -32,8 +33,9 @@
  *   coalesce:on|off               merge freed blocks with free neighbours
  *   header:16|8|32                header bytes per block
  *   grow:64K                      least bytes the break moves up by
- *   trim_threshold:128K           a free tail this large is cut back to
- *                                 `grow` bytes at once (0: only hl_trim)
+ *   trim_threshold:0              a free tail this large is cut back to
+ *                                 `grow` bytes at once; 0, the textbook
+ *                                 default, keeps every byte until hl_trim
  *   brk_max:64G                   address space reserved for the break
  *   OSTEP's malloc.py spells these -p BEST|WORST|FIRST,
  *   -l ADDRSORT|SIZESORT+|SIZESORT-|INSERT-FRONT|INSERT-BACK, -C, -H.
@@ -74,7 +76,7 @@ static const hl_option_t ff_options[] = {
 	{ "header", HL_OPT_ENUM, "16", 0, 0, "8|16|32", "header bytes in front of every block" },
 	{ "grow", HL_OPT_SIZE, "64K", 4096, (int64_t)1 << 30, NULL,
 	  "least bytes the program break moves up by" },
-	{ "trim_threshold", HL_OPT_SIZE, "128K", 0, (int64_t)1 << 40, NULL,
+	{ "trim_threshold", HL_OPT_SIZE, "0", 0, (int64_t)1 << 40, NULL,
 	  "free tail this large is trimmed to `grow` bytes at once (0: only on hl_trim)" },
 	{ "brk_max", HL_OPT_SIZE, "64G", 1 << 20, (int64_t)1 << 44, NULL,
 	  "address space reserved for the program break" },
