@@ -1,0 +1,32 @@
+/**
+ * @file bits.h
+ * @brief Small arithmetic helpers every policy needs.
+ */
+#ifndef HL_BITS_H
+#define HL_BITS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define HL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+static inline bool hl_is_pow2(size_t x) { return x && !(x & (x - 1)); }
+/** Rounds @p x up to a multiple of @p a (a power of two). */
+static inline size_t hl_align_up(size_t x, size_t a) { return (x + a - 1) & ~(a - 1); }
+static inline size_t hl_align_down(size_t x, size_t a) { return x & ~(a - 1); }
+static inline uintptr_t hl_ptr_align_up(uintptr_t x, size_t a) { return (x + a - 1) & ~(uintptr_t)(a - 1); }
+/** Index of the highest set bit (x > 0). */
+static inline unsigned hl_log2(size_t x) { return (unsigned)(63 - __builtin_clzll((unsigned long long)x)); }
+/** Smallest power of two >= x (x > 0). */
+static inline size_t hl_pow2_ceil(size_t x) { return x <= 1 ? 1 : (size_t)1 << (hl_log2(x - 1) + 1); }
+/** A cheap per-heap random 64-bit value (splitmix64 step). */
+static inline uint64_t hl_mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+#endif

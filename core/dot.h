@@ -1,0 +1,89 @@
+/**
+ * @file dot.h
+ * @brief Shared Graphviz helpers: one visual language for every policy.
+ *
+ * A snapshot is a DOT digraph the core opens and closes (with a legend);
+ * the policy fills it with:
+ *   - clusters (an arena, a segment, a pool group) — hl_dot_cluster_*;
+ *   - strips: memory in address order as a row (or grid) of cells, one
+ *     per block, coloured by hl_block_state_t — hl_dot_strip_* / hl_dot_cell.
+ *     Runs of four or more identical cells with no port are drawn as one
+ *     cell "label ×N", so a heap of thousands of blocks stays readable;
+ *   - list heads (a bin, a free list, a tcache bin) — hl_dot_list_node —
+ *     and edges from them into cells — hl_dot_edge.
+ * Addresses are printed with hl_dot_addr as "region#k+0xoff", so the same
+ * operations give the same picture on every run.
+ *
+ *   ┌ arena 0 ─────────────────────────────────────┐
+ *   │ [hdr][ live 48 ][ free 64 ][ live 32 ][ top ]│
+ *   └──────────────────────────▲───────────────────┘
+ *                  bin[4] ─────┘   (edge kind: list)
+ */
+#ifndef HL_DOT_H
+#define HL_DOT_H
+
+#include <stdio.h>
+#include "heaplab.h"
+
+/** What an edge means; each kind has its own colour and style. */
+typedef enum hl_dot_edge_kind {
+	HL_EDGE_LIST = 0,   /**< a free list / bin link */
+	HL_EDGE_CACHE,      /**< a thread cache holding a block */
+	HL_EDGE_REMOTE,     /**< a cross-thread (remote) free list */
+	HL_EDGE_OWNER,      /**< ownership: arena -> thread, heap -> page */
+	HL_EDGE_NEXT,       /**< a roving pointer / "next fit starts here" */
+	HL_EDGE_NKINDS
+} hl_dot_edge_kind_t;
+
+#define HL_DOT_MAX_CELLS 2048
+
+typedef struct hl_dot_cell {
+	hl_block_state_t state;
+	char port[24];
+	char label[48];
+} hl_dot_cell_t;
+
+typedef struct hl_dot {
+	FILE *out;
+	hl_heap_t *heap;
+	int clusters;              /**< clusters opened so far (for unique ids) */
+	unsigned used_states;      /**< bit per hl_block_state_t drawn */
+	unsigned used_edges;       /**< bit per hl_dot_edge_kind_t drawn */
+	/* the strip being built */
+	char strip_node[48];
+	char strip_label[128];
+	int strip_columns;
+	int ncells;
+	hl_dot_cell_t cells[HL_DOT_MAX_CELLS];
+	int dropped;               /**< cells beyond HL_DOT_MAX_CELLS */
+} hl_dot_t;
+
+void hl_dot_cluster_begin(hl_dot_t *d, const char *label);
+void hl_dot_cluster_end(hl_dot_t *d);
+
+/** Starts a strip node named @p node; @p columns > 0 wraps it as a grid. */
+void hl_dot_strip_begin(hl_dot_t *d, const char *node, const char *label, int columns);
+/** Adds one cell; @p port (may be NULL) lets edges point at it. */
+void hl_dot_cell(hl_dot_t *d, hl_block_state_t st, const char *port, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void hl_dot_strip_end(hl_dot_t *d);
+
+/** A small box standing for a list head, a bin, a thread, a queue. */
+void hl_dot_list_node(hl_dot_t *d, const char *node, const char *label);
+/** A plain note (text without a box). */
+void hl_dot_note(hl_dot_t *d, const char *node, const char *text);
+/** An edge; endpoints are "node" or "node:port". */
+void hl_dot_edge(hl_dot_t *d, const char *from, const char *to, hl_dot_edge_kind_t kind,
+		 const char *label);
+
+/** "region#k+0xoff" for @p p (into @p buf, which is returned). */
+const char *hl_dot_addr(hl_dot_t *d, const void *p, char *buf, size_t len);
+/** Fill colour of a block state (the one palette of every picture). */
+const char *hl_dot_state_color(hl_block_state_t st);
+/** Name of a block state ("live", "free", ...). */
+const char *hl_block_state_name(hl_block_state_t st);
+
+/* used by the core */
+void hl_dot_begin(hl_dot_t *d, FILE *out, hl_heap_t *h, const char *title);
+void hl_dot_end(hl_dot_t *d);
+#endif

@@ -1,0 +1,431 @@
+/*
+ * Heap instances and dispatch: the public hl_ API.
+ *
+ * Everything that is the same for every policy happens here, once:
+ * argument checks (calloc overflow, impossible sizes, bad alignments,
+ * NULL, zero sizes), realloc's special cases, zeroing for calloc,
+ * operation counters, the request ledger, junk filling and the
+ * checker-after-every-operation of debug mode.  A policy sees only
+ * requests it must serve.
+ */
+#include "config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bits.h"
+#include "heap_internal.h"
+
+enum { JUNK_FRESH = 0xAA, JUNK_FREED = 0xDD };
+
+/* ---- creation and destruction ------------------------------------------ */
+
+hl_heap_t *hl_heap_new(const char *policy, const char *conf)
+{
+	const hl_policy_t *pol = hl_policy_find(policy);
+	if (!pol) {
+		char names[256] = "";
+		for (size_t i = 0; i < hl_policy_count(); i++) {
+			strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
+			strncat(names, hl_policy_name(i), sizeof names - strlen(names) - 1);
+		}
+		hl_set_error("unknown policy '%s'; compiled in: %s", policy ? policy : "", names);
+		errno = EINVAL;
+		return NULL;
+	}
+	hl_heap_t *h = hl_os_boot_alloc(sizeof *h);
+	if (!h) {
+		hl_set_error("out of memory for a heap");
+		return NULL;
+	}
+	char err[512];
+	if (hl_conf_parse(&h->conf, pol->options, conf, err, sizeof err) < 0) {
+		hl_set_error("%s: %s", pol->name, err);
+		hl_os_boot_free(h, sizeof *h);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (hl_heap_slot_acquire(h) < 0) {
+		hl_set_error("too many heaps alive at once (at most %d)", HL_MAX_HEAPS);
+		hl_os_boot_free(h, sizeof *h);
+		errno = ENOMEM;
+		return NULL;
+	}
+	h->policy = pol;
+	h->debug = hl_conf_bool(&h->conf, "debug");
+	h->ledger_on = hl_conf_bool(&h->conf, "ledger");
+	hl_os_init(&h->os);
+	hl_ledger_init(&h->ledger, &h->os);
+	hl_meta_init(&h->threads_pool, &h->os, sizeof(hl_thread_t));
+	pthread_mutex_init(&h->threads_lock, NULL);
+	pthread_mutex_init(&h->debug_lock, NULL);
+	h->state = pol->init(h, &h->conf);
+	if (!h->state) {
+		hl_heap_slot_release(h);
+		hl_os_release_all(&h->os);
+		hl_os_boot_free(h, sizeof *h);
+		return NULL;
+	}
+	return h;
+}
+
+void hl_heap_destroy(hl_heap_t *h)
+{
+	if (!h)
+		return;
+	hl_heap_slot_release(h);
+	if (h->policy->destroy)
+		h->policy->destroy(h->state);
+	hl_os_release_all(&h->os);
+	hl_os_boot_free(h, sizeof *h);
+}
+
+const char *hl_heap_policy(const hl_heap_t *h) { return h->policy->name; }
+struct hl_os *hl_heap_os(hl_heap_t *h) { return &h->os; }
+bool hl_heap_debug(const hl_heap_t *h) { return h->debug; }
+unsigned hl_heap_id(const hl_heap_t *h) { return h->id; }
+
+/* ---- bookkeeping around every operation -------------------------------- */
+
+static inline void count(hl_thread_t *t, enum hl_op op)
+{
+	__atomic_store_n(&t->ops[op], t->ops[op] + 1, __ATOMIC_RELAXED);
+}
+
+static inline void add_usable(hl_thread_t *t, int64_t delta)
+{
+	__atomic_store_n(&t->live_usable, t->live_usable + delta, __ATOMIC_RELAXED);
+}
+
+/* Debug mode: the checker runs after every operation. */
+static void debug_check(hl_heap_t *h, const char *after)
+{
+	pthread_mutex_lock(&h->debug_lock);
+	hl_report_t r = { .out = stderr, .policy = h->policy->name };
+	int problems = h->policy->check(h->state, &r);
+	pthread_mutex_unlock(&h->debug_lock);
+	if (problems) {
+		char what[96];
+		snprintf(what, sizeof what, "heap check failed after %s", after);
+		hl_fatal(h->policy->name, what, NULL);
+	}
+}
+
+/* Accounts a block the policy has just handed out. */
+static void *handed_out(hl_heap_t *h, hl_thread_t *t, void *p, size_t asked, enum hl_op op)
+{
+	if (HL_UNLIKELY(!p)) {
+		count(t, HL_OP_FAILED);
+		errno = ENOMEM;
+		return NULL;
+	}
+	count(t, op);
+	if (h->ledger_on) {
+		add_usable(t, (int64_t)h->policy->usable_size(h->state, p));
+		if (!hl_ledger_add(&h->ledger, p, asked))
+			hl_fatal(h->policy->name, "out of memory for the request ledger", p);
+	}
+	if (HL_UNLIKELY(h->debug)) {
+		memset(p, JUNK_FRESH, h->policy->usable_size(h->state, p));
+		debug_check(h, "malloc");
+	}
+	return p;
+}
+
+/* Accounts a block about to go back to the policy.  When the ledger does
+ * not know the pointer it is not live: the policy gets the first chance to
+ * say what is wrong, then the core does. */
+static bool taking_back(hl_heap_t *h, hl_thread_t *t, void *p)
+{
+	if (!h->ledger_on) {
+		if (HL_UNLIKELY(h->debug))
+			memset(p, JUNK_FREED, h->policy->usable_size(h->state, p));
+		return true;
+	}
+	if (hl_ledger_remove(&h->ledger, p) == (size_t)-1)
+		return false;
+	size_t usable = h->policy->usable_size(h->state, p);
+	add_usable(t, -(int64_t)usable);
+	if (HL_UNLIKELY(h->debug))
+		memset(p, JUNK_FREED, usable);
+	return true;
+}
+
+static __attribute__((noreturn)) void not_live(hl_heap_t *h, hl_thread_t *t, void *p)
+{
+	h->policy->free(h->state, t, p);
+	hl_fatal(h->policy->name, "free of a pointer that is not live (double free or not from this heap)", p);
+}
+
+/* ---- the allocation API ------------------------------------------------ */
+
+void *hl_malloc(hl_heap_t *h, size_t n)
+{
+	hl_thread_t *t = hl_thread_fast(h);
+	if (HL_UNLIKELY(n > HL_MAX_REQUEST))
+		return handed_out(h, t, NULL, n, HL_OP_MALLOC);
+	return handed_out(h, t, h->policy->malloc(h->state, t, n ? n : 1), n, HL_OP_MALLOC);
+}
+
+void *hl_calloc(hl_heap_t *h, size_t count_, size_t size)
+{
+	hl_thread_t *t = hl_thread_fast(h);
+	size_t n;
+	if (__builtin_mul_overflow(count_, size, &n) || n > HL_MAX_REQUEST)
+		return handed_out(h, t, NULL, 0, HL_OP_CALLOC);
+	void *p = handed_out(h, t, h->policy->malloc(h->state, t, n ? n : 1), n, HL_OP_CALLOC);
+	if (p)
+		memset(p, 0, n);
+	return p;
+}
+
+void hl_free(hl_heap_t *h, void *p)
+{
+	if (!p)
+		return;
+	hl_thread_t *t = hl_thread_fast(h);
+	if (HL_UNLIKELY(!taking_back(h, t, p)))
+		not_live(h, t, p);
+	count(t, HL_OP_FREE);
+	h->policy->free(h->state, t, p);
+	if (HL_UNLIKELY(h->debug))
+		debug_check(h, "free");
+}
+
+/* realloc for policies without their own: keep the block while the new
+ * size fits, otherwise move it. */
+static void *generic_realloc(hl_heap_t *h, hl_thread_t *t, void *p, size_t n)
+{
+	size_t old = h->policy->usable_size(h->state, p);
+	if (n <= old)
+		return p;
+	void *q = h->policy->malloc(h->state, t, n);
+	if (!q)
+		return NULL;
+	memcpy(q, p, old);
+	h->policy->free(h->state, t, p);
+	return q;
+}
+
+void *hl_realloc(hl_heap_t *h, void *p, size_t n)
+{
+	if (!p)
+		return hl_malloc(h, n);
+	if (n == 0) {
+		hl_free(h, p);
+		return NULL;
+	}
+	hl_thread_t *t = hl_thread_fast(h);
+	if (HL_UNLIKELY(n > HL_MAX_REQUEST))
+		return handed_out(h, t, NULL, n, HL_OP_REALLOC);
+	size_t old_usable = 0;
+	if (h->ledger_on) {
+		if (hl_ledger_get(&h->ledger, p) == (size_t)-1)
+			not_live(h, t, p);
+		old_usable = h->policy->usable_size(h->state, p);
+	}
+	void *q = h->policy->realloc ? h->policy->realloc(h->state, t, p, n) : generic_realloc(h, t, p, n);
+	if (!q) {
+		count(t, HL_OP_FAILED);
+		errno = ENOMEM;
+		return NULL;
+	}
+	count(t, HL_OP_REALLOC);
+	if (h->ledger_on) {
+		hl_ledger_remove(&h->ledger, p);
+		hl_ledger_add(&h->ledger, q, n);
+		add_usable(t, (int64_t)h->policy->usable_size(h->state, q) - (int64_t)old_usable);
+	}
+	if (HL_UNLIKELY(h->debug))
+		debug_check(h, "realloc");
+	return q;
+}
+
+void *hl_memalign(hl_heap_t *h, size_t align, size_t n)
+{
+	hl_thread_t *t = hl_thread_fast(h);
+	if (!hl_is_pow2(align)) {
+		count(t, HL_OP_FAILED);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (align <= HL_ALIGN)
+		return hl_malloc(h, n);
+	if (n > HL_MAX_REQUEST || align > HL_MAX_REQUEST)
+		return handed_out(h, t, NULL, n, HL_OP_MEMALIGN);
+	void *p = h->policy->memalign(h->state, t, align, n ? n : 1);
+	if (p && ((uintptr_t)p & (align - 1)))
+		hl_fatal(h->policy->name, "memalign returned a misaligned block", p);
+	return handed_out(h, t, p, n, HL_OP_MEMALIGN);
+}
+
+int hl_posix_memalign(hl_heap_t *h, void **out, size_t align, size_t n)
+{
+	if (!hl_is_pow2(align) || align % sizeof(void *))
+		return EINVAL;
+	int saved = errno;
+	void *p = hl_memalign(h, align, n);
+	int rc = p ? 0 : errno;
+	errno = saved;
+	if (p)
+		*out = p;
+	return rc;
+}
+
+size_t hl_usable_size(hl_heap_t *h, const void *p)
+{
+	return p ? h->policy->usable_size(h->state, p) : 0;
+}
+
+bool hl_owns(hl_heap_t *h, const void *p)
+{
+	return p && h->policy->owns(h->state, p);
+}
+
+size_t hl_trim(hl_heap_t *h, size_t pad)
+{
+	count(hl_thread_fast(h), HL_OP_TRIM);
+	return h->policy->trim ? h->policy->trim(h->state, pad) : 0;
+}
+
+int hl_reset(hl_heap_t *h)
+{
+	if (!h->policy->reset) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	int rc = h->policy->reset(h->state);
+	if (rc == 0 && h->ledger_on) {
+		hl_ledger_clear(&h->ledger);
+		pthread_mutex_lock(&h->threads_lock);
+		for (hl_thread_t *t = h->threads; t; t = t->next)
+			t->live_usable = 0;
+		pthread_mutex_unlock(&h->threads_lock);
+	}
+	return rc;
+}
+
+/* ---- looking inside ---------------------------------------------------- */
+
+int hl_check(hl_heap_t *h, FILE *report)
+{
+	hl_report_t r = { .out = report, .policy = h->policy->name };
+	return h->policy->check(h->state, &r);
+}
+
+int hl_walk(hl_heap_t *h, hl_walk_fn fn, void *arg)
+{
+	return h->policy->walk ? h->policy->walk(h->state, fn, arg) : 0;
+}
+
+const char *hl_addr_name(hl_heap_t *h, const void *p, char *buf, size_t len)
+{
+	size_t off = 0;
+	int k = hl_os_locate(&h->os, p, &off);
+	if (k < 0)
+		snprintf(buf, len, "%s", p ? "outside" : "null");
+	else
+		snprintf(buf, len, "region#%d+0x%zx", k, off);
+	return buf;
+}
+
+int hl_snapshot_dot(hl_heap_t *h, FILE *out, const char *title)
+{
+	hl_dot_t *d = hl_os_boot_alloc(sizeof *d);
+	if (!d)
+		return -1;
+	hl_dot_begin(d, out, h, title);
+	h->policy->snapshot(h->state, d);
+	hl_dot_end(d);
+	hl_os_boot_free(d, sizeof *d);
+	return ferror(out) ? -1 : 0;
+}
+
+/* Sums the usable sizes of live blocks by walking (ledger off). */
+static int sum_live(const hl_block_t *b, void *arg)
+{
+	struct {
+		hl_heap_t *h;
+		uint64_t sum;
+	} *acc = arg;
+	if (b->state == HL_BLOCK_LIVE)
+		acc->sum += acc->h->policy->usable_size(acc->h->state, b->addr);
+	return 0;
+}
+
+static void emit_common(hl_heap_t *h, hl_statw_t *w)
+{
+	static const char *const op_names[HL_OP_NOPS] = {
+		"malloc", "free", "calloc", "realloc", "memalign", "failed", "trim",
+	};
+	uint64_t ops[HL_OP_NOPS] = { 0 };
+	int64_t usable = 0;
+	unsigned threads = 0;
+	pthread_mutex_lock(&h->threads_lock);
+	for (hl_thread_t *t = h->threads; t; t = t->next) {
+		for (int i = 0; i < HL_OP_NOPS; i++)
+			ops[i] += __atomic_load_n(&t->ops[i], __ATOMIC_RELAXED);
+		usable += __atomic_load_n(&t->live_usable, __ATOMIC_RELAXED);
+		threads += !t->exited;
+	}
+	pthread_mutex_unlock(&h->threads_lock);
+	if (!h->ledger_on) {
+		struct {
+			hl_heap_t *h;
+			uint64_t sum;
+		} acc = { h, 0 };
+		hl_walk(h, sum_live, &acc);
+		usable = (int64_t)acc.sum;
+	}
+	size_t resident = hl_os_resident(&h->os);
+	hl_statw_str(w, "policy", h->policy->name);
+	if (h->ledger_on) {
+		int64_t live = __atomic_load_n(&h->ledger.live, __ATOMIC_RELAXED);
+		hl_statw_i64(w, "live_requested_bytes", live);
+		hl_statw_i64(w, "peak_requested_bytes", __atomic_load_n(&h->ledger.peak, __ATOMIC_RELAXED));
+		hl_statw_f64(w, "bloat_factor", live > 0 ? (double)resident / (double)live : 0.0);
+	}
+	hl_statw_i64(w, "live_usable_bytes", usable);
+	hl_statw_u64(w, "reserved_bytes", h->os.reserved_bytes);
+	hl_statw_u64(w, "committed_bytes", h->os.committed_bytes);
+	hl_statw_u64(w, "resident_bytes", resident);
+	hl_statw_u64(w, "threads", threads);
+	hl_statw_bool(w, "ledger", h->ledger_on);
+	hl_statw_bool(w, "debug", h->debug);
+	hl_statw_object(w, "ops");
+	for (int i = 0; i < HL_OP_NOPS; i++)
+		hl_statw_u64(w, op_names[i], ops[i]);
+	hl_statw_end(w);
+	hl_os_stats(&h->os, w);
+	hl_statw_object(w, "policy_stats");
+	h->policy->stats(h->state, w);
+	hl_statw_end(w);
+}
+
+int hl_stats_json(hl_heap_t *h, FILE *out)
+{
+	hl_statw_t w;
+	hl_statw_init(&w, HL_STATW_JSON, out, NULL);
+	emit_common(h, &w);
+	hl_statw_finish(&w);
+	return ferror(out) ? -1 : 0;
+}
+
+int hl_stats_text(hl_heap_t *h, FILE *out)
+{
+	hl_statw_t w;
+	hl_statw_init(&w, HL_STATW_TEXT, out, NULL);
+	emit_common(h, &w);
+	hl_statw_finish(&w);
+	return ferror(out) ? -1 : 0;
+}
+
+int hl_stat(hl_heap_t *h, const char *path, double *out)
+{
+	hl_statw_t w;
+	hl_statw_init(&w, HL_STATW_LOOKUP, NULL, path);
+	emit_common(h, &w);
+	if (!w.found)
+		return -1;
+	*out = w.value;
+	return 0;
+}

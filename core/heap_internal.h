@@ -1,0 +1,64 @@
+/**
+ * @file heap_internal.h
+ * @brief The heap instance as the core sees it (not for policies).
+ */
+#ifndef HL_HEAP_INTERNAL_H
+#define HL_HEAP_INTERNAL_H
+
+#include <pthread.h>
+#include "policy.h"
+#include "os.h"
+#include "ledger.h"
+#include "meta.h"
+
+/** Operation counters kept per thread record (hl_thread_t.ops). */
+enum hl_op { HL_OP_MALLOC, HL_OP_FREE, HL_OP_CALLOC, HL_OP_REALLOC, HL_OP_MEMALIGN,
+	     HL_OP_FAILED, HL_OP_TRIM, HL_OP_NOPS };
+
+/** Most heaps alive at once in one process. */
+#define HL_MAX_HEAPS 64
+
+struct hl_heap {
+	const hl_policy_t *policy;
+	void *state;              /**< the policy's */
+	unsigned id;              /**< slot in the thread tables (0..HL_MAX_HEAPS-1) */
+	unsigned gen;             /**< generation of that slot */
+	bool debug;               /**< checker after every op, junk fill */
+	hl_os_t os;               /**< this heap's page source */
+	hl_ledger_t ledger;       /**< pointer -> requested size (when enabled) */
+	bool ledger_on;
+	hl_conf_t conf;
+	hl_meta_pool_t threads_pool;   /**< thread records */
+	pthread_mutex_t threads_lock;  /**< guards the list below */
+	hl_thread_t *threads;          /**< every thread record of this heap */
+	unsigned nthreads;
+	pthread_mutex_t debug_lock;    /**< serialises checker runs in debug mode */
+	uint64_t exited_ops[HL_OP_NOPS]; /**< counts folded from exited threads */
+};
+
+/** This thread's record for each heap slot, with the generation it is for. */
+typedef struct hl_tls_slot {
+	hl_thread_t *rec;
+	unsigned gen;
+} hl_tls_slot_t;
+extern __thread hl_tls_slot_t hl_tls[HL_MAX_HEAPS];
+
+/** Makes (or reuses) the calling thread's record for @p h. */
+hl_thread_t *hl_thread_attach(hl_heap_t *h);
+
+/** The calling thread's record for @p h: one thread-local load. */
+static inline hl_thread_t *hl_thread_fast(hl_heap_t *h)
+{
+	hl_tls_slot_t *s = &hl_tls[h->id];
+	if (__builtin_expect(s->gen == h->gen && s->rec != NULL, 1))
+		return s->rec;
+	return hl_thread_attach(h);
+}
+
+/** Called by the thread machinery (thread.c). */
+void hl_thread_exit_all(void *unused);
+int hl_heap_slot_acquire(hl_heap_t *h);
+void hl_heap_slot_release(hl_heap_t *h);
+/** Every live heap, for fork handlers (registry lock held by caller). */
+void hl_heaps_foreach(void (*fn)(hl_heap_t *h));
+#endif

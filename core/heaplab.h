@@ -1,0 +1,228 @@
+/**
+ * @file heaplab.h
+ * @brief The public API of heaplab: heap instances of any compiled-in policy.
+ *
+ * heaplab is a teaching allocator.  A heap is an instance of one *policy*
+ * (an allocator model: bump, firstfit, bins, slab, sharded, pools ...).
+ * Any number of heaps of any policies can live side by side in one process;
+ * each owns its memory, which it takes from the kernel through heaplab's
+ * page source, so every heap can say exactly how much it reserved,
+ * committed and has resident.
+ *
+ * @code
+ *   hl_heap_t *h = hl_heap_new("firstfit", "fit:best,order:address");
+ *   if (!h) { fprintf(stderr, "%s\n", hl_last_error()); exit(1); }
+ *   void *p = hl_malloc(h, 100);
+ *   hl_free(h, p);
+ *   hl_stats_json(h, stdout);
+ *   hl_heap_destroy(h);
+ * @endcode
+ *
+ * Linking libheaplab never replaces the program's own malloc: only the
+ * separate libheaplab-preload.so does that (see `heaplab run`).
+ */
+#ifndef HEAPLAB_H
+#define HEAPLAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define HL_API __attribute__((visibility("default")))
+#else
+#define HL_API
+#endif
+
+/** An allocator instance of one policy; opaque. */
+typedef struct hl_heap hl_heap_t;
+
+/** @name Heaps */
+/**@{*/
+
+/**
+ * Creates a heap of the named policy.
+ * @param policy a compiled-in policy name, or NULL for the default one.
+ * @param conf   `key:value,key:value` options of that policy (and the
+ *               core keys `debug` and `ledger`), or NULL / "" for defaults.
+ * @return the heap, or NULL with the reason in hl_last_error().
+ */
+HL_API hl_heap_t *hl_heap_new(const char *policy, const char *conf);
+
+/** Gives every byte of the heap back to the kernel and frees the instance. */
+HL_API void hl_heap_destroy(hl_heap_t *h);
+
+/** The policy name of a heap ("bins", ...). */
+HL_API const char *hl_heap_policy(const hl_heap_t *h);
+
+/** Why the last failing call of this thread failed (never NULL). */
+HL_API const char *hl_last_error(void);
+/**@}*/
+
+/** @name Allocation
+ * The C library's contracts, for one heap.  Every pointer returned is at
+ * least 16-byte aligned; hl_malloc(h, 0) returns a unique pointer; on
+ * failure NULL is returned with errno set (ENOMEM, or EINVAL for a bad
+ * alignment).
+ */
+/**@{*/
+HL_API void *hl_malloc(hl_heap_t *h, size_t n);
+HL_API void *hl_calloc(hl_heap_t *h, size_t count, size_t size);
+/** realloc(NULL, n) is malloc(n); realloc(p, 0) frees p and returns NULL. */
+HL_API void *hl_realloc(hl_heap_t *h, void *p, size_t n);
+/** @p align must be a power of two (EINVAL otherwise). */
+HL_API void *hl_memalign(hl_heap_t *h, size_t align, size_t n);
+/** posix_memalign's contract: returns 0, EINVAL or ENOMEM; errno untouched. */
+HL_API int hl_posix_memalign(hl_heap_t *h, void **out, size_t align, size_t n);
+/** Frees @p p; NULL does nothing.  A pointer the heap does not own aborts. */
+HL_API void hl_free(hl_heap_t *h, void *p);
+/** Usable bytes of a live block (>= the size asked for). */
+HL_API size_t hl_usable_size(hl_heap_t *h, const void *p);
+/** True when @p p lies in memory this heap manages. */
+HL_API bool hl_owns(hl_heap_t *h, const void *p);
+/**@}*/
+
+/** @name Giving memory back */
+/**@{*/
+/** malloc_trim: returns free memory beyond @p pad; answers bytes given back. */
+HL_API size_t hl_trim(hl_heap_t *h, size_t pad);
+/** Drops every block at once (region allocators); -1 with ENOTSUP elsewhere. */
+HL_API int hl_reset(hl_heap_t *h);
+/**@}*/
+
+/** @name Looking inside */
+/**@{*/
+
+/** Runs the policy's checker; writes each problem to @p report (may be NULL).
+ *  @return 0 when the heap is consistent, else the number of problems. */
+HL_API int hl_check(hl_heap_t *h, FILE *report);
+
+/** Writes the heap's real structures as a Graphviz DOT graph. 0 on success. */
+HL_API int hl_snapshot_dot(hl_heap_t *h, FILE *out, const char *title);
+
+/** Writes every statistic as one JSON object (common keys + policy_stats). */
+HL_API int hl_stats_json(hl_heap_t *h, FILE *out);
+
+/** The same statistics as indented text, for people. */
+HL_API int hl_stats_text(hl_heap_t *h, FILE *out);
+
+/**
+ * Reads one statistic by its JSON path, e.g. "resident_bytes",
+ * "os.mmap_calls" or "policy_stats.tcache_hits".
+ * @return 0 and the value in @p out, or -1 when there is no such number.
+ */
+HL_API int hl_stat(hl_heap_t *h, const char *path, double *out);
+
+/** What a block is, as the walker reports it. */
+typedef enum hl_block_state {
+	HL_BLOCK_LIVE = 0,  /**< handed to the program */
+	HL_BLOCK_FREE,      /**< free, on a policy list */
+	HL_BLOCK_CACHED,    /**< free but held by a thread cache */
+	HL_BLOCK_DIRTY,     /**< free pages still resident */
+	HL_BLOCK_MUZZY,     /**< lazily purged (MADV_FREE) */
+	HL_BLOCK_RETURNED,  /**< purged: address space only */
+	HL_BLOCK_META,      /**< the policy's own metadata (headers, bitmaps) */
+	HL_BLOCK_TOP,       /**< untouched space at the end (top chunk, bump tail) */
+	HL_BLOCK_GUARD,     /**< inaccessible guard pages */
+	HL_BLOCK_NSTATES
+} hl_block_state_t;
+
+/** One block as the walker sees it. */
+typedef struct hl_block {
+	const void *addr;        /**< first byte of the block (its payload when live) */
+	size_t size;             /**< bytes the block spans */
+	hl_block_state_t state;  /**< what it is */
+	int region;              /**< region number (see hl_addr_name) */
+	unsigned size_class;     /**< size class or bin index, 0 when none */
+} hl_block_t;
+
+/** Visitor: return non-zero to stop the walk. */
+typedef int (*hl_walk_fn)(const hl_block_t *b, void *arg);
+
+/** Visits every block of the heap in address order within each region. */
+HL_API int hl_walk(hl_heap_t *h, hl_walk_fn fn, void *arg);
+
+/** Names an address as "region#k+0xoff", stable from run to run. */
+HL_API const char *hl_addr_name(hl_heap_t *h, const void *p, char *buf, size_t len);
+/**@}*/
+
+/** @name Policies */
+/**@{*/
+/** Number of compiled-in policies. */
+HL_API size_t hl_policy_count(void);
+/** Name of the i-th compiled-in policy (NULL past the end). */
+HL_API const char *hl_policy_name(size_t i);
+/** One-line summary of a policy (NULL when not compiled in). */
+HL_API const char *hl_policy_summary(const char *name);
+/** The shim's default policy. */
+HL_API const char *hl_default_policy(void);
+/** Writes a policy's option table (key, type, default, range, help). */
+HL_API int hl_policy_options(const char *name, FILE *out);
+/**@}*/
+
+/** @name Traces
+ * The CMU malloc-lab `.rep` format and heaplab's extensions.
+ */
+/**@{*/
+typedef struct hl_trace hl_trace_t;
+
+/** Reads a trace; NULL with "file:line: message" in hl_last_error(). */
+HL_API hl_trace_t *hl_trace_load(const char *path);
+HL_API void hl_trace_free(hl_trace_t *t);
+/** Warnings the reader gave while loading (may be ""). */
+HL_API const char *hl_trace_warnings(const hl_trace_t *t);
+HL_API size_t hl_trace_ops(const hl_trace_t *t);
+
+/** Result of replaying a trace on a heap. */
+typedef struct hl_replay_result {
+	bool ok;                    /**< every check held */
+	size_t ops;                 /**< operations performed */
+	size_t failed_op;           /**< index of the failing op when !ok */
+	unsigned failed_line;       /**< its line in the file */
+	char message[256];          /**< what went wrong */
+	double utilization;         /**< peak live requested / peak committed */
+	double seconds;             /**< wall time of the operations alone */
+	size_t peak_requested;      /**< bytes */
+	size_t peak_committed;      /**< bytes */
+} hl_replay_result_t;
+
+/** Options of a replay. */
+typedef struct hl_replay_opts {
+	bool verify;        /**< fill payloads, check overlap and contents */
+	bool check_heap;    /**< run hl_check during the checked pass */
+	size_t check_every; /**< ... every N ops (1 = after each; 0 = at the end only) */
+	int repeat;         /**< timed passes without checks after the checked one (0 = none) */
+	/** called after each op (progress, stepping); return non-zero to stop */
+	int (*after_op)(hl_heap_t *h, const hl_trace_t *t, size_t op, void *arg);
+	void *arg;
+} hl_replay_opts_t;
+
+/** Replays @p t on @p h (which should be fresh). 0 when ok. */
+HL_API int hl_replay(hl_heap_t *h, const hl_trace_t *t, const hl_replay_opts_t *o,
+		     hl_replay_result_t *r);
+
+/** Describes op @p i of a trace in trace syntax ("a 3 100"). */
+HL_API const char *hl_trace_op_text(const hl_trace_t *t, size_t i, char *buf, size_t len);
+/** Line number of op @p i in its file. */
+HL_API unsigned hl_trace_op_line(const hl_trace_t *t, size_t i);
+/** Label of op @p i when it is an `s label` snapshot op, else NULL. */
+HL_API const char *hl_trace_op_label(const hl_trace_t *t, size_t i);
+/** Kind of op @p i: one of 'a','f','r','c','m','t','s'. */
+HL_API char hl_trace_op_kind(const hl_trace_t *t, size_t i);
+/** Size requested by op @p i (0 for free, thread switch, snapshot). */
+HL_API size_t hl_trace_op_size(const hl_trace_t *t, size_t i);
+/** Block id of op @p i (-1 when none). */
+HL_API long hl_trace_op_id(const hl_trace_t *t, size_t i);
+/** Address currently held by block @p id during a replay (NULL if not live). */
+HL_API void *hl_replay_block(const hl_trace_t *t, long id);
+/**@}*/
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HEAPLAB_H */

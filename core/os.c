@@ -1,0 +1,431 @@
+/*
+ * The page source: the one file in heaplab that asks the kernel for memory.
+ *
+ * Every call is counted per heap, and every region is remembered in a small
+ * open-addressing table keyed by base address, so that
+ *   - destroying a heap unmaps exactly what it reserved,
+ *   - resident bytes are measured with mincore() on the heap's own regions,
+ *   - addresses can be named "region#k+off" the same way on every run.
+ * The table itself lives in memory mapped here (never from malloc).
+ */
+#include "config.h"
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "bits.h"
+#include "os.h"
+
+#ifndef MADV_FREE
+#define MADV_FREE 8
+#endif
+
+static inline void count_call(hl_os_t *os, enum hl_os_call c)
+{
+	__atomic_fetch_add(&os->calls[c], 1, __ATOMIC_RELAXED);
+}
+
+static inline void add_bytes(uint64_t *counter, uint64_t *peak, int64_t delta)
+{
+	uint64_t now = __atomic_add_fetch(counter, (uint64_t)delta, __ATOMIC_RELAXED);
+	if (peak) {
+		uint64_t old = __atomic_load_n(peak, __ATOMIC_RELAXED);
+		while (now > old && !__atomic_compare_exchange_n(peak, &old, now, true,
+								 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			;
+	}
+}
+
+void hl_os_init(hl_os_t *os)
+{
+	memset(os, 0, sizeof *os);
+	pthread_mutex_init(&os->lock, NULL);
+	long pg = sysconf(_SC_PAGESIZE);
+	os->page = pg > 0 ? (size_t)pg : 4096;
+}
+
+/* ---- the region table -------------------------------------------------- */
+
+static size_t slot_of(uintptr_t base, size_t cap)
+{
+	return (size_t)(hl_mix64(base) & (cap - 1));
+}
+
+static void table_put(hl_region_rec_t *tab, size_t cap, const hl_region_rec_t *r)
+{
+	size_t i = slot_of(r->base, cap);
+	while (tab[i].base > 1)
+		i = (i + 1) & (cap - 1);
+	tab[i] = *r;
+}
+
+/* Grows the table (lock held).  Tombstones (base == 1) are dropped. */
+static int table_grow(hl_os_t *os)
+{
+	size_t ncap = os->cap ? os->cap * 2 : 256;
+	size_t bytes = hl_align_up(ncap * sizeof(hl_region_rec_t), os->page);
+	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	count_call(os, HL_OS_MMAP);
+	if (m == MAP_FAILED)
+		return -1;
+	hl_region_rec_t *ntab = m;
+	size_t used = 0;
+	for (size_t i = 0; i < os->cap; i++)
+		if (os->table[i].base > 1) {
+			table_put(ntab, ncap, &os->table[i]);
+			used++;
+		}
+	if (os->table) {
+		munmap(os->table, hl_align_up(os->cap * sizeof(hl_region_rec_t), os->page));
+		count_call(os, HL_OS_MUNMAP);
+		add_bytes(&os->meta_bytes, NULL, -(int64_t)hl_align_up(os->cap * sizeof(hl_region_rec_t), os->page));
+	}
+	add_bytes(&os->meta_bytes, NULL, (int64_t)bytes);
+	os->table = ntab;
+	os->cap = ncap;
+	os->used = used;
+	return 0;
+}
+
+static int region_add(hl_os_t *os, void *base, size_t size, unsigned kind)
+{
+	pthread_mutex_lock(&os->lock);
+	if ((os->used + 1) * 4 >= os->cap * 3 && table_grow(os) < 0) {
+		pthread_mutex_unlock(&os->lock);
+		return -1;
+	}
+	hl_region_rec_t r = { .base = (uintptr_t)base, .size = size, .seq = os->next_seq++, .kind = kind };
+	table_put(os->table, os->cap, &r);
+	os->used++;
+	pthread_mutex_unlock(&os->lock);
+	return 0;
+}
+
+/* Finds the record of the region starting at base (lock held). */
+static hl_region_rec_t *region_at(hl_os_t *os, uintptr_t base)
+{
+	if (!os->cap)
+		return NULL;
+	size_t i = slot_of(base, os->cap);
+	for (size_t n = 0; n < os->cap && os->table[i].base; n++, i = (i + 1) & (os->cap - 1))
+		if (os->table[i].base == base)
+			return &os->table[i];
+	return NULL;
+}
+
+/* Finds the region containing p by scanning (lock held).  Regions are few
+ * and this serves naming, statistics and ownership questions, not the
+ * allocation path. */
+static hl_region_rec_t *region_containing(hl_os_t *os, uintptr_t p)
+{
+	for (size_t i = 0; i < os->cap; i++) {
+		hl_region_rec_t *r = &os->table[i];
+		if (r->base > 1 && p >= r->base && p < r->base + r->size)
+			return r;
+	}
+	return NULL;
+}
+
+/* ---- reserve / release ------------------------------------------------- */
+
+static void *map_aligned(hl_os_t *os, size_t size, size_t align, int prot)
+{
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+	if (align <= os->page) {
+		void *p = mmap(NULL, size, prot, flags, -1, 0);
+		count_call(os, HL_OS_MMAP);
+		return p == MAP_FAILED ? NULL : p;
+	}
+	/* Over-reserve, then cut off the misaligned head and the tail. */
+	size_t span = size + align;
+	if (span < size)
+		return NULL;
+	char *raw = mmap(NULL, span, prot, flags, -1, 0);
+	count_call(os, HL_OS_MMAP);
+	if (raw == MAP_FAILED)
+		return NULL;
+	char *base = (char *)hl_ptr_align_up((uintptr_t)raw, align);
+	size_t head = (size_t)(base - raw), tail = span - head - size;
+	if (head) {
+		munmap(raw, head);
+		count_call(os, HL_OS_MUNMAP);
+	}
+	if (tail) {
+		munmap(base + size, tail);
+		count_call(os, HL_OS_MUNMAP);
+	}
+	return base;
+}
+
+static void *reserve(hl_os_t *os, size_t size, size_t align, bool commit, unsigned kind)
+{
+	if (align < os->page)
+		align = os->page;
+	size = hl_align_up(size, os->page);
+	if (!size || size > ((size_t)1 << 47) || os->overcommit_fail) {
+		os->overcommit_fail = false;
+		errno = ENOMEM;
+		return NULL;
+	}
+	void *p = map_aligned(os, size, align, commit ? PROT_READ | PROT_WRITE : PROT_NONE);
+	if (!p) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (region_add(os, p, size, kind) < 0) {
+		munmap(p, size);
+		count_call(os, HL_OS_MUNMAP);
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (kind == HL_REGION_META) {
+		add_bytes(&os->meta_bytes, NULL, (int64_t)size);
+		return p;
+	}
+	add_bytes(&os->reserved_bytes, &os->peak_reserved, (int64_t)size);
+	if (commit)
+		add_bytes(&os->committed_bytes, &os->peak_committed, (int64_t)size);
+	return p;
+}
+
+void *hl_os_reserve(hl_os_t *os, size_t size, size_t align, bool commit)
+{
+	return reserve(os, size, align, commit, HL_REGION_MAP);
+}
+
+void *hl_os_reserve_meta(hl_os_t *os, size_t size)
+{
+	return reserve(os, size, os->page, true, HL_REGION_META);
+}
+
+void hl_os_release(hl_os_t *os, void *base, size_t committed)
+{
+	pthread_mutex_lock(&os->lock);
+	hl_region_rec_t *r = region_at(os, (uintptr_t)base);
+	if (!r) {
+		pthread_mutex_unlock(&os->lock);
+		return;
+	}
+	size_t size = r->size;
+	unsigned kind = r->kind;
+	r->base = 1; /* tombstone */
+	os->used--;
+	pthread_mutex_unlock(&os->lock);
+	munmap(base, size);
+	count_call(os, HL_OS_MUNMAP);
+	if (kind == HL_REGION_META) {
+		add_bytes(&os->meta_bytes, NULL, -(int64_t)size);
+		return;
+	}
+	add_bytes(&os->reserved_bytes, NULL, -(int64_t)size);
+	add_bytes(&os->committed_bytes, NULL, -(int64_t)committed);
+	add_bytes(&os->released_bytes, NULL, (int64_t)size);
+}
+
+void hl_os_release_all(hl_os_t *os)
+{
+	for (size_t i = 0; i < os->cap; i++) {
+		hl_region_rec_t *r = &os->table[i];
+		if (r->base > 1) {
+			munmap((void *)r->base, r->size);
+			count_call(os, HL_OS_MUNMAP);
+			r->base = 1;
+		}
+	}
+	if (os->table)
+		munmap(os->table, hl_align_up(os->cap * sizeof(hl_region_rec_t), os->page));
+	os->table = NULL;
+	os->cap = os->used = 0;
+	os->reserved_bytes = os->committed_bytes = os->meta_bytes = 0;
+	pthread_mutex_destroy(&os->lock);
+}
+
+/* ---- commit, decommit, purge ------------------------------------------- */
+
+int hl_os_commit(hl_os_t *os, void *addr, size_t size)
+{
+	if (!size)
+		return 0;
+	count_call(os, HL_OS_MPROTECT);
+	if (mprotect(addr, size, PROT_READ | PROT_WRITE) != 0) {
+		errno = ENOMEM;
+		return -1;
+	}
+	add_bytes(&os->committed_bytes, &os->peak_committed, (int64_t)size);
+	return 0;
+}
+
+int hl_os_decommit(hl_os_t *os, void *addr, size_t size)
+{
+	if (!size)
+		return 0;
+	count_call(os, HL_OS_MADVISE_DONTNEED);
+	madvise(addr, size, MADV_DONTNEED);
+	count_call(os, HL_OS_MPROTECT);
+	int rc = mprotect(addr, size, PROT_NONE);
+	add_bytes(&os->committed_bytes, NULL, -(int64_t)size);
+	add_bytes(&os->decommitted_bytes, NULL, (int64_t)size);
+	return rc;
+}
+
+int hl_os_purge(hl_os_t *os, void *addr, size_t size)
+{
+	if (!size)
+		return 0;
+	count_call(os, HL_OS_MADVISE_DONTNEED);
+	int rc = madvise(addr, size, MADV_DONTNEED);
+	add_bytes(&os->purged_bytes, NULL, (int64_t)size);
+	return rc;
+}
+
+int hl_os_purge_lazy(hl_os_t *os, void *addr, size_t size)
+{
+	if (!size)
+		return 0;
+	count_call(os, HL_OS_MADVISE_FREE);
+	int rc = madvise(addr, size, MADV_FREE);
+	if (rc != 0) {
+		count_call(os, HL_OS_MADVISE_DONTNEED);
+		rc = madvise(addr, size, MADV_DONTNEED);
+	}
+	add_bytes(&os->purged_lazy_bytes, NULL, (int64_t)size);
+	return rc;
+}
+
+int hl_os_guard(hl_os_t *os, void *addr, size_t size)
+{
+	if (!size)
+		return 0;
+	count_call(os, HL_OS_MPROTECT);
+	return mprotect(addr, size, PROT_NONE);
+}
+
+/* ---- the emulated program break ---------------------------------------- */
+
+int hl_brk_init(hl_os_t *os, hl_brk_t *b, size_t max)
+{
+	b->max = hl_align_up(max, os->page);
+	b->end = 0;
+	b->base = reserve(os, b->max, os->page, false, HL_REGION_BRK);
+	if (!b->base)
+		return -1;
+	pthread_mutex_lock(&os->lock);
+	hl_region_rec_t *r = region_at(os, (uintptr_t)b->base);
+	if (r)
+		r->brk_end = &b->end;
+	pthread_mutex_unlock(&os->lock);
+	return 0;
+}
+
+void *hl_brk_move(hl_os_t *os, hl_brk_t *b, intptr_t delta)
+{
+	char *old = b->base + b->end;
+	count_call(os, HL_OS_BRK);
+	if (delta > 0) {
+		size_t grow = hl_align_up((size_t)delta, os->page);
+		if (grow > b->max - b->end || hl_os_commit(os, old, grow) < 0) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		b->end += grow;
+	} else if (delta < 0) {
+		size_t shrink = hl_align_down((size_t)-delta, os->page);
+		if (shrink > b->end) {
+			errno = EINVAL;
+			return NULL;
+		}
+		b->end -= shrink;
+		hl_os_decommit(os, b->base + b->end, shrink);
+	}
+	return old;
+}
+
+/* ---- measuring --------------------------------------------------------- */
+
+size_t hl_os_resident_range(hl_os_t *os, const void *addr, size_t size)
+{
+	enum { CHUNK_PAGES = 4096 };
+	unsigned char vec[CHUNK_PAGES];
+	uintptr_t start = hl_align_down((uintptr_t)addr, os->page);
+	uintptr_t end = hl_ptr_align_up((uintptr_t)addr + size, os->page);
+	size_t resident = 0;
+	for (uintptr_t p = start; p < end;) {
+		size_t pages = (end - p) / os->page;
+		if (pages > CHUNK_PAGES)
+			pages = CHUNK_PAGES;
+		count_call(os, HL_OS_MINCORE);
+		if (mincore((void *)p, pages * os->page, vec) == 0)
+			for (size_t i = 0; i < pages; i++)
+				resident += (vec[i] & 1) ? os->page : 0;
+		p += pages * os->page;
+	}
+	return resident;
+}
+
+size_t hl_os_resident(hl_os_t *os)
+{
+	size_t total = 0;
+	pthread_mutex_lock(&os->lock);
+	for (size_t i = 0; i < os->cap; i++) {
+		hl_region_rec_t *r = &os->table[i];
+		if (r->base <= 1 || r->kind == HL_REGION_META)
+			continue;
+		size_t len = r->brk_end ? *r->brk_end : r->size;
+		total += hl_os_resident_range(os, (void *)r->base, len);
+	}
+	pthread_mutex_unlock(&os->lock);
+	return total;
+}
+
+int hl_os_locate(hl_os_t *os, const void *p, size_t *offset)
+{
+	pthread_mutex_lock(&os->lock);
+	hl_region_rec_t *r = region_containing(os, (uintptr_t)p);
+	int seq = -1;
+	if (r && r->kind != HL_REGION_META) {
+		seq = (int)r->seq;
+		if (offset)
+			*offset = (uintptr_t)p - r->base;
+	}
+	pthread_mutex_unlock(&os->lock);
+	return seq;
+}
+
+bool hl_os_contains(hl_os_t *os, const void *p)
+{
+	return hl_os_locate(os, p, NULL) >= 0;
+}
+
+void hl_os_stats(hl_os_t *os, hl_statw_t *w)
+{
+	static const char *const names[HL_OS_NCALLS] = {
+		"mmap_calls", "munmap_calls", "madvise_dontneed_calls", "madvise_free_calls",
+		"mprotect_calls", "mincore_calls", "brk_calls",
+	};
+	hl_statw_object(w, "os");
+	for (int i = 0; i < HL_OS_NCALLS; i++)
+		hl_statw_u64(w, names[i], __atomic_load_n(&os->calls[i], __ATOMIC_RELAXED));
+	hl_statw_u64(w, "regions", os->used);
+	hl_statw_u64(w, "metadata_bytes", os->meta_bytes);
+	hl_statw_u64(w, "peak_reserved_bytes", os->peak_reserved);
+	hl_statw_u64(w, "peak_committed_bytes", os->peak_committed);
+	hl_statw_u64(w, "purged_bytes", os->purged_bytes);
+	hl_statw_u64(w, "purged_lazy_bytes", os->purged_lazy_bytes);
+	hl_statw_u64(w, "decommitted_bytes", os->decommitted_bytes);
+	hl_statw_u64(w, "released_bytes", os->released_bytes);
+	hl_statw_end(w);
+}
+
+/* ---- memory for the core's own bookkeeping ----------------------------- */
+
+void *hl_os_boot_alloc(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void hl_os_boot_free(void *p, size_t size)
+{
+	if (p)
+		munmap(p, size);
+}

@@ -1,0 +1,126 @@
+/**
+ * @file os.h
+ * @brief The page source: the only way any heaplab code gets memory from
+ *        the kernel.  os.c is the only file that calls mmap, munmap,
+ *        madvise, mprotect or mincore.
+ *
+ * Every heap has one hl_os_t.  It remembers every region the heap has
+ * reserved (so destroy gives all of them back, and resident bytes are
+ * measured with mincore on exactly the heap's own memory) and counts every
+ * call and byte.
+ *
+ *   reserve ──► [ PROT_NONE address space ]        reserved_bytes += n
+ *   commit  ──► [ read/write pages        ]        committed_bytes += n
+ *   purge   ──► MADV_DONTNEED: RSS gone, pages stay read/write (read as 0)
+ *   purge_lazy ─► MADV_FREE: kernel may take them when it needs memory
+ *   decommit ─► MADV_DONTNEED + PROT_NONE           committed_bytes -= n
+ *   release ──► munmap of a whole region             reserved_bytes -= n
+ *
+ * Preconditions (not checked on the fast path): addresses and lengths
+ * given to commit/decommit/purge/protect are page-aligned and lie inside
+ * one region this page source reserved; commit is not called twice on the
+ * same page without a decommit between; release names a whole region by
+ * its base.
+ *
+ * The emulated program break (hl_brk_t) is a reserved region whose
+ * committed prefix grows and shrinks only at its end, like sbrk().
+ */
+#ifndef HL_OS_H
+#define HL_OS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "stats.h"
+
+/** Counted calls. */
+enum hl_os_call {
+	HL_OS_MMAP, HL_OS_MUNMAP, HL_OS_MADVISE_DONTNEED, HL_OS_MADVISE_FREE,
+	HL_OS_MPROTECT, HL_OS_MINCORE, HL_OS_BRK, HL_OS_NCALLS
+};
+
+/** Region kinds, for statistics and pictures. */
+enum hl_region_kind { HL_REGION_MAP = 0, HL_REGION_BRK, HL_REGION_META };
+
+typedef struct hl_region_rec {
+	uintptr_t base;        /**< 0 = empty slot */
+	size_t size;
+	unsigned seq;          /**< k in "region#k": order of reservation */
+	unsigned kind;         /**< enum hl_region_kind */
+	size_t *brk_end;       /**< for BRK regions: bytes below the break */
+} hl_region_rec_t;
+
+typedef struct hl_os {
+	pthread_mutex_t lock;          /**< guards the region table */
+	hl_region_rec_t *table;        /**< open addressing on base, capacity cap */
+	size_t cap, used;
+	unsigned next_seq;             /**< region numbers handed out */
+	size_t page;                   /**< the kernel's page size */
+	/* counters: updated with relaxed atomics */
+	uint64_t calls[HL_OS_NCALLS];
+	uint64_t reserved_bytes, committed_bytes, meta_bytes;
+	uint64_t peak_reserved, peak_committed;
+	uint64_t purged_bytes, purged_lazy_bytes, decommitted_bytes, released_bytes;
+	bool overcommit_fail;          /**< testing: make the next reserve fail */
+} hl_os_t;
+
+void hl_os_init(hl_os_t *os);
+/** Unmaps every region still reserved. */
+void hl_os_release_all(hl_os_t *os);
+
+/**
+ * Reserves @p size bytes of address space aligned to @p align (a power of
+ * two, at least a page).  With @p commit the pages are readable and
+ * writable at once (one mmap); without, they are PROT_NONE.
+ * @return the base, or NULL (errno = ENOMEM).
+ */
+void *hl_os_reserve(hl_os_t *os, size_t size, size_t align, bool commit);
+/** Same as hl_os_reserve(commit) but counted as metadata, not heap. */
+void *hl_os_reserve_meta(hl_os_t *os, size_t size);
+/** Unmaps the whole region at @p base; @p committed of it were committed. */
+void hl_os_release(hl_os_t *os, void *base, size_t committed);
+
+int hl_os_commit(hl_os_t *os, void *addr, size_t size);
+int hl_os_decommit(hl_os_t *os, void *addr, size_t size);
+/** MADV_DONTNEED: resident pages dropped, still mapped read/write. */
+int hl_os_purge(hl_os_t *os, void *addr, size_t size);
+/** MADV_FREE (falls back to DONTNEED where the kernel lacks it). */
+int hl_os_purge_lazy(hl_os_t *os, void *addr, size_t size);
+/** Makes pages inaccessible (guard pages); not counted as decommit. */
+int hl_os_guard(hl_os_t *os, void *addr, size_t size);
+
+/** Resident bytes of all the heap's (non-metadata) regions, by mincore. */
+size_t hl_os_resident(hl_os_t *os);
+/** Resident bytes of one range, by mincore. */
+size_t hl_os_resident_range(hl_os_t *os, const void *addr, size_t size);
+
+/** Region number and offset of @p p; -1 when not in any region. */
+int hl_os_locate(hl_os_t *os, const void *p, size_t *offset);
+/** True when @p p lies in a region of this page source (not metadata). */
+bool hl_os_contains(hl_os_t *os, const void *p);
+
+/** Emits the page source's counters as an "os" object. */
+void hl_os_stats(hl_os_t *os, hl_statw_t *w);
+
+static inline size_t hl_os_page(const hl_os_t *os) { return os->page; }
+
+/** Zeroed memory for the core's own records (heap instances, snapshot
+ *  buffers), outside any heap and not counted. */
+void *hl_os_boot_alloc(size_t size);
+void hl_os_boot_free(void *p, size_t size);
+
+/** An emulated program break. */
+typedef struct hl_brk {
+	char *base;     /**< start of the reserved region */
+	size_t max;     /**< bytes reserved */
+	size_t end;     /**< bytes below the break (committed, page multiple) */
+} hl_brk_t;
+
+/** Reserves @p max bytes for a break starting at zero length. */
+int hl_brk_init(hl_os_t *os, hl_brk_t *b, size_t max);
+/** Moves the break by @p delta bytes (page multiples).  Returns the old
+ *  break, or NULL when it cannot grow (ENOMEM) or would go below base. */
+void *hl_brk_move(hl_os_t *os, hl_brk_t *b, intptr_t delta);
+static inline char *hl_brk_current(const hl_brk_t *b) { return b->base + b->end; }
+#endif

@@ -1,0 +1,47 @@
+/* The compiled-in policies, from configure's --with-policy list. */
+#include "config.h"
+#include <string.h>
+#include "policy.h"
+
+#define X(name) extern const hl_policy_t hl_policy_##name;
+HL_POLICY_XLIST
+#undef X
+
+static const hl_policy_t *const policies[] = {
+#define X(name) &hl_policy_##name,
+	HL_POLICY_XLIST
+#undef X
+};
+
+enum { NPOLICIES = sizeof policies / sizeof policies[0] };
+
+const hl_policy_t *hl_policy_find(const char *name)
+{
+	if (!name || !*name)
+		name = HL_DEFAULT_POLICY;
+	for (size_t i = 0; i < NPOLICIES; i++)
+		if (!strcmp(policies[i]->name, name))
+			return policies[i];
+	return NULL;
+}
+
+size_t hl_policy_count(void) { return NPOLICIES; }
+
+const char *hl_policy_name(size_t i) { return i < NPOLICIES ? policies[i]->name : NULL; }
+
+const char *hl_policy_summary(const char *name)
+{
+	const hl_policy_t *p = hl_policy_find(name);
+	return p && name && *name ? p->summary : NULL;
+}
+
+const char *hl_default_policy(void) { return HL_DEFAULT_POLICY; }
+
+int hl_policy_options(const char *name, FILE *out)
+{
+	const hl_policy_t *p = hl_policy_find(name);
+	if (!p)
+		return -1;
+	hl_conf_describe(p->options, out);
+	return 0;
+}

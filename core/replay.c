@@ -1,0 +1,380 @@
+/*
+ * Replaying a trace on a heap, the way the CMU malloc-lab driver does:
+ * a checked pass (every payload filled with a pattern of its block id,
+ * alignment, no overlap with any live block, pattern intact at free and
+ * across realloc, the heap's own checker), then timed passes without the
+ * checks for throughput.  Ops on thread N run on a real thread N, handed
+ * over one at a time, so cross-thread frees really cross threads.
+ */
+#include "config.h"
+#include <pthread.h>
+#include <search.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "heap_internal.h"
+#include "trace.h"
+
+/* ---- payload patterns -------------------------------------------------- */
+
+static inline uint64_t pattern_word(long id, size_t i)
+{
+	return ((uint64_t)id << 40) ^ (i * 0x9e3779b97f4a7c15ull) ^ 0x5bd1e995u;
+}
+
+static void fill(void *p, size_t n, long id)
+{
+	uint64_t *w = p;
+	size_t words = n / 8;
+	for (size_t i = 0; i < words; i++)
+		w[i] = pattern_word(id, i);
+	unsigned char *tail = (unsigned char *)p + words * 8;
+	for (size_t i = 0; i < n % 8; i++)
+		tail[i] = (unsigned char)(pattern_word(id, words) >> (8 * i));
+}
+
+static bool intact(const void *p, size_t n, long id)
+{
+	const uint64_t *w = p;
+	size_t words = n / 8;
+	for (size_t i = 0; i < words; i++)
+		if (w[i] != pattern_word(id, i))
+			return false;
+	const unsigned char *tail = (const unsigned char *)p + words * 8;
+	for (size_t i = 0; i < n % 8; i++)
+		if (tail[i] != (unsigned char)(pattern_word(id, words) >> (8 * i)))
+			return false;
+	return true;
+}
+
+/* ---- live ranges, for the overlap check -------------------------------- */
+
+typedef struct range {
+	uintptr_t lo, hi;
+	long id;
+} range_t;
+
+static int range_cmp(const void *a, const void *b)
+{
+	const range_t *x = a, *y = b;
+	if (x->hi <= y->lo)
+		return -1;
+	if (x->lo >= y->hi)
+		return 1;
+	return 0;
+}
+
+/* ---- thread hand-off --------------------------------------------------- */
+
+typedef struct worker {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int state;               /* 0 idle, 1 job posted, 2 quit */
+	void (*job)(void *);
+	void *arg;
+} worker_t;
+
+static void *worker_main(void *arg)
+{
+	worker_t *w = arg;
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		while (w->state == 0)
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (w->state == 2)
+			break;
+		w->job(w->arg);
+		w->state = 0;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+static void worker_run(worker_t *w, void (*job)(void *), void *arg)
+{
+	pthread_mutex_lock(&w->lock);
+	w->job = job;
+	w->arg = arg;
+	w->state = 1;
+	pthread_cond_broadcast(&w->cond);
+	while (w->state == 1)
+		pthread_cond_wait(&w->cond, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* ---- one pass ---------------------------------------------------------- */
+
+typedef struct pass {
+	hl_heap_t *h;
+	const hl_trace_t *t;
+	const hl_replay_opts_t *o;
+	hl_replay_result_t *r;
+	bool verify;
+	void **blocks;         /* address of each live block id */
+	size_t *sizes;         /* requested size of each live block id */
+	void *tree;            /* tsearch tree of live ranges */
+	range_t *ranges;       /* one per id (the tree points into it) */
+	worker_t *workers;     /* one per thread id >= 1 */
+	size_t live, peak_live;
+	const hl_trace_op_t *op; /* op being run by a worker */
+	void *result;
+} pass_t;
+
+static int failf(pass_t *ps, size_t i, const char *fmt, const char *extra)
+{
+	hl_replay_result_t *r = ps->r;
+	r->ok = false;
+	r->failed_op = i;
+	r->failed_line = ps->t->ops[i].line;
+	char op[64];
+	hl_trace_op_text(ps->t, i, op, sizeof op);
+	char what[160];
+	snprintf(what, sizeof what, fmt, extra ? extra : "");
+	snprintf(r->message, sizeof r->message, "%s:%u: op %zu '%s': %s", ps->t->path, r->failed_line, i, op,
+		 what);
+	return -1;
+}
+
+/* Runs the allocator call of ps->op (on whichever thread calls it). */
+static void call_allocator(void *arg)
+{
+	pass_t *ps = arg;
+	const hl_trace_op_t *op = ps->op;
+	void *old = op->id >= 0 ? ps->blocks[op->id] : NULL;
+	switch (op->kind) {
+	case 'a': ps->result = hl_malloc(ps->h, op->size); break;
+	case 'c': ps->result = hl_calloc(ps->h, op->aux, op->size); break;
+	case 'm': ps->result = hl_memalign(ps->h, op->aux, op->size); break;
+	case 'r': ps->result = hl_realloc(ps->h, old, op->size); break;
+	case 'f': hl_free(ps->h, old); ps->result = NULL; break;
+	}
+}
+
+static void run_on_thread(pass_t *ps, const hl_trace_op_t *op)
+{
+	ps->op = op;
+	if (op->tid == 0 || !ps->workers)
+		call_allocator(ps);
+	else
+		worker_run(&ps->workers[op->tid - 1], call_allocator, ps);
+}
+
+static int forget_block(pass_t *ps, size_t i, long id)
+{
+	if (!ps->verify)
+		return 0;
+	void *p = ps->blocks[id];
+	if (!intact(p, ps->sizes[id], id))
+		return failf(ps, i, "payload of block changed while it was live%s", NULL);
+	tdelete(&ps->ranges[id], &ps->tree, range_cmp);
+	return 0;
+}
+
+static int adopt_block(pass_t *ps, size_t i, long id, void *p, size_t n, size_t keep)
+{
+	ps->blocks[id] = p;
+	ps->sizes[id] = n;
+	if (!ps->verify)
+		return 0;
+	if ((uintptr_t)p % HL_ALIGN)
+		return failf(ps, i, "block is not 16-byte aligned%s", NULL);
+	if (ps->t->ops[i].kind == 'm' && (uintptr_t)p % ps->t->ops[i].aux)
+		return failf(ps, i, "block does not have the alignment asked for%s", NULL);
+	if (keep && !intact(p, keep, id))
+		return failf(ps, i, "realloc did not preserve the contents%s", NULL);
+	if (ps->t->ops[i].kind == 'c') {
+		const unsigned char *b = p;
+		for (size_t k = 0; k < n; k++)
+			if (b[k])
+				return failf(ps, i, "calloc memory is not zeroed%s", NULL);
+	}
+	range_t *rg = &ps->ranges[id];
+	rg->lo = (uintptr_t)p;
+	rg->hi = (uintptr_t)p + (n ? n : 1);
+	rg->id = id;
+	range_t **found = tsearch(rg, &ps->tree, range_cmp);
+	if (!found)
+		return failf(ps, i, "out of memory in the checker%s", NULL);
+	if (*found != rg) {
+		char other[32];
+		snprintf(other, sizeof other, "%ld", (*found)->id);
+		return failf(ps, i, "block overlaps live block %s", other);
+	}
+	fill(p, n, id);
+	return 0;
+}
+
+static int step(pass_t *ps, size_t i)
+{
+	const hl_trace_op_t *op = &ps->t->ops[i];
+	if (op->kind == 't' || op->kind == 's' || (op->kind == 'f' && op->id < 0))
+		return 0;
+	long id = op->id;
+	size_t old_n = ps->blocks[id] ? ps->sizes[id] : 0;
+	size_t n = op->kind == 'c' ? op->aux * op->size : op->size;
+	bool had = ps->blocks[id] != NULL;
+	if (had && (op->kind == 'f' || op->kind == 'r')) {
+		if (forget_block(ps, i, id) < 0)
+			return -1;
+		ps->live -= old_n;
+	}
+	run_on_thread(ps, op);
+	if (op->kind == 'f' || (op->kind == 'r' && n == 0)) {
+		ps->blocks[id] = NULL;
+		return 0;
+	}
+	if (!ps->result)
+		return failf(ps, i, "the allocator returned NULL%s", NULL);
+	ps->live += n;
+	if (ps->live > ps->peak_live)
+		ps->peak_live = ps->live;
+	size_t keep = op->kind == 'r' && had ? (old_n < n ? old_n : n) : 0;
+	return adopt_block(ps, i, id, ps->result, n, keep);
+}
+
+static int check_heap(pass_t *ps, size_t i)
+{
+	char report[512];
+	FILE *mem = fmemopen(report, sizeof report, "w");
+	int problems = hl_check(ps->h, mem);
+	if (mem)
+		fclose(mem);
+	if (problems) {
+		report[sizeof report - 1] = 0;
+		char *nl = strchr(report, '\n');
+		if (nl)
+			*nl = 0;
+		return failf(ps, i, "heap checker: %s", report);
+	}
+	return 0;
+}
+
+static bool want_check(const hl_replay_opts_t *o, size_t i, size_t nops)
+{
+	if (!o->check_every)
+		return i + 1 == nops;
+	return (i + 1) % o->check_every == 0 || i + 1 == nops;
+}
+
+static void no_op(void *arg) { (void)arg; }
+
+static int start_workers(pass_t *ps)
+{
+	unsigned n = ps->t->nthreads > 1 ? ps->t->nthreads - 1 : 0;
+	if (!n)
+		return 0;
+	ps->workers = calloc(n, sizeof *ps->workers);
+	if (!ps->workers)
+		return -1;
+	for (unsigned k = 0; k < n; k++) {
+		worker_t *w = &ps->workers[k];
+		pthread_mutex_init(&w->lock, NULL);
+		pthread_cond_init(&w->cond, NULL);
+		if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
+			return -1;
+		worker_run(w, no_op, NULL);
+	}
+	return 0;
+}
+
+static void stop_workers(pass_t *ps)
+{
+	unsigned n = ps->t->nthreads > 1 ? ps->t->nthreads - 1 : 0;
+	for (unsigned k = 0; ps->workers && k < n; k++) {
+		worker_t *w = &ps->workers[k];
+		pthread_mutex_lock(&w->lock);
+		w->state = 2;
+		pthread_cond_broadcast(&w->cond);
+		pthread_mutex_unlock(&w->lock);
+		pthread_join(w->thread, NULL);
+	}
+	free(ps->workers);
+	ps->workers = NULL;
+}
+
+static void free_tree_node(void *node) { (void)node; }
+
+/* Frees every block still live so the next pass starts clean. */
+static void drain(pass_t *ps)
+{
+	for (long id = 0; id < ps->t->max_id; id++)
+		if (ps->blocks[id]) {
+			hl_free(ps->h, ps->blocks[id]);
+			ps->blocks[id] = NULL;
+		}
+	tdestroy(ps->tree, free_tree_node);
+	ps->tree = NULL;
+	ps->live = 0;
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int run_pass(pass_t *ps, bool verify, bool last)
+{
+	const hl_trace_t *t = ps->t;
+	ps->verify = verify;
+	((hl_trace_t *)t)->live = ps->blocks;
+	double start = now_seconds();
+	for (size_t i = 0; i < t->nops; i++) {
+		if (step(ps, i) < 0)
+			return -1;
+		if (verify && ps->o->check_heap && want_check(ps->o, i, t->nops) && check_heap(ps, i) < 0)
+			return -1;
+		if (ps->o->after_op && ps->o->after_op(ps->h, t, i, ps->o->arg))
+			break;
+	}
+	if (!verify)
+		ps->r->seconds += now_seconds() - start;
+	ps->r->ops = t->nops;
+	if (!last)
+		drain(ps);
+	return 0;
+}
+
+int hl_replay(hl_heap_t *h, const hl_trace_t *t, const hl_replay_opts_t *o, hl_replay_result_t *r)
+{
+	hl_replay_opts_t defaults = { .verify = true, .check_heap = true, .repeat = 1 };
+	if (!o)
+		o = &defaults;
+	memset(r, 0, sizeof *r);
+	r->ok = true;
+	pass_t ps = { .h = h, .t = t, .o = o, .r = r };
+	size_t n = (size_t)(t->max_id > 0 ? t->max_id : 1);
+	ps.blocks = calloc(n, sizeof *ps.blocks);
+	ps.sizes = calloc(n, sizeof *ps.sizes);
+	ps.ranges = calloc(n, sizeof *ps.ranges);
+	if (!ps.blocks || !ps.sizes || !ps.ranges || start_workers(&ps) < 0) {
+		snprintf(r->message, sizeof r->message, "%s: out of memory for the replay", t->path);
+		r->ok = false;
+	}
+	int passes = o->repeat > 0 ? o->repeat : 0;
+	if (r->ok && o->verify && run_pass(&ps, true, passes == 0) < 0)
+		r->ok = false;
+	if (r->ok) {
+		r->peak_requested = ps.peak_live;
+		r->peak_committed = h->os.peak_committed;
+		r->utilization = r->peak_committed ? (double)r->peak_requested / (double)r->peak_committed : 0;
+	}
+	for (int k = 0; r->ok && k < passes; k++)
+		if (run_pass(&ps, false, k + 1 == passes) < 0)
+			r->ok = false;
+	if (!o->verify && r->ok) {
+		r->peak_requested = ps.peak_live;
+		r->peak_committed = h->os.peak_committed;
+		r->utilization = r->peak_committed ? (double)r->peak_requested / (double)r->peak_committed : 0;
+	}
+	stop_workers(&ps);
+	tdestroy(ps.tree, free_tree_node);
+	((hl_trace_t *)t)->live = NULL;
+	free(ps.blocks);
+	free(ps.sizes);
+	free(ps.ranges);
+	return r->ok ? 0 : -1;
+}

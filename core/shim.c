@@ -1,0 +1,289 @@
+/*
+ * The malloc shim: libheaplab-preload.so's malloc family, routed to one
+ * default heap of the configured policy.
+ *
+ * What it must survive, and how:
+ *  - allocation before constructors run: the default heap is built on the
+ *    first call, whenever that is;
+ *  - re-entry while it is being built (the thread library, the policy's
+ *    own start-up): the building thread is served from a static bootstrap
+ *    area, whose blocks are never freed;
+ *  - other threads arriving during the build wait for it;
+ *  - no stdio, no getenv after start-up, nothing that allocates on the
+ *    allocation path; errors go out with write(2).
+ * Environment: HEAPLAB_POLICY, HEAPLAB_CONF, HEAPLAB_STATS=1,
+ * HEAPLAB_SNAPSHOT=file.dot, HEAPLAB_TRACE=file.rep.
+ */
+#include "config.h"
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "bits.h"
+#include "heaplab.h"
+#include "recorder.h"
+
+#define SHIM_API __attribute__((visibility("default")))
+
+enum { READY = 2, BUILDING = 1, UNBUILT = 0 };
+
+static hl_heap_t *heap;
+static int state = UNBUILT;
+static pthread_t builder;
+static bool recording;
+static const char *stats_env, *snapshot_env;
+
+/* ---- the bootstrap area ------------------------------------------------ */
+
+static _Alignas(64) char boot_area[256 * 1024];
+static size_t boot_used;
+
+typedef struct boot_header {
+	size_t size;
+	size_t pad;
+} boot_header_t;
+
+static bool in_boot(const void *p)
+{
+	return (const char *)p >= boot_area && (const char *)p < boot_area + sizeof boot_area;
+}
+
+static void *boot_alloc(size_t n, size_t align)
+{
+	if (align < 16)
+		align = 16;
+	size_t start = hl_align_up(boot_used + sizeof(boot_header_t), align);
+	if (n > sizeof boot_area || start + n > sizeof boot_area) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	boot_header_t *h = (boot_header_t *)(boot_area + start) - 1;
+	h->size = n;
+	boot_used = start + n;
+	return boot_area + start;
+}
+
+static size_t boot_size(const void *p)
+{
+	return ((const boot_header_t *)p - 1)->size;
+}
+
+/* ---- building the default heap ----------------------------------------- */
+
+static void say(const char *a, const char *b)
+{
+	(void)!write(2, a, strlen(a));
+	if (b)
+		(void)!write(2, b, strlen(b));
+	(void)!write(2, "\n", 1);
+}
+
+/* Copies the configuration, adding ledger:off unless statistics are asked
+ * for or the user chose: the ledger costs time on every call. */
+static const char *shim_conf(char *buf, size_t len)
+{
+	const char *conf = getenv("HEAPLAB_CONF");
+	bool wants_numbers = stats_env || snapshot_env;
+	if (conf && strstr(conf, "ledger"))
+		wants_numbers = true;
+	snprintf(buf, len, "%s%s", wants_numbers ? "" : "ledger:off,", conf ? conf : "");
+	return buf;
+}
+
+static void build(void)
+{
+	static char conf[1024];
+	stats_env = getenv("HEAPLAB_STATS");
+	if (stats_env && (!*stats_env || !strcmp(stats_env, "0")))
+		stats_env = NULL;
+	snapshot_env = getenv("HEAPLAB_SNAPSHOT");
+	if (snapshot_env && !*snapshot_env)
+		snapshot_env = NULL;
+	const char *policy = getenv("HEAPLAB_POLICY");
+	hl_heap_t *h = hl_heap_new(policy && *policy ? policy : NULL, shim_conf(conf, sizeof conf));
+	if (!h) {
+		say("heaplab: cannot start the default heap: ", hl_last_error());
+		_exit(2);
+	}
+	const char *trace = getenv("HEAPLAB_TRACE");
+	if (trace && *trace) {
+		if (hl_rec_open(trace) < 0)
+			say("heaplab: cannot write the trace file ", trace);
+		else
+			recording = true;
+	}
+	heap = h;
+}
+
+/* Returns the default heap, or NULL when the caller must use the
+ * bootstrap area (it is the thread building the heap). */
+static inline hl_heap_t *get_heap(void)
+{
+	if (HL_LIKELY(__atomic_load_n(&state, __ATOMIC_ACQUIRE) == READY))
+		return heap;
+	int expected = UNBUILT;
+	if (__atomic_compare_exchange_n(&state, &expected, BUILDING, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE)) {
+		builder = pthread_self();
+		build();
+		__atomic_store_n(&state, READY, __ATOMIC_RELEASE);
+		return heap;
+	}
+	if (pthread_equal(builder, pthread_self()))
+		return NULL;
+	while (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != READY)
+		sched_yield();
+	return heap;
+}
+
+/* ---- the malloc family -------------------------------------------------- */
+
+SHIM_API void *malloc(size_t n)
+{
+	hl_heap_t *h = get_heap();
+	if (HL_UNLIKELY(!h))
+		return boot_alloc(n, 16);
+	void *p = hl_malloc(h, n);
+	if (HL_UNLIKELY(recording))
+		hl_rec_malloc(p, n);
+	return p;
+}
+
+SHIM_API void free(void *p)
+{
+	if (HL_UNLIKELY(!p || in_boot(p)))
+		return;
+	hl_heap_t *h = get_heap();
+	if (HL_UNLIKELY(recording))
+		hl_rec_free(p);
+	hl_free(h, p);
+}
+
+SHIM_API void *calloc(size_t count, size_t size)
+{
+	hl_heap_t *h = get_heap();
+	if (HL_UNLIKELY(!h)) {
+		size_t n;
+		if (__builtin_mul_overflow(count, size, &n)) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		return boot_alloc(n, 16); /* static memory starts zeroed */
+	}
+	void *p = hl_calloc(h, count, size);
+	if (HL_UNLIKELY(recording))
+		hl_rec_calloc(p, count, size);
+	return p;
+}
+
+SHIM_API void *realloc(void *p, size_t n)
+{
+	hl_heap_t *h = get_heap();
+	if (HL_UNLIKELY(!h || in_boot(p))) {
+		if (!h)
+			return boot_alloc(n, 16);
+		void *q = n ? hl_malloc(h, n) : NULL;
+		if (q)
+			memcpy(q, p, boot_size(p) < n ? boot_size(p) : n);
+		return q;
+	}
+	void *q = hl_realloc(h, p, n);
+	if (HL_UNLIKELY(recording) && (q || !n))
+		hl_rec_realloc(p, q, n);
+	return q;
+}
+
+SHIM_API void *reallocarray(void *p, size_t count, size_t size)
+{
+	size_t n;
+	if (__builtin_mul_overflow(count, size, &n)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(p, n);
+}
+
+static void *aligned(size_t align, size_t n)
+{
+	hl_heap_t *h = get_heap();
+	if (HL_UNLIKELY(!h)) {
+		if (!hl_is_pow2(align)) {
+			errno = EINVAL;
+			return NULL;
+		}
+		return boot_alloc(n, align);
+	}
+	void *p = hl_memalign(h, align, n);
+	if (HL_UNLIKELY(recording))
+		hl_rec_memalign(p, align, n);
+	return p;
+}
+
+SHIM_API int posix_memalign(void **out, size_t align, size_t n)
+{
+	if (!hl_is_pow2(align) || align % sizeof(void *))
+		return EINVAL;
+	int saved = errno;
+	void *p = aligned(align, n);
+	int rc = p ? 0 : errno;
+	errno = saved;
+	if (p)
+		*out = p;
+	return rc;
+}
+
+SHIM_API void *aligned_alloc(size_t align, size_t n) { return aligned(align, n); }
+SHIM_API void *memalign(size_t align, size_t n) { return aligned(align, n); }
+
+SHIM_API void *valloc(size_t n)
+{
+	return aligned((size_t)sysconf(_SC_PAGESIZE), n);
+}
+
+SHIM_API void *pvalloc(size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t rounded = hl_align_up(n ? n : 1, page);
+	if (rounded < n) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return aligned(page, rounded);
+}
+
+SHIM_API size_t malloc_usable_size(void *p)
+{
+	if (!p)
+		return 0;
+	if (in_boot(p))
+		return boot_size(p);
+	return hl_usable_size(get_heap(), p);
+}
+
+SHIM_API int malloc_trim(size_t pad)
+{
+	hl_heap_t *h = get_heap();
+	return h && hl_trim(h, pad) > 0;
+}
+
+/* ---- at exit ------------------------------------------------------------ */
+
+__attribute__((destructor)) static void shim_at_exit(void)
+{
+	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != READY)
+		return;
+	if (recording)
+		hl_rec_flush();
+	if (stats_env)
+		hl_stats_text(heap, stderr);
+	if (snapshot_env) {
+		FILE *f = fopen(snapshot_env, "w");
+		if (!f) {
+			say("heaplab: cannot write the snapshot ", snapshot_env);
+			return;
+		}
+		hl_snapshot_dot(heap, f, "heap at exit");
+		fclose(f);
+	}
+}

@@ -1,0 +1,187 @@
+/*
+ * Per-thread records, keyed by heap instance.
+ *
+ * Each live heap holds a slot 0..HL_MAX_HEAPS-1 and a generation number.
+ * Every thread has a thread-local table with, per slot, its record for
+ * that heap and the generation it was made for.  So "this thread's state
+ * in heap h" is one thread-local load and one compare, and a record of a
+ * destroyed heap is never touched (its generation no longer matches).
+ *
+ * A pthread key destructor tells every heap when a thread exits; a
+ * pthread_atfork handler takes every heap's locks around fork().
+ */
+#include "config.h"
+#include <pthread.h>
+#include <string.h>
+#include "heap_internal.h"
+
+__thread hl_tls_slot_t hl_tls[HL_MAX_HEAPS];
+static __thread bool tls_registered;
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static hl_heap_t *heaps[HL_MAX_HEAPS];
+static unsigned slot_gen[HL_MAX_HEAPS];
+static pthread_key_t exit_key;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void on_thread_exit(void *arg);
+static void fork_prepare(void);
+static void fork_parent(void);
+static void fork_child(void);
+
+static void setup(void)
+{
+	pthread_key_create(&exit_key, on_thread_exit);
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+int hl_heap_slot_acquire(hl_heap_t *h)
+{
+	pthread_once(&once, setup);
+	pthread_mutex_lock(&registry_lock);
+	int id = -1;
+	for (int i = 0; i < HL_MAX_HEAPS && id < 0; i++)
+		if (!heaps[i])
+			id = i;
+	if (id >= 0) {
+		heaps[id] = h;
+		h->id = (unsigned)id;
+		h->gen = ++slot_gen[id];
+		if (h->gen == 0)
+			h->gen = ++slot_gen[id];
+	}
+	pthread_mutex_unlock(&registry_lock);
+	return id;
+}
+
+void hl_heap_slot_release(hl_heap_t *h)
+{
+	pthread_mutex_lock(&registry_lock);
+	heaps[h->id] = NULL;
+	slot_gen[h->id]++;
+	pthread_mutex_unlock(&registry_lock);
+}
+
+/* Reuses an exited thread's record (its counts stay: totals are sums). */
+static hl_thread_t *take_exited(hl_heap_t *h)
+{
+	for (hl_thread_t *t = h->threads; t; t = t->next)
+		if (t->exited) {
+			t->exited = false;
+			t->policy_tls = NULL;
+			return t;
+		}
+	return NULL;
+}
+
+hl_thread_t *hl_thread_attach(hl_heap_t *h)
+{
+	pthread_mutex_lock(&h->threads_lock);
+	hl_thread_t *t = take_exited(h);
+	if (!t) {
+		t = hl_meta_alloc(&h->threads_pool);
+		if (!t) {
+			pthread_mutex_unlock(&h->threads_lock);
+			hl_fatal(h->policy->name, "out of memory for a thread record", NULL);
+		}
+		t->index = h->nthreads++;
+		t->next = h->threads;
+		h->threads = t;
+	}
+	pthread_mutex_unlock(&h->threads_lock);
+	hl_tls[h->id].rec = t;
+	hl_tls[h->id].gen = h->gen;
+	if (!tls_registered) {
+		tls_registered = true;
+		pthread_setspecific(exit_key, (void *)1);
+	}
+	return t;
+}
+
+hl_thread_t *hl_thread_get(hl_heap_t *h)
+{
+	return hl_thread_fast(h);
+}
+
+static void on_thread_exit(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&registry_lock);
+	for (int i = 0; i < HL_MAX_HEAPS; i++) {
+		hl_heap_t *h = heaps[i];
+		hl_tls_slot_t *s = &hl_tls[i];
+		if (!h || !s->rec || s->gen != h->gen)
+			continue;
+		hl_thread_t *t = s->rec;
+		if (h->policy->thread_exit)
+			h->policy->thread_exit(h->state, t);
+		pthread_mutex_lock(&h->threads_lock);
+		t->exited = true;
+		t->policy_tls = NULL;
+		pthread_mutex_unlock(&h->threads_lock);
+		s->rec = NULL;
+		s->gen = 0;
+	}
+	tls_registered = false;
+	pthread_mutex_unlock(&registry_lock);
+}
+
+void hl_heaps_foreach(void (*fn)(hl_heap_t *h))
+{
+	for (int i = 0; i < HL_MAX_HEAPS; i++)
+		if (heaps[i])
+			fn(heaps[i]);
+}
+
+static void prepare_one(hl_heap_t *h)
+{
+	if (h->policy->fork_prepare)
+		h->policy->fork_prepare(h->state);
+	pthread_mutex_lock(&h->threads_lock);
+	pthread_mutex_lock(&h->threads_pool.lock);
+	hl_ledger_fork_prepare(&h->ledger);
+	pthread_mutex_lock(&h->os.lock);
+}
+
+static void parent_one(hl_heap_t *h)
+{
+	pthread_mutex_unlock(&h->os.lock);
+	hl_ledger_fork_parent(&h->ledger);
+	pthread_mutex_unlock(&h->threads_pool.lock);
+	pthread_mutex_unlock(&h->threads_lock);
+	if (h->policy->fork_parent)
+		h->policy->fork_parent(h->state);
+}
+
+static void child_one(hl_heap_t *h)
+{
+	pthread_mutex_init(&h->os.lock, NULL);
+	hl_ledger_fork_child(&h->ledger);
+	hl_meta_fork_child(&h->threads_pool);
+	pthread_mutex_init(&h->threads_lock, NULL);
+	pthread_mutex_init(&h->debug_lock, NULL);
+	/* Only the forking thread survives: the others' records are exited. */
+	for (hl_thread_t *t = h->threads; t; t = t->next)
+		if (hl_tls[h->id].rec != t)
+			t->exited = true;
+	if (h->policy->fork_child)
+		h->policy->fork_child(h->state);
+}
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&registry_lock);
+	hl_heaps_foreach(prepare_one);
+}
+
+static void fork_parent(void)
+{
+	hl_heaps_foreach(parent_one);
+	pthread_mutex_unlock(&registry_lock);
+}
+
+static void fork_child(void)
+{
+	hl_heaps_foreach(child_one);
+	pthread_mutex_init(&registry_lock, NULL);
+}

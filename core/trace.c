@@ -1,0 +1,371 @@
+/*
+ * Reading traces (see trace.h for the format).
+ *
+ * The reader follows every block id through the file, so real damage (an
+ * unknown op, a missing or bad field, a free of an id that is not live)
+ * is rejected at load time with "file:line: message", before any
+ * allocator runs.  Known quirks of the published traces are tolerated
+ * with a warning: a header whose op count is off, CRLF line ends, a last
+ * line without a newline.
+ */
+#include "config.h"
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "policy.h"
+#include "trace.h"
+
+typedef struct reader {
+	hl_trace_t *t;
+	unsigned line;
+	char *live;          /**< per id: 1 while the block is live */
+	size_t live_cap;
+} reader_t;
+
+static void warn(hl_trace_t *t, unsigned line, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	size_t need = strlen(t->path) + strlen(msg) + 40;
+	char *w = realloc(t->warnings, t->warnings_len + need);
+	if (!w)
+		return;
+	t->warnings = w;
+	t->warnings_len += (size_t)snprintf(w + t->warnings_len, need, "%s:%u: warning: %s\n", t->path, line, msg);
+}
+
+static int fail(reader_t *r, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	hl_set_error("%s:%u: %s", r->t->path, r->line, msg);
+	return -1;
+}
+
+/* Reads one unsigned/signed integer field; advances *s. */
+static int field(reader_t *r, char **s, long long *out, const char *what)
+{
+	while (**s == ' ' || **s == '\t')
+		(*s)++;
+	if (!**s)
+		return fail(r, "missing %s", what);
+	char *end;
+	errno = 0;
+	long long v = strtoll(*s, &end, 10);
+	if (end == *s || errno || (*end && !isspace((unsigned char)*end)))
+		return fail(r, "bad %s '%.*s'", what, (int)strcspn(*s, " \t"), *s);
+	*s = end;
+	*out = v;
+	return 0;
+}
+
+static int push(reader_t *r, hl_trace_op_t op)
+{
+	hl_trace_t *t = r->t;
+	if (t->nops == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 1024;
+		hl_trace_op_t *n = realloc(t->ops, ncap * sizeof *n);
+		if (!n)
+			return fail(r, "out of memory");
+		t->ops = n;
+		t->cap = ncap;
+	}
+	op.line = r->line;
+	t->ops[t->nops++] = op;
+	return 0;
+}
+
+static int set_live(reader_t *r, long id, char v)
+{
+	if ((size_t)id >= r->live_cap) {
+		size_t ncap = r->live_cap ? r->live_cap : 1024;
+		while (ncap <= (size_t)id)
+			ncap *= 2;
+		char *n = realloc(r->live, ncap);
+		if (!n)
+			return fail(r, "out of memory");
+		memset(n + r->live_cap, 0, ncap - r->live_cap);
+		r->live = n;
+		r->live_cap = ncap;
+	}
+	r->live[id] = v;
+	if (id + 1 > r->t->max_id)
+		r->t->max_id = id + 1;
+	return 0;
+}
+
+static bool is_live(const reader_t *r, long id)
+{
+	return id >= 0 && (size_t)id < r->live_cap && r->live[id];
+}
+
+static int add_label(reader_t *r, const char *text, size_t *offset)
+{
+	hl_trace_t *t = r->t;
+	size_t n = strlen(text) + 1;
+	if (t->labels_len + n > t->labels_cap) {
+		size_t ncap = (t->labels_cap + n) * 2;
+		char *l = realloc(t->labels, ncap);
+		if (!l)
+			return fail(r, "out of memory");
+		t->labels = l;
+		t->labels_cap = ncap;
+	}
+	memcpy(t->labels + t->labels_len, text, n);
+	*offset = t->labels_len;
+	t->labels_len += n;
+	return 0;
+}
+
+static const long long ID_MAX = 1LL << 31;
+
+/* Parses an op that names a block id. */
+static int block_op(reader_t *r, char kind, char *s, hl_trace_op_t *op)
+{
+	long long id, a = 0, b = 0;
+	if (field(r, &s, &id, "block id") < 0)
+		return -1;
+	if (id < (kind == 'f' ? -1 : 0) || id >= ID_MAX)
+		return fail(r, "block id %lld out of range", id);
+	op->id = (long)id;
+	if (kind == 'a' || kind == 'r') {
+		if (field(r, &s, &a, "size") < 0)
+			return -1;
+		op->size = (size_t)a;
+	} else if (kind == 'c' || kind == 'm') {
+		if (field(r, &s, &a, kind == 'c' ? "element count" : "alignment") < 0 ||
+		    field(r, &s, &b, "size") < 0)
+			return -1;
+		op->aux = (size_t)a;
+		op->size = (size_t)b;
+	}
+	if (a < 0 || b < 0)
+		return fail(r, "negative size");
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s)
+		return fail(r, "unexpected '%s' after the op", s);
+	return 0;
+}
+
+/* Tracks liveness so that damage is found at load time. */
+static int follow_block(reader_t *r, hl_trace_op_t *op)
+{
+	switch (op->kind) {
+	case 'f':
+		if (op->id == -1)
+			return 0;
+		if (!is_live(r, op->id))
+			return fail(r, "free of block %ld, which is not live", op->id);
+		return set_live(r, op->id, 0);
+	case 'r':
+		return set_live(r, op->id, op->size != 0);
+	default:
+		if (is_live(r, op->id))
+			return fail(r, "block %ld is allocated again while still live", op->id);
+		return set_live(r, op->id, 1);
+	}
+}
+
+static int parse_op(reader_t *r, char *s, unsigned *tid)
+{
+	hl_trace_op_t op = { .kind = s[0], .tid = *tid, .id = -1 };
+	if (s[1] && !isspace((unsigned char)s[1]))
+		return fail(r, "unknown op '%.*s' (expected a, f, r, c, m, t or s)", (int)strcspn(s, " \t"), s);
+	switch (op.kind) {
+	case 'a': case 'f': case 'r': case 'c': case 'm':
+		if (block_op(r, op.kind, s + 1, &op) < 0 || follow_block(r, &op) < 0)
+			return -1;
+		break;
+	case 't': {
+		long long v;
+		char *p = s + 1;
+		if (field(r, &p, &v, "thread id") < 0)
+			return -1;
+		if (v < 0 || v > 255)
+			return fail(r, "thread id %lld out of range 0..255", v);
+		*tid = (unsigned)v;
+		op.id = (long)v;
+		op.tid = *tid;
+		if (*tid + 1 > r->t->nthreads)
+			r->t->nthreads = *tid + 1;
+		break;
+	}
+	case 's': {
+		char *label = s + 1;
+		while (*label == ' ' || *label == '\t')
+			label++;
+		if (!*label)
+			return fail(r, "snapshot op without a label");
+		if (add_label(r, label, &op.aux) < 0)
+			return -1;
+		break;
+	}
+	default:
+		return fail(r, "unknown op '%c' (expected a, f, r, c, m, t or s)", op.kind);
+	}
+	return push(r, op);
+}
+
+static bool is_number_line(const char *s)
+{
+	if (*s == '-')
+		s++;
+	if (!isdigit((unsigned char)*s))
+		return false;
+	while (isdigit((unsigned char)*s))
+		s++;
+	while (isspace((unsigned char)*s))
+		s++;
+	return *s == 0;
+}
+
+/* Trims CR/LF and surrounding blanks in place; returns the start. */
+static char *trim(char *s)
+{
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = 0;
+	while (isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+static int parse_file(reader_t *r, FILE *f)
+{
+	char buf[4096];
+	int header_lines = 0;
+	bool ops_started = false;
+	unsigned tid = 0;
+	while (fgets(buf, sizeof buf, f)) {
+		r->line++;
+		if (!strchr(buf, '\n') && !feof(f))
+			return fail(r, "line longer than %zu characters", sizeof buf - 2);
+		char *s = trim(buf);
+		if (!*s || *s == '#')
+			continue;
+		if (!ops_started && header_lines < 4 && is_number_line(s)) {
+			r->t->header[header_lines++] = strtol(s, NULL, 10);
+			continue;
+		}
+		if (header_lines != 0 && header_lines != 4)
+			return fail(r, "incomplete header: %d number(s), expected 4", header_lines);
+		ops_started = true;
+		if (parse_op(r, s, &tid) < 0)
+			return -1;
+	}
+	if (ferror(f))
+		return fail(r, "read error");
+	r->t->has_header = header_lines == 4;
+	return 0;
+}
+
+static void header_warnings(hl_trace_t *t)
+{
+	if (!t->has_header)
+		return;
+	size_t counted = 0;
+	for (size_t i = 0; i < t->nops; i++)
+		counted += t->ops[i].kind != 't' && t->ops[i].kind != 's';
+	if ((size_t)t->header[2] != counted)
+		warn(t, 3, "header says %ld ops, the file has %zu", t->header[2], counted);
+	if (t->header[1] < t->max_id)
+		warn(t, 2, "header says %ld block ids, the file uses %ld", t->header[1], t->max_id);
+}
+
+hl_trace_t *hl_trace_load(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		hl_set_error("%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	hl_trace_t *t = calloc(1, sizeof *t);
+	if (!t || !(t->path = strdup(path))) {
+		fclose(f);
+		free(t);
+		hl_set_error("%s: out of memory", path);
+		return NULL;
+	}
+	reader_t r = { .t = t };
+	int rc = parse_file(&r, f);
+	fclose(f);
+	free(r.live);
+	if (rc < 0) {
+		hl_trace_free(t);
+		return NULL;
+	}
+	if (t->nthreads == 0)
+		t->nthreads = 1;
+	header_warnings(t);
+	return t;
+}
+
+void hl_trace_free(hl_trace_t *t)
+{
+	if (!t)
+		return;
+	free(t->path);
+	free(t->ops);
+	free(t->labels);
+	free(t->warnings);
+	free(t->live);
+	free(t);
+}
+
+const char *hl_trace_warnings(const hl_trace_t *t) { return t->warnings ? t->warnings : ""; }
+size_t hl_trace_ops(const hl_trace_t *t) { return t->nops; }
+unsigned hl_trace_op_line(const hl_trace_t *t, size_t i) { return i < t->nops ? t->ops[i].line : 0; }
+char hl_trace_op_kind(const hl_trace_t *t, size_t i) { return i < t->nops ? t->ops[i].kind : 0; }
+long hl_trace_op_id(const hl_trace_t *t, size_t i)
+{
+	return i < t->nops && t->ops[i].kind != 't' && t->ops[i].kind != 's' ? t->ops[i].id : -1;
+}
+
+size_t hl_trace_op_size(const hl_trace_t *t, size_t i)
+{
+	if (i >= t->nops)
+		return 0;
+	const hl_trace_op_t *op = &t->ops[i];
+	switch (op->kind) {
+	case 'a': case 'r': case 'm': return op->size;
+	case 'c': return op->size * op->aux;
+	default: return 0;
+	}
+}
+
+const char *hl_trace_op_label(const hl_trace_t *t, size_t i)
+{
+	return i < t->nops && t->ops[i].kind == 's' ? t->labels + t->ops[i].aux : NULL;
+}
+
+const char *hl_trace_op_text(const hl_trace_t *t, size_t i, char *buf, size_t len)
+{
+	if (i >= t->nops) {
+		snprintf(buf, len, "(end)");
+		return buf;
+	}
+	const hl_trace_op_t *op = &t->ops[i];
+	switch (op->kind) {
+	case 'a': case 'r': snprintf(buf, len, "%c %ld %zu", op->kind, op->id, op->size); break;
+	case 'c': case 'm': snprintf(buf, len, "%c %ld %zu %zu", op->kind, op->id, op->aux, op->size); break;
+	case 'f': snprintf(buf, len, "f %ld", op->id); break;
+	case 't': snprintf(buf, len, "t %ld", op->id); break;
+	case 's': snprintf(buf, len, "s %s", t->labels + op->aux); break;
+	default: snprintf(buf, len, "?");
+	}
+	return buf;
+}
+
+void *hl_replay_block(const hl_trace_t *t, long id)
+{
+	return t->live && id >= 0 && id < t->max_id ? t->live[id] : NULL;
+}
