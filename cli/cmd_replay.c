@@ -1,0 +1,290 @@
+/* heaplab replay and heaplab compare: traces through policies, checked,
+ * with utilization and throughput. */
+#include "config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "cli.h"
+
+#define MAX_POLICIES 16
+
+typedef struct replay_args {
+	const char *policies[MAX_POLICIES];
+	int npolicies;
+	const char *conf;
+	bool json, stats, quiet;
+	long long check_every;   /* -1: chosen from the trace length */
+	int repeat;
+	const char *snapshot;    /* DOT of the heap at the end */
+	const char *snapshot_dir;/* DOT at every `s label` op */
+	char **traces;
+	int ntraces;
+} replay_args_t;
+
+static int replay_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: heaplab replay [--policy=NAME[,NAME]|all] [--conf=S] [--json] [--stats]\n"
+		"                      [--check-every N] [--repeat N] [--snapshot FILE.dot]\n"
+		"                      [--snapshot-dir DIR] TRACE...\n"
+		"Replays each trace on a fresh heap of each policy: fills every block with a\n"
+		"pattern, checks alignment, overlap and contents, runs the heap checker every\n"
+		"N ops (default: every op up to 20,000 ops, else 200 times), then times\n"
+		"N more passes without checks (default 1).  Prints ops, utilization (peak live\n"
+		"requested / peak committed) and Kops/s.  Exit 1 when a check fails, 2 on bad input.\n");
+	return out == stdout ? 0 : 2;
+}
+
+static int parse_args(int argc, char **argv, replay_args_t *a, int (*usage)(FILE *))
+{
+	const char *policy = NULL, *every = NULL, *repeat = NULL;
+	memset(a, 0, sizeof *a);
+	a->check_every = -1;
+	a->repeat = 1;
+	a->traces = calloc((size_t)argc, sizeof *a->traces);
+	for (int i = 1; i < argc; i++) {
+		int r;
+		if ((r = cli_opt(argc, argv, &i, "--policy", &policy)) || (r = cli_opt(argc, argv, &i, "--conf", &a->conf)) ||
+		    (r = cli_opt(argc, argv, &i, "--check-every", &every)) ||
+		    (r = cli_opt(argc, argv, &i, "--repeat", &repeat)) ||
+		    (r = cli_opt(argc, argv, &i, "--snapshot-dir", &a->snapshot_dir)) ||
+		    (r = cli_opt(argc, argv, &i, "--snapshot", &a->snapshot))) {
+			if (r < 0)
+				return 2;
+		} else if (!strcmp(argv[i], "--json"))
+			a->json = true;
+		else if (!strcmp(argv[i], "--stats"))
+			a->stats = true;
+		else if (!strcmp(argv[i], "--help"))
+			return usage(stdout) == 0 ? -1 : 2;
+		else if (argv[i][0] == '-' && argv[i][1])
+			return cli_error("unknown option '%s' (try --help)", argv[i]);
+		else
+			a->traces[a->ntraces++] = argv[i];
+	}
+	if (!a->ntraces) {
+		usage(stderr);
+		return 2;
+	}
+	if (every && (a->check_every = cli_parse_size(every)) < 0)
+		return cli_error("bad --check-every '%s'", every);
+	if (repeat) {
+		long long r = cli_parse_size(repeat);
+		if (r < 0 || r > 1000)
+			return cli_error("bad --repeat '%s' (0..1000)", repeat);
+		a->repeat = (int)r;
+	}
+	a->npolicies = cli_policy_list(policy ? policy : hl_default_policy(), a->policies, MAX_POLICIES);
+	return a->npolicies ? 0 : 2;
+}
+
+typedef struct progress_ctx {
+	const char *what;
+	const replay_args_t *args;
+	const char *policy;
+	size_t passes;
+	size_t done;
+} progress_ctx_t;
+
+static void write_snapshot(hl_heap_t *h, const char *path, const char *title)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		cli_error("cannot write %s: %s", path, strerror(errno));
+		return;
+	}
+	hl_snapshot_dot(h, f, title);
+	fclose(f);
+}
+
+static int after_op(hl_heap_t *h, const hl_trace_t *t, size_t op, void *arg)
+{
+	progress_ctx_t *pc = arg;
+	pc->done++;
+	cli_progress(pc->what, pc->done, hl_trace_ops(t) * pc->passes);
+	const char *label = hl_trace_op_label(t, op);
+	if (label && pc->args->snapshot_dir && pc->done <= hl_trace_ops(t)) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s-%s.dot", pc->args->snapshot_dir, pc->policy, label);
+		write_snapshot(h, path, label);
+	}
+	return 0;
+}
+
+/* Replays one trace on one policy; fills *r.  Returns 0, 1 (check failed)
+ * or 2 (the heap could not be made). */
+static int replay_one(const replay_args_t *a, const hl_trace_t *t, const char *path, const char *policy,
+		      hl_replay_result_t *r, bool print_stats)
+{
+	hl_heap_t *h = hl_heap_new(policy, a->conf);
+	if (!h)
+		return cli_error("%s", hl_last_error());
+	size_t nops = hl_trace_ops(t);
+	progress_ctx_t pc = { path, a, policy, (size_t)(1 + a->repeat), 0 };
+	hl_replay_opts_t o = {
+		.verify = true,
+		.check_heap = a->check_every != 0,
+		.check_every = a->check_every > 0 ? (size_t)a->check_every : (nops <= 20000 ? 1 : nops / 200),
+		.repeat = a->repeat,
+		.after_op = after_op,
+		.arg = &pc,
+	};
+	int rc = hl_replay(h, t, &o, r) == 0 ? 0 : 1;
+	cli_progress_done();
+	if (print_stats)
+		hl_stats_text(h, stdout);
+	if (a->snapshot)
+		write_snapshot(h, a->snapshot, path);
+	hl_heap_destroy(h);
+	return rc;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+static hl_trace_t *load(const char *path)
+{
+	hl_trace_t *t = hl_trace_load(path);
+	if (!t) {
+		fprintf(stderr, "%s\n", hl_last_error());
+		return NULL;
+	}
+	fputs(hl_trace_warnings(t), stderr);
+	return t;
+}
+
+static double kops(const hl_replay_result_t *r)
+{
+	return r->seconds > 0 ? (double)r->ops / r->seconds / 1000.0 : 0.0;
+}
+
+static void print_json(const char *trace, const char *policy, const hl_replay_result_t *r)
+{
+	printf("{\"trace\":\"%s\",\"policy\":\"%s\",\"ops\":%zu,\"utilization\":%.4f,\"kops\":%.1f,"
+	       "\"peak_requested\":%zu,\"peak_committed\":%zu,\"ok\":%s",
+	       trace, policy, r->ops, r->utilization, kops(r), r->peak_requested, r->peak_committed,
+	       r->ok ? "true" : "false");
+	if (!r->ok) {
+		printf(",\"error\":\"");
+		for (const char *c = r->message; *c; c++)
+			printf(*c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
+		printf("\"");
+	}
+	printf("}\n");
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	replay_args_t a;
+	int rc = parse_args(argc, argv, &a, replay_usage);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	int status = 0;
+	if (!a.json)
+		printf("%-22s %-9s %9s %7s %10s  %s\n", "trace", "policy", "ops", "util", "Kops/s", "result");
+	for (int i = 0; i < a.ntraces; i++) {
+		hl_trace_t *t = load(a.traces[i]);
+		if (!t) {
+			status = 2;
+			continue;
+		}
+		for (int p = 0; p < a.npolicies; p++) {
+			hl_replay_result_t r;
+			int one = replay_one(&a, t, a.traces[i], a.policies[p], &r, a.stats);
+			if (one == 2) {
+				status = 2;
+				continue;
+			}
+			if (a.json)
+				print_json(base_name(a.traces[i]), a.policies[p], &r);
+			else
+				printf("%-22s %-9s %9zu %6.1f%% %10.0f  %s\n", base_name(a.traces[i]), a.policies[p], r.ops,
+				       100 * r.utilization, kops(&r), r.ok ? "ok" : "FAILED");
+			if (!r.ok) {
+				fprintf(stderr, "%s\n", r.message);
+				if (status == 0)
+					status = 1;
+			}
+		}
+		hl_trace_free(t);
+	}
+	free(a.traces);
+	return status;
+}
+
+static int compare_usage(FILE *out)
+{
+	fprintf(out, "usage: heaplab compare [--policy=LIST|all] [--conf=S] [--json] TRACE...\n"
+		     "One table: utilization and Kops/s of every policy on every trace, and the means.\n");
+	return out == stdout ? 0 : 2;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	replay_args_t a;
+	int rc = parse_args(argc, argv, &a, compare_usage);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	bool policy_given = false;
+	for (int i = 1; i < argc; i++)
+		policy_given |= !strncmp(argv[i], "--policy", 8);
+	if (!policy_given)
+		a.npolicies = cli_policy_list("all", a.policies, MAX_POLICIES);
+	double util_sum[MAX_POLICIES] = { 0 }, kops_sum[MAX_POLICIES] = { 0 };
+	int counted[MAX_POLICIES] = { 0 }, status = 0;
+	if (!a.json) {
+		printf("%-22s", "trace (util / Kops/s)");
+		for (int p = 0; p < a.npolicies; p++)
+			printf(" %16s", a.policies[p]);
+		printf("\n");
+	}
+	for (int i = 0; i < a.ntraces; i++) {
+		hl_trace_t *t = load(a.traces[i]);
+		if (!t) {
+			status = 2;
+			continue;
+		}
+		if (!a.json)
+			printf("%-22s", base_name(a.traces[i]));
+		for (int p = 0; p < a.npolicies; p++) {
+			hl_replay_result_t r;
+			int one = replay_one(&a, t, a.traces[i], a.policies[p], &r, false);
+			if (one != 0 || !r.ok) {
+				status = status ? status : (one == 2 ? 2 : 1);
+				if (!a.json)
+					printf(" %16s", "FAILED");
+				else
+					print_json(base_name(a.traces[i]), a.policies[p], &r);
+				if (one == 1)
+					fprintf(stderr, "%s\n", r.message);
+				continue;
+			}
+			util_sum[p] += r.utilization;
+			kops_sum[p] += kops(&r);
+			counted[p]++;
+			if (a.json)
+				print_json(base_name(a.traces[i]), a.policies[p], &r);
+			else
+				printf(" %6.1f%% / %6.0f", 100 * r.utilization, kops(&r));
+		}
+		if (!a.json)
+			printf("\n");
+		fflush(stdout);
+		hl_trace_free(t);
+	}
+	if (!a.json) {
+		printf("%-22s", "mean");
+		for (int p = 0; p < a.npolicies; p++)
+			if (counted[p])
+				printf(" %6.1f%% / %6.0f", 100 * util_sum[p] / counted[p], kops_sum[p] / counted[p]);
+			else
+				printf(" %16s", "-");
+		printf("\n");
+	}
+	free(a.traces);
+	return status;
+}

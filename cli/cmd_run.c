@@ -1,0 +1,89 @@
+/* heaplab run: a real program on heaplab, through LD_PRELOAD. */
+#include "config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+
+static int usage(FILE *out)
+{
+	fprintf(out,
+		"usage: heaplab run [--policy=NAME] [--conf=S] [--stats] [--snapshot=FILE.dot]\n"
+		"                   [--trace=FILE.rep] -- COMMAND [ARGS...]\n"
+		"Runs COMMAND with libheaplab-preload.so as its malloc.  --stats prints the heap's\n"
+		"statistics to stderr at exit, --snapshot writes its picture, --trace records every\n"
+		"operation as a trace for 'heaplab replay'.  Python needs PYTHONMALLOC=malloc to\n"
+		"send its small objects to malloc.\n");
+	return out == stdout ? 0 : 2;
+}
+
+/* Puts the preload library first in LD_PRELOAD, keeping what was there. */
+static int set_preload(const char *lib)
+{
+	if (access(lib, R_OK) != 0)
+		return cli_error("run: cannot find %s (set HEAPLAB_PRELOAD to its path)", lib);
+	const char *old = getenv("LD_PRELOAD");
+	size_t n = strlen(lib) + (old ? strlen(old) : 0) + 2;
+	char *v = malloc(n);
+	if (!v)
+		return cli_error("run: out of memory");
+	snprintf(v, n, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
+	setenv("LD_PRELOAD", v, 1);
+	free(v);
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	const char *policy = NULL, *conf = NULL, *snapshot = NULL, *trace = NULL;
+	bool stats = false;
+	int i = 1;
+	for (; i < argc; i++) {
+		int r;
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		}
+		if ((r = cli_opt(argc, argv, &i, "--policy", &policy)) || (r = cli_opt(argc, argv, &i, "--conf", &conf)) ||
+		    (r = cli_opt(argc, argv, &i, "--snapshot", &snapshot)) ||
+		    (r = cli_opt(argc, argv, &i, "--trace", &trace))) {
+			if (r < 0)
+				return 2;
+		} else if (!strcmp(argv[i], "--stats"))
+			stats = true;
+		else if (!strcmp(argv[i], "--help"))
+			return usage(stdout);
+		else if (argv[i][0] == '-')
+			return cli_error("run: unknown option '%s' (try --help)", argv[i]);
+		else
+			break;
+	}
+	if (i >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (policy) {
+		const char *names[1];
+		if (!cli_policy_list(policy, names, 1))
+			return 2;
+		setenv("HEAPLAB_POLICY", policy, 1);
+	}
+	hl_heap_t *probe = hl_heap_new(policy, conf);
+	if (!probe)
+		return cli_error("run: %s", hl_last_error());
+	hl_heap_destroy(probe);
+	if (conf)
+		setenv("HEAPLAB_CONF", conf, 1);
+	if (stats)
+		setenv("HEAPLAB_STATS", "1", 1);
+	if (snapshot)
+		setenv("HEAPLAB_SNAPSHOT", snapshot, 1);
+	if (trace)
+		setenv("HEAPLAB_TRACE", trace, 1);
+	int rc = set_preload(cli_preload_path());
+	if (rc)
+		return rc;
+	execvp(argv[i], argv + i);
+	return cli_error("run: cannot run %s: %s", argv[i], strerror(errno));
+}

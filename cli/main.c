@@ -1,0 +1,53 @@
+/* heaplab: the command-line front end.  Dispatches to one sub-command. */
+#include "config.h"
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{ "policies", cmd_policies, "list compiled-in policies (--verbose: their options)" },
+	{ "replay", cmd_replay, "replay traces with full checking: utilization and speed" },
+	{ "compare", cmd_compare, "one table: every policy x every trace" },
+	{ "sizes", cmd_sizes, "the ladder of request -> usable size of a policy" },
+	{ "run", cmd_run, "run a real program on heaplab through LD_PRELOAD" },
+	{ "render", cmd_render, "render a DOT snapshot to SVG or PNG with Graphviz" },
+	{ "step", cmd_step, "step through a trace: HTML page, or --tty in a terminal" },
+	{ "plot", cmd_plot, "plot live, committed and resident bytes over time (SVG)" },
+	{ "quiz", cmd_quiz, "drill the question bank in a terminal" },
+	{ "grade", cmd_grade, "malloc-lab scoring of a policy over traces" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: heaplab COMMAND [OPTIONS] ...\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].help);
+	fprintf(out, "\n'heaplab COMMAND --help' describes one command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("heaplab %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "heaplab: unknown command '%s' (try 'heaplab --help')\n", argv[1]);
+	return 2;
+}

@@ -1,0 +1,9 @@
+# Suites that run against every compiled-in policy.
+check_PROGRAMS += tests/test_conformance tests/test_core
+TESTS += tests/test_conformance tests/test_core
+tests_test_conformance_SOURCES = tests/test_conformance.c tests/testlib.h tests/testlib.c
+tests_test_conformance_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_conformance_LDADD = libhlcore.la $(CHECK_LIBS)
+tests_test_core_SOURCES = tests/test_core.c tests/testlib.h tests/testlib.c
+tests_test_core_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_core_LDADD = libhlcore.la $(CHECK_LIBS)

@@ -1,0 +1,199 @@
+/*
+ * Core pieces on their own: configuration strings, the trace reader's
+ * errors, the page source's counting and measuring, the request ledger.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "testlib.h"
+#include "conf.h"
+#include "ledger.h"
+#include "os.h"
+
+static const hl_option_t opts[] = {
+	{ "fit", HL_OPT_ENUM, "first", 0, 0, "first|next|best", "which block" },
+	{ "count", HL_OPT_INT, "16", 0, 100, NULL, "how many" },
+	{ "threshold", HL_OPT_SIZE, "128K", 0, 1 << 30, NULL, "bytes" },
+	{ "flag", HL_OPT_BOOL, "off", 0, 1, NULL, "a switch" },
+	{ NULL, 0, NULL, 0, 0, NULL, NULL },
+};
+
+START_TEST(conf_defaults_and_values)
+{
+	hl_conf_t c;
+	char err[256];
+	ck_assert_int_eq(hl_conf_parse(&c, opts, NULL, err, sizeof err), 0);
+	ck_assert_int_eq(hl_conf_enum(&c, "fit"), 0);
+	ck_assert_int_eq(hl_conf_int(&c, "count"), 16);
+	ck_assert_uint_eq(hl_conf_size(&c, "threshold"), 128 * 1024);
+	ck_assert(!hl_conf_given(&c, "count"));
+	ck_assert_int_eq(hl_conf_parse(&c, opts, "fit:best,count:7,threshold:4M,flag:on", err, sizeof err), 0);
+	ck_assert_int_eq(hl_conf_enum(&c, "fit"), 2);
+	ck_assert_int_eq(hl_conf_int(&c, "count"), 7);
+	ck_assert_uint_eq(hl_conf_size(&c, "threshold"), 4u << 20);
+	ck_assert(hl_conf_bool(&c, "flag"));
+	ck_assert(hl_conf_given(&c, "count"));
+}
+END_TEST
+
+START_TEST(conf_errors_say_what_is_valid)
+{
+	hl_conf_t c;
+	char err[256];
+	ck_assert_int_eq(hl_conf_parse(&c, opts, "fitt:best", err, sizeof err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "unknown option 'fitt'"));
+	ck_assert_ptr_nonnull(strstr(err, "fit, count, threshold, flag"));
+	ck_assert_int_eq(hl_conf_parse(&c, opts, "count:101", err, sizeof err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "from 0 to 100"));
+	ck_assert_int_eq(hl_conf_parse(&c, opts, "fit:worst", err, sizeof err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "first|next|best"));
+	ck_assert_int_eq(hl_conf_parse(&c, opts, "threshold:12Q", err, sizeof err), -1);
+	ck_assert_int_eq(hl_conf_parse(&c, opts, "count", err, sizeof err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "no value"));
+}
+END_TEST
+
+static const char *write_temp(const char *text)
+{
+	static char path[64];
+	snprintf(path, sizeof path, "/tmp/hl-trace-XXXXXX");
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+/* Loads text as a trace and expects the error "path:line: <fragment>". */
+static void expect_trace_error(const char *text, unsigned line, const char *fragment)
+{
+	const char *path = write_temp(text);
+	ck_assert_ptr_null(hl_trace_load(path));
+	char want[128];
+	snprintf(want, sizeof want, "%s:%u: ", path, line);
+	ck_assert_msg(strncmp(hl_last_error(), want, strlen(want)) == 0, "got '%s', want prefix '%s'", hl_last_error(), want);
+	ck_assert_msg(strstr(hl_last_error(), fragment) != NULL, "got '%s', want '%s'", hl_last_error(), fragment);
+	unlink(path);
+}
+
+START_TEST(trace_reader_rejects_damage)
+{
+	expect_trace_error("a 0 10\nx 1 2\n", 2, "unknown op");
+	expect_trace_error("a 0 10\nf 1\n", 2, "not live");
+	expect_trace_error("a 0 10\nf 0\nf 0\n", 3, "not live");
+	expect_trace_error("a 0\n", 1, "missing size");
+	expect_trace_error("a 0 ten\n", 1, "bad size");
+	expect_trace_error("a 0 10\na 0 10\n", 2, "still live");
+	expect_trace_error("1\n2\na 0 10\n", 3, "incomplete header");
+	expect_trace_error("s\n", 1, "label");
+	expect_trace_error("t 999\n", 1, "out of range");
+}
+END_TEST
+
+START_TEST(trace_reader_reads_both_headers_and_extensions)
+{
+	const char *path = write_temp("20000\r\n2\r\n5\r\n1\r\na 0 10\r\nr 0 20\r\nc 1 3 8\r\nf 0\r\nf -1");
+	hl_trace_t *t = hl_trace_load(path);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(hl_trace_ops(t), 5);
+	ck_assert_str_eq(hl_trace_warnings(t), "");
+	ck_assert_int_eq(hl_trace_op_kind(t, 2), 'c');
+	ck_assert_uint_eq(hl_trace_op_size(t, 2), 24);
+	ck_assert_uint_eq(hl_trace_op_line(t, 2), 7);
+	hl_trace_free(t);
+	unlink(path);
+	/* a header that miscounts its ops is a warning with a line number */
+	path = write_temp("1\n1\n3\n1\na 0 1\nf 0\n");
+	t = hl_trace_load(path);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_ptr_nonnull(strstr(hl_trace_warnings(t), ":3: warning: header says 3 ops, the file has 2"));
+	hl_trace_free(t);
+	unlink(path);
+	path = write_temp("# headerless, with extensions\nm 0 64 100\nt 1\ns after\nf 0\n");
+	t = hl_trace_load(path);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_str_eq(hl_trace_op_label(t, 2), "after");
+	char buf[64];
+	ck_assert_str_eq(hl_trace_op_text(t, 0, buf, sizeof buf), "m 0 64 100");
+	hl_trace_free(t);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(page_source_counts_and_measures)
+{
+	hl_os_t os;
+	hl_os_init(&os);
+	size_t page = hl_os_page(&os);
+	char *r = hl_os_reserve(&os, 64 * page, 16 * page, false);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq((uintptr_t)r % (16 * page), 0);
+	ck_assert_uint_eq(os.reserved_bytes, 64 * page);
+	ck_assert_uint_eq(os.committed_bytes, 0);
+	ck_assert_uint_eq(hl_os_resident(&os), 0);
+	ck_assert_int_eq(hl_os_commit(&os, r, 8 * page), 0);
+	memset(r, 1, 8 * page);
+	ck_assert_uint_eq(hl_os_resident(&os), 8 * page);
+	hl_os_purge(&os, r, 4 * page);
+	ck_assert_uint_eq(hl_os_resident(&os), 4 * page);
+	ck_assert_uint_eq(os.committed_bytes, 8 * page); /* purged pages stay committed */
+	hl_os_decommit(&os, r, 8 * page);
+	ck_assert_uint_eq(os.committed_bytes, 0);
+	size_t off;
+	ck_assert_int_eq(hl_os_locate(&os, r + 5 * page + 3, &off), 0);
+	ck_assert_uint_eq(off, 5 * page + 3);
+	hl_brk_t b;
+	ck_assert_int_eq(hl_brk_init(&os, &b, 1 << 20), 0);
+	ck_assert_ptr_eq(hl_brk_move(&os, &b, 3000), b.base);
+	ck_assert_uint_eq(b.end, page);
+	memset(b.base, 2, page);
+	ck_assert_uint_eq(hl_os_resident(&os), page);
+	ck_assert_ptr_null(hl_brk_move(&os, &b, 2 << 20)); /* beyond the reservation */
+	hl_brk_move(&os, &b, -(intptr_t)page);
+	ck_assert_uint_eq(b.end, 0);
+	ck_assert_uint_eq(hl_os_resident(&os), 0);
+	ck_assert_uint_ge(os.calls[HL_OS_MMAP], 2);
+	ck_assert_uint_ge(os.calls[HL_OS_MINCORE], 1);
+	hl_os_release(&os, r, 0);
+	ck_assert_int_lt(hl_os_locate(&os, r, NULL), 0);
+	hl_os_release_all(&os);
+}
+END_TEST
+
+START_TEST(ledger_tracks_requests)
+{
+	hl_os_t os;
+	hl_os_init(&os);
+	hl_ledger_t *l = hl_os_boot_alloc(sizeof *l);
+	hl_ledger_init(l, &os);
+	for (uintptr_t i = 1; i <= 100000; i++)
+		ck_assert(hl_ledger_add(l, (void *)(i * 16), i));
+	ck_assert_int_eq(l->live, (int64_t)100000 * 100001 / 2);
+	for (uintptr_t i = 1; i <= 100000; i += 2)
+		ck_assert_uint_eq(hl_ledger_remove(l, (void *)(i * 16)), i);
+	ck_assert_uint_eq(hl_ledger_get(l, (void *)(16 * 2)), 2);
+	ck_assert_uint_eq(hl_ledger_get(l, (void *)(16 * 3)), (size_t)-1);
+	ck_assert_uint_eq(hl_ledger_remove(l, (void *)(16 * 3)), (size_t)-1);
+	ck_assert_int_eq(l->peak, (int64_t)100000 * 100001 / 2);
+	hl_os_boot_free(l, sizeof *l);
+	hl_os_release_all(&os);
+}
+END_TEST
+
+static Suite *core_suite(void)
+{
+	Suite *s = suite_create("core");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, conf_defaults_and_values);
+	tcase_add_test(tc, conf_errors_say_what_is_valid);
+	tcase_add_test(tc, trace_reader_rejects_damage);
+	tcase_add_test(tc, trace_reader_reads_both_headers_and_extensions);
+	tcase_add_test(tc, page_source_counts_and_measures);
+	tcase_add_test(tc, ledger_tracks_requests);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TL_MAIN(core_suite)

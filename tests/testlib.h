@@ -1,0 +1,34 @@
+/**
+ * @file testlib.h
+ * @brief Small helpers shared by the Check suites.
+ */
+#ifndef HL_TESTLIB_H
+#define HL_TESTLIB_H
+
+#include <check.h>
+#include <stdint.h>
+#include "heaplab.h"
+
+/** A heap of @p policy with @p conf; fails the test when it cannot be made. */
+hl_heap_t *tl_heap(const char *policy, const char *conf);
+/** A statistic by path; fails the test when the path does not exist. */
+double tl_stat(hl_heap_t *h, const char *path);
+/** Fails the test (printing the problems) unless hl_check finds nothing. */
+void tl_check_clean(hl_heap_t *h);
+/** True when @p name is a compiled-in policy. */
+int tl_has_policy(const char *name);
+/** Fills @p n bytes at @p p with a pattern derived from @p seed. */
+void tl_fill(void *p, size_t n, unsigned seed);
+/** True when the pattern of tl_fill(p, n, seed) is intact. */
+int tl_intact(const void *p, size_t n, unsigned seed);
+/** Runs @p s with CK_FORK and returns the number of failures. */
+int tl_run(Suite *s);
+/** Page size. */
+size_t tl_page(void);
+/** Path of a trace shipped in traces/ (uses $srcdir). */
+const char *tl_trace_path(const char *name, char *buf, size_t len);
+
+/** Standard main() for a suite built by @p make_suite. */
+#define TL_MAIN(make_suite) \
+	int main(void) { return tl_run(make_suite()) ? 1 : 0; }
+#endif
