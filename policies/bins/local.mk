@@ -1,0 +1,12 @@
+# Policy 'bins': its sources join the core library when configured in.
+if HL_POLICY_BINS
+libhlcore_la_SOURCES += policies/bins/bins.h policies/bins/bins.c \
+	policies/bins/bins_arena.c policies/bins/bins_sys.c \
+	policies/bins/bins_check.c policies/bins/bins_stats.c policies/bins/bins_dot.c
+
+check_PROGRAMS += tests/test_bins
+TESTS += tests/test_bins
+tests_test_bins_SOURCES = tests/test_bins.c tests/testlib.h tests/testlib.c
+tests_test_bins_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_bins_LDADD = libhlcore.la $(CHECK_LIBS)
+endif

@@ -1,0 +1,13 @@
+# Policy 'pools': its sources join the core library when configured in.
+if HL_POLICY_POOLS
+libhlcore_la_SOURCES += policies/pools/pools.h policies/pools/pools.c \
+	policies/pools/pools_arena.c policies/pools/pools_map.c \
+	policies/pools/pools_check.c policies/pools/pools_dot.c \
+	policies/pools/pools_stats.c
+
+check_PROGRAMS += tests/test_pools
+TESTS += tests/test_pools
+tests_test_pools_SOURCES = tests/test_pools.c tests/testlib.h tests/testlib.c
+tests_test_pools_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_pools_LDADD = libhlcore.la $(CHECK_LIBS)
+endif

@@ -1,0 +1,13 @@
+# Policy 'sharded': its sources join the core library when configured in.
+if HL_POLICY_SHARDED
+libhlcore_la_SOURCES += policies/sharded/sharded.h policies/sharded/sharded.c \
+	policies/sharded/sharded_page.c policies/sharded/sharded_segment.c \
+	policies/sharded/sharded_check.c policies/sharded/sharded_stats.c \
+	policies/sharded/sharded_dot.c
+
+check_PROGRAMS += tests/test_sharded
+TESTS += tests/test_sharded
+tests_test_sharded_SOURCES = tests/test_sharded.c tests/testlib.h tests/testlib.c
+tests_test_sharded_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_sharded_LDADD = libhlcore.la $(CHECK_LIBS)
+endif

@@ -1,0 +1,10 @@
+# Policy 'slab': its sources join the core library when configured in.
+if HL_POLICY_SLAB
+libhlcore_la_SOURCES += policies/slab/slab.h policies/slab/slab.c
+
+check_PROGRAMS += tests/test_slab
+TESTS += tests/test_slab
+tests_test_slab_SOURCES = tests/test_slab.c tests/testlib.h tests/testlib.c
+tests_test_slab_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_slab_LDADD = libhlcore.la $(CHECK_LIBS)
+endif
