@@ -63,13 +63,14 @@ static void ff_dot_heap(ff_state_t *st, hl_dot_t *d, uintptr_t *cut)
 	hl_dot_cluster_end(d);
 }
 
-/** Arrows from the list head through the elements in list order. */
+/** Arrows from the list head through the elements in list order,
+ *  numbered by position so LIFO and FIFO lists read at a glance. */
 static void ff_dot_list(ff_state_t *st, hl_dot_t *d, uintptr_t cut)
 {
 	char label[160], from[40] = "fflist", to[40], port[24];
 	int arrows = 0;
 
-	snprintf(label, sizeof label, "free list\\n%s order, %s fit\\n%zu blocks, %zu bytes",
+	snprintf(label, sizeof label, "free list (%s order, %s fit): %zu blocks, %zu bytes",
 		 ff_order_name(st->order), ff_fit_name(st->fit), st->nfree, st->free_bytes);
 	hl_dot_list_node(d, "fflist", label);
 	for (ff_block_t *x = st->head; x && ff_addr(x) < cut; x = ff_links(st, x)->next) {
@@ -80,7 +81,8 @@ static void ff_dot_list(ff_state_t *st, hl_dot_t *d, uintptr_t cut)
 			return;
 		}
 		snprintf(to, sizeof to, "ffheap:%s", ff_port(st, x, port, sizeof port));
-		hl_dot_edge(d, from, to, HL_EDGE_LIST, NULL);
+		snprintf(label, sizeof label, "%d", arrows + 1);
+		hl_dot_edge(d, from, to, HL_EDGE_LIST, label);
 		snprintf(from, sizeof from, "%s", to);
 		arrows++;
 	}
@@ -96,7 +98,7 @@ void ff_snapshot(void *state, hl_dot_t *d)
 	ff_dot_heap(st, d, &cut);
 	ff_dot_list(st, d, cut);
 	if (st->fit == FF_FIT_NEXT && st->rover && ff_addr(st->rover) < cut) {
-		hl_dot_list_node(d, "ffrover", "rover\\n(next fit starts here)");
+		hl_dot_list_node(d, "ffrover", "rover: next fit starts here");
 		snprintf(to, sizeof to, "ffheap:%s", ff_port(st, st->rover, port, sizeof port));
 		hl_dot_edge(d, "ffrover", to, HL_EDGE_NEXT, NULL);
 	}
