@@ -1,0 +1,488 @@
+/*
+ * pools: a model of CPython's pymalloc, the allocator under every Python
+ * object (CPython 3.12+, Objects/obmalloc.c).
+ *
+ * What it models
+ *   Requests of 1..512 bytes are rounded up to one of 32 size classes 16
+ *   bytes apart and served from 16 KiB pools, each pool holding blocks of a
+ *   single class behind a 48-byte header.  Pools are cut from 1 MiB arenas,
+ *   each arena a mapping of its own from the page source.  malloc pops the
+ *   first block of the first pool on usedpools[class]; free pushes the block
+ *   back on its pool's list.  A pool that fills leaves usedpools, one that
+ *   empties goes to its arena's freepools.  Arenas with free pools sit on
+ *   usable_arenas sorted by free-pool count, fewest first, so new pools are
+ *   carved from the busiest arena and lightly used arenas get a chance to
+ *   drain; an arena is unmapped only when every pool in it is free (and,
+ *   since bpo-37257, not when it is the last arena on usable_arenas, so a
+ *   loop cannot make one arena come and go on every iteration).
+ *   Larger requests and memalign beyond 16 go to the `fallback` policy, the
+ *   stand-in for glibc's malloc that CPython calls (PyMem_RawMalloc).  free
+ *   tells the two apart with a three-level radix tree over addresses.
+ *
+ * Overhead and alignment
+ *   Blocks carry no header: a pool's 48-byte header serves all its blocks
+ *   (0.3% of a 16 KiB pool), plus the tail of each pool too short for one
+ *   more block ("quantization"), plus the radix tree: a 256 KiB root, 256
+ *   KiB per mid node and 128 KiB per bottom node, reserved but touched only
+ *   where used.  Every block is 16-byte aligned.
+ *
+ * Complexity
+ *   malloc and free are O(1): a class index, a list pop or push, and on the
+ *   slow paths a constant amount of list surgery (nfp2lasta keeps
+ *   usable_arenas sorted without a search).  The routing test in free is
+ *   three dependent loads.
+ *
+ * Options (key: default)
+ *   arena_size: 1M     arena mapping size (256K reproduces CPython < 3.10)
+ *   pool_size:  16K    pool size (4K reproduces CPython < 3.10)
+ *   alignment:  16     class spacing; 8 reproduces the old 64-class ladder
+ *   fallback:   bins   policy for large and aligned requests
+ *                      (bins|firstfit|slab|sharded; when bins is not
+ *                      compiled in, the first of those that is)
+ *
+ * alignment:8
+ *   CPython on 32-bit (and before 3.8 everywhere) spaced classes 8 bytes
+ *   apart: 64 classes, 8, 16, 24, ... 512.  heaplab must return 16-byte
+ *   aligned pointers, so here alignment:8 changes the class ladder and the
+ *   rounding of requests (a 20-byte request is a 24-byte block, class 2)
+ *   but the stride between blocks of an odd class is rounded up to 16:
+ *   a 24-byte class packs blocks 32 bytes apart.  Classes whose size is a
+ *   multiple of 16 have exactly CPython's blocks per pool; the padding of
+ *   the others is reported as bytes lost to stride padding.
+ *
+ * Threads: why one lock is enough
+ *   pymalloc has no lock at all: every PyObject_Malloc/Free runs with the
+ *   GIL held, so one thread at a time touches usedpools and the arenas
+ *   (the allocator domain that may run without the GIL, PyMem_RawMalloc,
+ *   goes to libc, not to pymalloc; free-threaded builds swap pymalloc for
+ *   mimalloc instead of locking it).  heaplab has no GIL, so one spinlock
+ *   around the pool and arena structures plays its part: uncontended it
+ *   costs one atomic exchange and one store.  The fallback policy is called
+ *   outside that lock, as libc is thread-safe on its own.
+ *
+ * What it leaves out
+ *   Arenas are taken aligned to arena_size, so every arena holds all its
+ *   pools (CPython's page-aligned mmap usually costs a 16 KiB-pool arena one
+ *   pool, and its radix tree then marks two half slots); the map code keeps
+ *   the head/tail fields that case needs.  No debug hooks
+ *   (PYTHONMALLOC=debug), no Valgrind mode, no per-interpreter state.
+ */
+#include "config.h"
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include "pools.h"
+
+enum { PL_FB_BINS, PL_FB_FIRSTFIT, PL_FB_SLAB, PL_FB_SHARDED };
+static const char *const pl_fb_names[] = { "bins", "firstfit", "slab", "sharded" };
+
+static const hl_option_t pl_options[] = {
+	{ "arena_size", HL_OPT_SIZE, "1M", 64 << 10, 64 << 20, NULL,
+	  "bytes per arena mapping, a power of two (256K = CPython < 3.10)" },
+	{ "pool_size", HL_OPT_SIZE, "16K", 4 << 10, 256 << 10, NULL,
+	  "bytes per pool, a power of two (4K = CPython < 3.10)" },
+	{ "alignment", HL_OPT_ENUM, "16", 0, 0, "16|8",
+	  "size-class spacing: 16 (32 classes) or 8 (64 classes, stride kept 16)" },
+	{ "fallback", HL_OPT_ENUM, "bins", 0, 0, "bins|firstfit|slab|sharded",
+	  "policy serving requests above 512 bytes and memalign" },
+	{ NULL, 0, NULL, 0, 0, NULL, NULL },
+};
+
+/* ------------------------------------------------------------------ */
+/* the lock                                                            */
+
+static inline void pl_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* Contended: spin a little on a plain load, then let the holder run. */
+void pl_lock_slow(pl_state_t *s)
+{
+	for (unsigned spins = 0;; spins++) {
+		if (!__atomic_load_n(&s->lock, __ATOMIC_RELAXED) &&
+		    !__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE))
+			return;
+		if (spins < 64)
+			pl_cpu_relax();
+		else
+			sched_yield();
+	}
+}
+
+static inline void pl_count(uint64_t *c)
+{
+	__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+}
+
+/* ------------------------------------------------------------------ */
+/* set-up                                                              */
+
+/* Checks the geometry options; 0 or -1 after hl_set_error. */
+static int pl_geometry(pl_state_t *s, const hl_conf_t *conf)
+{
+	s->arena_size = hl_conf_size(conf, "arena_size");
+	s->pool_size = hl_conf_size(conf, "pool_size");
+	s->align_shift = hl_conf_enum(conf, "alignment") == 0 ? 4 : 3;
+	if (!hl_is_pow2(s->arena_size) || !hl_is_pow2(s->pool_size)) {
+		hl_set_error("pools: arena_size and pool_size must be powers of two");
+		return -1;
+	}
+	if (s->pool_size > s->arena_size || s->arena_size / s->pool_size > PL_MAX_POOLS) {
+		hl_set_error("pools: an arena must hold 1..%d pools", PL_MAX_POOLS);
+		return -1;
+	}
+	s->arena_bits = hl_log2(s->arena_size);
+	s->pool_bits = hl_log2(s->pool_size);
+	s->max_pools = (unsigned)(s->arena_size / s->pool_size);
+	s->nclasses = PL_THRESHOLD >> s->align_shift;
+	for (unsigned c = 0; c < s->nclasses; c++) {
+		s->stride[c] = (uint32_t)hl_align_up(pl_class_size(s, c), HL_ALIGN);
+		s->capacity[c] = (uint32_t)(s->pool_size - PL_POOL_OVERHEAD) / s->stride[c];
+	}
+	return 0;
+}
+
+/* Empty usedpools rings: each sentinel points at itself. */
+static void pl_init_lists(pl_state_t *s)
+{
+	for (unsigned c = 0; c < PL_MAX_CLASSES; c++) {
+		pl_pool_t *head = pl_used_head(s, c);
+		head->nextpool = head->prevpool = head;
+		head->szidx = c;
+	}
+}
+
+/* Which fallback: the one named, or bins, or the first compiled in. */
+static const hl_policy_t *pl_pick_fallback(const hl_conf_t *conf)
+{
+	int want = hl_conf_enum(conf, "fallback");
+	if (hl_conf_given(conf, "fallback"))
+		return hl_policy_find(pl_fb_names[want]);
+	for (size_t i = 0; i < sizeof pl_fb_names / sizeof *pl_fb_names; i++) {
+		const hl_policy_t *p = hl_policy_find(pl_fb_names[i]);
+		if (p && !strcmp(p->name, pl_fb_names[i]))
+			return p;
+	}
+	return NULL;
+}
+
+static int pl_fallback_init(pl_state_t *s, hl_heap_t *h, const hl_conf_t *conf)
+{
+	s->fb = pl_pick_fallback(conf);
+	if (!s->fb) {
+		hl_set_error("pools: fallback policy is not compiled in (need one of "
+			     "bins, firstfit, slab, sharded)");
+		return -1;
+	}
+	hl_conf_t fconf;
+	char err[256];
+	if (hl_conf_parse(&fconf, s->fb->options, "", err, sizeof err) != 0) {
+		hl_set_error("pools: fallback %s: %s", s->fb->name, err);
+		return -1;
+	}
+	s->fbst = s->fb->init(h, &fconf);
+	return s->fbst ? 0 : -1;
+}
+
+static void *pools_init(hl_heap_t *h, const hl_conf_t *conf)
+{
+	hl_os_t *os = hl_heap_os(h);
+	pl_state_t *s = hl_os_reserve_meta(os, hl_align_up(sizeof *s, hl_os_page(os)));
+	if (!s) {
+		hl_set_error("pools: out of memory for the policy state");
+		return NULL;
+	}
+	s->heap = h;
+	s->os = os;
+	s->debug = hl_heap_debug(h);
+	if (pl_geometry(s, conf) != 0 || pl_map_init(s) != 0)
+		return NULL;
+	if (pl_view_init(s) != 0) {
+		hl_set_error("pools: out of memory for the snapshot scratch");
+		return NULL;
+	}
+	pl_init_lists(s);
+	hl_meta_init(&s->tls_pool, os, sizeof(pl_tls_t));
+	if (pl_fallback_init(s, h, conf) != 0)
+		return NULL;
+	return s;
+}
+
+static void pools_destroy(void *st)
+{
+	pl_state_t *s = st;
+	if (s->fb->destroy)
+		s->fb->destroy(s->fbst);
+}
+
+/* ------------------------------------------------------------------ */
+/* the fallback's view of a thread                                     */
+
+hl_thread_t *pl_shadow(pl_state_t *s, hl_thread_t *t)
+{
+	pl_tls_t *tls = t->policy_tls;
+	if (HL_LIKELY(tls != NULL))
+		return &tls->shadow;
+	tls = hl_meta_alloc(&s->tls_pool);
+	if (!tls)
+		return NULL;
+	tls->shadow.index = t->index;
+	t->policy_tls = tls;
+	return &tls->shadow;
+}
+
+static void *pl_fb_malloc(pl_state_t *s, hl_thread_t *t, size_t n)
+{
+	hl_thread_t *sh = pl_shadow(s, t);
+	if (!sh) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pl_count(&s->counts.fallback_mallocs);
+	return s->fb->malloc(s->fbst, sh, n);
+}
+
+static void pl_fb_free(pl_state_t *s, hl_thread_t *t, void *p)
+{
+	hl_thread_t *sh = pl_shadow(s, t);
+	if (!sh)
+		hl_fatal("pools", "no memory for the fallback's thread record", p);
+	pl_count(&s->counts.fallback_frees);
+	s->fb->free(s->fbst, sh, p);
+}
+
+static void pools_thread_exit(void *st, hl_thread_t *t)
+{
+	pl_state_t *s = st;
+	pl_tls_t *tls = t->policy_tls;
+	if (!tls)
+		return;
+	if (s->fb->thread_exit)
+		s->fb->thread_exit(s->fbst, &tls->shadow);
+	t->policy_tls = NULL;
+	hl_meta_free(&s->tls_pool, tls);
+}
+
+/* ------------------------------------------------------------------ */
+/* malloc and free                                                     */
+
+/* Takes one block of class @p c (lock held): pymalloc_alloc. */
+static inline void *pl_pop(pl_state_t *s, unsigned c)
+{
+	pl_pool_t *pool = pl_used_head(s, c)->nextpool;
+	if (HL_UNLIKELY(pool == pl_used_head(s, c)))
+		return pl_alloc_from_new_pool(s, c);
+	void *bp = pool->freeblock;
+	void *next = *(void **)bp;
+	if (HL_UNLIKELY(((uintptr_t)next ^ (uintptr_t)pool) >= s->pool_size && next))
+		hl_fatal("pools", "free list smashed", bp);
+	pool->ref.count++;
+	pool->freeblock = next;
+	if (HL_UNLIKELY(next == NULL))
+		pl_pool_extend(s, pool);
+	return bp;
+}
+
+static void *pools_malloc(void *st, hl_thread_t *t, size_t n)
+{
+	pl_state_t *s = st;
+	if (HL_UNLIKELY(n > PL_THRESHOLD))
+		return pl_fb_malloc(s, t, n);
+	pl_lock(s);
+	void *p = pl_pop(s, pl_class_of(s, n));
+	s->small_mallocs += p != NULL;
+	pl_unlock(s);
+	if (HL_UNLIKELY(!p))
+		errno = ENOMEM;
+	return p;
+}
+
+/* Slow, thorough validation of a block about to be freed (debug heaps). */
+static void pl_free_deep_check(pl_state_t *s, pl_pool_t *pool, void *p)
+{
+	uintptr_t off = (uintptr_t)p - (uintptr_t)pool - PL_POOL_OVERHEAD;
+	if (pool->szidx >= s->nclasses || off % s->stride[pool->szidx])
+		hl_fatal("pools", "free of a pointer inside a block", p);
+	size_t hops = 0;
+	for (void *b = pool->freeblock; b; b = *(void **)b)
+		if (b == p || ++hops > s->capacity[pool->szidx])
+			hl_fatal("pools", b == p ? "double free" : "free list smashed", p);
+}
+
+/* Cheap checks kept on every free: the block lies in a carved, non-empty
+ * pool, between the header and the never-used part, and is not the block
+ * freed last. */
+static inline void pl_free_check(pl_state_t *s, pl_pool_t *pool, void *p)
+{
+	uintptr_t off = (uintptr_t)p - (uintptr_t)pool;
+	if (HL_UNLIKELY(off < PL_POOL_OVERHEAD || off >= pool->nextoffset))
+		hl_fatal("pools", "free of a pointer pymalloc did not hand out", p);
+	if (HL_UNLIKELY(pool->ref.count == 0))
+		hl_fatal("pools", "double free (its pool is already empty)", p);
+	if (HL_UNLIKELY(p == pool->freeblock))
+		hl_fatal("pools", "double free", p);
+	if (HL_UNLIKELY(s->debug))
+		pl_free_deep_check(s, pool, p);
+}
+
+/* Returns a block to its pool (lock held): pymalloc_free. */
+static inline void pl_push(pl_state_t *s, void *p)
+{
+	pl_pool_t *pool = pl_pool_of(s, p);
+	pl_free_check(s, pool, p);
+	void *lastfree = pool->freeblock;
+	*(void **)p = lastfree;
+	pool->freeblock = p;
+	pool->ref.count--;
+	if (HL_UNLIKELY(lastfree == NULL))
+		pl_insert_to_usedpool(s, pool);      /* it was full */
+	else if (HL_UNLIKELY(pool->ref.count == 0))
+		pl_insert_to_freepool(s, pool);      /* it is empty now */
+}
+
+static void pools_free(void *st, hl_thread_t *t, void *p)
+{
+	pl_state_t *s = st;
+	if (HL_UNLIKELY(!pl_map_is_used(s, p))) {
+		pl_fb_free(s, t, p);
+		return;
+	}
+	pl_lock(s);
+	pl_push(s, p);
+	s->small_frees++;
+	pl_unlock(s);
+}
+
+/* ------------------------------------------------------------------ */
+/* realloc, memalign, sizes                                            */
+
+/* A fallback block stays with the fallback whatever its new size (CPython
+ * cannot know how many bytes of a libc block are valid, so it never adopts
+ * one); without a realloc of its own the fallback block is moved by hand. */
+static void *pl_fb_realloc(pl_state_t *s, hl_thread_t *t, void *p, size_t n)
+{
+	hl_thread_t *sh = pl_shadow(s, t);
+	if (!sh) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (s->fb->realloc)
+		return s->fb->realloc(s->fbst, sh, p, n);
+	size_t old = s->fb->usable_size(s->fbst, p);
+	void *q = pl_fb_malloc(s, t, n);
+	if (q) {
+		memcpy(q, p, old < n ? old : n);
+		pl_fb_free(s, t, p);
+	}
+	return q;
+}
+
+/* pymalloc_realloc: a pool block stays put when it grows within its class
+ * or shrinks by less than a quarter; otherwise it moves. */
+static void *pools_realloc(void *st, hl_thread_t *t, void *p, size_t n)
+{
+	pl_state_t *s = st;
+	if (!pl_map_is_used(s, p))
+		return pl_fb_realloc(s, t, p, n);
+	size_t size = pl_class_size(s, pl_pool_of(s, p)->szidx);
+	if (n <= size) {
+		if (4 * n > 3 * size)
+			return p;
+		size = n;
+	}
+	void *q = pools_malloc(s, t, n);
+	if (q) {
+		memcpy(q, p, size);
+		pools_free(s, t, p);
+	}
+	return q;
+}
+
+static void *pools_memalign(void *st, hl_thread_t *t, size_t align, size_t n)
+{
+	pl_state_t *s = st;
+	hl_thread_t *sh = pl_shadow(s, t);
+	if (!sh) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pl_count(&s->counts.fallback_mallocs);
+	return s->fb->memalign(s->fbst, sh, align, n);
+}
+
+static size_t pools_usable_size(void *st, const void *p)
+{
+	pl_state_t *s = st;
+	if (!pl_map_is_used(s, p))
+		return s->fb->usable_size(s->fbst, p);
+	return pl_class_size(s, pl_pool_of(s, p)->szidx);
+}
+
+static bool pools_owns(void *st, const void *p)
+{
+	pl_state_t *s = st;
+	return pl_map_is_used(s, p) || s->fb->owns(s->fbst, p);
+}
+
+/* pymalloc gives arenas back as they empty; only the fallback can trim. */
+static size_t pools_trim(void *st, size_t pad)
+{
+	pl_state_t *s = st;
+	return s->fb->trim ? s->fb->trim(s->fbst, pad) : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* fork                                                                */
+
+static void pools_fork_prepare(void *st)
+{
+	pl_state_t *s = st;
+	pl_lock(s);
+	if (s->fb->fork_prepare)
+		s->fb->fork_prepare(s->fbst);
+}
+
+static void pools_fork_parent(void *st)
+{
+	pl_state_t *s = st;
+	if (s->fb->fork_parent)
+		s->fb->fork_parent(s->fbst);
+	pl_unlock(s);
+}
+
+static void pools_fork_child(void *st)
+{
+	pl_state_t *s = st;
+	if (s->fb->fork_child)
+		s->fb->fork_child(s->fbst);
+	hl_meta_fork_child(&s->tls_pool);
+	pthread_mutex_init(&s->view_lock, NULL);
+	__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
+}
+
+const hl_policy_t hl_policy_pools = {
+	.name = "pools",
+	.summary = "CPython's pymalloc: 512-byte threshold, pools in arenas, most-used arena first",
+	.options = pl_options,
+	.init = pools_init,
+	.destroy = pools_destroy,
+	.malloc = pools_malloc,
+	.free = pools_free,
+	.realloc = pools_realloc,
+	.memalign = pools_memalign,
+	.usable_size = pools_usable_size,
+	.owns = pools_owns,
+	.trim = pools_trim,
+	.reset = NULL,
+	.stats = pools_stats,
+	.snapshot = pools_snapshot,
+	.check = pools_check,
+	.walk = pools_walk,
+	.thread_exit = pools_thread_exit,
+	.fork_prepare = pools_fork_prepare,
+	.fork_parent = pools_fork_parent,
+	.fork_child = pools_fork_child,
+};

@@ -1,0 +1,270 @@
+/**
+ * @file pools.h
+ * @brief Policy `pools`: a working model of CPython's pymalloc (3.12+,
+ *        Objects/obmalloc.c and Include/internal/pycore_obmalloc.h).
+ *
+ * Glossary
+ *   block      the unit handed to the program; every block of a pool has the
+ *              size of that pool's class.
+ *   class      a size class: request n (1..512) belongs to class
+ *              (n - 1) >> align_shift; class i serves (i + 1) << align_shift
+ *              bytes.  32 classes 16 bytes apart by default.
+ *   pool       pool_size bytes (16 KiB) inside an arena, holding blocks of one
+ *              class after a 48-byte header (pl_pool_t).
+ *   arena      arena_size bytes (1 MiB) with a page-source mapping of its own,
+ *              cut into pools; described by a pl_arena_t in `allarenas`.
+ *   usedpools  per class, the ring of pools that have both live and free
+ *              blocks: the only place malloc looks first.
+ *   freepools  per arena, the singly linked pools that are wholly free.
+ *   usable_arenas  arenas with at least one free pool, sorted by nfreepools
+ *              ascending: the most used arena is carved first.
+ *   nfp2lasta  nfp2lasta[k] = the last arena on usable_arenas with k free
+ *              pools (NULL when none), so re-sorting is O(1).
+ *   arena map  a three-level radix tree over addresses saying in O(1) whether
+ *              an address lies inside one of our arenas (free's routing test).
+ *   fallback   the second policy instance serving requests above 512 bytes and
+ *              memalign beyond 16 (glibc's malloc in CPython).
+ *
+ *   program ──► pools_malloc(n)
+ *                 │ n > 512 or memalign ──────────────────► fallback policy
+ *                 ▼                                          (bins, ...)
+ *   usedpools[class] ─► pool ⇄ pool ⇄ ...   (partly used; malloc pops
+ *                 │                            pool->freeblock)
+ *                 │ ring empty
+ *                 ▼
+ *   usable_arenas ─► arena(nfree 1) ⇄ arena(nfree 7) ⇄ arena(nfree 64)
+ *                 │ head arena: take freepools, else carve at pool_address
+ *                 ▼ none
+ *   new arena ◄── page source (hl_os_reserve arena_size)
+ *
+ *   one arena (1 MiB = 64 pools):
+ *   ┌────────┬────────┬────────┬────────┬─────┬──────────────────────────┐
+ *   │ pool 0 │ pool 1 │ pool 2 │ pool 3 │ ... │ never carved (pool_addr→)│
+ *   │ c1 full│ c3 used│ free   │ c1 used│     │                          │
+ *   └────────┴────────┴────────┴────────┴─────┴──────────────────────────┘
+ *   one pool (16 KiB, class of 32 bytes):
+ *   ┌ header 48 ┬ blk ┬ blk ┬ blk ┬ ... ┬ blk ├ never used ┬ tail < 32 ┐
+ *   │count,free │live │free │live │     │live │            │ (lost)    │
+ *   └───────────┴─────┴──▲──┴─────┴─────┴─────┴▲───────────┴───────────┘
+ *             freeblock ─┘        nextoffset ──┘
+ *
+ * Pool states (a state machine, as in CPython):
+ *   used  ─(last block taken)→ full ─(one freed)→ used (front of usedpools)
+ *   used  ─(last block freed)→ empty (front of its arena's freepools)
+ *   empty ─(malloc of any class)→ used
+ *
+ * Invariants (checked by pools_check):
+ *   I1  for every carved pool P: P.count + |P.freeblock list|
+ *         + untouched(P) = capacity(P.szidx)   (untouched = blocks at or
+ *         after nextoffset), empty pools excepted (count == 0).
+ *   I2  P on usedpools[c]  <=>  0 < P.count < capacity(c) and P.szidx = c;
+ *       P full  <=>  P.count = capacity and P.freeblock = NULL and no
+ *       untouched blocks.
+ *   I3  A.nfreepools = |A.freepools| + (never-carved pools of A).
+ *   I4  A on usable_arenas  <=>  A.nfreepools > 0;
+ *       usable_arenas[i].nfreepools <= usable_arenas[i+1].nfreepools.
+ *   I5  nfp2lasta[k] = last arena on usable_arenas with nfreepools = k.
+ *   I6  arena map marks exactly the associated arenas' addresses.
+ *   I7  narenas_currently_allocated = |{A : A.address != 0}|.
+ *
+ * Locking: one spinlock (pl_state_t.lock) guards everything below marked
+ * "lock"; it stands in for CPython's GIL (see pools.c).  Geometry fields are
+ * written once in init and read without the lock.  The arena map is read
+ * without the lock (atomic loads), written under it.
+ */
+#ifndef HL_POOLS_H
+#define HL_POOLS_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include "policy.h"
+#include "os.h"
+#include "meta.h"
+#include "bits.h"
+
+/* ---- tunable settings and limits (CPython's values are the defaults) ---- */
+enum {
+	PL_THRESHOLD = 512,        /**< SMALL_REQUEST_THRESHOLD: largest pooled request */
+	PL_MAX_CLASSES = 64,       /**< 512 / 8 with alignment:8 */
+	PL_MAX_POOLS = 1024,       /**< most pools an arena may hold (option check) */
+	PL_ARENA_OBJECTS0 = 16,    /**< INITIAL_ARENA_OBJECTS: first size of allarenas */
+	PL_ADDRESS_BITS = 64,      /**< radix tree covers whole pointers (IGNORE_BITS 0) */
+};
+
+/** Pool header: the first bytes of every carved pool (CPython's layout). */
+typedef struct pl_pool {
+	union {
+		void *pad;                /**< keeps the header layout of CPython */
+		uint32_t count;           /**< live blocks (lock) */
+	} ref;
+	void *freeblock;             /**< first freed block, NULL when none (lock) */
+	struct pl_pool *nextpool;    /**< usedpools ring / freepools list (lock) */
+	struct pl_pool *prevpool;    /**< usedpools ring only (lock) */
+	uint32_t arenaindex;         /**< index of its arena in allarenas (set once) */
+	uint32_t szidx;              /**< class index; PL_NO_CLASS before first use (lock) */
+	uint32_t nextoffset;         /**< byte offset of the next never-used block (lock) */
+	uint32_t maxnextoffset;      /**< largest offset a block may start at (lock) */
+} pl_pool_t;
+
+/** POOL_OVERHEAD: the header rounded up to the block alignment (48). */
+#define PL_POOL_OVERHEAD ((uint32_t)((sizeof(pl_pool_t) + 15) & ~(size_t)15))
+#define PL_NO_CLASS 0xffffu
+_Static_assert(sizeof(pl_pool_t) == 48, "pool header is CPython's 48 bytes");
+
+/** One arena's descriptor (CPython's arena_object). */
+typedef struct pl_arena {
+	uintptr_t address;           /**< base of the mapping; 0 = unassociated (lock) */
+	char *pool_address;          /**< next never-carved pool (lock) */
+	uint32_t nfreepools;         /**< free + never-carved pools (lock) */
+	uint32_t ntotalpools;        /**< pools that fit after pool alignment (lock) */
+	pl_pool_t *freepools;        /**< wholly free pools, via nextpool (lock) */
+	struct pl_arena *nextarena;  /**< usable_arenas or unused list (lock) */
+	struct pl_arena *prevarena;  /**< usable_arenas only (lock) */
+} pl_arena_t;
+
+/** Radix-tree leaf entry: which part of an arena-sized slot is ours.  For
+ *  an arena-aligned arena tail_hi = -1 and tail_lo = 0 (whole slot). */
+typedef struct pl_cover {
+	int32_t tail_hi;             /**< offset where an arena starting here begins */
+	int32_t tail_lo;             /**< offset where an arena from below ends */
+} pl_cover_t;
+
+/** Per-thread record in t->policy_tls: the fallback's view of the thread. */
+typedef struct pl_tls {
+	hl_thread_t shadow;          /**< passed to the fallback; its policy_tls is
+					  the fallback's own word (owning thread) */
+} pl_tls_t;
+
+/** Counters of the fallback's traffic, kept outside the lock (relaxed
+ *  atomics: the fallback is called without it). */
+typedef struct pl_counts {
+	uint64_t fallback_mallocs;   /**< requests (and memaligns) sent to the fallback */
+	uint64_t fallback_frees;
+} pl_counts_t;
+
+typedef struct pl_state {
+	int lock;                    /**< the spinlock standing in for the GIL */
+	bool debug;                  /**< full checks on free (hl_heap_debug) */
+	hl_heap_t *heap;             /**< owner (set once) */
+	hl_os_t *os;                 /**< page source (set once) */
+
+	/* geometry (set once in init) */
+	size_t arena_size, pool_size;
+	unsigned arena_bits, pool_bits;
+	unsigned align_shift;        /**< 4 (16-byte classes) or 3 (alignment:8) */
+	unsigned nclasses;           /**< 512 >> align_shift */
+	unsigned max_pools;          /**< arena_size / pool_size */
+	uint32_t stride[PL_MAX_CLASSES];   /**< bytes between blocks of a class */
+	uint32_t capacity[PL_MAX_CLASSES]; /**< blocks per pool of a class */
+
+	/* radix tree (root set once; nodes added under lock, read lock-free) */
+	unsigned map_top_bits, map_mid_bits, map_bot_bits;
+	void **map_root;             /**< [1 << top] -> mid node [1 << mid] -> bot */
+	size_t map_mid_nodes, map_bot_nodes;
+
+	/* pools and arenas (lock) */
+	pl_pool_t usedpools[PL_MAX_CLASSES]; /**< ring sentinels, one per class */
+	pl_arena_t *allarenas;       /**< maxarenas descriptors (meta region) */
+	uint32_t maxarenas;
+	pl_arena_t *unused_arena_objects;
+	pl_arena_t *usable_arenas;
+	pl_arena_t *nfp2lasta[PL_MAX_POOLS + 1];
+	uint64_t narenas_currently_allocated;
+	uint64_t ntimes_arena_allocated;
+	uint64_t narenas_highwater;
+	uint64_t small_mallocs;      /**< requests served by pools (lock) */
+	uint64_t small_frees;        /**< blocks given back to pools (lock) */
+
+	pl_counts_t counts;          /**< relaxed atomics */
+
+	/* the fallback policy instance (set once) */
+	const hl_policy_t *fb;
+	void *fbst;
+	hl_meta_pool_t tls_pool;     /**< pl_tls_t records */
+
+	/* snapshot scratch (pools_dot.c) */
+	pthread_mutex_t view_lock;   /**< serialises snapshots */
+	struct pl_view *view;        /**< copy of the structures being drawn */
+} pl_state_t;
+
+extern const hl_policy_t hl_policy_pools;
+
+/* ---- accessors ---- */
+static inline uint32_t pl_class_size(const pl_state_t *s, unsigned c)
+{
+	return (uint32_t)(c + 1) << s->align_shift;
+}
+static inline unsigned pl_class_of(const pl_state_t *s, size_t n)
+{
+	return (unsigned)((n - 1) >> s->align_shift);
+}
+static inline pl_pool_t *pl_pool_of(const pl_state_t *s, const void *p)
+{
+	return (pl_pool_t *)((uintptr_t)p & ~(uintptr_t)(s->pool_size - 1));
+}
+static inline pl_arena_t *pl_arena_of_pool(const pl_state_t *s, const pl_pool_t *pool)
+{
+	return &s->allarenas[pool->arenaindex];
+}
+static inline pl_pool_t *pl_used_head(pl_state_t *s, unsigned c)
+{
+	return &s->usedpools[c];
+}
+/** Blocks never handed out yet at the end of a carved pool. */
+static inline uint32_t pl_untouched(const pl_state_t *s, const pl_pool_t *pool)
+{
+	if (pool->nextoffset > pool->maxnextoffset)
+		return 0;
+	return (pool->maxnextoffset - pool->nextoffset) / s->stride[pool->szidx] + 1;
+}
+
+/* ---- the lock ---- */
+void pl_lock_slow(pl_state_t *s);
+static inline void pl_lock(pl_state_t *s)
+{
+	if (HL_UNLIKELY(__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE)))
+		pl_lock_slow(s);
+}
+static inline void pl_unlock(pl_state_t *s)
+{
+	__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
+}
+
+/* ---- arena map (pools_map.c) ---- */
+int pl_map_init(pl_state_t *s);
+/** Marks [base, base + arena_size) as ours (used) or not; -1 without memory. */
+int pl_map_mark(pl_state_t *s, uintptr_t base, bool used);
+/** True when @p p lies in one of our arenas.  Lock-free. */
+bool pl_map_is_used(const pl_state_t *s, const void *p);
+/** Bytes of the map's root, mid and bottom nodes. */
+size_t pl_map_root_bytes(const pl_state_t *s);
+size_t pl_map_mid_bytes(const pl_state_t *s);
+size_t pl_map_bot_bytes(const pl_state_t *s);
+
+/* ---- arenas and pools (pools_arena.c), all under the lock ---- */
+void *pl_alloc_from_new_pool(pl_state_t *s, unsigned c);
+void pl_pool_extend(pl_state_t *s, pl_pool_t *pool);
+void pl_insert_to_usedpool(pl_state_t *s, pl_pool_t *pool);
+void pl_insert_to_freepool(pl_state_t *s, pl_pool_t *pool);
+/** True when @p pool of arena @p a has been carved (has a header). */
+static inline bool pl_pool_is_carved(const pl_arena_t *a, const pl_pool_t *pool)
+{
+	return (const char *)pool < a->pool_address;
+}
+
+/* ---- fallback thread view (pools.c) ---- */
+hl_thread_t *pl_shadow(pl_state_t *s, hl_thread_t *t);
+
+/* ---- looking inside (pools_check.c, pools_dot.c, pools_stats.c) ---- */
+int pools_check(void *st, hl_report_t *r);
+int pools_walk(void *st, hl_walk_fn fn, void *arg);
+void pools_snapshot(void *st, hl_dot_t *d);
+/** Reserves the snapshot scratch; 0 or -1. */
+int pl_view_init(pl_state_t *s);
+void pools_stats(void *st, hl_statw_t *w);
+/** Marks the free blocks of @p pool in @p bits (one bit per block index);
+ *  returns how many, or -1 when the list leaves the pool or loops. */
+int pl_free_bitmap(const pl_state_t *s, const pl_pool_t *pool, uint64_t *bits, size_t nwords);
+/** Marks each pool of @p a that is on its freepools list. */
+int pl_freepool_bitmap(const pl_state_t *s, const pl_arena_t *a, uint64_t *bits, size_t nwords);
+#endif

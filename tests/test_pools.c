@@ -1,0 +1,532 @@
+/* Check suite of the `pools` policy (CPython's pymalloc).  Expected values
+ * are derived from the model's facts: 512-byte threshold, classes
+ * (n - 1) / alignment, a 48-byte pool header, capacity
+ * (pool_size - 48) / stride, arena_size / pool_size pools per arena. */
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "testlib.h"
+
+enum { HEADER = 48, THRESHOLD = 512 };
+
+static size_t per_pool(size_t pool, size_t stride) { return (pool - HEADER) / stride; }
+
+static double pstat(hl_heap_t *h, const char *path)
+{
+	char full[200];
+	snprintf(full, sizeof full, "policy_stats.%s", path);
+	return tl_stat(h, full);
+}
+
+static double class_stat(hl_heap_t *h, size_t cls, const char *key)
+{
+	char path[96];
+	snprintf(path, sizeof path, "classes.%zu.%s", cls, key);
+	return pstat(h, path);
+}
+
+/* ------------------------------------------------------------------ */
+
+START_TEST(threshold_512_pool_513_fallback)
+{
+	hl_heap_t *h = tl_heap("pools", NULL);
+	size_t top = (THRESHOLD - 1) / 16;          /* class of 512 bytes */
+	void *p = hl_malloc(h, THRESHOLD);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(hl_usable_size(h, p), THRESHOLD);
+	ck_assert_int_eq(class_stat(h, top, "blocks_in_use"), 1);
+	ck_assert_int_eq(pstat(h, "small_mallocs"), 1);
+	ck_assert_int_eq(pstat(h, "fallback_mallocs"), 0);
+	void *q = hl_malloc(h, THRESHOLD + 1);
+	ck_assert_ptr_nonnull(q);
+	ck_assert_int_eq(class_stat(h, top, "blocks_in_use"), 1);
+	ck_assert_int_eq(pstat(h, "small_mallocs"), 1);
+	ck_assert_int_eq(pstat(h, "fallback_mallocs"), 1);
+	ck_assert_int_eq(pstat(h, "arenas_allocated_current"), 1);
+	tl_check_clean(h);
+	hl_free(h, q);
+	ck_assert_int_eq(pstat(h, "fallback_frees"), 1);
+	hl_free(h, p);
+	ck_assert_int_eq(pstat(h, "small_frees"), 1);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(classes_16_bytes_apart)
+{
+	hl_heap_t *h = tl_heap("pools", NULL);
+	ck_assert_int_eq(pstat(h, "size_classes"), THRESHOLD / 16);
+	ck_assert_int_eq(pstat(h, "pools_per_arena"), (1 << 20) / (16 << 10));
+	ck_assert_int_eq(pstat(h, "pool_header_bytes"), HEADER);
+	for (size_t n = 1; n <= THRESHOLD; n++) {
+		void *p = hl_malloc(h, n);
+		ck_assert_uint_eq((uintptr_t)p % 16, 0);
+		ck_assert_uint_eq(hl_usable_size(h, p), (n + 15) / 16 * 16);
+		ck_assert_int_eq(class_stat(h, (n - 1) / 16, "blocks_in_use"), 1);
+		hl_free(h, p);
+	}
+	ck_assert_int_eq(class_stat(h, 1, "blocks_per_pool"), per_pool(16 << 10, 32));
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* placement, not count                                                */
+
+enum { MILLION = 1000000 };
+
+static size_t fill_million(hl_heap_t *h, void **v)
+{
+	for (size_t i = 0; i < MILLION; i++) {
+		v[i] = hl_malloc(h, 32);
+		ck_assert_ptr_nonnull(v[i]);
+	}
+	size_t per_arena = 64 * per_pool(16 << 10, 32);
+	size_t arenas = (MILLION + per_arena - 1) / per_arena;
+	ck_assert_int_eq(pstat(h, "arenas_allocated_current"), arenas);
+	return arenas;
+}
+
+START_TEST(every_10000th_pins_every_arena)
+{
+	hl_heap_t *h = tl_heap("pools", "ledger:off,debug:off");
+	void **v = malloc(MILLION * sizeof *v);
+	size_t arenas = fill_million(h, v);
+	for (size_t i = 0; i < MILLION; i++)
+		if (i % 10000)
+			hl_free(h, v[i]);
+	/* an arena holds 32640 blocks, more than 10,000: each keeps a survivor */
+	ck_assert_int_eq(pstat(h, "arenas_allocated_current"), arenas);
+	ck_assert_int_eq(pstat(h, "arenas_reclaimed"), 0);
+	ck_assert_int_eq(pstat(h, "classes.1.blocks_in_use"), MILLION / 10000);
+	tl_check_clean(h);
+	free(v);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(first_100_let_arenas_go)
+{
+	hl_heap_t *h = tl_heap("pools", "ledger:off,debug:off");
+	void **v = malloc(MILLION * sizeof *v);
+	size_t arenas = fill_million(h, v);
+	for (size_t i = 100; i < MILLION; i++)
+		hl_free(h, v[i]);
+	/* The 100 survivors share the first pool, so arena 0 keeps 63 free
+	 * pools and, sorted last, sits behind every arena that empties later:
+	 * none of those is the last usable arena, so each one is returned
+	 * (the bpo-37257 exception never applies). */
+	ck_assert_int_eq(pstat(h, "arenas_allocated_current"), 1);
+	ck_assert_int_eq(pstat(h, "arenas_reclaimed"), arenas - 1);
+	ck_assert_int_eq(pstat(h, "arenas_highwater"), arenas);
+	tl_check_clean(h);
+	free(v);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* usable_arenas order                                                 */
+
+/* 64 KiB arenas of 16 pools of 4 KiB; 512-byte blocks, 7 per pool. */
+#define SMALL_GEOM "arena_size:64K,pool_size:4K,ledger:off,debug:off"
+enum { NPOOLS = 16, PERPOOL = (4096 - HEADER) / 512, NARENAS = 3 };
+
+static void *blk[NARENAS][NPOOLS][PERPOOL];
+
+static void fill_arenas(hl_heap_t *h)
+{
+	for (int a = 0; a < NARENAS; a++)
+		for (int p = 0; p < NPOOLS; p++)
+			for (int b = 0; b < PERPOOL; b++)
+				blk[a][p][b] = hl_malloc(h, 512);
+	ck_assert_int_eq(pstat(h, "arenas_allocated_current"), NARENAS);
+	ck_assert_int_eq(pstat(h, "usable_arenas_count"), 0);   /* all full */
+}
+
+static void empty_pools(hl_heap_t *h, int a, int from, int n)
+{
+	for (int p = from; p < from + n; p++)
+		for (int b = 0; b < PERPOOL; b++) {
+			hl_free(h, blk[a][p][b]);
+			blk[a][p][b] = NULL;
+		}
+}
+
+static void expect_order(hl_heap_t *h, const int *arena, const int *nfree, int n)
+{
+	ck_assert_int_eq(pstat(h, "usable_arenas_count"), n);
+	for (int i = 0; i < n; i++) {
+		char path[64];
+		snprintf(path, sizeof path, "usable_arenas.%d.arena", i);
+		ck_assert_int_eq(pstat(h, path), arena[i]);
+		snprintf(path, sizeof path, "usable_arenas.%d.nfreepools", i);
+		ck_assert_int_eq(pstat(h, path), nfree[i]);
+	}
+}
+
+static int arena_of(void *p)
+{
+	for (int a = 0; a < NARENAS; a++) {
+		uintptr_t base = (uintptr_t)blk[a][0][0] & ~(uintptr_t)(64 * 1024 - 1);
+		if ((uintptr_t)p - base < 64 * 1024)
+			return a;
+	}
+	return -1;
+}
+
+START_TEST(usable_arenas_most_used_first)
+{
+	hl_heap_t *h = tl_heap("pools", SMALL_GEOM);
+	fill_arenas(h);
+	empty_pools(h, 0, 0, 5);
+	empty_pools(h, 1, 3, 2);
+	empty_pools(h, 2, 4, 9);
+	expect_order(h, (int[]){ 1, 0, 2 }, (int[]){ 2, 5, 9 }, 3);
+	tl_check_clean(h);
+	/* a pool of a new class comes from the head: arena 1, the fullest */
+	void *q = hl_malloc(h, 16);
+	ck_assert_int_eq(arena_of(q), 1);
+	expect_order(h, (int[]){ 1, 0, 2 }, (int[]){ 1, 5, 9 }, 3);
+	/* arena 0 overtakes arena 2 in emptiness: it slides right */
+	empty_pools(h, 0, 5, 6);
+	expect_order(h, (int[]){ 1, 2, 0 }, (int[]){ 1, 9, 11 }, 3);
+	/* one block back in a full pool does not change the arena's count */
+	hl_free(h, blk[2][0][0]);
+	blk[2][0][0] = NULL;
+	expect_order(h, (int[]){ 1, 2, 0 }, (int[]){ 1, 9, 11 }, 3);
+	tl_check_clean(h);
+	hl_free(h, q);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(arena_returned_only_when_all_pools_free)
+{
+	hl_heap_t *h = tl_heap("pools", SMALL_GEOM);
+	fill_arenas(h);
+	empty_pools(h, 0, 0, NPOOLS - 1);
+	for (int b = 0; b < PERPOOL - 1; b++)
+		hl_free(h, blk[0][NPOOLS - 1][b]);
+	ck_assert_int_eq(pstat(h, "arenas_reclaimed"), 0);     /* one block pins it */
+	double reserved = tl_stat(h, "reserved_bytes");
+	hl_free(h, blk[0][NPOOLS - 1][PERPOOL - 1]);
+	/* arena 0 is wholly free and another arena is usable after it?  No: it
+	 * is the only usable arena, so it is kept (bpo-37257) */
+	ck_assert_int_eq(pstat(h, "arenas_reclaimed"), 0);
+	empty_pools(h, 1, 0, 1);         /* arena 1 becomes usable, sorts first */
+	empty_pools(h, 2, 0, NPOOLS);    /* wholly free, not last: returned */
+	ck_assert_int_eq(pstat(h, "arenas_reclaimed"), 1);
+	ck_assert_int_eq(pstat(h, "arenas_allocated_current"), NARENAS - 1);
+	ck_assert_double_eq(tl_stat(h, "reserved_bytes"), reserved - 64 * 1024);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* the old geometry                                                    */
+
+START_TEST(old_geometry_gives_old_numbers)
+{
+	hl_heap_t *h = tl_heap("pools", "arena_size:256K,pool_size:4K,alignment:8,ledger:off,debug:off");
+	ck_assert_int_eq(pstat(h, "size_classes"), THRESHOLD / 8);
+	ck_assert_int_eq(pstat(h, "pools_per_arena"), (256 << 10) / (4 << 10));
+	ck_assert_int_eq(pstat(h, "arena_size"), 256 << 10);
+	ck_assert_int_eq(pstat(h, "pool_size"), 4 << 10);
+	for (size_t n = 1; n <= THRESHOLD; n += 7) {
+		void *p = hl_malloc(h, n);
+		ck_assert_uint_eq(hl_usable_size(h, p), (n + 7) / 8 * 8);
+		ck_assert_uint_eq((uintptr_t)p % 16, 0);
+		ck_assert_int_eq(class_stat(h, (n - 1) / 8, "blocks_in_use"), 1);
+		hl_free(h, p);
+	}
+	/* 16-byte blocks pack as in CPython: (4096 - 48) / 16 per pool */
+	size_t per_arena = 64 * per_pool(4096, 16);
+	ck_assert_int_eq(class_stat(h, 1, "blocks_per_pool"), per_pool(4096, 16));
+	void **v = malloc((per_arena + 1) * sizeof *v);
+	for (size_t i = 0; i < per_arena; i++)
+		v[i] = hl_malloc(h, 16);
+	ck_assert_int_eq(pstat(h, "arenas_allocated_current"), 1);
+	v[per_arena] = hl_malloc(h, 16);
+	ck_assert_int_eq(pstat(h, "arenas_allocated_current"), 2);
+	tl_check_clean(h);
+	for (size_t i = 0; i <= per_arena; i++)
+		hl_free(h, v[i]);
+	free(v);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(bad_geometry_rejected)
+{
+	ck_assert_ptr_null(hl_heap_new("pools", "arena_size:100K"));
+	ck_assert_ptr_null(hl_heap_new("pools", "pool_size:128K,arena_size:64K"));
+	ck_assert_ptr_null(hl_heap_new("pools", "alignment:4"));
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* realloc, memalign, fallback                                         */
+
+START_TEST(realloc_follows_pymalloc)
+{
+	hl_heap_t *h = tl_heap("pools", NULL);
+	char *p = hl_malloc(h, 100);                 /* 112-byte class */
+	tl_fill(p, 100, 3);
+	ck_assert_ptr_eq(hl_realloc(h, p, 112), p);  /* grows within class */
+	ck_assert_ptr_eq(hl_realloc(h, p, 85), p);   /* 4*85 > 3*112: stays */
+	char *q = hl_realloc(h, p, 80);              /* shrinks by > 1/4: moves */
+	ck_assert_ptr_ne(q, p);
+	ck_assert(tl_intact(q, 80, 3));
+	char *r = hl_realloc(h, q, 2000);            /* to the fallback */
+	ck_assert(tl_intact(r, 80, 3));
+	ck_assert_int_eq(pstat(h, "fallback_mallocs"), 1);
+	double small = pstat(h, "small_mallocs");
+	char *s = hl_realloc(h, r, 16);              /* stays with the fallback */
+	ck_assert(tl_intact(s, 16, 3));
+	ck_assert_int_eq(pstat(h, "small_mallocs"), small);
+	void *m = hl_memalign(h, 64, 32);            /* memalign beyond 16 */
+	ck_assert_uint_eq((uintptr_t)m % 64, 0);
+	ck_assert_int_eq(pstat(h, "small_mallocs"), small);
+	hl_free(h, m);
+	hl_free(h, s);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(fallback_option)
+{
+	if (!tl_has_policy("firstfit"))
+		return;
+	hl_heap_t *h = tl_heap("pools", "fallback:firstfit");
+	void *p = hl_malloc(h, 4000);
+	ck_assert(hl_owns(h, p));
+	ck_assert_int_eq(pstat(h, "fallback_mallocs"), 1);
+	hl_free(h, p);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* looking inside                                                      */
+
+struct census { size_t live, live_bytes; };
+
+static int count_live(const hl_block_t *b, void *arg)
+{
+	struct census *c = arg;
+	if (b->state == HL_BLOCK_LIVE) {
+		c->live++;
+		c->live_bytes += b->size;
+	}
+	return 0;
+}
+
+START_TEST(walker_sees_both_sides)
+{
+	hl_heap_t *h = tl_heap("pools", NULL);
+	void *v[50];
+	for (int i = 0; i < 50; i++)
+		v[i] = hl_malloc(h, i % 2 ? 40 : 1000);
+	for (int i = 0; i < 50; i += 5)
+		hl_free(h, v[i]);
+	struct census c = { 0, 0 };
+	ck_assert_int_eq(hl_walk(h, count_live, &c), 0);
+	ck_assert_uint_eq(c.live, 40);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(checker_catches_bad_count)
+{
+	hl_heap_t *h = tl_heap("pools", NULL);
+	void *p = hl_malloc(h, 64), *q = hl_malloc(h, 64);
+	uint32_t *count = (uint32_t *)((uintptr_t)p & ~(uintptr_t)(16 * 1024 - 1));
+	(*count)++;
+	ck_assert_int_gt(hl_check(h, NULL), 0);
+	(*count)--;
+	tl_check_clean(h);
+	hl_free(h, p);
+	hl_free(h, q);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(snapshot_draws_lists)
+{
+	hl_heap_t *h = tl_heap("pools", NULL);
+	void *a = hl_malloc(h, 24), *b = hl_malloc(h, 700);
+	FILE *f = tmpfile();
+	ck_assert_int_eq(hl_snapshot_dot(h, f, "pools"), 0);
+	long n = ftell(f);
+	char *text = calloc(1, (size_t)n + 1);
+	rewind(f);
+	ck_assert_int_eq(fread(text, 1, (size_t)n, f), (size_t)n);
+	ck_assert_ptr_nonnull(strstr(text, "usable_arenas"));
+	ck_assert_ptr_nonnull(strstr(text, "usedpools[1] 32B"));
+	ck_assert_ptr_nonnull(strstr(text, "fallback: "));
+	ck_assert_ptr_nonnull(strstr(text, "blocks of pool 0"));
+	free(text);
+	fclose(f);
+	hl_free(h, a);
+	hl_free(h, b);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* threads                                                             */
+
+static void *hammer(void *arg)
+{
+	hl_heap_t *h = arg;
+	void *v[64] = { 0 };
+	unsigned x = (unsigned)(uintptr_t)&v;
+	for (int i = 0; i < 20000; i++) {
+		x = x * 1103515245u + 12345u;
+		int k = (int)(x >> 8) % 64;
+		if (v[k])
+			hl_free(h, v[k]);
+		v[k] = hl_malloc(h, 1 + (x >> 16) % 700);
+		ck_assert_ptr_nonnull(v[k]);
+	}
+	for (int k = 0; k < 64; k++)
+		hl_free(h, v[k]);
+	return NULL;
+}
+
+START_TEST(threads_share_one_lock)
+{
+	hl_heap_t *h = tl_heap("pools", "ledger:off,debug:off");
+	pthread_t t[4];
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, hammer, h);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	tl_check_clean(h);
+	ck_assert_int_eq(pstat(h, "small_mallocs"), pstat(h, "small_frees"));
+	ck_assert_int_eq(pstat(h, "fallback_mallocs"), pstat(h, "fallback_frees"));
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* misuse                                                              */
+
+/* Runs @p fn in a child and returns what it wrote to stderr. */
+static void expect_abort(void (*fn)(void), const char *want)
+{
+	int fd[2];
+	ck_assert_int_eq(pipe(fd), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(fd[1], 2);
+		fn();
+		_exit(0);
+	}
+	close(fd[1]);
+	char buf[512] = { 0 };
+	size_t n = 0;
+	ssize_t r;
+	while (n < sizeof buf - 1 && (r = read(fd[0], buf + n, sizeof buf - 1 - n)) > 0)
+		n += (size_t)r;
+	close(fd[0]);
+	int st;
+	waitpid(pid, &st, 0);
+	ck_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+	ck_assert_msg(strstr(buf, want) != NULL, "stderr was: %s", buf);
+}
+
+/* ledger:off so the policy, not the core's ledger, meets the bad pointer */
+static void do_double_free(void)
+{
+	hl_heap_t *h = hl_heap_new("pools", "ledger:off,debug:off");
+	void *p = hl_malloc(h, 48);
+	hl_malloc(h, 48);                 /* keeps the pool in use */
+	hl_free(h, p);
+	hl_free(h, p);
+}
+
+static void do_double_free_empty(void)
+{
+	hl_heap_t *h = hl_heap_new("pools", NULL);
+	void *p = hl_malloc(h, 48);
+	hl_free(h, p);
+	hl_free(h, p);
+}
+
+static void do_interior_free(void)
+{
+	hl_heap_t *h = hl_heap_new("pools", "debug:on,ledger:off");
+	char *p = hl_malloc(h, 48);
+	hl_malloc(h, 48);
+	hl_free(h, p + 16);
+}
+
+static void do_empty_pool_free(void)
+{
+	hl_heap_t *h = hl_heap_new("pools", "ledger:off,debug:off");
+	char *p = hl_malloc(h, 48);
+	hl_malloc(h, 48);
+	hl_free(h, p + 16 * 1024 + 64);   /* inside a never-carved pool */
+}
+
+START_TEST(misuse_double_free) { expect_abort(do_double_free, "heaplab: pools: double free"); }
+END_TEST
+START_TEST(misuse_double_free_ledger)
+{
+	expect_abort(do_double_free_empty, "heaplab: pools: double free (its pool is already empty)");
+}
+END_TEST
+START_TEST(misuse_interior_free)
+{
+	expect_abort(do_interior_free, "heaplab: pools: free of a pointer inside a block");
+}
+END_TEST
+START_TEST(misuse_foreign_free)
+{
+	expect_abort(do_empty_pool_free, "heaplab: pools: free of a pointer pymalloc did not hand out");
+}
+END_TEST
+
+static Suite *pools_suite(void)
+{
+	Suite *s = suite_create("pools");
+	TCase *tc = tcase_create("model");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, threshold_512_pool_513_fallback);
+	tcase_add_test(tc, classes_16_bytes_apart);
+	tcase_add_test(tc, every_10000th_pins_every_arena);
+	tcase_add_test(tc, first_100_let_arenas_go);
+	tcase_add_test(tc, usable_arenas_most_used_first);
+	tcase_add_test(tc, arena_returned_only_when_all_pools_free);
+	tcase_add_test(tc, old_geometry_gives_old_numbers);
+	tcase_add_test(tc, bad_geometry_rejected);
+	tcase_add_test(tc, realloc_follows_pymalloc);
+	tcase_add_test(tc, fallback_option);
+	tcase_add_test(tc, walker_sees_both_sides);
+	tcase_add_test(tc, checker_catches_bad_count);
+	tcase_add_test(tc, snapshot_draws_lists);
+	tcase_add_test(tc, threads_share_one_lock);
+	suite_add_tcase(s, tc);
+	TCase *mis = tcase_create("misuse");
+	tcase_add_test(mis, misuse_double_free);
+	tcase_add_test(mis, misuse_double_free_ledger);
+	tcase_add_test(mis, misuse_interior_free);
+	tcase_add_test(mis, misuse_foreign_free);
+	suite_add_tcase(s, mis);
+	return s;
+}
+
+TL_MAIN(pools_suite)
