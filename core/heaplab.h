@@ -71,7 +71,9 @@ HL_API const char *hl_last_error(void);
  * alignment).
  */
 /**@{*/
+/** @p n usable bytes or more, or NULL with errno = ENOMEM. */
 HL_API void *hl_malloc(hl_heap_t *h, size_t n);
+/** @p count * @p size zeroed bytes; NULL with ENOMEM when the product overflows. */
 HL_API void *hl_calloc(hl_heap_t *h, size_t count, size_t size);
 /** realloc(NULL, n) is malloc(n); realloc(p, 0) frees p and returns NULL. */
 HL_API void *hl_realloc(hl_heap_t *h, void *p, size_t n);
@@ -169,13 +171,16 @@ HL_API int hl_policy_options(const char *name, FILE *out);
  * The CMU malloc-lab `.rep` format and heaplab's extensions.
  */
 /**@{*/
+/** A loaded trace: its operations in file order; opaque. */
 typedef struct hl_trace hl_trace_t;
 
 /** Reads a trace; NULL with "file:line: message" in hl_last_error(). */
 HL_API hl_trace_t *hl_trace_load(const char *path);
+/** Frees a trace from hl_trace_load (NULL does nothing). */
 HL_API void hl_trace_free(hl_trace_t *t);
 /** Warnings the reader gave while loading (may be ""). */
 HL_API const char *hl_trace_warnings(const hl_trace_t *t);
+/** Number of operations in the trace (snapshot and thread ops included). */
 HL_API size_t hl_trace_ops(const hl_trace_t *t);
 
 /** Result of replaying a trace on a heap. */
@@ -199,7 +204,7 @@ typedef struct hl_replay_opts {
 	int repeat;         /**< timed passes without checks after the checked one (0 = none) */
 	/** called after each op (progress, stepping); return non-zero to stop */
 	int (*after_op)(hl_heap_t *h, const hl_trace_t *t, size_t op, void *arg);
-	void *arg;
+	void *arg;          /**< passed to after_op unchanged */
 } hl_replay_opts_t;
 
 /** Replays @p t on @p h (which should be fresh). 0 when ok. */
