@@ -1,0 +1,18 @@
+# Benchmarks (not tests): standalone workloads that use the C library's
+# malloc, run under every policy and every real allocator by bench/run.sh.
+EXTRA_PROGRAMS = bench/ring bench/halfgig bench/xthread bench/cliff
+bench_ring_SOURCES = bench/workloads/ring.c bench/workloads/bench_util.h
+bench_halfgig_SOURCES = bench/workloads/halfgig.c bench/workloads/bench_util.h
+bench_xthread_SOURCES = bench/workloads/xthread.c bench/workloads/bench_util.h
+bench_cliff_SOURCES = bench/workloads/cliff.c bench/workloads/bench_util.h
+HL_BENCH_BINARIES = bench/ring$(EXEEXT) bench/halfgig$(EXEEXT) bench/xthread$(EXEEXT) bench/cliff$(EXEEXT)
+CLEANFILES += $(HL_BENCH_BINARIES)
+EXTRA_DIST += bench/run.sh bench/demo.sh bench/RESULTS.md
+BENCH ?=
+
+bench: $(HL_BENCH_BINARIES) heaplab$(EXEEXT) libheaplab-preload.la
+	bash $(srcdir)/bench/run.sh $(builddir) $(srcdir) $(BENCH)
+
+demo: bench/halfgig$(EXEEXT) heaplab$(EXEEXT) libheaplab-preload.la
+	bash $(srcdir)/bench/demo.sh $(builddir)
+PHONY_TARGETS += bench demo

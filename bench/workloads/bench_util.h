@@ -1,0 +1,54 @@
+/* Helpers for the benchmark workloads: timing, RSS, a fast generator.
+ * The workloads use the C library's malloc, so that the same binary runs
+ * under every allocator through LD_PRELOAD. */
+#ifndef HL_BENCH_UTIL_H
+#define HL_BENCH_UTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+static inline double bench_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Resident set size now, in MiB, from /proc/self/statm. */
+static inline double bench_rss_mb(void)
+{
+	long pages = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (f) {
+		if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+			resident = 0;
+		fclose(f);
+	}
+	return (double)resident * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
+}
+
+/* Peak resident set size, in MiB. */
+static inline double bench_peak_mb(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_maxrss / 1024.0;
+}
+
+static inline uint64_t bench_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static inline long bench_arg(int argc, char **argv, int i, long def)
+{
+	return argc > i ? strtol(argv[i], NULL, 10) : def;
+}
+#endif
