@@ -1,0 +1,372 @@
+/*
+ * sharded_segment.c — segments of the `sharded` policy: cutting them into
+ * pages, committing and purging their slices, abandoning them when a
+ * thread ends and reclaiming them on another thread's slow path.
+ *
+ * A segment is touched by its owning heap's thread only; the global lists
+ * (every segment, the abandoned ones, the segment map) are behind st->lock
+ * or atomics.
+ */
+#include "config.h"
+#include <string.h>
+#include <time.h>
+#include "sharded.h"
+
+_Static_assert(sizeof(shd_segment_t) <= SHD_SLICE_SIZE - 4096,
+	       "segment header and page descriptors fit the first slice, guard page aside");
+
+int64_t shd_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- slice masks ------------------------------------------------------- */
+
+static inline bool shd_bit(const uint64_t *m, size_t i) { return (m[i >> 6] >> (i & 63)) & 1; }
+static inline void shd_bit_set(uint64_t *m, size_t i) { m[i >> 6] |= (uint64_t)1 << (i & 63); }
+static inline void shd_bit_clear(uint64_t *m, size_t i) { m[i >> 6] &= ~((uint64_t)1 << (i & 63)); }
+
+/* First run of @p n free slices (first fit), or 0 when none. */
+static size_t shd_slices_find(const shd_segment_t *s, size_t n)
+{
+	size_t run = 0;
+	for (size_t i = 1; i < SHD_SLICES; i++) {
+		run = shd_bit(s->slice_used, i) ? 0 : run + 1;
+		if (run == n)
+			return i + 1 - n;
+	}
+	return 0;
+}
+
+/* Commits the slices of [i, i+n) not committed yet, one call per run. */
+static int shd_slices_commit(shd_state_t *st, shd_segment_t *s, size_t i, size_t n)
+{
+	for (size_t j = i; j < i + n;) {
+		if (shd_bit(s->committed, j)) {
+			j++;
+			continue;
+		}
+		size_t k = j;
+		while (k < i + n && !shd_bit(s->committed, k))
+			shd_bit_set(s->committed, k++);
+		if (hl_os_commit(st->os, shd_slice_addr(s, j), (k - j) * SHD_SLICE_SIZE) < 0)
+			return -1;
+		s->committed_bytes += (k - j) * SHD_SLICE_SIZE;
+		j = k;
+	}
+	return 0;
+}
+
+/* ---- the segment map: one bit per 32 MiB, so free can tell ours ------- */
+
+static void shd_segmap_set(shd_state_t *st, const void *seg, bool on)
+{
+	uintptr_t i = (uintptr_t)seg >> SHD_SEGMENT_SHIFT;
+	uint8_t bit = (uint8_t)(1u << (i & 7));
+	if (on)
+		atomic_fetch_or(&st->segmap[i >> 3], bit);
+	else
+		atomic_fetch_and(&st->segmap[i >> 3], (uint8_t)~bit);
+}
+
+bool shd_segmap_has(shd_state_t *st, const void *seg)
+{
+	uintptr_t i = (uintptr_t)seg >> SHD_SEGMENT_SHIFT;
+	if (i >> 3 >= ((uintptr_t)1 << (47 - SHD_SEGMENT_SHIFT - 3)))
+		return false;
+	return (atomic_load_explicit(&st->segmap[i >> 3], memory_order_relaxed) >> (i & 7)) & 1;
+}
+
+/* ---- making and releasing segments ------------------------------------ */
+
+static void shd_link_heap(shd_heap_t *hp, shd_segment_t *s)
+{
+	s->hprev = NULL;
+	s->hnext = hp->segs;
+	if (hp->segs)
+		hp->segs->hprev = s;
+	hp->segs = s;
+	atomic_store_explicit(&s->owner, hp, memory_order_release);
+	if (s->purge_expire && (!hp->purge_next || s->purge_expire < hp->purge_next))
+		hp->purge_next = s->purge_expire;
+}
+
+static void shd_unlink_heap(shd_heap_t *hp, shd_segment_t *s)
+{
+	if (s->hprev)
+		s->hprev->hnext = s->hnext;
+	else
+		hp->segs = s->hnext;
+	if (s->hnext)
+		s->hnext->hprev = s->hprev;
+	s->hnext = s->hprev = NULL;
+}
+
+/* A new segment of @p size bytes (SHD_SEGMENT_SIZE, or what one @p huge
+ * block needs), aligned to 32 MiB, its first slice committed as the
+ * header (a huge segment is committed whole). */
+static shd_segment_t *shd_segment_new(shd_heap_t *hp, size_t size, bool huge)
+{
+	shd_state_t *st = hp->st;
+	shd_segment_t *s = hl_os_reserve(st->os, size, SHD_SEGMENT_SIZE, false);
+	if (!s)
+		return NULL;
+	size_t head = huge ? size : SHD_SLICE_SIZE;
+	if (hl_os_commit(st->os, s, head) < 0) {
+		hl_os_release(st->os, s, 0);
+		return NULL;
+	}
+	s->committed_bytes = head;
+	s->cookie = (uintptr_t)s ^ st->key;
+	s->size = size;
+	s->huge = huge;
+	for (size_t i = 0; i < (s->huge ? SHD_SLICES : 1); i++) {
+		shd_bit_set(s->committed, i);
+		shd_bit_set(s->slice_used, i);
+	}
+	if (st->secure && sizeof *s <= SHD_SLICE_SIZE - st->ospage)
+		hl_os_guard(st->os, (uint8_t *)s + SHD_SLICE_SIZE - st->ospage, st->ospage);
+	shd_segmap_set(st, s, true);
+	shd_link_heap(hp, s);
+	pthread_mutex_lock(&st->lock);
+	s->gnext = st->segs;
+	if (st->segs)
+		st->segs->gprev = s;
+	st->segs = s;
+	st->segments_made++;
+	pthread_mutex_unlock(&st->lock);
+	return s;
+}
+
+static void shd_segment_release(shd_heap_t *hp, shd_segment_t *s)
+{
+	shd_state_t *st = hp->st;
+	shd_unlink_heap(hp, s);
+	pthread_mutex_lock(&st->lock);
+	if (s->gprev)
+		s->gprev->gnext = s->gnext;
+	else
+		st->segs = s->gnext;
+	if (s->gnext)
+		s->gnext->gprev = s->gprev;
+	st->segments_released++;
+	pthread_mutex_unlock(&st->lock);
+	shd_segmap_set(st, s, false);
+	hl_os_release(st->os, s, s->committed_bytes);
+}
+
+/* ---- pages inside segments ------------------------------------------- */
+
+/* Turns slices [i, i+n) of @p s into a page of @p bsize blocks. */
+static shd_page_t *shd_page_init(shd_heap_t *hp, shd_segment_t *s, size_t i, size_t n, size_t bsize,
+				 unsigned kind)
+{
+	shd_state_t *st = hp->st;
+	if (!s->huge && shd_slices_commit(st, s, i, n) < 0)
+		return NULL;
+	size_t span = s->huge ? s->size - SHD_SLICE_SIZE : n * SHD_SLICE_SIZE;
+	for (size_t j = 0; j < n && i + j < SHD_SLICES; j++) {
+		memset(&s->pages[i + j], 0, sizeof s->pages[0]);
+		s->pages[i + j].slice_offset = (uint32_t)j;
+		shd_bit_set(s->slice_used, i + j);
+		shd_bit_clear(s->purge_mask, i + j);
+		shd_bit_clear(s->purged, i + j);
+	}
+	shd_page_t *pg = &s->pages[i];
+	pg->slice_count = (uint32_t)n;
+	pg->kind = (uint8_t)kind;
+	pg->bin = (uint8_t)(kind >= SHD_PAGE_LARGE ? SHD_BIN_HUGE : shd_bin_of(bsize));
+	pg->block_size = bsize;
+	pg->start = shd_slice_addr(s, i);
+	if (st->secure) {
+		span -= st->ospage;
+		hl_os_guard(st->os, pg->start + span, st->ospage);
+		pg->keys[0] = shd_random(hp) | 1;
+		pg->keys[1] = shd_random(hp);
+	}
+	pg->reserved = (uint32_t)(span / bsize);
+	atomic_store_explicit(&pg->thread_free, SHD_NO_DELAYED, memory_order_relaxed);
+	atomic_store_explicit(&pg->heap, hp, memory_order_release);
+	s->used++;
+	hp->c.pages_fresh++;
+	return pg;
+}
+
+/* A page for blocks of @p bsize: slices from a segment the heap owns
+ * (first fit), else a new segment; huge blocks get their own. */
+shd_page_t *shd_segment_page_alloc(shd_heap_t *hp, size_t bsize, unsigned kind)
+{
+	size_t ospage = hp->st->ospage;
+	if (kind == SHD_PAGE_HUGE) {
+		size_t size = hl_align_up(SHD_SLICE_SIZE + bsize + (hp->st->secure ? ospage : 0), SHD_SLICE_SIZE);
+		shd_segment_t *s = shd_segment_new(hp, size, true);
+		return s ? shd_page_init(hp, s, 1, size / SHD_SLICE_SIZE - 1, bsize, kind) : NULL;
+	}
+	size_t n = kind == SHD_PAGE_SMALL ? 1 : kind == SHD_PAGE_MEDIUM ? SHD_MEDIUM_SLICES
+		: hl_align_up(bsize + (hp->st->secure ? ospage : 0), SHD_SLICE_SIZE) / SHD_SLICE_SIZE;
+	for (shd_segment_t *s = hp->segs; s; s = s->hnext) {
+		size_t i = s->huge ? 0 : shd_slices_find(s, n);
+		if (i)
+			return shd_page_init(hp, s, i, n, bsize, kind);
+	}
+	shd_segment_t *s = shd_segment_new(hp, SHD_SEGMENT_SIZE, false);
+	return s ? shd_page_init(hp, s, 1, n, bsize, kind) : NULL;
+}
+
+/* Purges slices [i, i+n) (MADV_DONTNEED). */
+static void shd_purge_run(shd_heap_t *hp, shd_segment_t *s, size_t i, size_t n)
+{
+	hl_os_purge(hp->st->os, shd_slice_addr(s, i), n * SHD_SLICE_SIZE);
+	for (size_t j = i; j < i + n; j++) {
+		shd_bit_clear(s->purge_mask, j);
+		shd_bit_set(s->purged, j);
+	}
+	hp->c.purges++;
+	hp->c.purged_bytes += n * SHD_SLICE_SIZE;
+}
+
+/* The slices of a freed page: purged now, later, or never. */
+static void shd_schedule_purge(shd_heap_t *hp, shd_segment_t *s, size_t i, size_t n)
+{
+	int64_t delay = hp->st->purge_delay;
+	if (delay == 0) {
+		shd_purge_run(hp, s, i, n);
+		return;
+	}
+	if (delay < 0)
+		return;
+	for (size_t j = i; j < i + n; j++)
+		shd_bit_set(s->purge_mask, j);
+	if (!s->purge_expire)
+		s->purge_expire = shd_now_ms() + delay;
+	if (!hp->purge_next || s->purge_expire < hp->purge_next)
+		hp->purge_next = s->purge_expire;
+}
+
+void shd_segment_page_free(shd_heap_t *hp, shd_page_t *pg)
+{
+	shd_state_t *st = hp->st;
+	shd_segment_t *s = shd_segment_of(pg);
+	size_t i = shd_page_index(s, pg), n = pg->slice_count;
+	if (st->secure && !s->huge) {
+		uint8_t *guard = shd_slice_addr(s, i + n) - st->ospage;
+		hl_os_decommit(st->os, guard, st->ospage);
+		hl_os_commit(st->os, guard, st->ospage);
+	}
+	hp->c.pages_freed++;
+	s->used--;
+	if (s->huge || s->used == 0) {
+		shd_segment_release(hp, s);
+		return;
+	}
+	for (size_t j = i; j < i + n; j++) {
+		memset(&s->pages[j], 0, sizeof s->pages[0]);
+		shd_bit_clear(s->slice_used, j);
+	}
+	shd_schedule_purge(hp, s, i, n);
+}
+
+/* Purges every run of slices whose delay is over (all of them: force). */
+void shd_segment_purge_due(shd_heap_t *hp, bool force)
+{
+	int64_t now = shd_now_ms(), next = 0;
+	for (shd_segment_t *s = hp->segs; s; s = s->hnext) {
+		if (!s->purge_expire)
+			continue;
+		if (!force && now < s->purge_expire) {
+			next = !next || s->purge_expire < next ? s->purge_expire : next;
+			continue;
+		}
+		for (size_t i = 1; i < SHD_SLICES;) {
+			size_t k = i;
+			while (k < SHD_SLICES && shd_bit(s->purge_mask, k) && !shd_bit(s->slice_used, k))
+				k++;
+			if (k > i)
+				shd_purge_run(hp, s, i, k - i);
+			i = k + 1;
+		}
+		s->purge_expire = 0;
+	}
+	hp->purge_next = next;
+}
+
+/* ---- abandoning and reclaiming ---------------------------------------- */
+
+/* Thread of @p hp is ending: no more delayed frees into it, every remote
+ * free collected, empty pages freed, the rest of its segments put on the
+ * abandoned list, where any thread's slow path will reclaim them. */
+void shd_heap_abandon(shd_heap_t *hp)
+{
+	shd_state_t *st = hp->st;
+	for (unsigned b = 0; b <= SHD_BIN_FULL; b++)
+		for (shd_page_t *pg = hp->queues[b].first; pg; pg = pg->next)
+			shd_set_delay(pg, SHD_NEVER_DELAYED, false);
+	shd_delayed_drain(hp);
+	for (unsigned b = 0; b <= SHD_BIN_FULL; b++) {
+		shd_page_t *pg;
+		while ((pg = hp->queues[b].first) != NULL) {
+			shd_page_collect(pg);
+			if (pg->used == 0) {
+				shd_page_free_empty(hp, pg);
+				continue;
+			}
+			shd_queue_remove(hp, &hp->queues[b], pg);
+			pg->flags &= (uint8_t)~SHD_PF_FULL;
+			pg->retire = 0;
+			atomic_store_explicit(&pg->heap, NULL, memory_order_release);
+		}
+	}
+	shd_segment_t *s;
+	while ((s = hp->segs) != NULL) {
+		shd_unlink_heap(hp, s);
+		atomic_store_explicit(&s->owner, NULL, memory_order_release);
+		pthread_mutex_lock(&st->lock);
+		s->hnext = st->abandoned;
+		if (st->abandoned)
+			st->abandoned->hprev = s;
+		st->abandoned = s;
+		st->segments_abandoned++;
+		atomic_fetch_add(&st->nabandoned, 1);
+		pthread_mutex_unlock(&st->lock);
+	}
+}
+
+static shd_segment_t *shd_abandoned_pop(shd_state_t *st)
+{
+	pthread_mutex_lock(&st->lock);
+	shd_segment_t *s = st->abandoned;
+	if (s) {
+		st->abandoned = s->hnext;
+		if (s->hnext)
+			s->hnext->hprev = NULL;
+		s->hnext = s->hprev = NULL;
+		atomic_fetch_sub(&st->nabandoned, 1);
+	}
+	pthread_mutex_unlock(&st->lock);
+	return s;
+}
+
+/* Takes one abandoned segment into heap @p hp: its pages join hp's queues
+ * with their remote frees collected; pages found empty are freed (the
+ * last of them releases the segment).  False when none was waiting. */
+bool shd_reclaim_one(shd_heap_t *hp)
+{
+	shd_segment_t *s = shd_abandoned_pop(hp->st);
+	if (!s)
+		return false;
+	shd_link_heap(hp, s);
+	hp->c.reclaimed++;
+	shd_page_t *empty[SHD_SLICES];
+	size_t nempty = 0;
+	for (size_t i = shd_next_used(s, 1); i < SHD_SLICES; i = shd_next_page(s, i)) {
+		shd_page_t *pg = &s->pages[i];
+		shd_heap_adopt_page(hp, pg);
+		if (pg->used == 0)
+			empty[nempty++] = pg;
+	}
+	for (size_t k = 0; k < nempty; k++)
+		shd_page_free_empty(hp, empty[k]);
+	return true;
+}

@@ -1,0 +1,415 @@
+/*
+ * sharded: the claims of the mimalloc model, each a test.
+ *
+ * Expected values come from mimalloc v2's published facts, not from the
+ * policy's code: size classes go by 16 bytes to 64, then four per
+ * doubling; a small page is 64 KiB; a remote free is one push onto the
+ * page's thread_free list; a thread's end abandons its segments.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "testlib.h"
+
+#define SMALL_PAGE (64 * 1024)
+
+/* mimalloc's size-class ladder for 16-byte aligned blocks. */
+static size_t class_size(size_t n)
+{
+	if (n <= 64)
+		return (n + 15) & ~(size_t)15;
+	for (size_t p = 64;; p *= 2)
+		for (size_t k = 1; k <= 4; k++)
+			if (n <= p + k * p / 4)
+				return p + k * p / 4;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+START_TEST(fresh_page_blocks_are_one_block_size_apart)
+{
+	static const size_t sizes[] = { 1, 16, 40, 64, 100, 250, 1000, 3000, 16384 };
+	hl_heap_t *h = tl_heap("sharded", NULL);
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		char *a = hl_malloc(h, sizes[i]), *b = hl_malloc(h, sizes[i]);
+		size_t cls = class_size(sizes[i]);
+		ck_assert_msg(b - a == (ptrdiff_t)cls, "size %zu: blocks %td apart, class %zu", sizes[i], b - a, cls);
+		ck_assert_uint_eq(hl_usable_size(h, a), cls);
+	}
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(blocks_of_a_class_share_a_64k_page)
+{
+	hl_heap_t *h = tl_heap("sharded", NULL);
+	size_t cls = class_size(1024);
+	char *first = hl_malloc(h, 1024);
+	uintptr_t page = (uintptr_t)first & ~(uintptr_t)(SMALL_PAGE - 1);
+	for (size_t i = 1; i < SMALL_PAGE / cls; i++) {
+		char *p = hl_malloc(h, 1024);
+		ck_assert_uint_eq((uintptr_t)p & ~(uintptr_t)(SMALL_PAGE - 1), page);
+	}
+	char *next = hl_malloc(h, 1024); /* the 65th needs another page */
+	ck_assert_uint_ne((uintptr_t)next & ~(uintptr_t)(SMALL_PAGE - 1), page);
+	ck_assert_double_eq(tl_stat(h, "policy_stats.pages.small"), 2);
+	ck_assert_double_eq(tl_stat(h, "policy_stats.pages.full"), 1);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* ---- a producer allocating, a consumer freeing, a million blocks ------- */
+
+enum { RING = 1024, BLOCKS = 1000000 };
+typedef struct ring {
+	hl_heap_t *h;
+	void *slot[RING];
+	_Atomic size_t head, tail;   /* head: next to write, tail: next to read */
+	long freed;
+} ring_t;
+
+static void *consumer(void *arg)
+{
+	ring_t *r = arg;
+	for (long i = 0; i < BLOCKS; i++) {
+		size_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+		while (atomic_load_explicit(&r->head, memory_order_acquire) == t)
+			sched_yield();
+		void *p = r->slot[t % RING];
+		atomic_store_explicit(&r->tail, t + 1, memory_order_release);
+		hl_free(r->h, p);
+		r->freed++;
+	}
+	return NULL;
+}
+
+START_TEST(producer_consumer_loses_nothing)
+{
+	static ring_t r;
+	r.h = tl_heap("sharded", "ledger:off");
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, consumer, &r), 0);
+	for (long i = 0; i < BLOCKS; i++) {
+		size_t hd = atomic_load_explicit(&r.head, memory_order_relaxed);
+		while (hd - atomic_load_explicit(&r.tail, memory_order_acquire) == RING)
+			sched_yield();
+		void *p = hl_malloc(r.h, 16 + (size_t)(i % 8) * 24);
+		ck_assert_ptr_nonnull(p);
+		r.slot[hd % RING] = p;
+		atomic_store_explicit(&r.head, hd + 1, memory_order_release);
+	}
+	pthread_join(th, NULL);
+	ck_assert_int_eq(r.freed, BLOCKS);
+	ck_assert_double_eq(tl_stat(r.h, "policy_stats.remote_frees"), BLOCKS);
+	tl_check_clean(r.h); /* the page equation holds on every page */
+	hl_trim(r.h, 0);     /* the producer collects every remote free */
+	ck_assert_double_eq(tl_stat(r.h, "policy_stats.blocks.thread_free"), 0);
+	ck_assert_double_eq(tl_stat(r.h, "policy_stats.blocks.delayed"), 0);
+	ck_assert_double_eq(tl_stat(r.h, "policy_stats.blocks.live"), 0);
+	ck_assert_double_eq(tl_stat(r.h, "policy_stats.segments.in_use"), 0);
+	tl_check_clean(r.h);
+	hl_heap_destroy(r.h);
+}
+END_TEST
+
+/* ---- a full page hears about a remote free through the delayed list ---- */
+
+typedef struct one_free { hl_heap_t *h; void *p; } one_free_t;
+
+static void *free_one(void *arg)
+{
+	one_free_t *f = arg;
+	hl_free(f->h, f->p);
+	return NULL;
+}
+
+START_TEST(remote_free_into_full_page_goes_through_delayed_list)
+{
+	hl_heap_t *h = tl_heap("sharded", "ledger:off");
+	size_t per_page = SMALL_PAGE / class_size(1024);
+	void *first = hl_malloc(h, 1024);
+	for (size_t i = 1; i <= per_page; i++)
+		hl_malloc(h, 1024); /* the last one moves the first page to the full queue */
+	ck_assert_double_eq(tl_stat(h, "policy_stats.pages.full"), 1);
+	one_free_t f = { h, first };
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, free_one, &f), 0);
+	pthread_join(th, NULL);
+	ck_assert_double_eq(tl_stat(h, "policy_stats.blocks.delayed"), 1);
+	ck_assert_double_eq(tl_stat(h, "policy_stats.blocks.thread_free"), 0);
+	tl_check_clean(h);
+	hl_malloc(h, 5000); /* a slow path of the owner takes the delayed list */
+	ck_assert_double_eq(tl_stat(h, "policy_stats.delayed_frees"), 1);
+	ck_assert_double_eq(tl_stat(h, "policy_stats.pages.full"), 0); /* back in its queue */
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* ---- a thread ends with live blocks --------------------------------- */
+
+enum { LEFT_SMALL = 100, LEFT_MEDIUM = 3 };
+typedef struct leaver { hl_heap_t *h; void *small[LEFT_SMALL]; void *medium[LEFT_MEDIUM]; void *large; } leaver_t;
+
+static void *leave_blocks(void *arg)
+{
+	leaver_t *l = arg;
+	for (int i = 0; i < LEFT_SMALL; i++)
+		l->small[i] = hl_malloc(l->h, 64);
+	for (int i = 0; i < LEFT_MEDIUM; i++)
+		l->medium[i] = hl_malloc(l->h, 20000);
+	l->large = hl_malloc(l->h, 300 * 1024);
+	return NULL;
+}
+
+START_TEST(exiting_thread_abandons_and_another_reclaims)
+{
+	static leaver_t l;
+	l.h = tl_heap("sharded", "ledger:off");
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, leave_blocks, &l), 0);
+	pthread_join(th, NULL);
+	ck_assert_double_eq(tl_stat(l.h, "policy_stats.segments.abandoned"), 1);
+	ck_assert_double_eq(tl_stat(l.h, "policy_stats.blocks.live"), LEFT_SMALL + LEFT_MEDIUM + 1);
+	tl_check_clean(l.h);
+	for (int i = 0; i < LEFT_SMALL; i++)
+		hl_free(l.h, l.small[i]);
+	for (int i = 0; i < LEFT_MEDIUM; i++)
+		hl_free(l.h, l.medium[i]);
+	hl_free(l.h, l.large);
+	/* the frees wait on thread_free: nobody owns the pages */
+	ck_assert_double_eq(tl_stat(l.h, "policy_stats.blocks.thread_free"), LEFT_SMALL + LEFT_MEDIUM + 1);
+	tl_check_clean(l.h);
+	void *p = hl_malloc(l.h, 64); /* this thread's slow path reclaims */
+	ck_assert_ptr_nonnull(p);
+	ck_assert_double_eq(tl_stat(l.h, "policy_stats.segments.reclaimed"), 1);
+	ck_assert_double_eq(tl_stat(l.h, "policy_stats.segments.abandoned"), 0);
+	ck_assert_double_eq(tl_stat(l.h, "policy_stats.blocks.thread_free"), 0);
+	ck_assert_double_eq(tl_stat(l.h, "policy_stats.blocks.live"), 1);
+	tl_check_clean(l.h);
+	hl_heap_destroy(l.h);
+}
+END_TEST
+
+/* ---- purging ---------------------------------------------------------- */
+
+/* Fills two small pages with 1 KiB blocks, touches them, frees them all:
+ * the first page empties while another page of its class is in use, so it
+ * goes back to its segment at once.  Returns resident bytes before. */
+static double fill_two_pages_and_free(hl_heap_t *h, void **keep)
+{
+	enum { N = 2 * SMALL_PAGE / 1024 };
+	void *p[N];
+	*keep = hl_malloc(h, 5000); /* keeps the segment in use; later mallocs of
+				       5000 bytes take the slow path (above 1 KiB)
+				       without touching a new page */
+	for (int i = 0; i < N; i++) {
+		p[i] = hl_malloc(h, 1024);
+		memset(p[i], 0xab, 1024);
+	}
+	double before = tl_stat(h, "resident_bytes");
+	for (int i = 0; i < N; i++)
+		hl_free(h, p[i]);
+	return before;
+}
+
+/* purge_delay 0: at once; 150: not before a slow path after 150 ms;
+ * -1: never. */
+static const struct purge_case {
+	const char *conf;
+	long wait_ms;
+	bool at_once, after_wait;
+} purge_cases[] = {
+	{ "purge_delay:0", 0, true, true },
+	{ "purge_delay:150", 250, false, true },
+	{ "purge_delay:-1", 30, false, false },
+};
+
+START_TEST(empty_page_is_purged_after_the_delay)
+{
+	const struct purge_case *c = &purge_cases[_i];
+	hl_heap_t *h = tl_heap("sharded", c->conf);
+	void *keep;
+	double before = fill_two_pages_and_free(h, &keep);
+	ck_assert_int_eq(tl_stat(h, "policy_stats.purges") >= 1, c->at_once);
+	ck_assert_int_eq(tl_stat(h, "resident_bytes") <= before - SMALL_PAGE, c->at_once);
+	sleep_ms(c->wait_ms);
+	hl_free(h, hl_malloc(h, 5000)); /* a slow path runs the purges that are due */
+	ck_assert_int_eq(tl_stat(h, "policy_stats.purges") >= 1, c->after_wait);
+	ck_assert_int_eq(tl_stat(h, "resident_bytes") <= before - SMALL_PAGE, c->after_wait);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* ---- large, huge and aligned blocks -------------------------------------- */
+
+START_TEST(large_huge_and_aligned_blocks)
+{
+	hl_heap_t *h = tl_heap("sharded", NULL);
+	char *large = hl_malloc(h, 300 * 1024), *huge = hl_malloc(h, 40u << 20);
+	ck_assert_ptr_nonnull(large);
+	ck_assert_ptr_nonnull(huge);
+	memset(huge, 1, 40u << 20);
+	ck_assert_double_eq(tl_stat(h, "policy_stats.segments.huge"), 1);
+	for (size_t align = 32; align <= (1u << 20); align *= 4) {
+		char *p = hl_memalign(h, align, 100);
+		ck_assert_uint_eq((uintptr_t)p % align, 0);
+		ck_assert_uint_ge(hl_usable_size(h, p), 100);
+		tl_check_clean(h);
+		hl_free(h, p);
+	}
+	hl_free(h, huge);
+	hl_free(h, large);
+	ck_assert_double_eq(tl_stat(h, "policy_stats.segments.huge"), 0);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* ---- secure mode ------------------------------------------------------- */
+
+static int count_guard(const hl_block_t *b, void *arg)
+{
+	if (b->state == HL_BLOCK_GUARD)
+		++*(int *)arg;
+	return 0;
+}
+
+START_TEST(secure_mode_has_guard_pages)
+{
+	hl_heap_t *h = tl_heap("sharded", "secure:on");
+	void *a = hl_malloc(h, 64), *b = hl_malloc(h, 20000);
+	int guards = 0;
+	hl_walk(h, count_guard, &guards);
+	ck_assert_int_ge(guards, 3); /* segment header, two pages */
+	hl_free(h, a);
+	hl_free(h, b);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+static void double_free(void)
+{
+	hl_heap_t *h = hl_heap_new("sharded", "secure:on,ledger:off");
+	void *p = hl_malloc(h, 64);
+	hl_malloc(h, 64);
+	hl_free(h, p);
+	hl_free(h, p);
+}
+
+static void corrupt_free_list(void)
+{
+	hl_heap_t *h = hl_heap_new("sharded", "secure:on,ledger:off");
+	uintptr_t *a = hl_malloc(h, 64), *b = hl_malloc(h, 64);
+	hl_malloc(h, 64);
+	hl_free(h, a);
+	hl_free(h, b);
+	b[0] ^= 0x5a5a5a5a5a5aull; /* a use after free smashes b's link */
+	for (int i = 0; i < 2 * SMALL_PAGE / 64; i++)
+		hl_malloc(h, 64);
+}
+
+/* Runs @p fn in a child; it must abort with @p text on stderr. */
+static void expect_abort_with(void (*fn)(void), const char *text)
+{
+	int fd[2];
+	ck_assert_int_eq(pipe(fd), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(fd[1], 2);
+		close(fd[0]);
+		fn();
+		_exit(0);
+	}
+	close(fd[1]);
+	char buf[512] = { 0 };
+	size_t got = 0;
+	ssize_t n;
+	while (got < sizeof buf - 1 && (n = read(fd[0], buf + got, sizeof buf - 1 - got)) > 0)
+		got += (size_t)n;
+	close(fd[0]);
+	int status;
+	waitpid(pid, &status, 0);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "no abort (status %d)", status);
+	ck_assert_msg(strstr(buf, text) != NULL, "stderr was: %s", buf);
+}
+
+START_TEST(secure_double_free_message)
+{
+	expect_abort_with(double_free, "heaplab: sharded: double free");
+}
+END_TEST
+
+START_TEST(secure_corrupted_pointer_message)
+{
+	expect_abort_with(corrupt_free_list, "heaplab: sharded: corrupted free list pointer");
+}
+END_TEST
+
+START_TEST(secure_double_free_aborts) { double_free(); }
+END_TEST
+
+START_TEST(secure_corrupted_pointer_aborts) { corrupt_free_list(); }
+END_TEST
+
+START_TEST(foreign_pointer_aborts)
+{
+	static char not_ours[64] __attribute__((aligned(16)));
+	hl_heap_t *h = hl_heap_new("sharded", "ledger:off");
+	hl_malloc(h, 16);
+	hl_free(h, not_ours);
+}
+END_TEST
+
+START_TEST(bad_options_are_refused)
+{
+	ck_assert_ptr_null(hl_heap_new("sharded", "purge_delay:-2"));
+	ck_assert_ptr_null(hl_heap_new("sharded", "secure:maybe"));
+	ck_assert_ptr_null(hl_heap_new("sharded", "segment:1M"));
+}
+END_TEST
+
+static Suite *sharded_suite(void)
+{
+	Suite *s = suite_create("sharded");
+	TCase *tc = tcase_create("model");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, fresh_page_blocks_are_one_block_size_apart);
+	tcase_add_test(tc, blocks_of_a_class_share_a_64k_page);
+	tcase_add_test(tc, producer_consumer_loses_nothing);
+	tcase_add_test(tc, remote_free_into_full_page_goes_through_delayed_list);
+	tcase_add_test(tc, exiting_thread_abandons_and_another_reclaims);
+	tcase_add_loop_test(tc, empty_page_is_purged_after_the_delay, 0,
+			    sizeof purge_cases / sizeof purge_cases[0]);
+	tcase_add_test(tc, large_huge_and_aligned_blocks);
+	tcase_add_test(tc, secure_mode_has_guard_pages);
+	tcase_add_test(tc, bad_options_are_refused);
+	suite_add_tcase(s, tc);
+	TCase *mis = tcase_create("misuse");
+	tcase_add_test(mis, secure_double_free_message);
+	tcase_add_test(mis, secure_corrupted_pointer_message);
+	tcase_add_test_raise_signal(mis, secure_double_free_aborts, SIGABRT);
+	tcase_add_test_raise_signal(mis, secure_corrupted_pointer_aborts, SIGABRT);
+	tcase_add_test_raise_signal(mis, foreign_pointer_aborts, SIGABRT);
+	suite_add_tcase(s, mis);
+	return s;
+}
+
+TL_MAIN(sharded_suite)
