@@ -1,0 +1,68 @@
+# book: the chapters, the question bank and its checks, the figures drawn
+# from real heaps, and `make doc` (appends to the lists in Makefile.am).
+
+HL_BOOK_CHAPTERS = \
+	book/00-index.md book/01-layers.md book/02-getting-memory.md \
+	book/03-bump-regions.md book/04-free-lists.md book/05-size-classes.md \
+	book/06-boundary-tags-bins.md book/07-thread-caches-arenas.md \
+	book/08-slabs-decay.md book/09-sharded.md book/10-pools.md \
+	book/11-giving-back.md book/12-measuring.md book/13-security.md \
+	book/14-choosing.md book/15-instructor-guide.md
+EXTRA_DIST += $(HL_BOOK_CHAPTERS) book/Doxyfile.in book/traces/reuse.rep \
+	book/traces/big-twice.rep book/traces/small.rep
+
+# The question bank: read by `heaplab quiz` from the source tree (HL_BOOK_DIR)
+# or, once installed, from $(pkgdatadir) (see cli/cmd_quiz.c).
+bookdir = $(pkgdatadir)
+dist_book_DATA = book/questions.txt
+heaplab_CPPFLAGS = $(AM_CPPFLAGS) -DHL_BOOK_DIR='"$(abs_top_srcdir)/book"' \
+	-DHL_PKGDATADIR='"$(bookdir)"'
+
+# Its checks: every verifying command agrees with its answer; the drill
+# scores scripted answers right.
+TESTS += tests/book_questions.sh tests/book_quiz.sh
+dist_noinst_SCRIPTS += tests/book_questions.sh tests/book_quiz.sh
+
+# The figures: one small program performs each chapter's script on a real
+# heap and writes hl_snapshot_dot() output; dot renders it.
+noinst_PROGRAMS += book/gen_figures
+book_gen_figures_SOURCES = book/gen_figures.c
+book_gen_figures_LDADD = libhlcore.la
+
+# What Doxygen reads: the chapters, the public header, and the headers that
+# hold each policy's central structures.  A warning about the chapters or the
+# public header fails `make doc`; warnings about the policy headers (written
+# and documented by each policy's owner) are counted per file and reported.
+HL_DOC_HDRS = core/heaplab.h \
+	policies/bump/bump.h policies/firstfit/firstfit.h policies/bins/bins.h \
+	policies/slab/slab.h policies/sharded/sharded.h policies/pools/pools.h
+HL_DOC_TOLERATED = $(abs_top_srcdir)/policies/
+
+doc: book/gen_figures$(EXEEXT) book/Doxyfile
+	@test -n "$(DOXYGEN)" || { echo "make doc: doxygen not found (Debian: apt-get install doxygen), re-run configure" >&2; exit 1; }
+	@test -n "$(DOT)" || { echo "make doc: dot not found (Debian: apt-get install graphviz), re-run configure" >&2; exit 1; }
+	rm -rf doc/html doc/figures doc/warnings.log
+	$(MKDIR_P) doc/figures
+	./book/gen_figures doc/figures
+	@for f in doc/figures/*.dot; do \
+	  echo "  DOT      $${f%.dot}.svg"; \
+	  $(DOT) -Tsvg "$$f" -o "$${f%.dot}.svg" || exit 1; \
+	done
+	@echo "  DOXYGEN  doc/html"
+	@HL_DOC_INPUT="$(HL_BOOK_CHAPTERS:%=$(abs_top_srcdir)/%) $(HL_DOC_HDRS:%=$(abs_top_srcdir)/%)" \
+	  HL_DOC_IMAGES="$(abs_top_builddir)/doc/figures" $(DOXYGEN) book/Doxyfile
+	@# the chapters link to the code and the labs as ../policies/, ../exercises/
+	@ln -sfn "$(abs_top_srcdir)/policies" doc/policies
+	@ln -sfn "$(abs_top_srcdir)/exercises" doc/exercises
+	@touch doc/warnings.log; \
+	if grep -v '^$(HL_DOC_TOLERATED)' doc/warnings.log | grep -q .; then \
+	  grep -v '^$(HL_DOC_TOLERATED)' doc/warnings.log >&2; \
+	  echo "make doc: the warnings above are about the book or the public API: fix them" >&2; \
+	  exit 1; \
+	fi; \
+	if test -s doc/warnings.log; then \
+	  echo "make doc: policy headers with undocumented members (see doc/warnings.log):"; \
+	  sed -n 's|^$(HL_DOC_TOLERATED)\([^:]*\):.*|  \1|p' doc/warnings.log | sort | uniq -c; \
+	fi
+	@echo "make doc: open doc/html/index.html"
+PHONY_TARGETS += doc
