@@ -1,0 +1,448 @@
+/*
+ * Policy `slab`: a working model of jemalloc 5.3.
+ *
+ * What it models
+ *   Size classes (8, 16 ... 128, then four per doubling), small classes
+ *   below four pages in slabs with a bitmap and no header in front of a
+ *   region, large requests in page-multiple extents of their own, extents
+ *   split to fit and merged when freed, arenas with their own locks that
+ *   threads are spread over, a thread cache per thread and class, and
+ *   decay: freed pages are dirty, become muzzy (MADV_FREE) after
+ *   dirty_decay_ms and returned (MADV_DONTNEED) after muzzy_decay_ms,
+ *   along a smoothstep curve, driven by allocator activity or a
+ *   background thread.  See slab.h for the structures and invariants.
+ *
+ * Overhead and alignment
+ *   No per-block header: a region is exactly its class size, so
+ *   malloc(64) twice in a fresh heap gives blocks 64 bytes apart, and
+ *   hl_usable_size() is always the class size.  Internal fragmentation is
+ *   at most 25% above 128 bytes (about 1/8 on average).  Metadata is out
+ *   of band: one extent record (about 160 bytes) per extent, an rtree leaf
+ *   (2 MiB of address space, touched sparsely) per GiB of heap, a tcache
+ *   record (about 24 KiB) per thread.  Every class from 16 up is a
+ *   multiple of 16 and slabs are page aligned, so regions are 16-byte
+ *   aligned; memalign up to a page picks a class that is a multiple of the
+ *   alignment, beyond a page a large extent is carved aligned.
+ *
+ * Complexity
+ *   malloc/free on a tcache hit: O(1), no lock, no atomic read-modify-write.
+ *   A miss fills or flushes a batch under one bin lock.  Extent allocation
+ *   is first fit over O(page size classes) buckets, each a pairing heap
+ *   ordered by address; freeing merges with both neighbours in O(1) via
+ *   the rtree.  Decay is O(SL_NSTEPS) per epoch plus the pages it purges.
+ *
+ * Options (jemalloc 5.3 defaults)
+ *   narenas:0            arenas; 0 means 4 per CPU (1 with one CPU)
+ *   tcache:on            thread caches
+ *   tcache_max:32K       largest class a tcache holds
+ *   dirty_decay_ms:10000 dirty -> muzzy (or returned); 0 at once, -1 never
+ *   muzzy_decay_ms:0     muzzy -> returned; 0 skips muzzy
+ *   background_thread:off  decay in a thread of its own
+ *
+ * Left out
+ *   Huge-page (HPA) and "oversize" arena handling, serial-number ordering
+ *   of extents (address order only), extent hooks, profiling, in-place
+ *   realloc of large blocks (the core moves them), per-CPU arenas, bin
+ *   sharding, delayed coalescing of dirty extents, and one background
+ *   thread per CPU (one per heap here).  The tcache of a thread is read
+ *   without a lock by the walker and snapshot: they assume a quiet heap.
+ */
+#include "config.h"
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include "slab.h"
+
+static const hl_option_t sl_options[] = {
+	{ "narenas", HL_OPT_INT, "0", 0, SL_MAX_ARENAS, NULL,
+	  "arenas threads are spread over; 0 = 4 per CPU" },
+	{ "tcache", HL_OPT_BOOL, "on", 0, 0, NULL, "per-thread caches of free regions" },
+	{ "tcache_max", HL_OPT_SIZE, "32K", 0, 1 << 20, NULL,
+	  "largest size class kept in a thread cache" },
+	{ "dirty_decay_ms", HL_OPT_INT, "10000", -1, 1000000000, NULL,
+	  "ms until freed dirty pages are purged to muzzy; 0 at once, -1 never" },
+	{ "muzzy_decay_ms", HL_OPT_INT, "0", -1, 1000000000, NULL,
+	  "ms until muzzy pages are returned; 0 at once, -1 never" },
+	{ "background_thread", HL_OPT_BOOL, "off", 0, 0, NULL,
+	  "purge from a background thread instead of on allocator activity" },
+	{ NULL, 0, NULL, 0, 0, NULL, NULL }
+};
+
+/* ---- per-thread events --------------------------------------------------- */
+
+static inline void sl_tick(sl_state_t *s, sl_tcache_t *tc, size_t bytes)
+{
+	tc->gc_bytes -= (int64_t)bytes;
+	if (HL_UNLIKELY(--tc->ticks <= 0 || tc->gc_bytes < 0))
+		sl_tcache_event(s, tc);
+}
+
+static inline void *sl_cbin_pop(sl_cbin_t *b)
+{
+	void *p = b->slots[--b->ncached];
+	if (b->ncached < b->low_water)
+		b->low_water = b->ncached;
+	return p;
+}
+
+/* ---- malloc ------------------------------------------------------------- */
+
+static __attribute__((noinline)) void *sl_malloc_slow(sl_state_t *s, hl_thread_t *t, size_t n)
+{
+	sl_tcache_t *tc = t->policy_tls;
+	if (!tc && !(tc = sl_tcache_create(s, t)))
+		return NULL;
+	unsigned ind = sl_size2index_fast(s->sc, n);
+	size_t usize = sl_index2size(s->sc, ind);
+	sl_tick(s, tc, usize);
+	if (ind < s->nhbins && tc->enabled) {
+		sl_cbin_t *b = &tc->bins[ind];
+		if (b->ncached) {
+			sl_count(&tc->hits, 1);
+			return sl_cbin_pop(b);
+		}
+		if (ind < s->sc->nbins)
+			sl_tcache_fill(s, tc, ind);
+		if (b->ncached)
+			return sl_cbin_pop(b);
+	}
+	if (ind < s->sc->nbins) {
+		void *p = NULL;
+		return sl_bin_take(s, tc->arena, ind, &p, 1) ? p : NULL;
+	}
+	void *p = sl_large_alloc(s, tc->arena, ind, s->sc->page);
+	sl_bg_maybe_kick(s);
+	return p;
+}
+
+static void *sl_malloc(void *st, hl_thread_t *t, size_t n)
+{
+	sl_state_t *s = st;
+	sl_tcache_t *tc = t->policy_tls;
+	if (HL_LIKELY(tc != NULL && n <= 4096)) {
+		unsigned ind = s->sc->lookup[(n + 7) >> 3];
+		sl_cbin_t *b = &tc->bins[ind];
+		if (HL_LIKELY(b->ncached != 0)) {
+			sl_count(&tc->hits, 1);
+			sl_tick(s, tc, s->sc->size[ind]);
+			return sl_cbin_pop(b);
+		}
+	}
+	return sl_malloc_slow(s, t, n);
+}
+
+static void *sl_memalign(void *st, hl_thread_t *t, size_t align, size_t n)
+{
+	sl_state_t *s = st;
+	if (align <= s->sc->page) {
+		size_t want = hl_align_up(n, align);
+		unsigned ind = sl_size2index(s->sc, want);
+		return sl_malloc(s, t, sl_index2size(s->sc, ind));
+	}
+	sl_tcache_t *tc = t->policy_tls;
+	if (!tc && !(tc = sl_tcache_create(s, t)))
+		return NULL;
+	unsigned ind = sl_size2index(s->sc, n < s->sc->large_min ? s->sc->large_min : n);
+	void *p = sl_large_alloc(s, tc->arena, ind, align);
+	sl_bg_maybe_kick(s);
+	return p;
+}
+
+/* ---- free --------------------------------------------------------------- */
+
+static __attribute__((noreturn, noinline)) void sl_bad(const char *what, const void *p)
+{
+	hl_fatal("slab", what, p);
+}
+
+/* Debug mode: the pointer must not already sit in this thread's cache. */
+static void sl_debug_scan(const sl_cbin_t *b, const void *p)
+{
+	for (unsigned i = 0; i < b->ncached; i++)
+		if (b->slots[i] == p)
+			sl_bad("double free (block already in the thread cache)", p);
+}
+
+static __attribute__((noinline)) void sl_free_slow(sl_state_t *s, hl_thread_t *t, sl_extent_t *e,
+						   void *p)
+{
+	sl_tcache_t *tc = t->policy_tls;
+	if (!tc)
+		tc = sl_tcache_create(s, t);
+	if (e->state == SL_LARGE && (uintptr_t)p != e->base)
+		sl_bad("free of a pointer inside a large block", p);
+	if (e->state != SL_LARGE && e->state != SL_SLAB)
+		sl_bad("free of a pointer that is not allocated", p);
+	if (tc)
+		sl_tick(s, tc, e->state == SL_SLAB ? s->sc->size[e->szind] : e->size);
+	unsigned ind = e->szind;
+	if (tc && tc->enabled && ind < s->nhbins) {
+		sl_cbin_t *b = &tc->bins[ind];
+		if (s->debug)
+			sl_debug_scan(b, p);
+		if (b->ncached >= b->ncached_max)
+			sl_tcache_flush(s, tc, ind, b->ncached_max / 2);
+		b->slots[b->ncached++] = p;
+		return;
+	}
+	if (e->state == SL_SLAB)
+		sl_bin_give(s, ind, &p, 1);
+	else
+		sl_large_free(s, e);
+}
+
+static void sl_free(void *st, hl_thread_t *t, void *p)
+{
+	sl_state_t *s = st;
+	sl_extent_t *e = sl_rtree_get(&s->rtree, (uintptr_t)p);
+	if (HL_UNLIKELY(e == NULL))
+		sl_bad("free of a pointer this heap does not own", p);
+	if (HL_LIKELY(e->state == SL_SLAB)) {
+		int idx = sl_region_index(s->sc, e, (uintptr_t)p);
+		if (HL_UNLIKELY(idx < 0))
+			sl_bad("free of a pointer that is not the start of a region", p);
+		if (HL_UNLIKELY(!sl_bit_get(e->bitmap, (unsigned)idx)))
+			sl_bad("double free (region is already free in its slab)", p);
+		sl_tcache_t *tc = t->policy_tls;
+		if (HL_LIKELY(tc != NULL && !s->debug)) {
+			sl_cbin_t *b = &tc->bins[e->szind];
+			if (HL_LIKELY(b->ncached < b->ncached_max)) {
+				b->slots[b->ncached++] = p;
+				sl_tick(s, tc, s->sc->size[e->szind]);
+				return;
+			}
+		}
+	}
+	sl_free_slow(s, t, e, p);
+}
+
+/* ---- queries ------------------------------------------------------------ */
+
+static size_t sl_usable_size(void *st, const void *p)
+{
+	sl_state_t *s = st;
+	sl_extent_t *e = sl_rtree_get(&s->rtree, (uintptr_t)p);
+	if (!e)
+		return 0;
+	if (e->state == SL_SLAB)
+		return s->sc->size[e->szind];
+	return e->state == SL_LARGE ? e->size : 0;
+}
+
+static bool sl_owns(void *st, const void *p)
+{
+	sl_state_t *s = st;
+	return hl_os_contains(s->os, p);
+}
+
+/* malloc_trim: purges every dirty and muzzy page of every arena now. */
+static size_t sl_trim(void *st, size_t pad)
+{
+	sl_state_t *s = st;
+	size_t pages = 0;
+	(void)pad;
+	for (unsigned i = 0; i < SL_MAX_ARENAS; i++) {
+		sl_arena_t *a = sl_arena_get(s, i);
+		if (!a)
+			continue;
+		pthread_mutex_lock(&a->ext_lock);
+		pages += a->esets[0].npages + a->esets[1].npages;
+		sl_purge(s, a, SL_DIRTY, a->esets[0].npages);
+		sl_purge(s, a, SL_MUZZY, a->esets[1].npages);
+		pthread_mutex_unlock(&a->ext_lock);
+	}
+	return pages << s->sc->lg_page;
+}
+
+/* ---- life cycle --------------------------------------------------------- */
+
+/* Capacity of every tcache bin, and the slots of one tcache. */
+static void sl_tcache_shape(sl_state_t *s)
+{
+	const sl_sc_t *sc = s->sc;
+	unsigned nb = sc->nbins;
+	while (nb < SL_MAX_NHBINS && sl_index2size(sc, nb) <= s->tcache_max)
+		nb++;
+	s->nhbins = nb;
+	s->tc_slots = 0;
+	for (unsigned i = 0; i < nb; i++) {
+		unsigned n = SL_TCACHE_LARGE;
+		if (i < sc->nbins) {
+			n = 2 * sc->nregs[i];
+			n = n < SL_TCACHE_SMALL_MIN ? SL_TCACHE_SMALL_MIN : n;
+			n = n > SL_TCACHE_SMALL_MAX ? SL_TCACHE_SMALL_MAX : n;
+		}
+		s->ncached_max[i] = (uint16_t)(s->tcache_on ? n : 0);
+		s->tc_slots += s->ncached_max[i];
+	}
+}
+
+static void sl_read_options(sl_state_t *s, const hl_conf_t *conf)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int64_t na = hl_conf_int(conf, "narenas");
+	if (na == 0)
+		na = ncpu > 1 ? 4 * ncpu : 1;
+	s->narenas = (unsigned)(na > SL_MAX_ARENAS ? SL_MAX_ARENAS : na);
+	s->tcache_on = hl_conf_bool(conf, "tcache");
+	s->tcache_max = hl_conf_size(conf, "tcache_max");
+	s->dirty_ms = hl_conf_int(conf, "dirty_decay_ms");
+	s->muzzy_ms = hl_conf_int(conf, "muzzy_decay_ms");
+	s->bg_on = hl_conf_bool(conf, "background_thread");
+}
+
+static void sl_init_locks(sl_state_t *s)
+{
+	pthread_condattr_t ca;
+	pthread_mutex_init(&s->arenas_lock, NULL);
+	pthread_mutex_init(&s->bg_lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->bg_cond, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
+static void *sl_init(hl_heap_t *h, const hl_conf_t *conf)
+{
+	const sl_sc_t *sc = sl_sc_get();
+	if (sc->nregs[0] > SL_BITMAP_WORDS * 64) {
+		hl_set_error("slab: pages of %zu bytes give slabs too many regions", sc->page);
+		return NULL;
+	}
+	hl_os_t *os = hl_heap_os(h);
+	sl_state_t *s = hl_os_reserve_meta(os, sizeof *s);
+	if (!s) {
+		hl_set_error("slab: out of memory for the heap state");
+		return NULL;
+	}
+	s->heap = h;
+	s->os = os;
+	s->sc = sc;
+	s->debug = hl_heap_debug(h);
+	sl_read_options(s, conf);
+	sl_tcache_shape(s);
+	hl_meta_init(&s->ext_pool, os, sizeof(sl_extent_t));
+	hl_meta_init(&s->chunk_pool, os, sizeof(sl_chunk_t));
+	hl_meta_init(&s->tc_pool, os, sizeof(sl_tcache_t) + s->tc_slots * sizeof(void *));
+	sl_init_locks(s);
+	sl_rtree_init(&s->rtree, sc->lg_page);
+	if (!sl_arena_create(s, 0) || (s->bg_on && sl_bg_start(s) < 0)) {
+		hl_set_error("slab: cannot create arena 0 or the background thread");
+		return NULL;
+	}
+	return s;
+}
+
+static void sl_destroy(void *st)
+{
+	sl_bg_stop(st);
+}
+
+static void sl_thread_exit(void *st, hl_thread_t *t)
+{
+	sl_tcache_t *tc = t->policy_tls;
+	if (!tc)
+		return;
+	sl_tcache_destroy(st, tc);
+	hl_meta_free(&((sl_state_t *)st)->tc_pool, tc);
+	t->policy_tls = NULL;
+}
+
+/* ---- fork --------------------------------------------------------------- */
+
+static hl_meta_pool_t *sl_pool(sl_state_t *s, int i)
+{
+	return i == 0 ? &s->ext_pool : i == 1 ? &s->chunk_pool : &s->tc_pool;
+}
+
+void sl_lock_all(sl_state_t *s)
+{
+	pthread_mutex_lock(&s->arenas_lock);
+	for (unsigned i = 0; i < s->ninit; i++) {
+		sl_arena_t *a = s->arenas[i];
+		for (unsigned b = 0; b < s->sc->nbins; b++)
+			pthread_mutex_lock(&a->bins[b].lock);
+		pthread_mutex_lock(&a->ext_lock);
+	}
+}
+
+void sl_unlock_all(sl_state_t *s)
+{
+	for (unsigned i = s->ninit; i-- > 0;) {
+		sl_arena_t *a = s->arenas[i];
+		pthread_mutex_unlock(&a->ext_lock);
+		for (unsigned b = s->sc->nbins; b-- > 0;)
+			pthread_mutex_unlock(&a->bins[b].lock);
+	}
+	pthread_mutex_unlock(&s->arenas_lock);
+}
+
+static void sl_fork_prepare(void *st)
+{
+	sl_state_t *s = st;
+	pthread_mutex_lock(&s->bg_lock);
+	sl_lock_all(s);
+	pthread_mutex_lock(&s->rtree.lock);
+	for (int i = 0; i < 3; i++)
+		pthread_mutex_lock(&sl_pool(s, i)->lock);
+}
+
+static void sl_fork_parent(void *st)
+{
+	sl_state_t *s = st;
+	for (int i = 3; i-- > 0;)
+		pthread_mutex_unlock(&sl_pool(s, i)->lock);
+	pthread_mutex_unlock(&s->rtree.lock);
+	sl_unlock_all(s);
+	pthread_mutex_unlock(&s->bg_lock);
+}
+
+/* In the child only the forking thread lives: the other threads' caches
+ * go back to their arenas, then the background thread starts again. */
+static void sl_fork_child(void *st)
+{
+	sl_state_t *s = st;
+	for (int i = 0; i < 3; i++)
+		hl_meta_fork_child(sl_pool(s, i));
+	pthread_mutex_init(&s->rtree.lock, NULL);
+	for (unsigned i = 0; i < s->ninit; i++) {
+		sl_arena_t *a = s->arenas[i];
+		pthread_mutex_init(&a->ext_lock, NULL);
+		for (unsigned b = 0; b < s->sc->nbins; b++)
+			pthread_mutex_init(&a->bins[b].lock, NULL);
+	}
+	sl_init_locks(s);
+	pthread_t self = pthread_self();
+	for (sl_tcache_t *tc = s->tcaches, *next; tc; tc = next) {
+		next = tc->next;
+		if (!pthread_equal(tc->owner, self))
+			sl_tcache_destroy(s, tc);
+	}
+	s->bg_running = false;
+	if (s->bg_on)
+		sl_bg_start(s);
+}
+
+const hl_policy_t hl_policy_slab = {
+	.name = "slab",
+	.summary = "jemalloc: size classes, headerless slabs, extents, arenas, tcache, decay",
+	.options = sl_options,
+	.init = sl_init,
+	.destroy = sl_destroy,
+	.malloc = sl_malloc,
+	.free = sl_free,
+	.realloc = NULL,
+	.memalign = sl_memalign,
+	.usable_size = sl_usable_size,
+	.owns = sl_owns,
+	.trim = sl_trim,
+	.reset = NULL,
+	.stats = sl_stats,
+	.snapshot = sl_snapshot,
+	.check = sl_check,
+	.walk = sl_walk,
+	.thread_exit = sl_thread_exit,
+	.fork_prepare = sl_fork_prepare,
+	.fork_parent = sl_fork_parent,
+	.fork_child = sl_fork_child,
+};

@@ -1,0 +1,402 @@
+/**
+ * @file slab.h
+ * @brief Policy `slab`: a working model of jemalloc 5.3.
+ *
+ * Glossary
+ *   sc       size class: every request is rounded up to one (8, 16, 32 ...
+ *            128, then four per doubling: 160 192 224 256 320 ...).
+ *   szind    index of a size class in that ladder (0 = 8 bytes).
+ *   small    a class below 4 pages (14 KiB with 4 KiB pages): lives in slabs.
+ *   large    a bigger class: a page-multiple extent of its own.
+ *   extent   a run of whole pages with one record (sl_extent_t) kept out
+ *            of band, in metadata; its state says what the pages are.
+ *   slab     an active extent cut into equal regions of one small class;
+ *            a bitmap says which regions are taken.  No header in memory.
+ *   region   one block of a slab.
+ *   bin      per arena and small class: the slabs with free regions.
+ *   slabcur  the bin's current slab (regions are taken from it first).
+ *   eset     a set of free extents of one state, bucketed by page size
+ *            class (psz), with an LRU list for purging oldest first.
+ *   dirty    freed pages still resident (reused first).
+ *   muzzy    pages given to MADV_FREE: the kernel may take them.
+ *   returned pages given to MADV_DONTNEED: address space only (jemalloc
+ *            calls this "retained").
+ *   decay    the schedule that moves dirty -> muzzy -> returned over
+ *            dirty_decay_ms / muzzy_decay_ms, along a smoothstep curve
+ *            split into SL_NSTEPS epochs.
+ *   rtree    radix tree from page address to extent record: how free()
+ *            finds the owner of a pointer that has no header.
+ *   tcache   per thread (t->policy_tls): one bounded stack of free regions
+ *            per small class (and of extents per large class up to
+ *            tcache_max); filled and flushed in batches, without a lock.
+ *   chunk    one reservation from the page source; extents never span two.
+ *
+ *     thread ─► tcache (no lock) ──miss──► arena[i] (threads spread)
+ *                 bins[sc] │                 │ bin lock        │ ext lock
+ *                          ▼                 ▼                 ▼
+ *               ┌ slab: [r0|r1|r2|...] ┐   bins[sc]: slabcur,   esets: dirty ──decay──► muzzy
+ *               │ bitmap  1 1 0 ...    │   nonfull heap         (MADV_FREE)   ──decay──► returned
+ *               └──────────────────────┘                        (MADV_DONTNEED) ──reuse── grow
+ *        free(p) ─► rtree[p >> lg_page] ─► extent record ─► szind, bitmap
+ *
+ *   chunk (one reservation):
+ *   [ slab sc=4 ][ large 20K ][ dirty 12K ][ slab sc=9 ][ returned 1.9M   ]
+ *
+ * Invariants (checked by slab_check.c)
+ *   per slab:   nfree + |bits set| == nregs(sc)
+ *   per bin:    curregs == sum over its slabs of (nregs - nfree);
+ *               nslabs == |slabs of sc in the arena|
+ *   per tcache: every cached region has its bit set in its slab and sits
+ *               in no other cache;  ncached <= ncached_max
+ *   per chunk:  extents tile it exactly: e[k].base + e[k].size == e[k+1].base
+ *   per arena:  pages(chunks) == active + dirty.npages + muzzy.npages
+ *                               + returned.npages
+ *   per eset:   npages == sum of its extents' pages; state(e) == eset's state
+ *   rtree:      map(first page of e) == e == map(last page of e); for a slab
+ *               every page maps to it
+ *
+ * Locks, in the order they are taken
+ *   1. sl_state.arenas_lock  arena creation, thread binding, tcache list
+ *   2. sl_state.bg_lock      the background thread's sleep
+ *   3. sl_bin.lock           one bin (slabs, bitmaps, nfree of its slabs)
+ *   4. sl_arena.ext_lock     esets, decay, chunks, extent records
+ *   5. sl_rtree.lock         creation of rtree leaves
+ */
+#ifndef HL_SLAB_H
+#define HL_SLAB_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "bits.h"
+#include "meta.h"
+#include "os.h"
+#include "policy.h"
+
+/* ---- tunable constants (jemalloc 5.3 values) ---------------------------- */
+enum {
+	SL_NBINS_MAX = 40,          /**< small classes (36 with 4 KiB pages) */
+	SL_LG_NGROUP = 2,           /**< four classes per doubling */
+	SL_NSTEPS = 200,            /**< smoothstep epochs per decay period */
+	SL_SMOOTH_BFP = 24,         /**< fixed-point bits of the smoothstep table */
+	SL_DECAY_NTICKS = 1000,     /**< operations between decay time checks */
+	SL_TCACHE_SMALL_MIN = 20,   /**< slots per small tcache bin, at least */
+	SL_TCACHE_SMALL_MAX = 200,  /**< ... and at most */
+	SL_TCACHE_LARGE = 20,       /**< slots per large tcache bin */
+	SL_TCACHE_GC_BYTES = 65536, /**< bytes allocated between incremental GCs */
+	SL_MAX_NHBINS = 80,         /**< small + large tcache bins, at most */
+	SL_NPSZ = 140,              /**< page size classes up to 2^46 bytes */
+	SL_BITMAP_WORDS = 8,        /**< 512 regions: an 8-byte class in a 4K page */
+	SL_MAX_ARENAS = 256,        /**< narenas is clamped to this */
+	SL_RT_ROOT_BITS = 18,       /**< rtree root level: 2^18 slots */
+};
+#define SL_BG_MIN_INTERVAL_NS 100000000ull  /**< background thread sleeps >= 100 ms */
+#define SL_BG_IDLE_NS 1000000000ull         /**< ... and at most 1 s when idle */
+_Static_assert(SL_NSTEPS > 1 && SL_TCACHE_SMALL_MIN <= SL_TCACHE_SMALL_MAX, "tcache bounds");
+_Static_assert((SL_TCACHE_SMALL_MAX & 1) == 0, "tcache slots must be even");
+
+/** What an extent's pages are. */
+typedef enum sl_estate {
+	SL_SLAB = 0,     /**< active, cut into regions of one small class */
+	SL_LARGE,        /**< active, one large block */
+	SL_DIRTY,        /**< free, resident */
+	SL_MUZZY,        /**< free, MADV_FREE given */
+	SL_RETURNED,     /**< free, MADV_DONTNEED given (or never touched) */
+	SL_NSTATES
+} sl_estate_t;
+
+/** Node of an intrusive pairing heap (min-heap by extent address). */
+typedef struct sl_phn {
+	struct sl_phn *child;   /**< leftmost child */
+	struct sl_phn *next;    /**< right sibling */
+	struct sl_phn *prev;    /**< left sibling, or parent when leftmost */
+} sl_phn_t;
+
+typedef struct sl_chunk sl_chunk_t;
+
+/** One extent: out-of-band record of a run of pages. */
+typedef struct sl_extent {
+	uintptr_t base;          /**< first byte; page aligned (ext lock) */
+	size_t size;             /**< bytes, page multiple (ext lock) */
+	uint8_t state;           /**< sl_estate_t (ext lock) */
+	uint8_t in_heap;         /**< on a pairing heap (owner's lock) */
+	uint16_t arena;          /**< index of the owning arena (fixed) */
+	uint16_t szind;          /**< size class (slab or large) (set at alloc) */
+	uint16_t nfree;          /**< slab: regions not taken (bin lock) */
+	sl_chunk_t *chunk;       /**< reservation it lies in (fixed) */
+	sl_phn_t ph;             /**< bin nonfull heap or eset bucket (owner's lock) */
+	struct sl_extent *lru_prev, *lru_next; /**< eset LRU (ext lock) */
+	uint64_t bitmap[SL_BITMAP_WORDS]; /**< slab: bit set = region taken (bin lock) */
+} sl_extent_t;
+
+/** One reservation of address space from the page source. */
+struct sl_chunk {
+	uintptr_t base;          /**< first byte (fixed) */
+	size_t size;             /**< bytes (fixed) */
+	sl_chunk_t *next;        /**< arena's list (ext lock) */
+};
+
+/** A set of free extents of one state. */
+typedef struct sl_eset {
+	sl_phn_t *bucket[SL_NPSZ];      /**< per page size class, lowest address first */
+	uint64_t nonempty[(SL_NPSZ + 63) / 64]; /**< bit per non-empty bucket */
+	sl_extent_t *lru_head, *lru_tail;       /**< oldest first */
+	size_t npages;                  /**< pages in all its extents */
+	size_t nextents;                /**< extents in it */
+	uint8_t state;                  /**< sl_estate_t of its members (fixed) */
+} sl_eset_t;
+
+/** Decay schedule of one eset (dirty or muzzy); ext lock. */
+typedef struct sl_decay {
+	int64_t ms;                /**< decay time; 0 = at once, -1 = never (fixed) */
+	uint64_t interval_ns;      /**< ms / SL_NSTEPS */
+	uint64_t epoch_ns;         /**< start of the current epoch */
+	uint64_t deadline_ns;      /**< when the next epoch is due (with jitter) */
+	uint64_t jitter_state;     /**< random source of the jitter */
+	size_t nunpurged;          /**< pages left unpurged at the last epoch */
+	size_t backlog[SL_NSTEPS]; /**< pages that became unused per epoch, oldest first */
+} sl_decay_t;
+
+/** Per small class, per arena: the slabs with free regions. */
+typedef struct sl_bin {
+	pthread_mutex_t lock;      /**< guards every field and its slabs' bitmaps */
+	sl_extent_t *cur;          /**< slabcur: regions come from here first */
+	sl_phn_t *nonfull;         /**< other slabs with free regions, lowest address first */
+	size_t nonfull_count;      /**< slabs on that heap */
+	size_t nslabs;             /**< slabs of this class in this arena */
+	size_t curregs;            /**< regions taken (live or cached) */
+	uint64_t nfills, nflushes; /**< tcache batches served / received */
+	char pad[8];
+} sl_bin_t;
+
+/** Counters of an arena (ext lock unless noted). */
+typedef struct sl_astats {
+	uint64_t purge_lazy_calls;   /**< MADV_FREE calls by decay */
+	uint64_t purge_calls;        /**< MADV_DONTNEED calls by decay */
+	uint64_t purged_lazy_pages, purged_pages;
+	uint64_t decay_epochs;       /**< epochs advanced */
+	uint64_t nlarge, large_bytes;/**< active large extents */
+	uint64_t grows;              /**< chunks reserved */
+	uint64_t tc_hits, tc_fills, tc_flushes; /**< folded in from exited tcaches (arenas lock) */
+} sl_astats_t;
+
+/** An arena: its own bins and extents, its own locks. */
+typedef struct sl_arena {
+	unsigned index;              /**< position in sl_state.arenas (fixed) */
+	unsigned nthreads;           /**< threads bound to it (arenas lock) */
+	pthread_mutex_t ext_lock;    /**< esets, decay, chunks, extent split/merge */
+	sl_eset_t esets[3];          /**< dirty, muzzy, returned */
+	sl_decay_t decay[2];         /**< of dirty, of muzzy */
+	sl_chunk_t *chunks;          /**< every reservation of this arena */
+	unsigned next_grow;          /**< page size class of the next reservation */
+	sl_astats_t st;
+	sl_bin_t bins[SL_NBINS_MAX];
+} sl_arena_t;
+
+/** One tcache bin: a stack of cached pointers. */
+typedef struct sl_cbin {
+	void **slots;                /**< slots[ncached-1] is handed out next */
+	uint16_t ncached;            /**< pointers on the stack (owner thread) */
+	uint16_t ncached_max;        /**< capacity (fixed) */
+	uint16_t low_water;          /**< least ncached since the last GC of it */
+	uint8_t lg_fill_div;         /**< a fill brings ncached_max >> lg_fill_div */
+	uint8_t refilled;            /**< filled since the last GC of it */
+} sl_cbin_t;
+
+/** Per thread and heap: the thread cache (t->policy_tls). */
+typedef struct sl_tcache {
+	sl_arena_t *arena;           /**< arena this thread is bound to */
+	bool enabled;                /**< tcache:on */
+	bool linked;                 /**< on the state's list (arenas lock) */
+	int32_t ticks;               /**< operations left before a decay check */
+	int64_t gc_bytes;            /**< bytes left before the next GC step */
+	unsigned next_gc;            /**< bin the next GC step looks at */
+	pthread_t owner;             /**< creating thread (for fork) */
+	uint64_t hits, fills, flushes; /**< counters (owner writes, relaxed) */
+	struct sl_tcache *next, *prev; /**< state's list (arenas lock) */
+	sl_cbin_t bins[SL_MAX_NHBINS];
+	void *slot_area[];           /**< all bins' slots */
+} sl_tcache_t;
+
+/** The page -> extent radix tree (two levels). */
+typedef struct sl_rtree {
+	pthread_mutex_t lock;        /**< leaf creation */
+	unsigned lg_page;            /**< key = address >> lg_page */
+	unsigned leaf_bits;          /**< bits resolved by a leaf */
+	sl_extent_t **root[1u << SL_RT_ROOT_BITS]; /**< leaves, atomic pointers */
+} sl_rtree_t;
+
+/** Size class facts, shared by every slab heap. */
+typedef struct sl_sc {
+	size_t page;                 /**< page size */
+	unsigned lg_page;
+	unsigned nbins;              /**< small classes */
+	unsigned nlarge_tc;          /**< set per heap; see sl_state */
+	size_t small_max;            /**< largest small class */
+	size_t large_min;            /**< smallest large class */
+	uint32_t size[SL_NBINS_MAX]; /**< usable bytes of a region (the class size) */
+	uint32_t stride[SL_NBINS_MAX];/**< distance between regions: the size, but 16 for
+					  the 8-byte class (heaplab promises 16-byte alignment) */
+	uint32_t nregs[SL_NBINS_MAX];/**< regions per slab */
+	uint32_t slab_size[SL_NBINS_MAX]; /**< bytes per slab */
+	uint32_t magic[SL_NBINS_MAX];/**< ceil(2^32 / stride): region index by multiply */
+	uint8_t lookup[4096 / 8 + 1];/**< szind of sizes <= 4096, by (n + 7) >> 3 */
+} sl_sc_t;
+
+/** The heap's policy state. */
+typedef struct sl_state {
+	hl_heap_t *heap;
+	hl_os_t *os;
+	const sl_sc_t *sc;
+	bool debug;                  /**< hl_heap_debug: extra double-free scans */
+	bool tcache_on;              /**< tcache option */
+	bool bg_on;                  /**< background_thread option */
+	unsigned narenas;            /**< arenas allowed */
+	size_t tcache_max;           /**< largest cached class */
+	unsigned nhbins;             /**< tcache bins: small + large */
+	unsigned tc_slots;           /**< slots of one tcache */
+	uint16_t ncached_max[SL_MAX_NHBINS]; /**< capacity of each tcache bin (0: tcache off) */
+	int64_t dirty_ms, muzzy_ms;  /**< decay options */
+	hl_meta_pool_t ext_pool;     /**< sl_extent_t records */
+	hl_meta_pool_t chunk_pool;   /**< sl_chunk_t records */
+	hl_meta_pool_t tc_pool;      /**< sl_tcache_t records */
+	pthread_mutex_t arenas_lock; /**< arenas[], nthreads, tcache list */
+	sl_arena_t *arenas[SL_MAX_ARENAS]; /**< created lazily; atomic reads */
+	unsigned ninit;              /**< arenas created */
+	sl_tcache_t *tcaches;        /**< every live tcache */
+	uint64_t dead_hits, dead_fills, dead_flushes; /**< of exited tcaches */
+	/* background thread */
+	pthread_mutex_t bg_lock;
+	pthread_cond_t bg_cond;
+	pthread_t bg_thread;
+	bool bg_running;             /**< thread exists (bg lock) */
+	bool bg_stop;                /**< asked to end (bg lock) */
+	int bg_idle;                 /**< may sleep long: kick when pages appear (atomic) */
+	uint64_t bg_runs;            /**< passes over the arenas (bg lock) */
+	uint64_t bg_kicks;           /**< wake-ups asked for by freeing threads (bg lock) */
+	sl_rtree_t rtree;            /**< last: it is big */
+} sl_state_t;
+
+/* ---- size classes (slab_sz.c) ------------------------------------------ */
+const sl_sc_t *sl_sc_get(void);
+/** Class index of a request of @p n bytes (any n <= HL_MAX_REQUEST). */
+unsigned sl_size2index(const sl_sc_t *sc, size_t n);
+/** Bytes of class @p ind. */
+size_t sl_index2size(const sl_sc_t *sc, unsigned ind);
+/** Page size class index of @p pages pages: smallest class >= pages. */
+unsigned sl_psz_ceil(size_t pages);
+/** Largest page size class <= pages. */
+unsigned sl_psz_floor(size_t pages);
+/** Pages of page size class @p i. */
+size_t sl_psz_pages(unsigned i);
+
+static inline unsigned sl_size2index_fast(const sl_sc_t *sc, size_t n)
+{
+	return n <= 4096 ? sc->lookup[(n + 7) >> 3] : sl_size2index(sc, n);
+}
+
+/* ---- pairing heap (slab_extent.c) --------------------------------------- */
+void sl_ph_insert(sl_phn_t **root, sl_phn_t *n);
+void sl_ph_remove(sl_phn_t **root, sl_phn_t *n);
+static inline sl_extent_t *sl_ph_extent(sl_phn_t *n)
+{
+	return n ? (sl_extent_t *)((char *)n - __builtin_offsetof(sl_extent_t, ph)) : NULL;
+}
+
+/* ---- rtree (slab_rtree.c) ----------------------------------------------- */
+void sl_rtree_init(sl_rtree_t *rt, unsigned lg_page);
+/** Maps the page holding @p addr to @p e; false when out of metadata. */
+bool sl_rtree_set(sl_state_t *s, uintptr_t addr, sl_extent_t *e);
+static inline sl_extent_t *sl_rtree_get(const sl_rtree_t *rt, uintptr_t addr)
+{
+	uintptr_t key = addr >> rt->lg_page;
+	uintptr_t hi = key >> rt->leaf_bits;
+	if (HL_UNLIKELY(hi >= (1u << SL_RT_ROOT_BITS)))
+		return NULL;
+	sl_extent_t **leaf = __atomic_load_n(&rt->root[hi], __ATOMIC_ACQUIRE);
+	if (HL_UNLIKELY(!leaf))
+		return NULL;
+	return __atomic_load_n(&leaf[key & (((uintptr_t)1 << rt->leaf_bits) - 1)], __ATOMIC_ACQUIRE);
+}
+
+/* ---- extents (slab_extent.c), ext lock held ----------------------------- */
+/** An active extent of @p size bytes aligned to @p align, or NULL. */
+sl_extent_t *sl_extent_alloc(sl_state_t *s, sl_arena_t *a, size_t size, size_t align,
+			     sl_estate_t as);
+/** Gives an active extent back: it becomes dirty (and may merge). */
+void sl_extent_dalloc(sl_state_t *s, sl_arena_t *a, sl_extent_t *e);
+/** Registers every page of a slab in the rtree. */
+bool sl_extent_map_slab(sl_state_t *s, sl_extent_t *e);
+void sl_eset_init(sl_eset_t *es, sl_estate_t st);
+void sl_eset_remove(sl_state_t *s, sl_eset_t *es, sl_extent_t *e);
+/** Moves @p npages of the oldest extents of eset @p from to the next state. */
+size_t sl_purge(sl_state_t *s, sl_arena_t *a, sl_estate_t from, size_t npages);
+static inline size_t sl_npages(const sl_state_t *s, size_t bytes) { return bytes >> s->sc->lg_page; }
+
+/* ---- decay and background thread (slab_decay.c) ------------------------- */
+void sl_decay_init(sl_decay_t *d, int64_t ms, uint64_t now, uint64_t seed);
+uint64_t sl_now_ns(void);
+/** Runs both decays of @p a (ext lock held); returns ns until the next epoch, or 0 when idle. */
+uint64_t sl_decay_run(sl_state_t *s, sl_arena_t *a, uint64_t now);
+/** Purges what a decay of 0 ms demands right away (ext lock held). */
+void sl_decay_immediate(sl_state_t *s, sl_arena_t *a);
+/** A thread's ticker ran out: try a decay step of its arena. */
+void sl_decay_tick(sl_state_t *s, sl_arena_t *a);
+int sl_bg_start(sl_state_t *s);
+void sl_bg_stop(sl_state_t *s);
+/** Wakes a background thread that may be sleeping long (no locks held). */
+static inline void sl_bg_maybe_kick(sl_state_t *s)
+{
+	extern void sl_bg_kick(sl_state_t *s);
+	if (HL_UNLIKELY(s->bg_on) && __atomic_load_n(&s->bg_idle, __ATOMIC_SEQ_CST))
+		sl_bg_kick(s);
+}
+
+/* ---- arenas, bins, tcache (slab.c, slab_tcache.c) ----------------------- */
+/** Region index of @p p in slab @p e, or -1 when p is not a region start. */
+static inline int sl_region_index(const sl_sc_t *sc, const sl_extent_t *e, uintptr_t p)
+{
+	uintptr_t diff = p - e->base;
+	uint32_t idx = (uint32_t)(((uint64_t)diff * sc->magic[e->szind]) >> 32);
+	return (diff < e->size && (uintptr_t)idx * sc->stride[e->szind] == diff) ? (int)idx : -1;
+}
+static inline bool sl_bit_get(const uint64_t *bm, unsigned i) { return (bm[i >> 6] >> (i & 63)) & 1; }
+static inline void sl_bit_set(uint64_t *bm, unsigned i) { bm[i >> 6] |= 1ull << (i & 63); }
+static inline void sl_bit_clear(uint64_t *bm, unsigned i) { bm[i >> 6] &= ~(1ull << (i & 63)); }
+
+/** Relaxed counter bump written only by its owner, read by anyone. */
+static inline void sl_count(uint64_t *c, uint64_t n)
+{
+	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
+
+sl_arena_t *sl_arena_get(sl_state_t *s, unsigned i);
+sl_arena_t *sl_arena_create(sl_state_t *s, unsigned i);
+sl_arena_t *sl_arena_choose(sl_state_t *s);
+/** A large extent of class @p ind aligned to @p align; its address or NULL. */
+void *sl_large_alloc(sl_state_t *s, sl_arena_t *a, unsigned ind, size_t align);
+/** Takes up to @p n regions of class @p ind into @p out; returns how many. */
+unsigned sl_bin_take(sl_state_t *s, sl_arena_t *a, unsigned ind, void **out, unsigned n);
+/** Gives back @p n regions (any arenas) of class @p ind. */
+void sl_bin_give(sl_state_t *s, unsigned ind, void *const *ptrs, unsigned n);
+/** Frees a large extent to its arena. */
+void sl_large_free(sl_state_t *s, sl_extent_t *e);
+sl_tcache_t *sl_tcache_create(sl_state_t *s, hl_thread_t *t);
+void sl_tcache_flush(sl_state_t *s, sl_tcache_t *tc, unsigned bin, unsigned keep);
+void sl_tcache_fill(sl_state_t *s, sl_tcache_t *tc, unsigned ind);
+void sl_tcache_event(sl_state_t *s, sl_tcache_t *tc);
+void sl_tcache_destroy(sl_state_t *s, sl_tcache_t *tc);
+void sl_lock_all(sl_state_t *s);
+void sl_unlock_all(sl_state_t *s);
+
+/* ---- looking inside (slab_check.c, slab_dot.c, slab_stats.c) ------------ */
+int sl_check(void *st, hl_report_t *r);
+int sl_walk(void *st, hl_walk_fn fn, void *arg);
+void sl_snapshot(void *st, hl_dot_t *d);
+void sl_stats(void *st, hl_statw_t *w);
+/** Sorted pointers held by every tcache (into a metadata buffer); count in *n. */
+void **sl_cached_collect(sl_state_t *s, size_t *n, size_t *bytes);
+bool sl_cached_has(void *const *v, size_t n, const void *p);
+void sl_cached_release(sl_state_t *s, void **v, size_t bytes);
+
+#endif

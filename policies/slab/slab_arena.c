@@ -1,0 +1,241 @@
+/*
+ * Arenas and bins of policy `slab`.
+ *
+ * An arena owns one bin per small class and the extents of its chunks.  A
+ * bin hands out regions from its current slab (slabcur), lowest region
+ * first; when slabcur is full it takes the lowest-addressed slab of its
+ * nonfull heap, and only then asks the arena for a fresh slab extent.  A
+ * slab that becomes empty goes straight back to the arena as dirty pages;
+ * a full slab that gets a region back becomes slabcur if it lies lower
+ * than the current one (jemalloc keeps allocations packed at low
+ * addresses so high slabs drain and can be purged).
+ */
+#include "config.h"
+#include <string.h>
+#include "slab.h"
+
+/* ---- arenas ------------------------------------------------------------ */
+
+sl_arena_t *sl_arena_get(sl_state_t *s, unsigned i)
+{
+	return i < SL_MAX_ARENAS ? __atomic_load_n(&s->arenas[i], __ATOMIC_ACQUIRE) : NULL;
+}
+
+/* Creates arena @p i (arenas lock held, or at init). */
+sl_arena_t *sl_arena_create(sl_state_t *s, unsigned i)
+{
+	sl_arena_t *a = hl_os_reserve_meta(s->os, sizeof *a);
+	if (!a)
+		return NULL;
+	a->index = i;
+	pthread_mutex_init(&a->ext_lock, NULL);
+	for (int st = SL_DIRTY; st <= SL_RETURNED; st++)
+		sl_eset_init(&a->esets[st - SL_DIRTY], (sl_estate_t)st);
+	uint64_t now = sl_now_ns();
+	sl_decay_init(&a->decay[0], s->dirty_ms, now, hl_mix64(i * 2 + 1 + (uintptr_t)s));
+	sl_decay_init(&a->decay[1], s->muzzy_ms, now, hl_mix64(i * 2 + 2 + (uintptr_t)s));
+	a->next_grow = sl_psz_ceil(((size_t)2 << 20) >> s->sc->lg_page);
+	for (unsigned b = 0; b < s->sc->nbins; b++)
+		pthread_mutex_init(&a->bins[b].lock, NULL);
+	__atomic_store_n(&s->arenas[i], a, __ATOMIC_RELEASE);
+	s->ninit = i + 1;
+	return a;
+}
+
+/* The arena a new thread joins: an unused one while narenas allows,
+ * otherwise the one with the fewest threads (arenas lock held). */
+sl_arena_t *sl_arena_choose(sl_state_t *s)
+{
+	sl_arena_t *best = NULL;
+	for (unsigned i = 0; i < s->ninit; i++)
+		if (!best || s->arenas[i]->nthreads < best->nthreads)
+			best = s->arenas[i];
+	if ((!best || best->nthreads > 0) && s->ninit < s->narenas) {
+		sl_arena_t *a = sl_arena_create(s, s->ninit);
+		if (a)
+			best = a;
+	}
+	return best;
+}
+
+/* ---- slabs ------------------------------------------------------------- */
+
+static void sl_slab_init(const sl_sc_t *sc, sl_extent_t *e, unsigned ind)
+{
+	e->szind = (uint16_t)ind;
+	e->nfree = (uint16_t)sc->nregs[ind];
+	memset(e->bitmap, 0, sizeof e->bitmap);
+	for (unsigned i = sc->nregs[ind]; i < SL_BITMAP_WORDS * 64; i++)
+		sl_bit_set(e->bitmap, i);
+}
+
+/* A slab with a free region for @p bin (bin lock held), or NULL. */
+static sl_extent_t *sl_bin_refill_cur(sl_state_t *s, sl_arena_t *a, sl_bin_t *bin, unsigned ind)
+{
+	if (bin->cur && bin->cur->nfree)
+		return bin->cur;
+	bin->cur = NULL;
+	if (bin->nonfull) {
+		sl_extent_t *e = sl_ph_extent(bin->nonfull);
+		sl_ph_remove(&bin->nonfull, &e->ph);
+		e->in_heap = 0;
+		bin->nonfull_count--;
+		return bin->cur = e;
+	}
+	pthread_mutex_lock(&a->ext_lock);
+	sl_extent_t *e = sl_extent_alloc(s, a, s->sc->slab_size[ind], s->sc->page, SL_SLAB);
+	pthread_mutex_unlock(&a->ext_lock);
+	if (!e)
+		return NULL;
+	sl_slab_init(s->sc, e, ind);
+	bin->nslabs++;
+	return bin->cur = e;
+}
+
+/* First free region of slab @p e, marked taken. */
+static void *sl_slab_take(const sl_sc_t *sc, sl_extent_t *e)
+{
+	for (unsigned w = 0; w < SL_BITMAP_WORDS; w++) {
+		uint64_t free_bits = ~e->bitmap[w];
+		if (free_bits) {
+			unsigned i = w * 64 + (unsigned)__builtin_ctzll(free_bits);
+			sl_bit_set(e->bitmap, i);
+			e->nfree--;
+			return (void *)(e->base + (uintptr_t)i * sc->stride[e->szind]);
+		}
+	}
+	return NULL;
+}
+
+unsigned sl_bin_take(sl_state_t *s, sl_arena_t *a, unsigned ind, void **out, unsigned n)
+{
+	sl_bin_t *bin = &a->bins[ind];
+	unsigned got = 0;
+	pthread_mutex_lock(&bin->lock);
+	while (got < n) {
+		sl_extent_t *e = sl_bin_refill_cur(s, a, bin, ind);
+		if (!e)
+			break;
+		while (got < n && e->nfree)
+			out[got++] = sl_slab_take(s->sc, e);
+	}
+	bin->curregs += got;
+	bin->nfills++;
+	pthread_mutex_unlock(&bin->lock);
+	return got;
+}
+
+/* A full slab got a region back: keep the lowest slab current. */
+static void sl_bin_lower(sl_bin_t *bin, sl_extent_t *e)
+{
+	if (!bin->cur) {
+		bin->cur = e;
+		return;
+	}
+	if (e->base < bin->cur->base) {
+		sl_extent_t *old = bin->cur;
+		bin->cur = e;
+		e = old;
+		if (!old->nfree)
+			return;   /* a full slabcur is simply dropped */
+	}
+	sl_ph_insert(&bin->nonfull, &e->ph);
+	e->in_heap = 1;
+	bin->nonfull_count++;
+}
+
+/* Frees region @p p of slab @p e (bin lock held); returns e when it emptied. */
+static sl_extent_t *sl_slab_give(sl_state_t *s, sl_bin_t *bin, sl_extent_t *e, void *p)
+{
+	int idx = sl_region_index(s->sc, e, (uintptr_t)p);
+	if (idx < 0 || !sl_bit_get(e->bitmap, (unsigned)idx))
+		hl_fatal("slab", "double free or corrupt pointer in a tcache flush", p);
+	sl_bit_clear(e->bitmap, (unsigned)idx);
+	e->nfree++;
+	bin->curregs--;
+	if (e->nfree == s->sc->nregs[e->szind]) {
+		if (bin->cur == e) {
+			bin->cur = NULL;
+		} else if (e->in_heap) {
+			sl_ph_remove(&bin->nonfull, &e->ph);
+			e->in_heap = 0;
+			bin->nonfull_count--;
+		}
+		bin->nslabs--;
+		return e;
+	}
+	if (e->nfree == 1 && bin->cur != e)
+		sl_bin_lower(bin, e);
+	return NULL;
+}
+
+/* Releases the slabs that emptied (their bin lock held, so a checker never
+ * sees a slab that belongs to no bin). */
+static void sl_slabs_release(sl_state_t *s, sl_arena_t *a, sl_extent_t **empty, unsigned n)
+{
+	if (!n)
+		return;
+	pthread_mutex_lock(&a->ext_lock);
+	for (unsigned i = 0; i < n; i++)
+		sl_extent_dalloc(s, a, empty[i]);
+	pthread_mutex_unlock(&a->ext_lock);
+}
+
+void sl_bin_give(sl_state_t *s, unsigned ind, void *const *ptrs, unsigned n)
+{
+	sl_extent_t *ext[n ? n : 1], *empty[n ? n : 1];
+	unsigned left = n;
+	for (unsigned i = 0; i < n; i++)
+		ext[i] = sl_rtree_get(&s->rtree, (uintptr_t)ptrs[i]);
+	while (left) {
+		unsigned ai = 0, nempty = 0;
+		for (unsigned i = 0; i < n; i++)
+			if (ext[i]) {
+				ai = ext[i]->arena;
+				break;
+			}
+		sl_arena_t *a = sl_arena_get(s, ai);
+		sl_bin_t *bin = &a->bins[ind];
+		pthread_mutex_lock(&bin->lock);
+		for (unsigned i = 0; i < n; i++) {
+			if (!ext[i] || ext[i]->arena != ai)
+				continue;
+			sl_extent_t *e = sl_slab_give(s, bin, ext[i], ptrs[i]);
+			if (e)
+				empty[nempty++] = e;
+			ext[i] = NULL;
+			left--;
+		}
+		bin->nflushes++;
+		sl_slabs_release(s, a, empty, nempty);
+		pthread_mutex_unlock(&bin->lock);
+	}
+	sl_bg_maybe_kick(s);
+}
+
+/* ---- large extents ------------------------------------------------------ */
+
+void *sl_large_alloc(sl_state_t *s, sl_arena_t *a, unsigned ind, size_t align)
+{
+	size_t usize = sl_index2size(s->sc, ind);
+	pthread_mutex_lock(&a->ext_lock);
+	sl_extent_t *e = sl_extent_alloc(s, a, usize, align, SL_LARGE);
+	if (e) {
+		e->szind = (uint16_t)ind;
+		a->st.nlarge++;
+		a->st.large_bytes += usize;
+	}
+	pthread_mutex_unlock(&a->ext_lock);
+	return e ? (void *)e->base : NULL;
+}
+
+void sl_large_free(sl_state_t *s, sl_extent_t *e)
+{
+	sl_arena_t *a = sl_arena_get(s, e->arena);
+	pthread_mutex_lock(&a->ext_lock);
+	a->st.nlarge--;
+	a->st.large_bytes -= e->size;
+	sl_extent_dalloc(s, a, e);
+	pthread_mutex_unlock(&a->ext_lock);
+	sl_bg_maybe_kick(s);
+}

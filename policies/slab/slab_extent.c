@@ -1,0 +1,387 @@
+/*
+ * Extents of policy `slab`: runs of pages, split to fit and merged when
+ * freed, kept in three esets by state (dirty, muzzy, returned).
+ *
+ * Allocation looks in dirty, then muzzy, then returned pages (jemalloc's
+ * order: the cheapest to reuse first) and takes the lowest-addressed
+ * extent that is large enough (first fit across the page size class
+ * buckets); only when none fits does the arena reserve a new chunk, each
+ * one a page size class larger than the last (2 MiB, 2.5 MiB, 3 MiB ...).
+ * The unused end of a chunk is a returned extent.  Every function here
+ * runs under the arena's ext lock.
+ */
+#include "config.h"
+#include <string.h>
+#include "slab.h"
+
+/* ---- pairing heap, ordered by extent address ---------------------------- */
+
+static inline bool sl_ph_less(sl_phn_t *a, sl_phn_t *b)
+{
+	return sl_ph_extent(a)->base < sl_ph_extent(b)->base;
+}
+
+/* Melds two roots (their prev and next are NULL). */
+static sl_phn_t *sl_ph_meld(sl_phn_t *a, sl_phn_t *b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	if (sl_ph_less(b, a)) {
+		sl_phn_t *t = a;
+		a = b;
+		b = t;
+	}
+	b->prev = a;
+	b->next = a->child;
+	if (a->child)
+		a->child->prev = b;
+	a->child = b;
+	return a;
+}
+
+/* Two-pass merge of a sibling list into one root. */
+static sl_phn_t *sl_ph_merge_pairs(sl_phn_t *first)
+{
+	sl_phn_t *pairs = NULL;
+	while (first) {
+		sl_phn_t *a = first, *b = a->next;
+		first = b ? b->next : NULL;
+		a->next = a->prev = NULL;
+		if (b)
+			b->next = b->prev = NULL;
+		sl_phn_t *m = sl_ph_meld(a, b);
+		m->next = pairs;
+		pairs = m;
+	}
+	sl_phn_t *root = NULL;
+	while (pairs) {
+		sl_phn_t *n = pairs->next;
+		pairs->next = NULL;
+		root = sl_ph_meld(pairs, root);
+		pairs = n;
+	}
+	return root;
+}
+
+void sl_ph_insert(sl_phn_t **root, sl_phn_t *n)
+{
+	n->child = n->next = n->prev = NULL;
+	*root = sl_ph_meld(*root, n);
+}
+
+void sl_ph_remove(sl_phn_t **root, sl_phn_t *n)
+{
+	if (n == *root) {
+		*root = sl_ph_merge_pairs(n->child);
+		return;
+	}
+	if (n->prev->child == n)
+		n->prev->child = n->next;
+	else
+		n->prev->next = n->next;
+	if (n->next)
+		n->next->prev = n->prev;
+	*root = sl_ph_meld(*root, sl_ph_merge_pairs(n->child));
+}
+
+/* ---- esets -------------------------------------------------------------- */
+
+void sl_eset_init(sl_eset_t *es, sl_estate_t st)
+{
+	memset(es, 0, sizeof *es);
+	es->state = (uint8_t)st;
+}
+
+static inline sl_eset_t *sl_eset_of(sl_arena_t *a, sl_estate_t st)
+{
+	return &a->esets[st - SL_DIRTY];
+}
+
+static void sl_eset_insert(sl_state_t *s, sl_eset_t *es, sl_extent_t *e, bool oldest)
+{
+	size_t pages = sl_npages(s, e->size);
+	unsigned b = sl_psz_floor(pages);
+	sl_ph_insert(&es->bucket[b], &e->ph);
+	es->nonempty[b / 64] |= 1ull << (b % 64);
+	e->in_heap = 1;
+	e->lru_prev = e->lru_next = NULL;
+	if (oldest) {
+		e->lru_next = es->lru_head;
+		if (es->lru_head)
+			es->lru_head->lru_prev = e;
+		else
+			es->lru_tail = e;
+		es->lru_head = e;
+	} else {
+		e->lru_prev = es->lru_tail;
+		if (es->lru_tail)
+			es->lru_tail->lru_next = e;
+		else
+			es->lru_head = e;
+		es->lru_tail = e;
+	}
+	es->npages += pages;
+	es->nextents++;
+}
+
+void sl_eset_remove(sl_state_t *s, sl_eset_t *es, sl_extent_t *e)
+{
+	size_t pages = sl_npages(s, e->size);
+	unsigned b = sl_psz_floor(pages);
+	sl_ph_remove(&es->bucket[b], &e->ph);
+	if (!es->bucket[b])
+		es->nonempty[b / 64] &= ~(1ull << (b % 64));
+	e->in_heap = 0;
+	if (e->lru_prev)
+		e->lru_prev->lru_next = e->lru_next;
+	else
+		es->lru_head = e->lru_next;
+	if (e->lru_next)
+		e->lru_next->lru_prev = e->lru_prev;
+	else
+		es->lru_tail = e->lru_prev;
+	e->lru_prev = e->lru_next = NULL;
+	es->npages -= pages;
+	es->nextents--;
+}
+
+/* The lowest-addressed extent of at least @p pages pages, or NULL. */
+static sl_extent_t *sl_eset_fit(sl_eset_t *es, size_t pages)
+{
+	sl_extent_t *best = NULL;
+	for (unsigned w = sl_psz_ceil(pages) / 64; w < (SL_NPSZ + 63) / 64; w++) {
+		uint64_t bits = es->nonempty[w];
+		if (w == sl_psz_ceil(pages) / 64)
+			bits &= ~0ull << (sl_psz_ceil(pages) % 64);
+		while (bits) {
+			unsigned b = w * 64 + (unsigned)__builtin_ctzll(bits);
+			bits &= bits - 1;
+			sl_extent_t *e = sl_ph_extent(es->bucket[b]);
+			if (!best || e->base < best->base)
+				best = e;
+		}
+	}
+	return best;
+}
+
+/* ---- rtree registration, split and merge ------------------------------- */
+
+static inline uintptr_t sl_last_page(const sl_state_t *s, const sl_extent_t *e)
+{
+	return e->base + e->size - s->sc->page;
+}
+
+/* Maps first and last page (leaves exist for the whole chunk: see grow). */
+static void sl_map_bounds(sl_state_t *s, sl_extent_t *e)
+{
+	sl_rtree_set(s, e->base, e);
+	sl_rtree_set(s, sl_last_page(s, e), e);
+}
+
+bool sl_extent_map_slab(sl_state_t *s, sl_extent_t *e)
+{
+	for (uintptr_t p = e->base; p < e->base + e->size; p += s->sc->page)
+		sl_rtree_set(s, p, e);
+	return true;
+}
+
+static void sl_unmap_interior(sl_state_t *s, sl_extent_t *e)
+{
+	for (uintptr_t p = e->base + s->sc->page; p < sl_last_page(s, e); p += s->sc->page)
+		sl_rtree_set(s, p, NULL);
+}
+
+/* Cuts @p e after @p lead bytes; returns the upper part (NULL: no record). */
+static sl_extent_t *sl_split(sl_state_t *s, sl_extent_t *e, size_t lead)
+{
+	sl_extent_t *t = hl_meta_alloc(&s->ext_pool);
+	if (!t)
+		return NULL;
+	t->base = e->base + lead;
+	t->size = e->size - lead;
+	t->state = e->state;
+	t->arena = e->arena;
+	t->chunk = e->chunk;
+	e->size = lead;
+	sl_map_bounds(s, t);
+	sl_rtree_set(s, sl_last_page(s, e), e);
+	return t;
+}
+
+/* Absorbs @p b, which starts where @p a ends; b's record is freed. */
+static void sl_merge(sl_state_t *s, sl_extent_t *a, sl_extent_t *b)
+{
+	if (a->size > s->sc->page)
+		sl_rtree_set(s, sl_last_page(s, a), NULL);
+	if (b->size > s->sc->page)
+		sl_rtree_set(s, b->base, NULL);
+	a->size += b->size;
+	sl_rtree_set(s, sl_last_page(s, a), a);
+	hl_meta_free(&s->ext_pool, b);
+}
+
+/* Merges free extent @p e (in no eset) with free neighbours of its state. */
+static sl_extent_t *sl_coalesce(sl_state_t *s, sl_arena_t *a, sl_extent_t *e)
+{
+	sl_eset_t *es = sl_eset_of(a, (sl_estate_t)e->state);
+	if (e->base > e->chunk->base) {
+		sl_extent_t *p = sl_rtree_get(&s->rtree, e->base - 1);
+		if (p && p != e && p->state == e->state && p->chunk == e->chunk) {
+			sl_eset_remove(s, es, p);
+			sl_merge(s, p, e);
+			e = p;
+		}
+	}
+	uintptr_t end = e->base + e->size;
+	if (end < e->chunk->base + e->chunk->size) {
+		sl_extent_t *n = sl_rtree_get(&s->rtree, end);
+		if (n && n != e && n->state == e->state && n->chunk == e->chunk) {
+			sl_eset_remove(s, es, n);
+			sl_merge(s, e, n);
+		}
+	}
+	return e;
+}
+
+/* ---- growing ----------------------------------------------------------- */
+
+/* Reserves a new chunk of at least @p need bytes: one free returned extent. */
+static sl_extent_t *sl_grow(sl_state_t *s, sl_arena_t *a, size_t need)
+{
+	size_t page = s->sc->page;
+	size_t pages = sl_npages(s, need);
+	unsigned idx = sl_psz_ceil(pages);
+	if (idx < a->next_grow)
+		idx = a->next_grow;
+	size_t bytes = sl_psz_pages(idx) << s->sc->lg_page;
+	a->next_grow = idx + 1 < SL_NPSZ ? idx + 1 : idx;
+	void *base = hl_os_reserve(s->os, bytes, page, true);
+	if (!base)
+		return NULL;
+	size_t span = page << s->rtree.leaf_bits;
+	for (uintptr_t p = hl_align_down((uintptr_t)base, span); p < (uintptr_t)base + bytes; p += span)
+		if (!sl_rtree_set(s, p < (uintptr_t)base ? (uintptr_t)base : p, NULL))
+			goto fail;
+	sl_chunk_t *c = hl_meta_alloc(&s->chunk_pool);
+	sl_extent_t *e = c ? hl_meta_alloc(&s->ext_pool) : NULL;
+	if (!e) {
+		hl_meta_free(&s->chunk_pool, c);
+		goto fail;
+	}
+	c->base = (uintptr_t)base;
+	c->size = bytes;
+	c->next = a->chunks;
+	a->chunks = c;
+	e->base = c->base;
+	e->size = bytes;
+	e->state = SL_RETURNED;
+	e->arena = (uint16_t)a->index;
+	e->chunk = c;
+	sl_map_bounds(s, e);
+	a->st.grows++;
+	return e;
+fail:
+	hl_os_release(s->os, base, bytes);
+	return NULL;
+}
+
+/* ---- allocation and release --------------------------------------------- */
+
+/* Puts the part of @p e before @p lead back into its eset; returns the rest. */
+static sl_extent_t *sl_trim_front(sl_state_t *s, sl_arena_t *a, sl_extent_t *e, size_t lead)
+{
+	if (!lead)
+		return e;
+	sl_extent_t *rest = sl_split(s, e, lead);
+	if (!rest)
+		return NULL;
+	sl_eset_insert(s, sl_eset_of(a, (sl_estate_t)e->state), e, false);
+	return rest;
+}
+
+sl_extent_t *sl_extent_alloc(sl_state_t *s, sl_arena_t *a, size_t size, size_t align,
+			     sl_estate_t as)
+{
+	size_t page = s->sc->page;
+	size_t need = size + (align > page ? align - page : 0);
+	sl_extent_t *e = NULL;
+	for (int st = SL_DIRTY; st <= SL_RETURNED && !e; st++) {
+		e = sl_eset_fit(sl_eset_of(a, (sl_estate_t)st), sl_npages(s, need));
+		if (e)
+			sl_eset_remove(s, sl_eset_of(a, (sl_estate_t)st), e);
+	}
+	if (!e && !(e = sl_grow(s, a, need)))
+		return NULL;
+	sl_estate_t from = (sl_estate_t)e->state;
+	sl_extent_t *r = sl_trim_front(s, a, e, hl_ptr_align_up(e->base, align > page ? align : page) - e->base);
+	if (!r) {
+		sl_eset_insert(s, sl_eset_of(a, from), e, false);
+		return NULL;
+	}
+	if (r->size > size) {
+		sl_extent_t *trail = sl_split(s, r, size);
+		if (!trail) {
+			sl_eset_insert(s, sl_eset_of(a, from), sl_coalesce(s, a, r), false);
+			return NULL;
+		}
+		sl_eset_insert(s, sl_eset_of(a, from), trail, false);
+	}
+	r->state = (uint8_t)as;
+	if (as == SL_SLAB)
+		sl_extent_map_slab(s, r);
+	return r;
+}
+
+void sl_extent_dalloc(sl_state_t *s, sl_arena_t *a, sl_extent_t *e)
+{
+	if (e->state == SL_SLAB)
+		sl_unmap_interior(s, e);
+	e->state = SL_DIRTY;
+	e->nfree = 0;
+	e = sl_coalesce(s, a, e);
+	sl_eset_insert(s, sl_eset_of(a, SL_DIRTY), e, false);
+	if (s->dirty_ms == 0)
+		sl_decay_immediate(s, a);
+}
+
+/* ---- purging ------------------------------------------------------------ */
+
+/* Purges one extent to @p to and files it there. */
+static void sl_purge_one(sl_state_t *s, sl_arena_t *a, sl_extent_t *e, sl_estate_t to)
+{
+	size_t pages = sl_npages(s, e->size);
+	if (to == SL_MUZZY) {
+		hl_os_purge_lazy(s->os, (void *)e->base, e->size);
+		a->st.purge_lazy_calls++;
+		a->st.purged_lazy_pages += pages;
+	} else {
+		hl_os_purge(s->os, (void *)e->base, e->size);
+		a->st.purge_calls++;
+		a->st.purged_pages += pages;
+	}
+	e->state = (uint8_t)to;
+	e = sl_coalesce(s, a, e);
+	sl_eset_insert(s, sl_eset_of(a, to), e, false);
+}
+
+size_t sl_purge(sl_state_t *s, sl_arena_t *a, sl_estate_t from, size_t npages)
+{
+	sl_eset_t *es = sl_eset_of(a, from);
+	sl_estate_t to = (from == SL_DIRTY && s->muzzy_ms != 0) ? SL_MUZZY : SL_RETURNED;
+	size_t done = 0;
+	while (done < npages && es->lru_head) {
+		sl_extent_t *e = es->lru_head;
+		sl_eset_remove(s, es, e);
+		size_t pages = sl_npages(s, e->size);
+		if (pages > npages - done) {
+			sl_extent_t *rest = sl_split(s, e, (npages - done) << s->sc->lg_page);
+			if (rest)
+				sl_eset_insert(s, es, rest, true);
+		}
+		done += sl_npages(s, e->size);
+		sl_purge_one(s, a, e, to);
+	}
+	return done;
+}

@@ -1,0 +1,510 @@
+/* Check suite of the `slab` policy (jemalloc 5.3).  Expected values come
+ * from the model's facts: the size-class ladder (8, 16-byte steps to 128,
+ * then four classes per doubling), small classes below four pages, slabs
+ * of lcm(page, size) bytes, tcache bins of clamp(2 * regions, 20, 200)
+ * slots filled half at a time, decay 0 = at once and -1 = never. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "testlib.h"
+
+/* A policy statistic named printf-style, e.g. "classes.%u.slabs". */
+static double pstat(hl_heap_t *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static double pstat(hl_heap_t *h, const char *fmt, ...)
+{
+	char full[200] = "policy_stats.";
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(full + strlen(full), sizeof full - strlen(full), fmt, ap);
+	va_end(ap);
+	return tl_stat(h, full);
+}
+
+/* The ladder, written from its definition. */
+static size_t ladder(unsigned i)
+{
+	if (i == 0)
+		return 8;
+	if (i <= 8)
+		return 16 * i;
+	unsigned k = 7 + (i - 9) / 4, j = (i - 9) % 4 + 1;
+	return ((size_t)1 << k) + ((size_t)j << (k - 2));
+}
+
+static size_t lcm_page(size_t size)
+{
+	size_t a = tl_page(), b = size;
+	while (b) {
+		size_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return tl_page() / a * size;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void nap_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+/* ---- size classes -------------------------------------------------------- */
+
+START_TEST(size_class_table)
+{
+	hl_heap_t *h = tl_heap("slab", NULL);
+	static const size_t ask[][2] = { { 1, 8 }, { 8, 8 }, { 9, 16 }, { 17, 32 }, { 128, 128 },
+					 { 129, 160 }, { 1025, 1280 }, { 14336, 14336 } };
+	for (size_t i = 0; i < sizeof ask / sizeof ask[0]; i++) {
+		void *p = hl_malloc(h, ask[i][0]);
+		ck_assert_uint_eq(hl_usable_size(h, p), ask[i][1]);
+		hl_free(h, p);
+	}
+	/* 14336 is the last small class, 14337 needs a large extent */
+	unsigned last = 0;
+	while (ladder(last + 1) < 4 * tl_page())
+		last++;
+	ck_assert_uint_eq(ladder(last), 14336);
+	ck_assert_uint_eq(pstat(h, "classes.%u.size", last), 14336);
+	void *big = hl_malloc(h, 14337);
+	ck_assert_uint_eq(hl_usable_size(h, big), 16384);
+	ck_assert_uint_eq((uintptr_t)big % tl_page(), 0);
+	ck_assert_int_eq(pstat(h, "large_extents"), 1);
+	hl_free(h, big);
+	for (unsigned i = 0; i <= last; i++) {
+		/* heaplab's 16-byte promise spaces the 8-byte class 16 apart */
+		size_t stride = ladder(i) < 16 ? 16 : ladder(i);
+		ck_assert_uint_eq(pstat(h, "classes.%u.size", i), ladder(i));
+		ck_assert_uint_eq(pstat(h, "classes.%u.stride", i), stride);
+		ck_assert_uint_eq(pstat(h, "classes.%u.slab_size", i), lcm_page(stride));
+		ck_assert_uint_eq(pstat(h, "classes.%u.regions_per_slab", i), lcm_page(stride) / stride);
+	}
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(regions_adjacent_no_header)
+{
+	hl_heap_t *h = tl_heap("slab", NULL);
+	char *p = hl_malloc(h, 64), *q = hl_malloc(h, 64);
+	ck_assert_int_eq(q - p, 64);
+	ck_assert_uint_eq(hl_usable_size(h, p), 64);
+	char *a = hl_malloc(h, 40), *b = hl_malloc(h, 40);
+	ck_assert_int_eq(b - a, 48);
+	ck_assert_uint_eq(hl_usable_size(h, a), 48);
+	/* the first region of a fresh slab is the slab's first byte */
+	ck_assert_uint_eq((uintptr_t)p % tl_page(), 0);
+	ck_assert_uint_eq((uintptr_t)a % tl_page(), 0);
+	memset(p, 0xff, 128);  /* both blocks, edge to edge: nothing between to smash */
+	tl_check_clean(h);
+	hl_free(h, p);
+	hl_free(h, q);
+	hl_free(h, a);
+	hl_free(h, b);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* ---- thread cache ------------------------------------------------------- */
+
+START_TEST(tcache_fill_hit_flush)
+{
+	hl_heap_t *h = tl_heap("slab", NULL);
+	unsigned c64 = 4;                      /* 8, 16, 32, 48, 64 */
+	ck_assert_uint_eq(ladder(c64), 64);
+	size_t nregs = tl_page() / 64, slots = 2 * nregs > 200 ? 200 : 2 * nregs;
+	void *p = hl_malloc(h, 64);
+	ck_assert_int_eq(pstat(h, "tcache_fills"), 1);
+	ck_assert_uint_eq(pstat(h, "classes.%u.cached_regions", c64), slots / 2 - 1);
+	ck_assert_uint_eq(pstat(h, "classes.%u.live_regions", c64), 1);
+	void *q = hl_malloc(h, 64);
+	ck_assert_int_eq(pstat(h, "tcache_hits"), 1);
+	hl_free(h, q);
+	hl_free(h, p);
+	ck_assert_uint_eq(pstat(h, "classes.%u.live_regions", c64), 0);
+	/* free more than a bin holds: it flushes its older half */
+	void **v = malloc(sizeof(void *) * 2 * slots);
+	for (size_t i = 0; i < 2 * slots; i++)
+		v[i] = hl_malloc(h, 64);
+	ck_assert_int_eq(pstat(h, "tcache_flushes"), 0);
+	for (size_t i = 0; i < 2 * slots; i++)
+		hl_free(h, v[i]);
+	ck_assert_int_ge(pstat(h, "tcache_flushes"), 1);
+	ck_assert_uint_le(pstat(h, "classes.%u.cached_regions", c64), slots);
+	tl_check_clean(h);
+	free(v);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(tcache_off)
+{
+	hl_heap_t *h = tl_heap("slab", "tcache:false");
+	void *p = hl_malloc(h, 64), *q = hl_malloc(h, 64);
+	ck_assert_int_eq((char *)q - (char *)p, 64);
+	ck_assert_uint_eq(pstat(h, "classes.%u.cached_regions", 4u), 0);
+	hl_free(h, p);
+	ck_assert_uint_eq(pstat(h, "classes.%u.live_regions", 4u), 1);
+	ck_assert_int_eq(pstat(h, "tcache_hits"), 0);
+	hl_free(h, q);
+	/* the emptied slab went back to the arena as dirty pages */
+	ck_assert_uint_eq(pstat(h, "classes.%u.slabs", 4u), 0);
+	ck_assert_uint_ge(pstat(h, "dirty_bytes"), tl_page());
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* ---- extents ------------------------------------------------------------ */
+
+typedef struct { size_t dirty_blocks, dirty_bytes, live_large; } ext_count_t;
+
+static int count_extents(const hl_block_t *b, void *arg)
+{
+	ext_count_t *c = arg;
+	if (b->state == HL_BLOCK_DIRTY) {
+		c->dirty_blocks++;
+		c->dirty_bytes += b->size;
+	}
+	return 0;
+}
+
+START_TEST(extents_split_and_merge)
+{
+	hl_heap_t *h = tl_heap("slab", "tcache:false,dirty_decay_ms:-1");
+	size_t sz = 64 * 1024;
+	char *a = hl_malloc(h, sz), *b = hl_malloc(h, sz), *c = hl_malloc(h, sz);
+	/* carved from one chunk in address order: split, lowest first */
+	ck_assert_ptr_eq(b, a + sz);
+	ck_assert_ptr_eq(c, b + sz);
+	hl_free(h, a);
+	hl_free(h, b);
+	ext_count_t n = { 0 };
+	hl_walk(h, count_extents, &n);
+	ck_assert_uint_eq(n.dirty_blocks, 1);   /* a and b merged */
+	ck_assert_uint_eq(n.dirty_bytes, 2 * sz);
+	/* dirty pages are reused first: the lowest fitting extent */
+	char *d = hl_malloc(h, sz);
+	ck_assert_ptr_eq(d, a);
+	tl_check_clean(h);
+	hl_free(h, d);
+	hl_free(h, c);
+	memset(&n, 0, sizeof n);
+	hl_walk(h, count_extents, &n);
+	ck_assert_uint_eq(n.dirty_blocks, 1);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(memalign_small_and_large)
+{
+	hl_heap_t *h = tl_heap("slab", NULL);
+	size_t aligns[] = { 32, 64, 256, 4096, 65536, 1 << 20 };
+	for (size_t i = 0; i < sizeof aligns / sizeof aligns[0]; i++) {
+		void *p = hl_memalign(h, aligns[i], 100);
+		ck_assert_ptr_nonnull(p);
+		ck_assert_uint_eq((uintptr_t)p % aligns[i], 0);
+		tl_check_clean(h);
+		hl_free(h, p);
+	}
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* ---- decay -------------------------------------------------------------- */
+
+enum { KIB_BLOCKS = 200 * 1024 };   /* 200 MB of 1 KiB blocks */
+
+/* Allocates @p n 1 KiB blocks, touches each, frees all; returns peak RSS. */
+static double fill_and_free(hl_heap_t *h, size_t n)
+{
+	char **v = malloc(n * sizeof *v);
+	ck_assert_ptr_nonnull(v);
+	for (size_t i = 0; i < n; i++) {
+		v[i] = hl_malloc(h, 1024);
+		ck_assert_ptr_nonnull(v[i]);
+		v[i][0] = 1;
+	}
+	double peak = tl_stat(h, "resident_bytes");
+	ck_assert_double_ge(peak, (double)n * 1024 * 0.9);
+	for (size_t i = 0; i < n; i++)
+		hl_free(h, v[i]);
+	free(v);
+	return peak;
+}
+
+/* Polls RSS until it is below a tenth of @p peak or @p seconds pass. */
+static bool falls_within(hl_heap_t *h, double peak, double seconds, bool activity)
+{
+	double end = now_s() + seconds;
+	do {
+		if (activity)
+			for (int i = 0; i < 2000; i++)
+				hl_free(h, hl_malloc(h, 32));
+		if (tl_stat(h, "resident_bytes") < peak / 10)
+			return true;
+		nap_ms(10);
+	} while (now_s() < end);
+	return false;
+}
+
+START_TEST(decay_with_activity)
+{
+	hl_heap_t *h = tl_heap("slab", "dirty_decay_ms:100,muzzy_decay_ms:100");
+	double peak = fill_and_free(h, KIB_BLOCKS);
+	ck_assert_msg(falls_within(h, peak, 2.0, true), "resident %.0f of peak %.0f after 2 s",
+		      tl_stat(h, "resident_bytes"), peak);
+	ck_assert_int_gt(pstat(h, "purge_lazy_calls"), 1);   /* dirty -> muzzy, in steps */
+	ck_assert_int_gt(pstat(h, "purge_calls"), 1);        /* muzzy -> returned */
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(decay_background_no_activity)
+{
+	hl_heap_t *h = tl_heap("slab", "background_thread:true,dirty_decay_ms:100,muzzy_decay_ms:100");
+	ck_assert_int_eq(pstat(h, "background_thread"), 1);
+	double peak = fill_and_free(h, KIB_BLOCKS);
+	ck_assert_msg(falls_within(h, peak, 2.0, false), "resident %.0f of peak %.0f after 2 s",
+		      tl_stat(h, "resident_bytes"), peak);
+	ck_assert_int_gt(pstat(h, "background_runs"), 0);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(decay_never)
+{
+	hl_heap_t *h = tl_heap("slab", "dirty_decay_ms:-1,muzzy_decay_ms:-1");
+	double peak = fill_and_free(h, 16 * 1024);
+	ck_assert(!falls_within(h, peak, 0.3, true));
+	ck_assert_double_ge(tl_stat(h, "resident_bytes"), peak * 0.9);
+	ck_assert_int_eq(pstat(h, "purge_lazy_calls"), 0);
+	ck_assert_int_eq(pstat(h, "purge_calls"), 0);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(decay_zero_at_once)
+{
+	hl_heap_t *h = tl_heap("slab", "dirty_decay_ms:0");
+	double peak = fill_and_free(h, 16 * 1024);
+	ck_assert_double_lt(tl_stat(h, "resident_bytes"), peak / 10);
+	ck_assert_int_eq(pstat(h, "dirty_bytes"), 0);
+	/* muzzy_decay_ms defaults to 0: straight to MADV_DONTNEED */
+	ck_assert_int_eq(pstat(h, "muzzy_decay_ms"), 0);
+	ck_assert_int_eq(pstat(h, "purge_lazy_calls"), 0);
+	ck_assert_int_gt(pstat(h, "purge_calls"), 0);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(decay_defaults)
+{
+	hl_heap_t *h = tl_heap("slab", NULL);
+	ck_assert_int_eq(pstat(h, "dirty_decay_ms"), 10000);
+	ck_assert_int_eq(pstat(h, "muzzy_decay_ms"), 0);
+	ck_assert_int_eq(pstat(h, "background_thread"), 0);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	ck_assert_int_eq(pstat(h, "narenas"), ncpu > 1 ? 4 * ncpu : 1);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(background_thread_survives_fork)
+{
+	hl_heap_t *h = tl_heap("slab", "background_thread:true,dirty_decay_ms:100,muzzy_decay_ms:100");
+	hl_free(h, hl_malloc(h, 100));
+	fflush(NULL);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		double running = 0;
+		hl_stat(h, "policy_stats.background_thread", &running);
+		double runs0 = 0, runs1 = 0, peak = 0;
+		hl_stat(h, "policy_stats.background_runs", &runs0);
+		char **v = malloc(8192 * sizeof *v);
+		for (int i = 0; i < 8192; i++) {
+			v[i] = hl_malloc(h, 1024);
+			v[i][0] = 1;
+		}
+		hl_stat(h, "resident_bytes", &peak);
+		for (int i = 0; i < 8192; i++)
+			hl_free(h, v[i]);
+		bool fell = false;
+		for (double end = now_s() + 2.0; !fell && now_s() < end; nap_ms(10)) {
+			double rss = 0;
+			hl_stat(h, "resident_bytes", &rss);
+			fell = rss < peak / 10;
+		}
+		hl_stat(h, "policy_stats.background_runs", &runs1);
+		_exit(running == 1 && fell && runs1 > runs0 && hl_check(h, stderr) == 0 ? 0 : 1);
+	}
+	int status = 0;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	ck_assert_int_eq(pstat(h, "background_thread"), 1);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* ---- arenas ------------------------------------------------------------- */
+
+typedef struct {
+	hl_heap_t *h;
+	pthread_barrier_t *in, *out;
+} spread_arg_t;
+
+static void *spread_thread(void *arg)
+{
+	spread_arg_t *a = arg;
+	void *p = hl_malloc(a->h, 64);
+	pthread_barrier_wait(a->in);
+	pthread_barrier_wait(a->out);
+	hl_free(a->h, p);
+	return NULL;
+}
+
+/* Starts @p n threads that each allocate, then reads the arena stats. */
+static void spread(const char *conf, int n, int want_used, int want_max)
+{
+	hl_heap_t *h = tl_heap("slab", conf);
+	pthread_barrier_t in, out;
+	pthread_barrier_init(&in, NULL, (unsigned)n + 1);
+	pthread_barrier_init(&out, NULL, (unsigned)n + 1);
+	pthread_t th[8];
+	spread_arg_t arg = { h, &in, &out };
+	for (int i = 0; i < n; i++)
+		pthread_create(&th[i], NULL, spread_thread, &arg);
+	pthread_barrier_wait(&in);
+	ck_assert_int_eq(pstat(h, "threads"), n);
+	ck_assert_int_eq(pstat(h, "arenas_in_use"), want_used);
+	ck_assert_int_eq(pstat(h, "max_threads_per_arena"), want_max);
+	pthread_barrier_wait(&out);
+	for (int i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	ck_assert_int_eq(pstat(h, "threads"), 0);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+
+START_TEST(threads_spread_over_arenas)
+{
+	spread("narenas:4", 4, 4, 1);
+	spread("narenas:2", 4, 2, 2);
+	spread("narenas:1", 3, 1, 3);
+}
+END_TEST
+
+/* ---- misuse ------------------------------------------------------------- */
+
+START_TEST(double_free_aborts)
+{
+	hl_heap_t *h = tl_heap("slab", "ledger:off,tcache:false");
+	void *p = hl_malloc(h, 64);
+	void *keep = hl_malloc(h, 64);
+	(void)keep;
+	hl_free(h, p);
+	hl_free(h, p);
+}
+END_TEST
+
+START_TEST(foreign_pointer_aborts)
+{
+	hl_heap_t *h = tl_heap("slab", "ledger:off");
+	static char outside[64];
+	hl_free(h, outside + 16);
+}
+END_TEST
+
+/* Runs @p fn in a child and returns what it wrote to stderr. */
+static void child_stderr(void (*fn)(void), char *buf, size_t len)
+{
+	int fd[2];
+	ck_assert_int_eq(pipe(fd), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(fd[1], 2);
+		fn();
+		_exit(0);
+	}
+	close(fd[1]);
+	size_t got = 0;
+	ssize_t r;
+	while (got + 1 < len && (r = read(fd[0], buf + got, len - 1 - got)) > 0)
+		got += (size_t)r;
+	buf[got] = 0;
+	close(fd[0]);
+	int status;
+	waitpid(pid, &status, 0);
+	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+}
+
+static void interior_free(void)
+{
+	hl_heap_t *h = hl_heap_new("slab", "ledger:off");
+	char *p = hl_malloc(h, 64);
+	hl_free(h, p + 16);
+}
+
+START_TEST(interior_pointer_message)
+{
+	char buf[512];
+	child_stderr(interior_free, buf, sizeof buf);
+	ck_assert_msg(strstr(buf, "heaplab: slab: free of a pointer that is not the start of a region (0x"),
+		      "got: %s", buf);
+}
+END_TEST
+
+static Suite *slab_suite(void)
+{
+	Suite *s = suite_create("slab");
+	TCase *tc = tcase_create("model");
+	tcase_add_test(tc, size_class_table);
+	tcase_add_test(tc, regions_adjacent_no_header);
+	tcase_add_test(tc, tcache_fill_hit_flush);
+	tcase_add_test(tc, tcache_off);
+	tcase_add_test(tc, extents_split_and_merge);
+	tcase_add_test(tc, memalign_small_and_large);
+	tcase_add_test(tc, threads_spread_over_arenas);
+	suite_add_tcase(s, tc);
+	TCase *dc = tcase_create("decay");
+	tcase_set_timeout(dc, 30);
+	tcase_add_test(dc, decay_defaults);
+	tcase_add_test(dc, decay_with_activity);
+	tcase_add_test(dc, decay_background_no_activity);
+	tcase_add_test(dc, decay_never);
+	tcase_add_test(dc, decay_zero_at_once);
+	tcase_add_test(dc, background_thread_survives_fork);
+	suite_add_tcase(s, dc);
+	TCase *mc = tcase_create("misuse");
+	tcase_add_test_raise_signal(mc, double_free_aborts, SIGABRT);
+	tcase_add_test_raise_signal(mc, foreign_pointer_aborts, SIGABRT);
+	tcase_add_test(mc, interior_pointer_message);
+	suite_add_tcase(s, mc);
+	return s;
+}
+
+TL_MAIN(slab_suite)
