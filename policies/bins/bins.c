@@ -1,0 +1,513 @@
+/*
+ * bins.c -- policy `bins`: a working model of dlmalloc as glibc's
+ * ptmalloc runs it (glibc 2.43, 64-bit).
+ *
+ * What it models
+ *   Boundary-tagged chunks, coalesced with free neighbours the moment they
+ *   are freed; small bins of exact sizes, sorted large bins with a skip
+ *   list, an unsorted bin sorted lazily by the next malloc, a binmap, a top
+ *   chunk grown from the break; arenas with mutexes (the main one on the
+ *   heap's emulated break, the others on 64 MiB-aligned sub-heaps found by
+ *   masking); a per-thread tcache in front of everything; big requests on
+ *   their own mappings with glibc's self-tuning threshold; trimming.
+ *
+ * Vital statistics
+ *   Alignment:  16 bytes.
+ *   Overhead:   8 bytes per live chunk (the size word; the next chunk's
+ *               prev_size word belongs to the payload while it is live);
+ *               16 bytes plus the 32-byte link header for mapped chunks.
+ *   Minimum:    32-byte chunk, 24 usable bytes (malloc(0) and malloc(1)).
+ *   Sizes:      chunk = request + 8 rounded up to 16, at least 32.
+ *   Speed:      a tcache hit or a free into the tcache is O(1) with no
+ *               lock; small-bin fits are O(1); large requests are best fit
+ *               over a skip list; the unsorted scan sorts at most 10000
+ *               chunks per malloc.
+ *   Threads:    one mutex per arena; the tcache needs none.
+ *
+ * malloc(n):  nb = chunk size of n
+ *   1. tcache bin of nb not empty -> pop it (no lock).
+ *   2. lock the thread's arena (bind one on the first miss).
+ *   3. (fastbins:on) fastbin of nb -> take it, stash more into the tcache.
+ *   4. small nb: small bin of nb -> take its oldest chunk, stash more.
+ *   5. unsorted scan: exact fits go to the tcache (or are returned), the
+ *      last remainder is split for small requests, others are filed.
+ *   6. large nb: best fit in its large bin.
+ *   7. next larger non-empty bin by the binmap; split its smallest chunk.
+ *   8. split the top chunk.
+ *   9. sysmalloc: nb >= mmap_threshold -> own mapping; else grow the top
+ *      (break or sub-heap) and split it; failing that, a mapping.
+ *   (glibc's order: the mapping decision sits in sysmalloc, so a large
+ *   request that a free chunk or the top can serve takes it first.)
+ *
+ * free(p):   tcache (key says "maybe cached twice" -> scan -> abort) while
+ *   the bin has room; mapped chunks are unmapped (and may raise the mmap
+ *   threshold); others are merged with free neighbours under the arena
+ *   lock and go to the unsorted bin or the top; a merged chunk of 64 KiB
+ *   or more lets the top be trimmed beyond trim_threshold, keeping top_pad.
+ *
+ * Options (defaults as glibc 2.43)
+ *   tcache_count:16      per-bin depth (7 = glibc <= 2.42, 0 = no tcache)
+ *   arena_max:0          hard arena cap (0 = none: use arena_test)
+ *   arena_test:8         arenas made before the cores are counted
+ *   arenas_per_core:8    cap per core once counted (1 = glibc 2.44)
+ *   mmap_threshold:128K  own mapping at or above; self-tuning up to 32 MiB
+ *   trim_threshold:128K  top this large is trimmed on free
+ *   top_pad:128K         extra grown and kept at the top
+ *   mmap_max:65536       most mappings at once
+ *   fastbins:off         the pre-2.43 fastbin layer (chunks <= 128 bytes)
+ *   brk_max:4G           address space reserved for the main arena's break
+ *
+ * Left out
+ *   mremap for growing mapped chunks (a move instead), the per-process
+ *   getrandom key (a per-heap key from the heap id and time), the 12
+ *   optional large tcache bins of 2.42, arena_get_retry after a failed
+ *   allocation, the tcache_unsorted_limit tunable, the main arena falling
+ *   back to non-contiguous mappings when the break cannot grow (a request
+ *   gets its own mapping instead), and the tcache structure itself lives in
+ *   heaplab metadata, not in the heap.
+ */
+#include "bins.h"
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char BN[] = "bins";
+
+static const hl_option_t bn_options[] = {
+	{ "tcache_count", HL_OPT_INT, "16", 0, 65535, NULL,
+	  "chunks per tcache bin (16 = glibc 2.43, 7 = older glibc, 0 = no tcache)" },
+	{ "arena_max", HL_OPT_INT, "0", 0, 1024, NULL,
+	  "hard cap on arenas (0 = derive from arena_test and cores)" },
+	{ "arena_test", HL_OPT_INT, "8", 1, 1024, NULL,
+	  "arenas created before the core count sets the cap" },
+	{ "arenas_per_core", HL_OPT_INT, "8", 1, 64, NULL,
+	  "arena cap per online core (8 = glibc <= 2.43, 1 = glibc 2.44)" },
+	{ "mmap_threshold", HL_OPT_SIZE, "128K", 0, 32 << 20, NULL,
+	  "requests this large get their own mapping; setting it stops self-tuning" },
+	{ "trim_threshold", HL_OPT_SIZE, "128K", 0, (int64_t)1 << 46, NULL,
+	  "free top space that triggers trimming; setting it stops self-tuning" },
+	{ "top_pad", HL_OPT_SIZE, "128K", 0, 1 << 30, NULL,
+	  "extra bytes grown with and kept at the top; setting it stops self-tuning" },
+	{ "mmap_max", HL_OPT_INT, "65536", 0, 1 << 24, NULL,
+	  "most chunks with their own mapping at once" },
+	{ "fastbins", HL_OPT_BOOL, "off", 0, 1, NULL,
+	  "pre-2.43 fastbins: chunks up to 128 bytes kept unmerged until consolidation" },
+	{ "brk_max", HL_OPT_SIZE, "4G", 1 << 20, (int64_t)1 << 40, NULL,
+	  "address space reserved for the main arena's emulated break" },
+	{ NULL, 0, NULL, 0, 0, NULL, NULL },
+};
+
+void bn_lock(bn_arena_t *a)
+{
+	if (pthread_mutex_trylock(&a->lock) == 0)
+		return;
+	__atomic_fetch_add(&a->contention, 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&a->lock);
+}
+
+/* --- tcache ----------------------------------------------------------------- */
+
+/** Safe-linking: a stored link is the pointer xor its own address >> 12. */
+static inline uintptr_t bn_protect(const void *pos, uintptr_t ptr)
+{
+	return ((uintptr_t)pos >> 12) ^ ptr;
+}
+
+void bn_tcache_put(bn_state_t *st, bn_tcache_t *tc, bn_chunk_t *c, unsigned idx)
+{
+	bn_tentry_t *e = bn_chunk2mem(c);
+	e->key = st->key;
+	e->next = bn_protect(&e->next, (uintptr_t)tc->entries[idx]);
+	tc->entries[idx] = e;
+	tc->counts[idx]++;
+}
+
+void *bn_tcache_get(bn_tcache_t *tc, unsigned idx)
+{
+	bn_tentry_t *e = tc->entries[idx];
+	uintptr_t nx = bn_protect(&e->next, e->next);
+	if (HL_UNLIKELY(nx & 15))
+		hl_fatal(BN, "malloc(): unaligned tcache chunk detected", e);
+	tc->entries[idx] = (bn_tentry_t *)nx;
+	tc->counts[idx]--;
+	e->key = 0;
+	return e;
+}
+
+/** The key matched: abort when @p e really is in this thread's cache. */
+static void bn_double_free_scan(bn_state_t *st, bn_tcache_t *tc, bn_tentry_t *e, unsigned idx)
+{
+	unsigned n = 0;
+	for (bn_tentry_t *x = tc->entries[idx]; x; x = (bn_tentry_t *)bn_protect(&x->next, x->next)) {
+		if (x == e)
+			hl_fatal(BN, "double free detected in tcache", e);
+		if (HL_UNLIKELY(++n > st->tcache_count || ((uintptr_t)x & 15)))
+			hl_fatal(BN, "free(): too many or unaligned chunks detected in tcache", x);
+	}
+}
+
+static bn_tcache_t *bn_tcache_new(bn_state_t *st, hl_thread_t *t)
+{
+	bn_tcache_t *tc = hl_meta_alloc(&st->tcache_pool);
+	if (!tc)
+		return NULL;
+	tc->thread = t->index;
+	pthread_mutex_lock(&st->list_lock);
+	tc->next = st->tcaches;
+	if (st->tcaches)
+		st->tcaches->prev = tc;
+	st->tcaches = tc;
+	pthread_mutex_unlock(&st->list_lock);
+	t->policy_tls = tc;
+	return tc;
+}
+
+/* --- arenas: binding a thread (glibc's arena_get2) ---------------------------- */
+
+static bool bn_under_limit(bn_state_t *st)
+{
+	if (!st->arena_limit) {
+		if (st->arena_max)
+			st->arena_limit = st->arena_max;
+		else if (st->narenas > st->arena_test)
+			st->arena_limit = st->per_core * st->ncores;
+	}
+	return !st->arena_limit || st->narenas < st->arena_limit;
+}
+
+/** Round robin from next_to_use: the first arena a trylock finds idle, or
+ *  the cursor's own arena when all are busy. */
+static bn_arena_t *bn_reuse(bn_state_t *st)
+{
+	bn_arena_t *a = st->next_to_use, *begin = a;
+	do {
+		if (pthread_mutex_trylock(&a->lock) == 0) {
+			pthread_mutex_unlock(&a->lock);
+			break;
+		}
+		a = bn_ring_next(a);
+	} while (a != begin);
+	st->next_to_use = bn_ring_next(a);
+	return a;
+}
+
+static bn_arena_t *bn_make_arena(bn_state_t *st)
+{
+	bn_arena_t *a = bn_arena_new(st);
+	if (!a)
+		return NULL;
+	st->narenas++;
+	a->next = &st->main;
+	__atomic_store_n(&st->tail->next, a, __ATOMIC_RELEASE);
+	st->tail = a;
+	return a;
+}
+
+static bn_arena_t *bn_bind(bn_state_t *st, bn_tcache_t *tc)
+{
+	bn_arena_t *a = NULL;
+	pthread_mutex_lock(&st->list_lock);
+	if (!st->main_bound) {
+		st->main_bound = true;
+		a = &st->main;
+	} else if (st->parked) {
+		a = st->parked;
+		st->parked = a->next_free;
+		a->next_free = NULL;
+	} else if (bn_under_limit(st)) {
+		a = bn_make_arena(st);
+	}
+	if (!a)
+		a = bn_reuse(st);
+	a->attached++;
+	tc->arena = a;
+	pthread_mutex_unlock(&st->list_lock);
+	return a;
+}
+
+/* --- the policy's entry points --------------------------------------------------- */
+
+static void *bn_malloc_slow(bn_state_t *st, hl_thread_t *t, size_t nb)
+{
+	bn_tcache_t *tc = t->policy_tls;
+	if (!tc && !(tc = bn_tcache_new(st, t))) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	bn_arena_t *a = tc->arena ? tc->arena : bn_bind(st, tc);
+	bn_lock(a);
+	void *m = bn_int_malloc(st, a, tc, nb);
+	bn_unlock(a);
+	return m;
+}
+
+static void *bn_malloc(void *stp, hl_thread_t *t, size_t n)
+{
+	bn_state_t *st = stp;
+	bn_tcache_t *tc = t->policy_tls;
+	size_t nb = bn_request2size(n);
+	if (HL_LIKELY(tc != NULL) && nb <= BN_TC_MAX_CHUNK) {
+		unsigned i = bn_tc_index(nb);
+		if (tc->entries[i]) {
+			tc->hits++;
+			return bn_tcache_get(tc, i);
+		}
+		tc->misses++;
+	}
+	return bn_malloc_slow(st, t, nb);
+}
+
+/** Cheap checks glibc's free makes on every pointer. */
+static void bn_check_pointer(bn_state_t *st, bn_chunk_t *c, size_t sz)
+{
+	if (HL_UNLIKELY(((uintptr_t)c & 15) || (uintptr_t)c > (uintptr_t)-sz))
+		hl_fatal(BN, "free(): invalid pointer", bn_chunk2mem(c));
+	if (HL_UNLIKELY(sz < BN_MINSIZE || (sz & 15)))
+		hl_fatal(BN, "free(): invalid size", bn_chunk2mem(c));
+	if (HL_UNLIKELY(st->debug && !hl_os_contains(st->os, c)))
+		hl_fatal(BN, "free(): pointer not from this heap", bn_chunk2mem(c));
+}
+
+static void bn_free(void *stp, hl_thread_t *t, void *p)
+{
+	bn_state_t *st = stp;
+	bn_chunk_t *c = bn_mem2chunk(p);
+	size_t sz = bn_csize(c);
+	bn_tcache_t *tc = t->policy_tls;
+	bn_check_pointer(st, c, sz);
+	if (HL_LIKELY(tc != NULL) && sz <= BN_TC_MAX_CHUNK && !bn_mmapped(c)) {
+		unsigned i = bn_tc_index(sz);
+		if (HL_UNLIKELY(((bn_tentry_t *)p)->key == st->key))
+			bn_double_free_scan(st, tc, p, i);
+		if (tc->counts[i] < st->tcache_count) {
+			bn_tcache_put(st, tc, c, i);
+			return;
+		}
+	}
+	if (bn_mmapped(c)) {
+		bn_munmap_chunk(st, c);
+		return;
+	}
+	bn_arena_t *a = bn_arena_of(st, c);
+	bn_lock(a);
+	bn_int_free(st, a, c, true);
+	bn_unlock(a);
+}
+
+static void *bn_memalign(void *stp, hl_thread_t *t, size_t align, size_t n)
+{
+	bn_state_t *st = stp;
+	bn_tcache_t *tc = t->policy_tls;
+	if (!tc && !(tc = bn_tcache_new(st, t))) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (align < BN_MINSIZE)
+		align = BN_MINSIZE;
+	bn_arena_t *a = tc->arena ? tc->arena : bn_bind(st, tc);
+	bn_lock(a);
+	void *m = bn_int_memalign(st, a, tc, align, bn_request2size(n));
+	bn_unlock(a);
+	return m;
+}
+
+static void *bn_realloc(void *stp, hl_thread_t *t, void *p, size_t n)
+{
+	bn_state_t *st = stp;
+	bn_chunk_t *c = bn_mem2chunk(p);
+	size_t nb = bn_request2size(n), old = bn_usable(c);
+	bn_check_pointer(st, c, bn_csize(c));
+	if (bn_mmapped(c)) {
+		if (old >= n)
+			return p;
+	} else {
+		bn_arena_t *a = bn_arena_of(st, c);
+		bn_lock(a);
+		void *m = bn_int_realloc(st, a, c, nb);
+		bn_unlock(a);
+		if (m)
+			return m;
+	}
+	void *m = bn_malloc(st, t, n);
+	if (!m)
+		return NULL;
+	memcpy(m, p, old < n ? old : n);
+	bn_free(st, t, p);
+	return m;
+}
+
+static size_t bn_usable_size(void *stp, const void *p)
+{
+	(void)stp;
+	return bn_usable(bn_mem2chunk(p));
+}
+
+static bool bn_owns(void *stp, const void *p)
+{
+	bn_state_t *st = stp;
+	return hl_os_contains(st->os, p);
+}
+
+/* --- threads and fork -------------------------------------------------------------- */
+
+/** Returns every cached chunk to the arena it came from, then lets go of
+ *  the thread's arena (parked when no other thread uses it). */
+static void bn_thread_exit(void *stp, hl_thread_t *t)
+{
+	bn_state_t *st = stp;
+	bn_tcache_t *tc = t->policy_tls;
+	if (!tc)
+		return;
+	for (unsigned i = 0; i < BN_TC_BINS; i++) {
+		while (tc->entries[i]) {
+			bn_chunk_t *c = bn_mem2chunk(bn_tcache_get(tc, i));
+			bn_arena_t *a = bn_arena_of(st, c);
+			bn_lock(a);
+			bn_int_free(st, a, c, true);
+			bn_unlock(a);
+		}
+	}
+	pthread_mutex_lock(&st->list_lock);
+	if (tc->arena && --tc->arena->attached == 0) {
+		tc->arena->next_free = st->parked;
+		st->parked = tc->arena;
+	}
+	if (tc->prev)
+		tc->prev->next = tc->next;
+	else
+		st->tcaches = tc->next;
+	if (tc->next)
+		tc->next->prev = tc->prev;
+	st->old_hits += tc->hits;
+	st->old_misses += tc->misses;
+	pthread_mutex_unlock(&st->list_lock);
+	t->policy_tls = NULL;
+	hl_meta_free(&st->tcache_pool, tc);
+}
+
+static void bn_fork_prepare(void *stp)
+{
+	bn_state_t *st = stp;
+	pthread_mutex_lock(&st->list_lock);
+	bn_arena_t *a = &st->main;
+	do {
+		pthread_mutex_lock(&a->lock);
+		a = bn_ring_next(a);
+	} while (a != &st->main);
+	pthread_mutex_lock(&st->mmap_lock);
+}
+
+static void bn_fork_parent(void *stp)
+{
+	bn_state_t *st = stp;
+	pthread_mutex_unlock(&st->mmap_lock);
+	bn_arena_t *a = &st->main;
+	do {
+		pthread_mutex_unlock(&a->lock);
+		a = bn_ring_next(a);
+	} while (a != &st->main);
+	pthread_mutex_unlock(&st->list_lock);
+}
+
+static void bn_fork_child(void *stp)
+{
+	bn_state_t *st = stp;
+	pthread_mutex_init(&st->mmap_lock, NULL);
+	bn_arena_t *a = &st->main;
+	do {
+		pthread_mutex_init(&a->lock, NULL);
+		a = bn_ring_next(a);
+	} while (a != &st->main);
+	pthread_mutex_init(&st->list_lock, NULL);
+	hl_meta_fork_child(&st->arena_pool);
+	hl_meta_fork_child(&st->tcache_pool);
+}
+
+/* --- set-up --------------------------------------------------------------------------- */
+
+static void bn_read_options(bn_state_t *st, const hl_conf_t *conf)
+{
+	st->tcache_count = (unsigned)hl_conf_int(conf, "tcache_count");
+	st->arena_max = (unsigned)hl_conf_int(conf, "arena_max");
+	st->arena_test = (unsigned)hl_conf_int(conf, "arena_test");
+	st->per_core = (unsigned)hl_conf_int(conf, "arenas_per_core");
+	st->mmap_threshold = hl_conf_size(conf, "mmap_threshold");
+	st->trim_threshold = hl_conf_size(conf, "trim_threshold");
+	st->top_pad = hl_conf_size(conf, "top_pad");
+	st->mmap_max = (size_t)hl_conf_int(conf, "mmap_max");
+	st->max_fast = hl_conf_bool(conf, "fastbins") ? BN_MAX_FAST : 0;
+	st->dyn_threshold = !hl_conf_given(conf, "mmap_threshold") &&
+			    !hl_conf_given(conf, "trim_threshold") &&
+			    !hl_conf_given(conf, "top_pad") && !hl_conf_given(conf, "mmap_max");
+}
+
+static void *bn_init(hl_heap_t *h, const hl_conf_t *conf)
+{
+	hl_os_t *os = hl_heap_os(h);
+	bn_state_t *st = hl_os_reserve_meta(os, sizeof(*st));
+	if (!st) {
+		hl_set_error("bins: no memory for the policy state");
+		return NULL;
+	}
+	memset(st, 0, sizeof(*st));
+	st->heap = h;
+	st->os = os;
+	st->page = hl_os_page(os);
+	st->debug = hl_heap_debug(h);
+	bn_read_options(st, conf);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	st->ncores = n > 0 ? (unsigned)n : 1;
+	if (hl_brk_init(os, &st->brk, hl_conf_size(conf, "brk_max"))) {
+		hl_set_error("bins: cannot reserve the break");
+		return NULL;
+	}
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	st->key = hl_mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)hl_heap_id(h) << 32) ^ (uintptr_t)st);
+	st->fast_key = hl_mix64(st->key);
+	bn_arena_init(&st->main, 0);
+	st->tail = st->next_to_use = &st->main;
+	st->narenas = 1;
+	pthread_mutex_init(&st->list_lock, NULL);
+	pthread_mutex_init(&st->mmap_lock, NULL);
+	hl_meta_init(&st->arena_pool, os, sizeof(bn_arena_t));
+	hl_meta_init(&st->tcache_pool, os, sizeof(bn_tcache_t));
+	return st;
+}
+
+static void bn_destroy(void *stp)
+{
+	bn_state_t *st = stp;
+	bn_arena_t *a = &st->main;
+	do {
+		pthread_mutex_destroy(&a->lock);
+		a = bn_ring_next(a);
+	} while (a != &st->main);
+	pthread_mutex_destroy(&st->list_lock);
+	pthread_mutex_destroy(&st->mmap_lock);
+}
+
+const hl_policy_t hl_policy_bins = {
+	.name = "bins",
+	.summary = "dlmalloc / glibc ptmalloc: boundary tags, bins, tcache, arenas, mmap threshold",
+	.options = bn_options,
+	.init = bn_init,
+	.destroy = bn_destroy,
+	.malloc = bn_malloc,
+	.free = bn_free,
+	.realloc = bn_realloc,
+	.memalign = bn_memalign,
+	.usable_size = bn_usable_size,
+	.owns = bn_owns,
+	.trim = bn_trim,
+	.reset = NULL,
+	.stats = bn_stats,
+	.snapshot = bn_snapshot,
+	.check = bn_check,
+	.walk = bn_walk,
+	.thread_exit = bn_thread_exit,
+	.fork_prepare = bn_fork_prepare,
+	.fork_parent = bn_fork_parent,
+	.fork_child = bn_fork_child,
+};

@@ -1,0 +1,327 @@
+/**
+ * @file bins.h
+ * @brief Policy `bins`: a model of dlmalloc / glibc ptmalloc (2.43).
+ *
+ * Glossary
+ *   chunk      a block with two header words: prev_size and size.  The size
+ *              word's low three bits are flags (P, M, A below).
+ *   P          PREV_INUSE: the chunk just below this one is in use.
+ *   M          IS_MMAPPED: the chunk has a mapping of its own.
+ *   A          NON_MAIN_ARENA: the chunk lives in a secondary arena.
+ *   mem        the payload address, chunk + 16; what malloc returns.
+ *   nb         a request turned into a chunk size: (n + 8) rounded up to
+ *              16, at least 32 (bn_request2size).
+ *   bin        a circular doubly linked list of free chunks headed by a
+ *              dummy chunk in the arena.  Bin 1 is the unsorted bin, bins
+ *              2..63 are small bins (one size each, 32..1008), 64..126 are
+ *              large bins (size ranges, sorted largest first).
+ *   skip list  in a large bin, the first chunk of each distinct size is
+ *              also linked through fd_nextsize / bk_nextsize.
+ *   binmap     one bit per bin, set when a chunk is placed into the bin,
+ *              cleared lazily when a search finds the bin empty.
+ *   top        the free chunk that borders the end of the arena's memory;
+ *              never in a bin; grown from the break (main arena) or by
+ *              committing more of a sub-heap (secondary arenas).
+ *   arena      a lock plus bins plus top.  The main arena lives on the
+ *              heap's emulated program break; a secondary arena lives in a
+ *              chain of sub-heaps, each 64 MiB of address space aligned to
+ *              64 MiB, so a chunk's sub-heap is its address masked.
+ *   tcache     per-thread cache: 64 LIFO singly linked lists of exact sizes
+ *              (chunks 32..1040, i.e. up to 1032 usable bytes), each holding
+ *              at most `tcache_count` chunks; used without any lock.
+ *   key        per-heap random word stored in the second payload word of a
+ *              cached chunk; finding it there again on free means a
+ *              probable double free.
+ *   fastbin    (only with fastbins:on, the pre-2.43 layer) LIFO lists of
+ *              small chunks that stay marked in use, merged later by
+ *              bn_consolidate.
+ *
+ * Block diagram
+ *
+ *   thread ── t->policy_tls ──► bn_tcache_t  entries[64] (LIFO, no lock)
+ *      │ miss                        │ bound arena
+ *      ▼                             ▼
+ *   bn_arena_t (mutex) ── main: [chunk|chunk|free|chunk|....|  top  ]◄─ break
+ *     bins[1]  unsorted ─┐        secondary: sub-heap (64 MiB aligned)
+ *     bins[2..63] small  ├─► free chunks   [hdr|chunk|...|top ....|reserved]
+ *     bins[64..126] large┘                    ▲ heap->ar: found by masking
+ *     binmap, top, fastbins
+ *   big requests ──► own mapping [bn_mmap_t link | chunk (M bit)]
+ *
+ *   A chunk in memory (sizes include the header; 8 bytes of overhead since
+ *   a live chunk's payload runs into the next chunk's prev_size word):
+ *
+ *     chunk ─► ┌───────────────────────────────┐
+ *              │ prev_size (payload of prev    │ only meaningful when the
+ *              │   chunk unless it is free)    │ chunk below is free
+ *              ├───────────────────────────┬─┬─┤
+ *              │ size                      │A│M│P
+ *     mem   ─► ├───────────────────────────┴─┴─┤
+ *              │ live: payload                 │
+ *              │ free: fd, bk [, fd_nextsize,  │
+ *              │       bk_nextsize]            │
+ *              │ cached: next, key             │
+ *   next   ─►  ├───────────────────────────────┤
+ *              │ prev_size = size when free    │
+ *
+ * Invariants (checked by bn_check, with "free" read from the tags)
+ *   chunk size % 16 == 0, size >= 32                     (fenceposts aside)
+ *   P(next(c)) == 1  <=>  c is live, cached or in a fastbin
+ *   P(next(c)) == 0  =>   prev_size(next(c)) == size(c)
+ *   free(c) && free(next(c)) == false                    (coalesced at once)
+ *   #free chunks by tags == sum over bins of |bin|        (each on one list)
+ *   small bin i holds only size 16*i; large bins sorted by size, descending
+ *   bins[i] non-empty => binmap bit i set
+ *   P(top) == 1, top ends at the arena's committed end
+ *   tcache: counts[i] == |entries[i]| <= tcache_count, key in each entry
+ *   A bit == (arena is not the main one)
+ *
+ * Locking
+ *   bn_arena_t.lock guards everything inside the arena and every chunk in
+ *   it (tags, bins).  bn_state_t.list_lock guards the arena ring's tail,
+ *   the parked list, attached counts and the tcache registry.
+ *   bn_state_t.mmap_lock guards the list of mapped chunks.  A tcache is
+ *   touched only by its own thread (and by readers that accept a racy
+ *   count: stats).  Lock order: list_lock, then an arena lock, then
+ *   mmap_lock.
+ */
+#ifndef HL_BINS_H
+#define HL_BINS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../../core/policy.h"
+#include "../../core/os.h"
+#include "../../core/meta.h"
+#include "../../core/bits.h"
+
+/* --- the model's constants (glibc 2.43, 64-bit) ------------------------ */
+enum {
+	BN_SIZE_SZ = 8,            /**< one header word */
+	BN_HDR = 16,               /**< chunk start to payload */
+	BN_MINSIZE = 32,           /**< smallest chunk */
+	BN_NBINS = 128,            /**< bins 1..126 used */
+	BN_UNSORTED = 1,
+	BN_NSMALL = 64,            /**< bins below 64 are small */
+	BN_MIN_LARGE = 1024,       /**< smallest chunk of a large bin */
+	BN_TC_BINS = 64,           /**< tcache bins */
+	BN_TC_MAX_CHUNK = 1040,    /**< largest cached chunk (1032 usable) */
+	BN_NFAST = 10,             /**< fastbin lists (32..176) */
+	BN_MAX_FAST = 128,         /**< default largest fastbin chunk */
+	BN_MAX_ITERS = 10000,      /**< unsorted chunks sorted per malloc */
+	BN_MAPHDR = 32,            /**< link header in front of a mapped chunk */
+	BN_HEAP_MIN = 32 * 1024,   /**< smallest first commit of a sub-heap */
+};
+#define BN_HEAP_MAX ((size_t)64 << 20)          /**< sub-heap reservation */
+#define BN_MMAP_THRESHOLD_MAX ((size_t)32 << 20)/**< self-tuning ceiling */
+#define BN_TRIM_ATTEMPT ((size_t)64 << 10)      /**< frees this big try trim */
+
+_Static_assert(BN_MIN_LARGE == BN_NSMALL * 16, "small bins end where large bins start");
+_Static_assert(BN_TC_MAX_CHUNK == BN_MINSIZE + (BN_TC_BINS - 1) * 16, "64 tcache bins");
+
+enum { BN_P = 1, BN_M = 2, BN_A = 4, BN_FLAGS = 7 };
+
+/** A chunk header as it lies in memory (fields past size only when free). */
+typedef struct bn_chunk {
+	size_t prev_size;               /**< size of the chunk below, if free */
+	size_t size;                    /**< size | A | M | P */
+	struct bn_chunk *fd, *bk;       /**< bin links (free chunks) */
+	struct bn_chunk *fd_nextsize;   /**< large bins: next smaller size */
+	struct bn_chunk *bk_nextsize;   /**< large bins: next larger size */
+} bn_chunk_t;
+
+/** A cached chunk's payload: the tcache link and the double-free key. */
+typedef struct bn_tentry {
+	uintptr_t next;   /**< next entry, safe-linked: (&next >> 12) ^ ptr */
+	uint64_t key;     /**< bn_state_t.key while cached, 0 once handed out */
+} bn_tentry_t;
+
+typedef struct bn_arena bn_arena_t;
+
+/** Header at the start of each sub-heap of a secondary arena. */
+typedef struct bn_heap {
+	bn_arena_t *ar;        /**< owning arena (set once) */
+	struct bn_heap *prev;  /**< older sub-heap of the same arena (set once) */
+	size_t size;           /**< bytes committed from the base, a page
+				    multiple; the top ends here (arena lock) */
+	size_t pad;            /**< keeps the first chunk 16-byte aligned */
+} bn_heap_t;
+
+/** An arena.  Main arena: inside bn_state_t; others: from arena_pool. */
+struct bn_arena {
+	pthread_mutex_t lock;          /**< guards every field below not marked */
+	unsigned index;                /**< 0 = main (set once) */
+	size_t aflag;                  /**< BN_A for secondary arenas (set once) */
+	bn_chunk_t *top;               /**< top chunk; NULL before first growth */
+	bn_chunk_t *last_remainder;    /**< last split remainder (small requests) */
+	bn_chunk_t *fast[BN_NFAST];    /**< fastbins (fastbins:on only) */
+	bool have_fast;                /**< some fastbin is non-empty */
+	uint32_t binmap[BN_NBINS / 32];/**< bit per bin, see glossary */
+	bn_chunk_t bins[BN_NBINS];     /**< list heads (fd, bk used) */
+	bn_heap_t *heap;               /**< newest sub-heap (secondary) */
+	size_t system;                 /**< bytes committed for this arena */
+	size_t peak_system;            /**< highest value of system */
+	uint64_t contention;           /**< lock found busy (relaxed atomic) */
+	bn_arena_t *next;              /**< ring of arenas (release store, list_lock) */
+	bn_arena_t *next_free;         /**< parked list (list_lock) */
+	unsigned attached;             /**< threads bound to it (list_lock) */
+};
+
+/** A mapped chunk's link header (its mapping starts with it). */
+typedef struct bn_mmap {
+	struct bn_mmap *next, *prev;   /**< list of mappings (mmap_lock) */
+	size_t map_size;               /**< bytes mapped */
+	size_t offset;                 /**< chunk start - mapping start (>= 32;
+					    larger after memalign) */
+} bn_mmap_t;
+_Static_assert(sizeof(bn_mmap_t) == BN_MAPHDR, "mapping header size");
+_Static_assert(sizeof(bn_heap_t) % 16 == 0, "sub-heap header keeps chunks aligned");
+
+/** Per (thread, heap) state: t->policy_tls. */
+typedef struct bn_tcache {
+	bn_tentry_t *entries[BN_TC_BINS];  /**< list heads (owner thread only) */
+	uint16_t counts[BN_TC_BINS];       /**< entries per bin (owner only) */
+	bn_arena_t *arena;                 /**< bound arena, NULL until needed */
+	uint64_t hits, misses;             /**< owner writes, stats read racily */
+	unsigned thread;                   /**< hl_thread_t.index, for pictures */
+	struct bn_tcache *next, *prev;     /**< registry (list_lock) */
+} bn_tcache_t;
+
+/** The policy state of one heap. */
+typedef struct bn_state {
+	hl_heap_t *heap;
+	hl_os_t *os;
+	/* options (set at init) */
+	unsigned tcache_count;     /**< per-bin cache depth, 0 = off */
+	unsigned arena_max;        /**< 0 = derive from arena_test and cores */
+	unsigned arena_test;       /**< arenas made before counting cores */
+	unsigned per_core;         /**< arenas per core once counted */
+	unsigned ncores;           /**< online CPUs at init */
+	size_t trim_threshold;     /**< auto-trim when top reaches it (relaxed
+				        atomic: self-tuning raises it) */
+	size_t top_pad;            /**< extra grown / kept at the top */
+	size_t mmap_max;           /**< most mappings at once */
+	size_t max_fast;           /**< largest fastbin chunk, 0 = fastbins off */
+	bool dyn_threshold;        /**< self-tuning allowed (nothing set) */
+	uint64_t key;              /**< tcache double-free key */
+	uint64_t fast_key;         /**< marks fastbin chunks for the walker */
+	bool debug;                /**< hl_heap_debug: extra checks on free */
+	size_t page;
+	/* shared, changed at run time */
+	size_t mmap_threshold;     /**< relaxed atomic */
+	hl_brk_t brk;              /**< main arena's break (main arena lock) */
+	bn_arena_t main;           /**< the main arena */
+	pthread_mutex_t list_lock; /**< see "Locking" */
+	bn_arena_t *tail;          /**< last arena of the ring (list_lock) */
+	bn_arena_t *parked;        /**< arenas with no thread (list_lock) */
+	bn_arena_t *next_to_use;   /**< round-robin cursor (list_lock) */
+	unsigned narenas;          /**< arenas made, main included (list_lock) */
+	bool main_bound;           /**< main arena handed out once (list_lock) */
+	unsigned arena_limit;      /**< computed cap, 0 = not yet (list_lock) */
+	bn_tcache_t *tcaches;      /**< registry (list_lock) */
+	uint64_t old_hits, old_misses; /**< from exited threads (list_lock) */
+	hl_meta_pool_t arena_pool, tcache_pool;
+	pthread_mutex_t mmap_lock; /**< guards the fields below */
+	bn_mmap_t *mmaps;          /**< every mapped chunk */
+	size_t n_mmaps, mmapped_bytes, peak_mmapped;
+} bn_state_t;
+
+/* --- chunk accessors --------------------------------------------------- */
+static inline size_t bn_request2size(size_t n)
+{
+	size_t s = (n + BN_SIZE_SZ + 15) & ~(size_t)15;
+	return s < BN_MINSIZE ? BN_MINSIZE : s;
+}
+static inline size_t bn_csize(const bn_chunk_t *c) { return c->size & ~(size_t)BN_FLAGS; }
+static inline bool bn_prev_inuse(const bn_chunk_t *c) { return c->size & BN_P; }
+static inline bool bn_mmapped(const bn_chunk_t *c) { return c->size & BN_M; }
+static inline bn_chunk_t *bn_at(const void *c, size_t off) { return (bn_chunk_t *)((char *)c + off); }
+static inline bn_chunk_t *bn_before(const void *c, size_t off) { return (bn_chunk_t *)((char *)c - off); }
+static inline bn_chunk_t *bn_next(const bn_chunk_t *c) { return bn_at(c, bn_csize(c)); }
+static inline bn_chunk_t *bn_mem2chunk(const void *m) { return (bn_chunk_t *)((char *)m - BN_HDR); }
+static inline void *bn_chunk2mem(const bn_chunk_t *c) { return (char *)c + BN_HDR; }
+/** In use as far as the tags tell: the next chunk's P bit. */
+static inline bool bn_inuse(const bn_chunk_t *c) { return bn_prev_inuse(bn_next(c)); }
+static inline void bn_set_inuse_at(bn_chunk_t *c, size_t off) { bn_at(c, off)->size |= BN_P; }
+static inline void bn_clear_inuse_at(bn_chunk_t *c, size_t off) { bn_at(c, off)->size &= ~(size_t)BN_P; }
+static inline void bn_set_foot(bn_chunk_t *c, size_t s) { bn_at(c, s)->prev_size = s; }
+static inline size_t bn_usable(const bn_chunk_t *c)
+{
+	return bn_csize(c) - (bn_mmapped(c) ? BN_HDR : BN_SIZE_SZ);
+}
+
+/* --- bins -------------------------------------------------------------- */
+static inline bool bn_is_small(size_t sz) { return sz < BN_MIN_LARGE; }
+static inline unsigned bn_small_index(size_t sz) { return (unsigned)(sz >> 4); }
+static inline unsigned bn_large_index(size_t sz)
+{
+	if ((sz >> 6) <= 48)  return 48 + (unsigned)(sz >> 6);
+	if ((sz >> 9) <= 20)  return 91 + (unsigned)(sz >> 9);
+	if ((sz >> 12) <= 10) return 110 + (unsigned)(sz >> 12);
+	if ((sz >> 15) <= 4)  return 119 + (unsigned)(sz >> 15);
+	if ((sz >> 18) <= 2)  return 124 + (unsigned)(sz >> 18);
+	return 126;
+}
+static inline unsigned bn_bin_index(size_t sz)
+{
+	return bn_is_small(sz) ? bn_small_index(sz) : bn_large_index(sz);
+}
+static inline bn_chunk_t *bn_bin(bn_arena_t *a, unsigned i) { return &a->bins[i]; }
+static inline void bn_mark_bin(bn_arena_t *a, unsigned i) { a->binmap[i >> 5] |= 1u << (i & 31); }
+static inline bool bn_bin_marked(const bn_arena_t *a, unsigned i) { return a->binmap[i >> 5] >> (i & 31) & 1; }
+static inline unsigned bn_fast_index(size_t sz) { return (unsigned)(sz >> 4) - 2; }
+static inline unsigned bn_tc_index(size_t sz) { return (unsigned)((sz - BN_MINSIZE) >> 4); }
+
+/* --- sub-heaps ----------------------------------------------------------- */
+static inline bn_heap_t *bn_heap_of(const void *c)
+{
+	return (bn_heap_t *)((uintptr_t)c & ~(uintptr_t)(BN_HEAP_MAX - 1));
+}
+static inline bn_chunk_t *bn_heap_first(const bn_heap_t *hp) { return (bn_chunk_t *)(hp + 1); }
+static inline bn_arena_t *bn_arena_of(bn_state_t *st, const bn_chunk_t *c)
+{
+	return (c->size & BN_A) ? bn_heap_of(c)->ar : &st->main;
+}
+/** First chunk of the main arena. */
+static inline bn_chunk_t *bn_main_first(const bn_state_t *st) { return (bn_chunk_t *)st->brk.base; }
+static inline bn_arena_t *bn_ring_next(bn_arena_t *a) { return __atomic_load_n(&a->next, __ATOMIC_ACQUIRE); }
+static inline size_t bn_mmap_threshold(bn_state_t *st) { return __atomic_load_n(&st->mmap_threshold, __ATOMIC_RELAXED); }
+
+/* --- bins.c ------------------------------------------------------------- */
+void bn_lock(bn_arena_t *a);
+static inline void bn_unlock(bn_arena_t *a) { pthread_mutex_unlock(&a->lock); }
+void bn_tcache_put(bn_state_t *st, bn_tcache_t *tc, bn_chunk_t *c, unsigned idx);
+void *bn_tcache_get(bn_tcache_t *tc, unsigned idx);
+static inline bool bn_tcache_room(const bn_state_t *st, const bn_tcache_t *tc, unsigned idx)
+{
+	return tc && idx < BN_TC_BINS && tc->counts[idx] < st->tcache_count;
+}
+/* --- bins_arena.c: the arena algorithm (arena lock held) ---------------- */
+void bn_arena_init(bn_arena_t *a, unsigned index);
+void *bn_int_malloc(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, size_t nb);
+void bn_int_free(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, bool may_fast);
+void *bn_from_top(bn_arena_t *a, size_t nb);
+void bn_unlink(bn_chunk_t *c);
+void bn_consolidate(bn_state_t *st, bn_arena_t *a);
+void *bn_int_memalign(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, size_t align, size_t nb);
+void *bn_int_realloc(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, size_t nb);
+/* --- bins_sys.c: memory from the page source ---------------------------- */
+void *bn_sysmalloc(bn_state_t *st, bn_arena_t *a, size_t nb);
+void *bn_mmap_chunk(bn_state_t *st, size_t nb);
+void bn_munmap_chunk(bn_state_t *st, bn_chunk_t *c);
+bn_arena_t *bn_arena_new(bn_state_t *st);
+size_t bn_systrim(bn_state_t *st, bn_arena_t *a, size_t pad, bool forced);
+size_t bn_trim(void *st, size_t pad);
+/* --- bins_check.c / bins_dot.c ------------------------------------------ */
+int bn_check(void *st, hl_report_t *r);
+int bn_walk(void *st, hl_walk_fn fn, void *arg);
+void bn_snapshot(void *st, hl_dot_t *d);
+void bn_stats(void *st, hl_statw_t *w);
+/** Visits each chunk of arena @p a in address order (lock held). */
+typedef int (*bn_chunk_fn)(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, hl_block_state_t s, void *arg);
+int bn_arena_chunks(bn_state_t *st, bn_arena_t *a, bn_chunk_fn fn, void *arg);
+/** State of chunk @p c as the tags (and keys) tell. */
+hl_block_state_t bn_chunk_state(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c);
+#endif

@@ -1,0 +1,492 @@
+/*
+ * bins_arena.c -- the arena algorithm of policy `bins`: bins, splitting,
+ * coalescing, the unsorted scan, best fit and the top chunk.  Every
+ * function here runs with the arena's lock held.  See bins.h for the
+ * chunk layout and the invariants.
+ */
+#include "bins.h"
+#include <string.h>
+
+static const char BN[] = "bins";
+
+void bn_arena_init(bn_arena_t *a, unsigned index)
+{
+	pthread_mutex_init(&a->lock, NULL);
+	a->index = index;
+	a->aflag = index ? BN_A : 0;
+	for (unsigned i = 0; i < BN_NBINS; i++) {
+		bn_chunk_t *b = &a->bins[i];
+		b->fd = b->bk = b;
+		b->fd_nextsize = b;   /* non-NULL: a head is never a same-size follower */
+	}
+	a->next = a;
+}
+
+/** Writes a chunk header of size @p sz with P set, tagged for arena @p a. */
+static inline void bn_head(bn_arena_t *a, bn_chunk_t *c, size_t sz)
+{
+	c->size = sz | BN_P | a->aflag;
+}
+
+/* --- list surgery ---------------------------------------------------------- */
+
+/** Removes a free chunk from whatever bin holds it (skip list included). */
+void bn_unlink(bn_chunk_t *p)
+{
+	size_t sz = bn_csize(p);
+	if (HL_UNLIKELY(bn_at(p, sz)->prev_size != sz))
+		hl_fatal(BN, "corrupted size vs. prev_size", bn_chunk2mem(p));
+	bn_chunk_t *fd = p->fd, *bk = p->bk;
+	if (HL_UNLIKELY(fd->bk != p || bk->fd != p))
+		hl_fatal(BN, "corrupted double-linked list", bn_chunk2mem(p));
+	fd->bk = bk;
+	bk->fd = fd;
+	if (bn_is_small(sz) || p->fd_nextsize == NULL)
+		return;
+	if (HL_UNLIKELY(p->fd_nextsize->bk_nextsize != p || p->bk_nextsize->fd_nextsize != p))
+		hl_fatal(BN, "corrupted double-linked list (not small)", bn_chunk2mem(p));
+	if (fd->fd_nextsize == NULL) {          /* a same-size follower takes over */
+		if (p->fd_nextsize == p) {
+			fd->fd_nextsize = fd->bk_nextsize = fd;
+		} else {
+			fd->fd_nextsize = p->fd_nextsize;
+			fd->bk_nextsize = p->bk_nextsize;
+			p->fd_nextsize->bk_nextsize = fd;
+			p->bk_nextsize->fd_nextsize = fd;
+		}
+	} else {
+		p->fd_nextsize->bk_nextsize = p->bk_nextsize;
+		p->bk_nextsize->fd_nextsize = p->fd_nextsize;
+	}
+}
+
+/** Pushes @p c (of size @p sz) at the front of the unsorted bin; a large
+ *  chunk is marked as outside any skip list. */
+static void bn_to_unsorted(bn_arena_t *a, bn_chunk_t *c, size_t sz)
+{
+	bn_chunk_t *b = bn_bin(a, BN_UNSORTED), *fwd = b->fd;
+	if (HL_UNLIKELY(fwd->bk != b))
+		hl_fatal(BN, "free(): corrupted unsorted chunks", bn_chunk2mem(c));
+	c->bk = b;
+	c->fd = fwd;
+	fwd->bk = c;
+	b->fd = c;
+	if (!bn_is_small(sz))
+		c->fd_nextsize = c->bk_nextsize = NULL;
+}
+
+/** Inserts @p v (size @p sz >= 1024) into its large bin, keeping the bin
+ *  sorted largest first and the skip list over distinct sizes. */
+static void bn_large_insert(bn_arena_t *a, bn_chunk_t *v, size_t sz)
+{
+	bn_chunk_t *b = bn_bin(a, bn_large_index(sz)), *fwd = b->fd, *bck = b;
+	if (fwd == b) {                          /* empty bin */
+		v->fd_nextsize = v->bk_nextsize = v;
+	} else if (sz < bn_csize(b->bk)) {       /* smaller than everything */
+		bn_chunk_t *largest = b->fd;
+		fwd = b;
+		bck = b->bk;
+		v->fd_nextsize = largest;
+		v->bk_nextsize = largest->bk_nextsize;
+		largest->bk_nextsize = v;
+		v->bk_nextsize->fd_nextsize = v;
+	} else {
+		while (sz < bn_csize(fwd))
+			fwd = fwd->fd_nextsize;
+		if (sz == bn_csize(fwd)) {           /* join behind the size's leader */
+			fwd = fwd->fd;
+			v->fd_nextsize = v->bk_nextsize = NULL;
+		} else {
+			v->fd_nextsize = fwd;
+			v->bk_nextsize = fwd->bk_nextsize;
+			if (HL_UNLIKELY(fwd->bk_nextsize->fd_nextsize != fwd))
+				hl_fatal(BN, "malloc(): largebin double linked list corrupted (nextsize)", bn_chunk2mem(fwd));
+			fwd->bk_nextsize = v;
+			v->bk_nextsize->fd_nextsize = v;
+		}
+		bck = fwd->bk;
+		if (HL_UNLIKELY(bck->fd != fwd))
+			hl_fatal(BN, "malloc(): largebin double linked list corrupted (bk)", bn_chunk2mem(fwd));
+	}
+	v->bk = bck;
+	v->fd = fwd;
+	fwd->bk = v;
+	bck->fd = v;
+}
+
+/** Files an unsorted chunk into its small or large bin. */
+static void bn_place(bn_arena_t *a, bn_chunk_t *v, size_t sz)
+{
+	unsigned i = bn_bin_index(sz);
+	if (bn_is_small(sz)) {
+		bn_chunk_t *b = bn_bin(a, i), *fwd = b->fd;
+		v->bk = b;
+		v->fd = fwd;
+		fwd->bk = v;
+		b->fd = v;
+	} else {
+		bn_large_insert(a, v, sz);
+	}
+	bn_mark_bin(a, i);
+}
+
+/** Hands out @p v (size @p sz) for a request of @p nb, splitting off the
+ *  remainder into the unsorted bin when it can stand as a chunk. */
+static void *bn_split_out(bn_arena_t *a, bn_chunk_t *v, size_t sz, size_t nb)
+{
+	size_t rest = sz - nb;
+	if (rest < BN_MINSIZE) {
+		bn_set_inuse_at(v, sz);
+		v->size |= a->aflag;
+		return bn_chunk2mem(v);
+	}
+	bn_chunk_t *r = bn_at(v, nb);
+	bn_to_unsorted(a, r, rest);
+	if (bn_is_small(nb))
+		a->last_remainder = r;
+	v->size = nb | (v->size & BN_P) | a->aflag;
+	bn_head(a, r, rest);
+	bn_set_foot(r, rest);
+	return bn_chunk2mem(v);
+}
+
+/* --- the rungs of malloc ---------------------------------------------------- */
+
+/** Takes the chunk at the tail of small bin @p i and moves more of the
+ *  same size into the thread's cache while it has room. */
+static void *bn_from_smallbin(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, size_t nb)
+{
+	bn_chunk_t *b = bn_bin(a, bn_small_index(nb)), *v = b->bk;
+	if (v == b)
+		return NULL;
+	for (bn_chunk_t *c = v;; c = b->bk) {
+		bn_chunk_t *bck = c->bk;
+		if (HL_UNLIKELY(bck->fd != c))
+			hl_fatal(BN, "malloc(): smallbin double linked list corrupted", bn_chunk2mem(c));
+		bn_set_inuse_at(c, nb);
+		c->size |= a->aflag;
+		b->bk = bck;
+		bck->fd = b;
+		if (c != v)
+			bn_tcache_put(st, tc, c, bn_tc_index(nb));
+		if (b->bk == b || !bn_tcache_room(st, tc, bn_tc_index(nb)))
+			break;
+	}
+	return bn_chunk2mem(v);
+}
+
+/** Same as bn_from_smallbin for a fastbin (fastbins:on). */
+static void *bn_from_fastbin(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, size_t nb)
+{
+	unsigned i = bn_fast_index(nb);
+	bn_chunk_t *v = a->fast[i];
+	if (!v)
+		return NULL;
+	if (HL_UNLIKELY(bn_csize(v) != nb))
+		hl_fatal(BN, "malloc(): memory corruption (fast)", bn_chunk2mem(v));
+	a->fast[i] = v->fd;
+	while (a->fast[i] && bn_tcache_room(st, tc, bn_tc_index(nb))) {
+		bn_chunk_t *c = a->fast[i];
+		a->fast[i] = c->fd;
+		bn_tcache_put(st, tc, c, bn_tc_index(nb));
+	}
+	((bn_tentry_t *)bn_chunk2mem(v))->key = 0;
+	return bn_chunk2mem(v);
+}
+
+/** Sanity checks glibc makes on each chunk it takes off the unsorted bin. */
+static void bn_check_unsorted(bn_state_t *st, bn_arena_t *a, bn_chunk_t *v, size_t sz)
+{
+	bn_chunk_t *nx = bn_at(v, sz);
+	(void)st;
+	if (HL_UNLIKELY(sz < BN_MINSIZE || sz > a->system))
+		hl_fatal(BN, "malloc(): invalid size (unsorted)", bn_chunk2mem(v));
+	if (HL_UNLIKELY(bn_csize(nx) < 16 || bn_csize(nx) > a->system))
+		hl_fatal(BN, "malloc(): invalid next size (unsorted)", bn_chunk2mem(v));
+	if (HL_UNLIKELY(nx->prev_size != sz))
+		hl_fatal(BN, "malloc(): mismatching next->prev_size (unsorted)", bn_chunk2mem(v));
+	if (HL_UNLIKELY(v->bk->fd != v || v->fd != bn_bin(a, BN_UNSORTED)))
+		hl_fatal(BN, "malloc(): unsorted double linked list corrupted", bn_chunk2mem(v));
+	if (HL_UNLIKELY(bn_prev_inuse(nx)))
+		hl_fatal(BN, "malloc(): invalid next->prev_inuse (unsorted)", bn_chunk2mem(v));
+}
+
+/** Walks the unsorted bin from its tail: returns an exact fit (or the last
+ *  remainder for a small request), filing every other chunk into its bin.
+ *  Exact fits go to the tcache while it has room; then one is returned. */
+static void *bn_scan_unsorted(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, size_t nb)
+{
+	bn_chunk_t *ub = bn_bin(a, BN_UNSORTED), *v;
+	unsigned tci = nb <= BN_TC_MAX_CHUNK ? bn_tc_index(nb) : BN_TC_BINS;
+	bool cached = false;
+	int iters = 0;
+	while ((v = ub->bk) != ub) {
+		size_t sz = bn_csize(v);
+		bn_check_unsorted(st, a, v, sz);
+		if (bn_is_small(nb) && v->bk == ub && v == a->last_remainder && sz > nb + BN_MINSIZE) {
+			ub->bk = ub->fd = ub;
+			return bn_split_out(a, v, sz, nb);
+		}
+		ub->bk = v->bk;
+		v->bk->fd = ub;
+		if (sz == nb) {
+			bn_set_inuse_at(v, sz);
+			v->size |= a->aflag;
+			if (!bn_tcache_room(st, tc, tci))
+				return bn_chunk2mem(v);
+			bn_tcache_put(st, tc, v, tci);
+			cached = true;
+			continue;
+		}
+		bn_place(a, v, sz);
+		if (++iters >= BN_MAX_ITERS)
+			break;
+	}
+	return cached ? bn_tcache_get(tc, tci) : NULL;
+}
+
+/** Best fit within the request's own large bin. */
+static void *bn_from_largebin(bn_arena_t *a, size_t nb)
+{
+	bn_chunk_t *b = bn_bin(a, bn_large_index(nb)), *v = b->fd;
+	if (v == b || bn_csize(v) < nb)
+		return NULL;
+	v = v->bk_nextsize;                 /* smallest size in the bin */
+	while (bn_csize(v) < nb)
+		v = v->bk_nextsize;
+	if (v != b->bk && bn_csize(v->fd) == bn_csize(v))
+		v = v->fd;                      /* spare the skip-list leader */
+	size_t sz = bn_csize(v);
+	bn_unlink(v);
+	return bn_split_out(a, v, sz, nb);
+}
+
+/** The next non-empty bin above the request's, found through the binmap;
+ *  its smallest chunk is split. */
+static void *bn_from_binmap(bn_arena_t *a, size_t nb)
+{
+	unsigned i = bn_bin_index(nb) + 1;
+	while (i < BN_NBINS) {
+		uint32_t word = a->binmap[i >> 5] & (~0u << (i & 31));
+		if (!word) {
+			i = (i | 31) + 1;
+			continue;
+		}
+		i = (i & ~31u) + (unsigned)__builtin_ctz(word);
+		bn_chunk_t *b = bn_bin(a, i), *v = b->bk;
+		if (v == b) {                   /* stale bit: clear, go on */
+			a->binmap[i >> 5] &= ~(1u << (i & 31));
+			i++;
+			continue;
+		}
+		size_t sz = bn_csize(v);
+		bn_unlink(v);
+		return bn_split_out(a, v, sz, nb);
+	}
+	return NULL;
+}
+
+/** Splits the top chunk when it is large enough. */
+void *bn_from_top(bn_arena_t *a, size_t nb)
+{
+	bn_chunk_t *v = a->top;
+	if (!v)
+		return NULL;
+	size_t sz = bn_csize(v);
+	if (HL_UNLIKELY(sz > a->system))
+		hl_fatal(BN, "malloc(): corrupted top size", bn_chunk2mem(v));
+	if (sz < nb + BN_MINSIZE)
+		return NULL;
+	bn_chunk_t *r = bn_at(v, nb);
+	a->top = r;
+	bn_head(a, v, nb);
+	bn_head(a, r, sz - nb);
+	return bn_chunk2mem(v);
+}
+
+void *bn_int_malloc(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, size_t nb)
+{
+	void *m;
+	if (nb <= st->max_fast && (m = bn_from_fastbin(st, a, tc, nb)))
+		return m;
+	if (bn_is_small(nb)) {
+		if ((m = bn_from_smallbin(st, a, tc, nb)))
+			return m;
+	} else if (a->have_fast) {
+		bn_consolidate(st, a);
+	}
+	for (;;) {
+		if ((m = bn_scan_unsorted(st, a, tc, nb)))
+			return m;
+		if (!bn_is_small(nb) && (m = bn_from_largebin(a, nb)))
+			return m;
+		if ((m = bn_from_binmap(a, nb)) || (m = bn_from_top(a, nb)))
+			return m;
+		if (!a->have_fast)
+			return bn_sysmalloc(st, a, nb);
+		bn_consolidate(st, a);
+	}
+}
+
+/* --- free ------------------------------------------------------------------ */
+
+/** Merges free chunk @p c (size @p sz, tags not yet written) with its free
+ *  neighbours and files the result: into top or the unsorted bin. */
+static bn_chunk_t *bn_merge(bn_arena_t *a, bn_chunk_t *c, size_t sz)
+{
+	bn_chunk_t *nx = bn_at(c, sz);
+	if (!bn_prev_inuse(c)) {
+		size_t ps = c->prev_size;
+		c = bn_before(c, ps);
+		if (HL_UNLIKELY(bn_csize(c) != ps))
+			hl_fatal(BN, "corrupted size vs. prev_size while consolidating", bn_chunk2mem(c));
+		bn_unlink(c);
+		sz += ps;
+	}
+	if (nx == a->top) {
+		sz += bn_csize(nx);
+		bn_head(a, c, sz);
+		a->top = c;
+		if (a->last_remainder == nx)
+			a->last_remainder = NULL;
+		return c;
+	}
+	size_t nsz = bn_csize(nx);
+	if (!bn_inuse(nx)) {
+		bn_unlink(nx);
+		sz += nsz;
+	} else {
+		nx->size &= ~(size_t)BN_P;
+	}
+	c->size = sz | BN_P | a->aflag;
+	bn_set_foot(c, sz);
+	bn_to_unsorted(a, c, sz);
+	return c;
+}
+
+/** Puts @p c into its fastbin (fastbins:on), kept marked in use. */
+static void bn_to_fastbin(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c)
+{
+	unsigned i = bn_fast_index(bn_csize(c));
+	if (HL_UNLIKELY(a->fast[i] == c))
+		hl_fatal(BN, "double free or corruption (fasttop)", bn_chunk2mem(c));
+	c->fd = a->fast[i];
+	((bn_tentry_t *)bn_chunk2mem(c))->key = st->fast_key;
+	a->fast[i] = c;
+	a->have_fast = true;
+}
+
+/** Frees chunk @p c of arena @p a (not mapped, not cached); @p may_fast
+ *  lets a small chunk go to its fastbin when fastbins are on. */
+void bn_int_free(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, bool may_fast)
+{
+	size_t sz = bn_csize(c);
+	bn_chunk_t *nx = bn_at(c, sz);
+	if (HL_UNLIKELY(c == a->top))
+		hl_fatal(BN, "double free or corruption (top)", bn_chunk2mem(c));
+	if (HL_UNLIKELY(!bn_prev_inuse(nx)))
+		hl_fatal(BN, "double free or corruption (!prev)", bn_chunk2mem(c));
+	if (HL_UNLIKELY(bn_csize(nx) < 16 || bn_csize(nx) > a->system))
+		hl_fatal(BN, "free(): invalid next size (normal)", bn_chunk2mem(c));
+	if (may_fast && sz <= st->max_fast) {
+		bn_to_fastbin(st, a, c);
+		return;
+	}
+	c = bn_merge(a, c, sz);
+	if (bn_csize(c) < BN_TRIM_ATTEMPT)
+		return;
+	if (a->have_fast)
+		bn_consolidate(st, a);
+	bn_systrim(st, a, st->top_pad, false);
+}
+
+/** Empties every fastbin, merging each chunk with its free neighbours
+ *  (the pre-2.43 malloc_consolidate). */
+void bn_consolidate(bn_state_t *st, bn_arena_t *a)
+{
+	(void)st;
+	a->have_fast = false;
+	for (unsigned i = 0; i < BN_NFAST; i++) {
+		bn_chunk_t *c = a->fast[i];
+		a->fast[i] = NULL;
+		while (c) {
+			bn_chunk_t *nextc = c->fd;
+			size_t sz = bn_csize(c);
+			((bn_tentry_t *)bn_chunk2mem(c))->key = 0;
+			bn_merge(a, c, sz);
+			c = nextc;
+		}
+	}
+}
+
+/* --- memalign and realloc ---------------------------------------------------- */
+
+/** Gives the part of @p c beyond @p nb back to the arena, if it can stand
+ *  as a chunk of its own. */
+static void bn_shrink(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, size_t nb)
+{
+	size_t sz = bn_csize(c);
+	if (sz < nb + BN_MINSIZE)
+		return;
+	bn_chunk_t *r = bn_at(c, nb);
+	c->size = nb | (c->size & BN_P) | a->aflag;
+	bn_head(a, r, sz - nb);
+	bn_set_inuse_at(r, sz - nb);
+	bn_int_free(st, a, r, false);
+}
+
+void *bn_int_memalign(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, size_t align, size_t nb)
+{
+	char *m = bn_int_malloc(st, a, tc, nb + align + BN_MINSIZE);
+	if (!m)
+		return NULL;
+	bn_chunk_t *c = bn_mem2chunk(m);
+	if ((uintptr_t)m % align) {
+		char *am = (char *)hl_ptr_align_up((uintptr_t)m, align);
+		if ((size_t)(am - m) < BN_MINSIZE)
+			am += align;
+		bn_chunk_t *ac = bn_mem2chunk(am);
+		size_t lead = (size_t)(am - m), sz = bn_csize(c) - lead;
+		if (bn_mmapped(c)) {
+			ac->prev_size = c->prev_size + lead;
+			ac->size = sz | BN_M;
+			((bn_mmap_t *)((char *)ac - ac->prev_size))->offset = ac->prev_size;
+			return am;
+		}
+		ac->size = sz | BN_P | a->aflag;
+		bn_set_inuse_at(ac, sz);
+		c->size = lead | (c->size & BN_P) | a->aflag;
+		bn_int_free(st, a, c, false);
+		c = ac;
+	}
+	if (!bn_mmapped(c))
+		bn_shrink(st, a, c, nb);
+	return bn_chunk2mem(c);
+}
+
+/** Grows or shrinks @p c in place; NULL when it has to move. */
+void *bn_int_realloc(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, size_t nb)
+{
+	size_t sz = bn_csize(c);
+	bn_chunk_t *nx = bn_at(c, sz);
+	if (sz >= nb) {
+		bn_shrink(st, a, c, nb);
+		return bn_chunk2mem(c);
+	}
+	if (nx == a->top && sz + bn_csize(nx) >= nb + BN_MINSIZE) {
+		size_t tsz = bn_csize(nx) - (nb - sz);
+		c->size = nb | (c->size & BN_P) | a->aflag;
+		a->top = bn_at(c, nb);
+		bn_head(a, a->top, tsz);
+		return bn_chunk2mem(c);
+	}
+	if (nx != a->top && !bn_inuse(nx) && sz + bn_csize(nx) >= nb) {
+		size_t total = sz + bn_csize(nx);
+		bn_unlink(nx);
+		c->size = total | (c->size & BN_P) | a->aflag;
+		bn_set_inuse_at(c, total);
+		bn_shrink(st, a, c, nb);
+		return bn_chunk2mem(c);
+	}
+	return NULL;
+}

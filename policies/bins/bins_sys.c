@@ -1,0 +1,306 @@
+/*
+ * bins_sys.c -- where policy `bins` gets memory and gives it back: the
+ * main arena's break, the sub-heaps of secondary arenas, chunks with a
+ * mapping of their own (and the self-tuning mmap threshold), trimming the
+ * top and purging whole free pages (malloc_trim).  All memory comes from
+ * the page source (core/os.h).
+ */
+#include "bins.h"
+#include <errno.h>
+
+static const char BN[] = "bins";
+
+static size_t bn_trim_threshold(bn_state_t *st)
+{
+	return __atomic_load_n(&st->trim_threshold, __ATOMIC_RELAXED);
+}
+
+static void bn_account(bn_arena_t *a, ptrdiff_t delta)
+{
+	a->system += (size_t)delta;
+	if (a->system > a->peak_system)
+		a->peak_system = a->system;
+}
+
+/* --- chunks with their own mapping ------------------------------------------ */
+
+void *bn_mmap_chunk(bn_state_t *st, size_t nb)
+{
+	size_t map = hl_align_up(nb + BN_SIZE_SZ + BN_MAPHDR, st->page);
+	if (map < nb)
+		return NULL;
+	char *base = hl_os_reserve(st->os, map, st->page, true);
+	if (!base)
+		return NULL;
+	bn_mmap_t *mh = (bn_mmap_t *)base;
+	mh->map_size = map;
+	mh->offset = BN_MAPHDR;
+	bn_chunk_t *c = (bn_chunk_t *)(base + BN_MAPHDR);
+	c->prev_size = BN_MAPHDR;
+	c->size = (map - BN_MAPHDR) | BN_M;
+	pthread_mutex_lock(&st->mmap_lock);
+	mh->prev = NULL;
+	mh->next = st->mmaps;
+	if (st->mmaps)
+		st->mmaps->prev = mh;
+	st->mmaps = mh;
+	st->n_mmaps++;
+	st->mmapped_bytes += map;
+	if (st->mmapped_bytes > st->peak_mmapped)
+		st->peak_mmapped = st->mmapped_bytes;
+	pthread_mutex_unlock(&st->mmap_lock);
+	return bn_chunk2mem(c);
+}
+
+/** The self-tuning of glibc's free: a mapped chunk larger than the
+ *  threshold (and at most 32 MiB) raises it, and the trim threshold to
+ *  twice that, unless the user set any of the three knobs. */
+static void bn_tune_threshold(bn_state_t *st, size_t sz)
+{
+	if (!st->dyn_threshold || sz <= bn_mmap_threshold(st) || sz > BN_MMAP_THRESHOLD_MAX)
+		return;
+	__atomic_store_n(&st->mmap_threshold, sz, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->trim_threshold, 2 * sz, __ATOMIC_RELAXED);
+}
+
+void bn_munmap_chunk(bn_state_t *st, bn_chunk_t *c)
+{
+	char *base = (char *)c - c->prev_size;
+	bn_mmap_t *mh = (bn_mmap_t *)base;
+	size_t sz = bn_csize(c);
+	if (HL_UNLIKELY(((uintptr_t)base & (st->page - 1)) || c->prev_size < BN_MAPHDR ||
+			!hl_os_contains(st->os, base) || mh->offset != c->prev_size ||
+			mh->map_size != c->prev_size + sz))
+		hl_fatal(BN, "munmap_chunk(): invalid pointer", bn_chunk2mem(c));
+	bn_tune_threshold(st, sz);
+	pthread_mutex_lock(&st->mmap_lock);
+	if (mh->prev)
+		mh->prev->next = mh->next;
+	else
+		st->mmaps = mh->next;
+	if (mh->next)
+		mh->next->prev = mh->prev;
+	st->n_mmaps--;
+	st->mmapped_bytes -= mh->map_size;
+	pthread_mutex_unlock(&st->mmap_lock);
+	hl_os_release(st->os, base, mh->map_size);
+}
+
+/* --- the main arena: the break -------------------------------------------- */
+
+/** Moves the break up far enough for a chunk of @p nb plus top_pad. */
+static bool bn_grow_main(bn_state_t *st, bn_arena_t *a, size_t nb)
+{
+	size_t old = a->top ? bn_csize(a->top) : 0;
+	size_t grow = hl_align_up(nb + st->top_pad + BN_MINSIZE - old, st->page);
+	if (!hl_brk_move(st->os, &st->brk, (intptr_t)grow))
+		return false;
+	if (!a->top) {
+		a->top = bn_main_first(st);
+		a->top->prev_size = 0;
+	}
+	a->top->size = (old + grow) | BN_P;
+	bn_account(a, (ptrdiff_t)grow);
+	return true;
+}
+
+/* --- secondary arenas: sub-heaps ---------------------------------------- */
+
+/** Reserves a 64 MiB-aligned sub-heap and commits enough of it for
+ *  @p need bytes plus top_pad (at least 32 KiB). */
+static bn_heap_t *bn_heap_new(bn_state_t *st, size_t need)
+{
+	size_t sz = need + st->top_pad;
+	if (sz < BN_HEAP_MIN)
+		sz = BN_HEAP_MIN;
+	else if (sz > BN_HEAP_MAX)
+		sz = need;
+	sz = hl_align_up(sz, st->page);
+	if (sz > BN_HEAP_MAX)
+		return NULL;
+	bn_heap_t *hp = hl_os_reserve(st->os, BN_HEAP_MAX, BN_HEAP_MAX, false);
+	if (!hp)
+		return NULL;
+	if (hl_os_commit(st->os, hp, sz)) {
+		hl_os_release(st->os, hp, 0);
+		return NULL;
+	}
+	hp->size = sz;
+	return hp;
+}
+
+/** Closes the old top of a full sub-heap: two fenceposts at its end (a
+ *  16-byte in-use chunk and a size-0 one), the rest freed into the bins. */
+static void bn_fence_off(bn_state_t *st, bn_arena_t *a, bn_chunk_t *old)
+{
+	size_t sz = bn_csize(old), keep = sz - 2 * 16;
+	bn_chunk_t *f1 = keep >= BN_MINSIZE ? bn_at(old, keep) : old;
+	size_t fsz = keep >= BN_MINSIZE ? 16 : sz - 16;
+	bn_chunk_t *f2 = bn_at(f1, fsz);
+	f1->size = fsz | BN_P | a->aflag;
+	if (f1 == old)
+		f1->size = fsz | (old->size & BN_P) | a->aflag;
+	f2->prev_size = fsz;
+	f2->size = 0 | BN_P;
+	if (f1 != old) {
+		old->size = keep | (old->size & BN_P) | a->aflag;
+		bn_int_free(st, a, old, true);
+	}
+}
+
+/** Grows a secondary arena: more of its sub-heap, or a new sub-heap. */
+static bool bn_grow_sub(bn_state_t *st, bn_arena_t *a, size_t nb)
+{
+	bn_heap_t *hp = a->heap;
+	size_t old = bn_csize(a->top);
+	size_t diff = hl_align_up(nb + BN_MINSIZE - old, st->page);
+	if (hp->size + diff <= BN_HEAP_MAX &&
+	    hl_os_commit(st->os, (char *)hp + hp->size, diff) == 0) {
+		hp->size += diff;
+		bn_account(a, (ptrdiff_t)diff);
+		a->top->size = (old + diff) | BN_P | BN_A;
+		return true;
+	}
+	bn_heap_t *nh = bn_heap_new(st, nb + BN_MINSIZE + sizeof(bn_heap_t));
+	if (!nh)
+		return false;
+	nh->ar = a;
+	nh->prev = hp;
+	a->heap = nh;
+	bn_account(a, (ptrdiff_t)nh->size);
+	bn_chunk_t *old_top = a->top;
+	a->top = bn_heap_first(nh);
+	a->top->size = (nh->size - sizeof(bn_heap_t)) | BN_P | BN_A;
+	bn_fence_off(st, a, old_top);
+	return true;
+}
+
+void *bn_sysmalloc(bn_state_t *st, bn_arena_t *a, size_t nb)
+{
+	bool mapped_first = nb >= bn_mmap_threshold(st) && st->n_mmaps < st->mmap_max;
+	void *m;
+	if (mapped_first && (m = bn_mmap_chunk(st, nb)))
+		return m;
+	bool grown = a->index == 0 ? bn_grow_main(st, a, nb) : bn_grow_sub(st, a, nb);
+	if (grown && (m = bn_from_top(a, nb)))
+		return m;
+	if (!mapped_first && (m = bn_mmap_chunk(st, nb)))
+		return m;
+	errno = ENOMEM;
+	return NULL;
+}
+
+bn_arena_t *bn_arena_new(bn_state_t *st)
+{
+	bn_arena_t *a = hl_meta_alloc(&st->arena_pool);
+	if (!a)
+		return NULL;
+	bn_heap_t *hp = bn_heap_new(st, sizeof(bn_heap_t) + BN_MINSIZE);
+	if (!hp) {
+		hl_meta_free(&st->arena_pool, a);
+		return NULL;
+	}
+	bn_arena_init(a, st->narenas);
+	hp->ar = a;
+	a->heap = hp;
+	bn_account(a, (ptrdiff_t)hp->size);
+	a->top = bn_heap_first(hp);
+	a->top->size = (hp->size - sizeof(bn_heap_t)) | BN_P | BN_A;
+	return a;
+}
+
+/* --- giving memory back ------------------------------------------------------ */
+
+/** Releases the newest sub-heap while the top chunk is all of it, merging
+ *  the previous sub-heap's fenceposts (and a free chunk before them) into
+ *  the new top. */
+static size_t bn_heap_drop(bn_state_t *st, bn_arena_t *a)
+{
+	size_t given = 0;
+	bn_heap_t *hp = a->heap;
+	while (hp->prev && a->top == bn_heap_first(hp)) {
+		bn_heap_t *prev = hp->prev;
+		bn_chunk_t *f2 = bn_at(prev, prev->size - 16);
+		bn_chunk_t *top = bn_before(f2, f2->prev_size);
+		size_t sz = bn_csize(top) + 16;
+		if (!bn_prev_inuse(top)) {
+			size_t ps = top->prev_size;
+			top = bn_before(top, ps);
+			bn_unlink(top);
+			sz += ps;
+		}
+		a->heap = prev;
+		a->top = top;
+		top->size = sz | BN_P | BN_A;
+		bn_account(a, -(ptrdiff_t)hp->size);
+		given += hp->size;
+		hl_os_release(st->os, hp, hp->size);
+		hp = prev;
+	}
+	return given;
+}
+
+/** Gives back the top beyond @p pad: the break moves down (main arena) or
+ *  the sub-heap's tail is decommitted.  Unless @p forced (malloc_trim), the
+ *  top must first have reached trim_threshold. */
+size_t bn_systrim(bn_state_t *st, bn_arena_t *a, size_t pad, bool forced)
+{
+	size_t given = a->index ? bn_heap_drop(st, a) : 0;
+	if (!a->top)
+		return given;
+	size_t tsz = bn_csize(a->top);
+	if ((!forced && tsz < bn_trim_threshold(st)) || tsz <= pad + BN_MINSIZE + 1)
+		return given;
+	size_t extra = hl_align_down(tsz - BN_MINSIZE - 1 - pad, st->page);
+	if (!extra)
+		return given;
+	if (a->index == 0) {
+		if (!hl_brk_move(st->os, &st->brk, -(intptr_t)extra))
+			return given;
+	} else {
+		bn_heap_t *hp = a->heap;
+		if (hl_os_decommit(st->os, (char *)hp + hp->size - extra, extra))
+			return given;
+		hp->size -= extra;
+	}
+	bn_account(a, -(ptrdiff_t)extra);
+	a->top->size = (tsz - extra) | BN_P | a->aflag;
+	return given + extra;
+}
+
+/** Purges every whole page inside the free chunks of arena @p a. */
+static size_t bn_purge_free(bn_state_t *st, bn_arena_t *a)
+{
+	size_t given = 0;
+	for (unsigned i = BN_UNSORTED; i < BN_NBINS; i++) {
+		bn_chunk_t *b = bn_bin(a, i);
+		for (bn_chunk_t *c = b->fd; c != b; c = c->fd) {
+			uintptr_t lo = hl_ptr_align_up((uintptr_t)c + sizeof(bn_chunk_t), st->page);
+			uintptr_t hi = (uintptr_t)c + bn_csize(c);
+			if (hi <= lo || hi - lo < st->page)
+				continue;
+			size_t len = hl_align_down(hi - lo, st->page);
+			if (hl_os_purge(st->os, (void *)lo, len) == 0)
+				given += len;
+		}
+	}
+	return given;
+}
+
+size_t bn_trim(void *stp, size_t pad)
+{
+	bn_state_t *st = stp;
+	size_t given = 0;
+	bn_arena_t *a = &st->main;
+	do {
+		bn_lock(a);
+		if (a->have_fast)
+			bn_consolidate(st, a);
+		given += bn_purge_free(st, a);
+		if (a->index == 0)
+			given += bn_systrim(st, a, pad, true);
+		bn_unlock(a);
+		a = bn_ring_next(a);
+	} while (a != &st->main);
+	return given;
+}

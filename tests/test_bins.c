@@ -1,0 +1,472 @@
+/*
+ * test_bins.c -- the claims of policy `bins` (glibc ptmalloc model), each
+ * a test that could fail: chunk sizes and usable bytes, immediate
+ * coalescing (and the fastbin layer that delays it), the tcache's LIFO
+ * depth, trimming at the top and malloc_trim inside a pinned heap, the
+ * self-tuning mmap threshold, arenas per thread with their cap, and the
+ * double-free abort.  Expected values come from the model's rules
+ * (chunk = request + 8 rounded to 16, at least 32 ...), never from output.
+ */
+#include "testlib.h"
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* --- the model's rules, restated for the tests ---------------------------- */
+enum { MINSIZE = 32, OVERHEAD = 8, TC_MAX_USABLE = 1032 };
+static const size_t TOP_PAD = 128 * 1024;
+
+/** Chunk size glibc gives a request (the core turns 0 into 1). */
+static size_t chunk_of(size_t n)
+{
+	if (n == 0)
+		n = 1;
+	size_t c = (n + OVERHEAD + 15) / 16 * 16;
+	return c < MINSIZE ? MINSIZE : c;
+}
+
+static double pstat(hl_heap_t *h, const char *name)
+{
+	char path[128];
+	snprintf(path, sizeof path, "policy_stats.%s", name);
+	return tl_stat(h, path);
+}
+
+/* --- walker helpers --------------------------------------------------------- */
+struct find { const void *addr; size_t size; int state; };
+
+static int find_at(const hl_block_t *b, void *arg)
+{
+	struct find *f = arg;
+	if (b->addr == f->addr) {
+		f->size = b->size;
+		f->state = (int)b->state;
+		return 1;
+	}
+	return 0;
+}
+
+/** State and size of the block the walker reports at @p addr (-1 if none). */
+static struct find block_at(hl_heap_t *h, const void *addr)
+{
+	struct find f = { addr, 0, -1 };
+	hl_walk(h, find_at, &f);
+	return f;
+}
+
+static const char *chunk_start(const void *p) { return (const char *)p - 16; }
+
+/* --- sizes ---------------------------------------------------------------------- */
+
+START_TEST(usable_sizes_follow_the_chunk_rule)
+{
+	static const size_t req[] = { 0, 1, 24, 25, 40, 41, 1000, 1032, 1033 };
+	hl_heap_t *h = tl_heap("bins", "tcache_count:0");
+	char *prev = NULL;
+	size_t prev_chunk = 0;
+	for (size_t i = 0; i < sizeof req / sizeof req[0]; i++) {
+		char *p = hl_malloc(h, req[i]);
+		ck_assert_ptr_nonnull(p);
+		ck_assert_uint_eq((uintptr_t)p % 16, 0);
+		ck_assert_uint_eq(hl_usable_size(h, p), chunk_of(req[i]) - OVERHEAD);
+		if (prev)   /* carved one after the other from the top */
+			ck_assert_uint_eq((size_t)(p - prev), prev_chunk);
+		prev = p;
+		prev_chunk = chunk_of(req[i]);
+	}
+	/* the two worked examples */
+	ck_assert_uint_eq(chunk_of(1), 32);
+	ck_assert_uint_eq(chunk_of(1) - OVERHEAD, 24);
+	ck_assert_uint_eq(chunk_of(25), 48);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* --- coalescing ------------------------------------------------------------------- */
+
+START_TEST(free_neighbours_merge_at_once)
+{
+	hl_heap_t *h = tl_heap("bins", "tcache_count:0");
+	char *a = hl_malloc(h, 200), *b = hl_malloc(h, 200), *c = hl_malloc(h, 200);
+	char *guard = hl_malloc(h, 200);
+	size_t cs = chunk_of(200);
+	ck_assert_ptr_eq(b, a + cs);
+	ck_assert_ptr_eq(c, b + cs);
+	hl_free(h, a);
+	hl_free(h, c);
+	ck_assert_int_eq(block_at(h, chunk_start(a)).state, HL_BLOCK_FREE);
+	ck_assert_int_eq(block_at(h, chunk_start(c)).state, HL_BLOCK_FREE);
+	hl_free(h, b);                   /* joins both neighbours */
+	struct find f = block_at(h, chunk_start(a));
+	ck_assert_int_eq(f.state, HL_BLOCK_FREE);
+	ck_assert_uint_eq(f.size, 3 * cs);
+	ck_assert_int_eq(block_at(h, chunk_start(b)).state, -1);
+	ck_assert_int_eq(block_at(h, chunk_start(c)).state, -1);
+	tl_check_clean(h);
+	/* the merged chunk serves a request three chunks wide, in place */
+	char *big = hl_malloc(h, 3 * cs - OVERHEAD);
+	ck_assert_ptr_eq(big, a);
+	hl_free(h, big);
+	hl_free(h, guard);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(fastbins_delay_merging_until_consolidation)
+{
+	hl_heap_t *h = tl_heap("bins", "tcache_count:0,fastbins:on");
+	char *a = hl_malloc(h, 40), *b = hl_malloc(h, 40);
+	char *guard = hl_malloc(h, 40);
+	hl_free(h, a);
+	hl_free(h, b);
+	/* both small: kept apart in a fastbin, marked in use by the tags */
+	ck_assert_uint_eq(block_at(h, chunk_start(a)).size, chunk_of(40));
+	ck_assert_uint_eq(block_at(h, chunk_start(b)).size, chunk_of(40));
+	tl_check_clean(h);
+	void *large = hl_malloc(h, 2000);   /* a large request consolidates */
+	struct find f = block_at(h, chunk_start(a));
+	ck_assert_int_eq(f.state, HL_BLOCK_FREE);
+	ck_assert_uint_eq(f.size, 2 * chunk_of(40));
+	tl_check_clean(h);
+	hl_free(h, large);
+	hl_free(h, guard);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* --- tcache ------------------------------------------------------------------------ */
+
+/** Frees N same-size blocks in allocation order, allocates N again and
+ *  checks the order: the last @p depth freed come back newest first, the
+ *  rest in the order they were freed. */
+static void tcache_order(const char *conf, int depth)
+{
+	enum { N = 40 };
+	hl_heap_t *h = tl_heap("bins", conf);
+	char *p[N];
+	for (int i = 0; i < N; i++)
+		p[i] = hl_malloc(h, 100);
+	void *guard = hl_malloc(h, 100);
+	for (int i = 0; i < N; i++)
+		hl_free(h, p[i]);
+	tl_check_clean(h);
+	double hits0 = pstat(h, "tcache_hits");
+	for (int i = 0; i < N; i++) {
+		char *q = hl_malloc(h, 100);
+		char *want = i < depth ? p[depth - 1 - i] : p[i];
+		ck_assert_msg(q == want, "%s: allocation %d got block %ld, model says %ld", conf, i,
+			      (long)((q - p[0]) / (long)chunk_of(100)), (long)((want - p[0]) / (long)chunk_of(100)));
+	}
+	ck_assert_double_eq(pstat(h, "tcache_hits") - hits0, depth);
+	tl_check_clean(h);
+	hl_free(h, guard);
+	hl_heap_destroy(h);
+}
+
+START_TEST(tcache_default_depth_16)
+{
+	tcache_order("", 16);
+}
+END_TEST
+
+START_TEST(tcache_old_depth_7)
+{
+	tcache_order("tcache_count:7", 7);
+}
+END_TEST
+
+START_TEST(tcache_off)
+{
+	tcache_order("tcache_count:0", 0);
+}
+END_TEST
+
+START_TEST(tcache_holds_up_to_1032_usable_bytes)
+{
+	hl_heap_t *h = tl_heap("bins", NULL);
+	void *g0 = hl_malloc(h, 1);
+	void *a = hl_malloc(h, TC_MAX_USABLE), *g1 = hl_malloc(h, 1);
+	void *b = hl_malloc(h, TC_MAX_USABLE + 1), *g2 = hl_malloc(h, 1);
+	hl_free(h, a);
+	hl_free(h, b);
+	ck_assert_int_eq(block_at(h, chunk_start(a)).state, HL_BLOCK_CACHED);
+	ck_assert_int_eq(block_at(h, chunk_start(b)).state, HL_BLOCK_FREE);
+	tl_check_clean(h);
+	hl_free(h, g0), hl_free(h, g1), hl_free(h, g2);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* --- giving memory back ---------------------------------------------------------------- */
+
+enum { NBIG = 64, BIG = 16 * 1024 };
+
+/** NBIG blocks of BIG bytes (touched) and a pin above them; returns pin. */
+static char *fill_below_pin(hl_heap_t *h, char **p)
+{
+	for (int i = 0; i < NBIG; i++) {
+		p[i] = hl_malloc(h, BIG);
+		memset(p[i], 0x5a, BIG);
+	}
+	char *pin = hl_malloc(h, 2000);        /* beyond the tcache: freed for real */
+	ck_assert_ptr_eq(pin, p[NBIG - 1] + chunk_of(BIG));
+	tl_fill(pin, 2000, 7);
+	return pin;
+}
+
+START_TEST(live_chunk_at_top_pins_the_region_below)
+{
+	hl_heap_t *h = tl_heap("bins", NULL);
+	char *p[NBIG];
+	char *pin = fill_below_pin(h, p);
+	double before = tl_stat(h, "committed_bytes");
+	for (int i = 0; i < NBIG; i++)
+		hl_free(h, p[i]);
+	ck_assert_double_eq(tl_stat(h, "committed_bytes"), before);
+	ck_assert_uint_eq(block_at(h, chunk_start(p[0])).size, NBIG * chunk_of(BIG));
+	hl_free(h, pin);                       /* everything joins the top: trimmed */
+	double freed = (double)(NBIG * chunk_of(BIG) + chunk_of(2000));
+	ck_assert_double_le(tl_stat(h, "committed_bytes"), before - freed + (double)TOP_PAD + 2.0 * (double)tl_page());
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(trim_drops_resident_pages_inside_a_pinned_heap)
+{
+	hl_heap_t *h = tl_heap("bins", NULL);
+	char *p[NBIG];
+	char *pin = fill_below_pin(h, p);
+	for (int i = 0; i < NBIG; i++)
+		hl_free(h, p[i]);
+	double before = tl_stat(h, "resident_bytes");
+	double committed = tl_stat(h, "committed_bytes");
+	ck_assert_uint_gt(hl_trim(h, 0), 0);
+	double after = tl_stat(h, "resident_bytes");
+	/* every whole page of the free chunk (all but its header page and tail) */
+	double inside = (double)(NBIG * chunk_of(BIG)) - 2.0 * (double)tl_page();
+	ck_assert_double_ge(before - after, inside);
+	ck_assert_double_ge(tl_stat(h, "committed_bytes"), committed - (double)TOP_PAD - (double)tl_page());
+	ck_assert(tl_intact(pin, 2000, 7));
+	tl_check_clean(h);
+	char *again = hl_malloc(h, BIG);       /* purged pages serve again */
+	ck_assert_ptr_eq(again, p[0]);
+	memset(again, 1, BIG);
+	hl_free(h, again);
+	hl_free(h, pin);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* --- the mmap threshold -------------------------------------------------------------- */
+
+enum { FOURMB = 4 << 20 };
+
+START_TEST(freeing_a_big_block_raises_the_threshold)
+{
+	hl_heap_t *h = tl_heap("bins", NULL);
+	ck_assert_double_eq(pstat(h, "mmap_threshold"), 128 * 1024);
+	void *p = hl_malloc(h, FOURMB);
+	ck_assert_double_eq(pstat(h, "mmapped_chunks"), 1);
+	hl_free(h, p);
+	ck_assert_double_gt(pstat(h, "mmap_threshold"), FOURMB);
+	ck_assert_double_eq(pstat(h, "trim_threshold"), 2 * pstat(h, "mmap_threshold"));
+	double maps = 0;
+	for (int i = 0; i < 10; i++) {
+		void *q = hl_malloc(h, FOURMB);
+		ck_assert_double_eq(pstat(h, "mmapped_chunks"), 0);
+		ck_assert(hl_owns(h, q));
+		memset(q, 2, FOURMB);
+		hl_free(h, q);
+		if (i == 0)        /* the first one grew the break; the top keeps it */
+			maps = tl_stat(h, "os.mmap_calls") + tl_stat(h, "os.mprotect_calls");
+	}
+	ck_assert_double_eq(tl_stat(h, "os.mmap_calls") + tl_stat(h, "os.mprotect_calls"), maps);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(explicit_threshold_keeps_big_blocks_mapped)
+{
+	hl_heap_t *h = tl_heap("bins", "mmap_threshold:131072");
+	for (int i = 0; i < 5; i++) {
+		void *q = hl_malloc(h, FOURMB);
+		ck_assert_double_eq(pstat(h, "mmapped_chunks"), 1);
+		ck_assert_uint_ge(hl_usable_size(h, q), FOURMB);
+		hl_free(h, q);
+		ck_assert_double_eq(pstat(h, "mmapped_chunks"), 0);
+		ck_assert_double_eq(pstat(h, "mmap_threshold"), 131072);
+	}
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* --- arenas ----------------------------------------------------------------------------- */
+
+enum { NTHREADS = 4 };
+
+struct arena_run {
+	hl_heap_t *h;
+	pthread_barrier_t *all_bound;
+};
+
+static void *bind_and_wait(void *arg)
+{
+	struct arena_run *r = arg;
+	void *p = hl_malloc(r->h, 64);         /* first allocation binds an arena */
+	pthread_barrier_wait(r->all_bound);    /* every thread alive at once */
+	hl_free(r->h, p);
+	return NULL;
+}
+
+static void run_threads(hl_heap_t *h, int n)
+{
+	pthread_t th[NTHREADS];
+	pthread_barrier_t b;
+	pthread_barrier_init(&b, NULL, (unsigned)n);
+	struct arena_run r = { h, &b };
+	for (int i = 0; i < n; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, bind_and_wait, &r), 0);
+	for (int i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&b);
+}
+
+static void arenas_for(const char *conf, double want)
+{
+	hl_heap_t *h = tl_heap("bins", conf);
+	hl_free(h, hl_malloc(h, 64));          /* this thread takes the main arena */
+	run_threads(h, NTHREADS);
+	ck_assert_msg(pstat(h, "arenas") == want, "%s: %g arenas, want %g", conf, pstat(h, "arenas"), want);
+	run_threads(h, NTHREADS);              /* parked arenas are reused */
+	ck_assert_double_eq(pstat(h, "arenas"), want);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+
+START_TEST(each_thread_gets_its_own_arena)
+{
+	arenas_for("", 1 + NTHREADS);          /* below arena_test (8): no cap yet */
+}
+END_TEST
+
+START_TEST(arena_max_makes_threads_share)
+{
+	arenas_for("arena_max:2", 2);
+	arenas_for("arena_max:3", 3);
+}
+END_TEST
+
+static void *alloc_and_keep(void *arg)
+{
+	return hl_malloc(arg, 5000);
+}
+
+START_TEST(secondary_arena_chunks_are_found_by_masking)
+{
+	hl_heap_t *h = tl_heap("bins", "tcache_count:0");
+	hl_free(h, hl_malloc(h, 64));          /* this thread: main arena */
+	pthread_t th;
+	void *p = NULL;
+	ck_assert_int_eq(pthread_create(&th, NULL, alloc_and_keep, h), 0);
+	pthread_join(th, &p);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_double_eq(pstat(h, "arenas"), 2);
+	ck_assert_double_eq(pstat(h, "arena.1.in_use_bytes"), (double)chunk_of(5000));
+	double main_in_use = pstat(h, "arena.0.in_use_bytes");
+	hl_free(h, p);                         /* freed here, goes home to arena 1 */
+	ck_assert_double_eq(pstat(h, "arena.1.in_use_bytes"), 0);
+	ck_assert_double_eq(pstat(h, "arena.0.in_use_bytes"), main_in_use);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* --- misuse ------------------------------------------------------------------------------- */
+
+/** Runs @p fn in a child with stderr captured; returns what it wrote and
+ *  checks that it died of SIGABRT. */
+static void expect_abort(void (*fn)(const char *), const char *conf, const char *text)
+{
+	int fd[2];
+	ck_assert_int_eq(pipe(fd), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(fd[1], 2);
+		close(fd[0]);
+		signal(SIGABRT, SIG_DFL);
+		fn(conf);
+		_exit(0);
+	}
+	close(fd[1]);
+	char buf[512] = "";
+	size_t got = 0;
+	ssize_t k;
+	while (got < sizeof buf - 1 && (k = read(fd[0], buf + got, sizeof buf - 1 - got)) > 0)
+		got += (size_t)k;
+	close(fd[0]);
+	int status;
+	waitpid(pid, &status, 0);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "%s: child did not abort", conf);
+	ck_assert_msg(strstr(buf, text) != NULL, "%s: stderr was \"%s\"", conf, buf);
+}
+
+static void free_twice(const char *conf)
+{
+	hl_heap_t *h = hl_heap_new("bins", conf);
+	void *p = hl_malloc(h, 100);
+	void *guard = hl_malloc(h, 100);
+	hl_free(h, p);
+	hl_free(h, p);
+	(void)guard;
+}
+
+START_TEST(double_free_aborts_with_the_message)
+{
+	expect_abort(free_twice, "", "heaplab: bins: double free");          /* tcache key */
+	expect_abort(free_twice, "tcache_count:0", "heaplab: bins: double free"); /* tags */
+	expect_abort(free_twice, "tcache_count:0,fastbins:on", "heaplab: bins: double free");
+}
+END_TEST
+
+START_TEST(double_free_raises_sigabrt)
+{
+	free_twice("");
+}
+END_TEST
+
+static Suite *bins_suite(void)
+{
+	Suite *s = suite_create("bins");
+	TCase *tc = tcase_create("model");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, usable_sizes_follow_the_chunk_rule);
+	tcase_add_test(tc, free_neighbours_merge_at_once);
+	tcase_add_test(tc, fastbins_delay_merging_until_consolidation);
+	tcase_add_test(tc, tcache_default_depth_16);
+	tcase_add_test(tc, tcache_old_depth_7);
+	tcase_add_test(tc, tcache_off);
+	tcase_add_test(tc, tcache_holds_up_to_1032_usable_bytes);
+	tcase_add_test(tc, live_chunk_at_top_pins_the_region_below);
+	tcase_add_test(tc, trim_drops_resident_pages_inside_a_pinned_heap);
+	tcase_add_test(tc, freeing_a_big_block_raises_the_threshold);
+	tcase_add_test(tc, explicit_threshold_keeps_big_blocks_mapped);
+	tcase_add_test(tc, each_thread_gets_its_own_arena);
+	tcase_add_test(tc, arena_max_makes_threads_share);
+	tcase_add_test(tc, secondary_arena_chunks_are_found_by_masking);
+	tcase_add_test(tc, double_free_aborts_with_the_message);
+	tcase_add_test_raise_signal(tc, double_free_raises_sigabrt, SIGABRT);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TL_MAIN(bins_suite)
