@@ -7,3 +7,10 @@ tests_test_conformance_LDADD = libhlcore.la $(CHECK_LIBS)
 tests_test_core_SOURCES = tests/test_core.c tests/testlib.h tests/testlib.c
 tests_test_core_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_core_LDADD = libhlcore.la $(CHECK_LIBS)
+
+# Real programs and every shipped trace, under every policy.
+check_PROGRAMS += tests/mt_program
+tests_mt_program_SOURCES = tests/mt_program.c
+tests_mt_program_LDADD = -lpthread
+TESTS += tests/real_programs.sh tests/replay_traces.sh tests/bad_input.sh
+EXTRA_DIST += tests/real_programs.sh tests/replay_traces.sh tests/bad_input.sh

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Bad input gets one clear line and a non-zero exit, never a crash.
+set -u
+heaplab="${abs_top_builddir:-.}/heaplab"
+src="${srcdir:-.}"
+passed=0 failed=0
+expect() { # description, wanted exit status, wanted text in stderr, command...
+	local what=$1 want_rc=$2 want_text=$3; shift 3
+	local err rc
+	err=$("$@" 2>&1 >/dev/null); rc=$?
+	if [ "$rc" -eq "$want_rc" ] && [[ "$err" == *"$want_text"* ]] && [ "$(echo "$err" | wc -l)" -le 3 ]; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1)); echo "FAIL: $what: exit $rc (want $want_rc), stderr: $err"
+	fi
+}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+printf 'a 0 10\nq 1 2\n' > "$tmp/unknown.rep"
+printf 'a 0 10\nf 3\n' > "$tmp/notlive.rep"
+expect "damaged trace" 2 "damaged/alaska.rep:7: missing size" "$heaplab" replay "$src/traces/damaged/alaska.rep"
+expect "unknown op" 2 "unknown.rep:2: unknown op 'q'" "$heaplab" replay "$tmp/unknown.rep"
+expect "free of a dead id" 2 "notlive.rep:2: free of block 3, which is not live" "$heaplab" replay "$tmp/notlive.rep"
+expect "missing file" 2 "no-such.rep: No such file" "$heaplab" replay "$tmp/no-such.rep"
+expect "unknown policy" 2 "unknown policy 'nope'" "$heaplab" replay --policy=nope "$src/traces/short1.rep"
+p=$("$heaplab" policies | awk 'NR==1{print $1}')
+expect "unknown option" 2 "unknown option 'colour'" "$heaplab" replay --policy="$p" --conf=colour:red "$src/traces/short1.rep"
+expect "bad value" 2 "bad value 'maybe'" "$heaplab" replay --policy="$p" --conf=debug:maybe "$src/traces/short1.rep"
+expect "unknown command" 2 "unknown command 'frobnicate'" "$heaplab" frobnicate
+expect "sizes without policy" 2 "--policy=NAME is required" "$heaplab" sizes
+expect "run: bad conf reaches the user" 2 "unknown option 'colour'" "$heaplab" run --policy="$p" --conf=colour:red -- true
+# the shim itself refuses a bad HEAPLAB_CONF with one line and exit 2
+expect "shim: bad HEAPLAB_CONF" 2 "heaplab: cannot start the default heap" \
+	env HEAPLAB_CONF=colour:red LD_PRELOAD="${abs_top_builddir:-.}/.libs/libheaplab-preload.so" ls /
+echo "bad input: $passed passed, $failed failed"
+[ $failed -eq 0 ]

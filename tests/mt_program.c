@@ -1,0 +1,110 @@
+/* A multi-threaded program for the real-program tests: four threads build
+ * and tear down linked structures with malloc, realloc and free, hand
+ * blocks to each other, and one of them forks; the output is a checksum
+ * that depends only on the data, so every allocator must print the same. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+typedef struct node {
+	struct node *next;
+	size_t len;
+	char text[];
+} node_t;
+
+static node_t *_Atomic shared;
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t work(unsigned seed)
+{
+	uint64_t sum = 0, s = seed * 2654435761u + 1;
+	node_t *list = NULL;
+	for (int i = 0; i < 200000; i++) {
+		s = s * 6364136223846793005ull + 1442695040888963407ull;
+		size_t len = (s >> 33) % 300 + 1;
+		node_t *n = malloc(sizeof *n + len);
+		if (!n)
+			abort();
+		n->len = len;
+		memset(n->text, (int)('a' + len % 26), len);
+		n->next = list;
+		list = n;
+		if (i % 3 == 0) {
+			node_t *d = list;
+			list = d->next;
+			sum += d->len + (unsigned char)d->text[d->len - 1];
+			if (i % 9 == 0) {
+				pthread_mutex_lock(&shared_lock);
+				d->next = shared;
+				shared = d; /* another thread will free it */
+				pthread_mutex_unlock(&shared_lock);
+			} else {
+				free(d);
+			}
+		}
+		if (i % 1000 == 0 && list) {
+			node_t *g = realloc(list, sizeof *g + list->len * 2);
+			if (!g)
+				abort();
+			memset(g->text + g->len, 'z', g->len);
+			g->len *= 2;
+			list = g;
+		}
+	}
+	while (list) {
+		node_t *d = list;
+		list = d->next;
+		sum += d->len;
+		free(d);
+	}
+	return sum;
+}
+
+static void *thread_main(void *arg)
+{
+	uint64_t *out = arg;
+	*out = work((unsigned)*out);
+	pthread_mutex_lock(&shared_lock);
+	node_t *mine = shared;
+	shared = NULL;
+	pthread_mutex_unlock(&shared_lock);
+	while (mine) {
+		node_t *d = mine;
+		mine = d->next;
+		free(d);
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t th[4];
+	uint64_t res[4];
+	for (int i = 0; i < 4; i++) {
+		res[i] = (uint64_t)i + 1;
+		pthread_create(&th[i], NULL, thread_main, &res[i]);
+	}
+	pid_t pid = fork(); /* while the other threads allocate */
+	if (pid == 0) {
+		char *p = malloc(1000);
+		strcpy(p, "child");
+		free(p);
+		_exit(work(7) ? 0 : 1);
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	for (node_t *d = shared; d;) {
+		node_t *n = d->next;
+		free(d);
+		d = n;
+	}
+	printf("checksums %llu %llu %llu %llu child %d\n", (unsigned long long)res[0], (unsigned long long)res[1],
+	       (unsigned long long)res[2], (unsigned long long)res[3], WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return 0;
+}

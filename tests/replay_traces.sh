@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Every shipped trace replays clean (payloads, overlap, alignment, the heap
+# checker) under every compiled-in policy.
+set -u
+heaplab="${abs_top_builddir:-.}/heaplab"
+out=$("$heaplab" replay --policy=all --repeat 0 --json "${srcdir:-.}"/traces/*.rep 2>&1)
+status=$?
+total=$(echo "$out" | grep -c '"ok":')
+bad=$(echo "$out" | grep -c '"ok":false')
+echo "$out" | grep -v '"ok":true' | grep -v 'warning:' | head -20
+echo "trace replays: $((total - bad)) passed, $bad failed"
+[ $status -eq 0 ] && [ "$total" -gt 0 ]
