@@ -9,7 +9,8 @@ HL_BOOK_CHAPTERS = \
 	book/11-giving-back.md book/12-measuring.md book/13-security.md \
 	book/14-choosing.md book/15-instructor-guide.md
 EXTRA_DIST += $(HL_BOOK_CHAPTERS) book/Doxyfile.in book/traces/reuse.rep \
-	book/traces/big-twice.rep book/traces/small.rep
+	book/traces/big-twice.rep book/traces/small.rep \
+	book/traces/survivors.rep
 
 # The question bank: read by `heaplab quiz` from the source tree (HL_BOOK_DIR)
 # or, once installed, from $(pkgdatadir) (see cli/cmd_quiz.c).
