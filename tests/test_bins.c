@@ -390,6 +390,85 @@ START_TEST(secondary_arena_chunks_are_found_by_masking)
 }
 END_TEST
 
+START_TEST(arena_cap_per_core_once_arena_test_is_passed)
+{
+	/* arenas are made freely while there are no more than arena_test of
+	 * them; then the cap becomes arenas_per_core x online cores */
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	double cap = (double)(cores > 0 ? cores : 1), free_make = 1 + 1;
+	double want = 1 + NTHREADS;
+	if (want > (cap > free_make ? cap : free_make))
+		want = cap > free_make ? cap : free_make;
+	arenas_for("arena_test:1,arenas_per_core:1", want);
+}
+END_TEST
+
+struct drain_run {
+	hl_heap_t *h;
+	pthread_barrier_t cached, checked;
+};
+
+static void *cache_and_exit(void *arg)
+{
+	struct drain_run *r = arg;
+	void *p[10];
+	for (int i = 0; i < 10; i++)
+		p[i] = hl_malloc(r->h, 100);
+	for (int i = 0; i < 10; i++)
+		hl_free(r->h, p[i]);            /* all ten stay in this thread's tcache */
+	pthread_barrier_wait(&r->cached);
+	pthread_barrier_wait(&r->checked);
+	return NULL;
+}
+
+START_TEST(thread_exit_drains_the_tcache_home)
+{
+	struct drain_run r = { .h = tl_heap("bins", NULL) };
+	hl_free(r.h, hl_malloc(r.h, 64));
+	pthread_barrier_init(&r.cached, NULL, 2);
+	pthread_barrier_init(&r.checked, NULL, 2);
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, cache_and_exit, &r), 0);
+	pthread_barrier_wait(&r.cached);
+	ck_assert_double_eq(pstat(r.h, "arena.1.cached_bytes"), 10.0 * (double)chunk_of(100));
+	pthread_barrier_wait(&r.checked);
+	pthread_join(th, NULL);
+	ck_assert_double_eq(pstat(r.h, "arena.1.cached_bytes"), 0);
+	ck_assert_double_eq(pstat(r.h, "arena.1.in_use_bytes"), 0);
+	ck_assert_double_eq(pstat(r.h, "arena.1.threads"), 0);   /* parked */
+	tl_check_clean(r.h);
+	pthread_barrier_destroy(&r.cached);
+	pthread_barrier_destroy(&r.checked);
+	hl_heap_destroy(r.h);
+}
+END_TEST
+
+START_TEST(realloc_grows_in_place_into_free_space)
+{
+	hl_heap_t *h = tl_heap("bins", "tcache_count:0");
+	char *a = hl_malloc(h, 100);
+	tl_fill(a, 100, 3);
+	char *b = hl_realloc(h, a, 5000);        /* a borders the top: grows into it */
+	ck_assert_ptr_eq(b, a);
+	ck_assert(tl_intact(b, 100, 3));
+	char *x = hl_malloc(h, 200), *y = hl_malloc(h, 200), *g = hl_malloc(h, 200);
+	hl_free(h, y);
+	tl_fill(x, 200, 4);
+	size_t both = 2 * chunk_of(200);
+	char *x2 = hl_realloc(h, x, both - OVERHEAD);  /* takes the free neighbour */
+	ck_assert_ptr_eq(x2, x);
+	ck_assert_uint_eq(hl_usable_size(h, x2), both - OVERHEAD);
+	ck_assert(tl_intact(x2, 200, 4));
+	char *x3 = hl_realloc(h, x2, 100);             /* shrinks in place, tail freed */
+	ck_assert_ptr_eq(x3, x);
+	ck_assert_uint_eq(hl_usable_size(h, x3), chunk_of(100) - OVERHEAD);
+	ck_assert_int_eq(block_at(h, x3 + chunk_of(100) - 16).state, HL_BLOCK_FREE);
+	tl_check_clean(h);
+	hl_free(h, b), hl_free(h, x3), hl_free(h, g);
+	hl_heap_destroy(h);
+}
+END_TEST
+
 /* --- misuse ------------------------------------------------------------------------------- */
 
 /** Runs @p fn in a child with stderr captured; returns what it wrote and
@@ -463,6 +542,9 @@ static Suite *bins_suite(void)
 	tcase_add_test(tc, each_thread_gets_its_own_arena);
 	tcase_add_test(tc, arena_max_makes_threads_share);
 	tcase_add_test(tc, secondary_arena_chunks_are_found_by_masking);
+	tcase_add_test(tc, arena_cap_per_core_once_arena_test_is_passed);
+	tcase_add_test(tc, thread_exit_drains_the_tcache_home);
+	tcase_add_test(tc, realloc_grows_in_place_into_free_space);
 	tcase_add_test(tc, double_free_aborts_with_the_message);
 	tcase_add_test_raise_signal(tc, double_free_raises_sigabrt, SIGABRT);
 	suite_add_tcase(s, tc);
