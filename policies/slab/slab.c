@@ -123,9 +123,10 @@ static void *sl_malloc(void *st, hl_thread_t *t, size_t n)
 		unsigned ind = s->sc->lookup[(n + 7) >> 3];
 		sl_cbin_t *b = &tc->bins[ind];
 		if (HL_LIKELY(b->ncached != 0)) {
+			void *p = sl_cbin_pop(b);   /* before the tick: a GC may flush this bin */
 			sl_count(&tc->hits, 1);
 			sl_tick(s, tc, s->sc->size[ind]);
-			return sl_cbin_pop(b);
+			return p;
 		}
 	}
 	return sl_malloc_slow(s, t, n);

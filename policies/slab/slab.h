@@ -89,6 +89,7 @@ enum {
 	SL_BITMAP_WORDS = 8,        /**< 512 regions: an 8-byte class in a 4K page */
 	SL_MAX_ARENAS = 256,        /**< narenas is clamped to this */
 	SL_RT_ROOT_BITS = 18,       /**< rtree root level: 2^18 slots */
+	SL_COMMIT_GRAIN = 64 << 10, /**< a chunk is made read/write this much at a time */
 };
 #define SL_BG_MIN_INTERVAL_NS 100000000ull  /**< background thread sleeps >= 100 ms */
 #define SL_BG_IDLE_NS 1000000000ull         /**< ... and at most 1 s when idle */
@@ -133,6 +134,7 @@ typedef struct sl_extent {
 struct sl_chunk {
 	uintptr_t base;          /**< first byte (fixed) */
 	size_t size;             /**< bytes (fixed) */
+	size_t committed;        /**< bytes from base made read/write so far (ext lock) */
 	sl_chunk_t *next;        /**< arena's list (ext lock) */
 };
 

@@ -257,7 +257,7 @@ static sl_extent_t *sl_grow(sl_state_t *s, sl_arena_t *a, size_t need)
 		idx = a->next_grow;
 	size_t bytes = sl_psz_pages(idx) << s->sc->lg_page;
 	a->next_grow = idx + 1 < SL_NPSZ ? idx + 1 : idx;
-	void *base = hl_os_reserve(s->os, bytes, page, true);
+	void *base = hl_os_reserve(s->os, bytes, page, false);
 	if (!base)
 		return NULL;
 	size_t span = page << s->rtree.leaf_bits;
@@ -283,8 +283,24 @@ static sl_extent_t *sl_grow(sl_state_t *s, sl_arena_t *a, size_t need)
 	a->st.grows++;
 	return e;
 fail:
-	hl_os_release(s->os, base, bytes);
+	hl_os_release(s->os, base, 0);
 	return NULL;
+}
+
+/* Makes chunk @p c read/write up to @p end at least: a chunk is reserved as
+ * bare address space and committed front to back, in grains, as first fit
+ * reaches further into it (so committed bytes track what was ever used). */
+static bool sl_chunk_commit(sl_state_t *s, sl_chunk_t *c, uintptr_t end)
+{
+	if (end <= c->base + c->committed)
+		return true;
+	size_t want = hl_align_up(end - c->base, SL_COMMIT_GRAIN);
+	if (want > c->size)
+		want = c->size;
+	if (hl_os_commit(s->os, (void *)(c->base + c->committed), want - c->committed) < 0)
+		return false;
+	c->committed = want;
+	return true;
 }
 
 /* ---- allocation and release --------------------------------------------- */
@@ -327,6 +343,10 @@ sl_extent_t *sl_extent_alloc(sl_state_t *s, sl_arena_t *a, size_t size, size_t a
 			return NULL;
 		}
 		sl_eset_insert(s, sl_eset_of(a, from), trail, false);
+	}
+	if (!sl_chunk_commit(s, r->chunk, r->base + r->size)) {
+		sl_eset_insert(s, sl_eset_of(a, from), sl_coalesce(s, a, r), false);
+		return NULL;
 	}
 	r->state = (uint8_t)as;
 	if (as == SL_SLAB)
