@@ -469,6 +469,114 @@ START_TEST(realloc_grows_in_place_into_free_space)
 }
 END_TEST
 
+enum { NSUB = 700, SUBBLOCK = 120000 };   /* 84 MB: more than one sub-heap */
+
+static void *fill_two_subheaps(void *arg)
+{
+	hl_heap_t *h = arg;
+	static void *p[NSUB];
+	for (int i = 0; i < NSUB; i++)
+		ck_assert_ptr_nonnull(p[i] = hl_malloc(h, SUBBLOCK));
+	ck_assert_double_eq(pstat(h, "arena.1.subheaps"), 2);
+	ck_assert_double_eq(pstat(h, "mmapped_chunks"), 0);
+	/* a chunk's sub-heap is its address rounded down to 64 MiB */
+	ck_assert_uint_ne((uintptr_t)p[0] >> 26, (uintptr_t)p[NSUB - 1] >> 26);
+	tl_check_clean(h);
+	for (int i = 0; i < NSUB; i += 2)
+		hl_free(h, p[i]);
+	tl_check_clean(h);
+	for (int i = NSUB - 1; i > 0; i -= 2)
+		hl_free(h, p[i]);
+	return NULL;
+}
+
+START_TEST(secondary_arena_spans_sub_heaps_and_drops_empty_ones)
+{
+	hl_heap_t *h = tl_heap("bins", NULL);
+	hl_free(h, hl_malloc(h, 64));
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, fill_two_subheaps, h), 0);
+	pthread_join(th, NULL);
+	ck_assert_double_eq(pstat(h, "arena.1.subheaps"), 1);
+	/* what is left committed is the first sub-heap's top, trimmed to top_pad */
+	ck_assert_double_le(pstat(h, "arena.1.system_current"), (double)TOP_PAD + 4.0 * (double)tl_page());
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/** Random mallocs, memaligns, reallocs and frees, the checker every few
+ *  hundred operations, payloads verified. */
+static void random_ops(const char *conf)
+{
+	enum { SLOTS = 300, OPS = 12000 };
+	hl_heap_t *h = tl_heap("bins", conf);
+	static char *p[SLOTS];
+	static size_t n[SLOTS];
+	uint64_t s = 88172645463325252ull;
+	for (int i = 0; i < OPS; i++) {
+		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+		int k = (int)(s % SLOTS);
+		if (p[k]) {
+			ck_assert_msg(tl_intact(p[k], n[k], (unsigned)k), "%s: block %d damaged", conf, k);
+			hl_free(h, p[k]);
+			p[k] = NULL;
+			continue;
+		}
+		size_t r = (s >> 20) % 100, want = r < 75 ? (s >> 32) % 700 + 1 : (s >> 32) % 200000 + 1;
+		if (r % 9 == 0)
+			p[k] = hl_memalign(h, (size_t)64 << (s >> 40) % 8, want);
+		else if (r % 7 == 0 && (p[k] = hl_malloc(h, 10)))
+			p[k] = hl_realloc(h, p[k], want);
+		else
+			p[k] = hl_malloc(h, want);
+		ck_assert_ptr_nonnull(p[k]);
+		n[k] = want;
+		tl_fill(p[k], want, (unsigned)k);
+		if (i % 400 == 0)
+			tl_check_clean(h);
+		if (i % 3000 == 0)
+			hl_trim(h, 0);
+	}
+	for (int k = 0; k < SLOTS; k++) {
+		hl_free(h, p[k]);
+		p[k] = NULL;
+	}
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+
+START_TEST(random_operations_keep_every_invariant)
+{
+	random_ops("");
+	random_ops("tcache_count:0");
+	random_ops("fastbins:on,tcache_count:7");
+	random_ops("mmap_threshold:0");
+}
+END_TEST
+
+START_TEST(fork_child_allocates_on_every_arena)
+{
+	hl_heap_t *h = tl_heap("bins", NULL);
+	void *keep = hl_malloc(h, 300);
+	run_threads(h, 2);                     /* two parked secondary arenas */
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {                        /* every lock was re-made */
+		void *p = hl_malloc(h, 5000);
+		hl_free(h, keep);
+		hl_free(h, p);
+		_exit(hl_check(h, NULL) == 0 && p ? 0 : 1);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	hl_free(h, keep);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
 /* --- misuse ------------------------------------------------------------------------------- */
 
 /** Runs @p fn in a child with stderr captured; returns what it wrote and
@@ -545,6 +653,9 @@ static Suite *bins_suite(void)
 	tcase_add_test(tc, arena_cap_per_core_once_arena_test_is_passed);
 	tcase_add_test(tc, thread_exit_drains_the_tcache_home);
 	tcase_add_test(tc, realloc_grows_in_place_into_free_space);
+	tcase_add_test(tc, secondary_arena_spans_sub_heaps_and_drops_empty_ones);
+	tcase_add_test(tc, random_operations_keep_every_invariant);
+	tcase_add_test(tc, fork_child_allocates_on_every_arena);
 	tcase_add_test(tc, double_free_aborts_with_the_message);
 	tcase_add_test_raise_signal(tc, double_free_raises_sigabrt, SIGABRT);
 	suite_add_tcase(s, tc);
