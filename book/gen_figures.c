@@ -256,7 +256,7 @@ static const fig_t figures[] = {
 	{ "ch02-break-and-map", "bins", NULL, "bins: small chunks on the break, 256 KiB mapped", fig_break_and_map },
 	{ "ch03-bump", "bump", NULL, "bump: five blocks, two of them freed", fig_bump },
 	{ "ch04-freelist", "firstfit", "fit:best,order:address", "firstfit (best fit, address order): four holes", fig_freelist },
-	{ "ch05-classes", "slab", NULL, "slab: requests of 1, 9, 17, 100, 129, 129, 1025 bytes", fig_classes },
+	{ "ch05-classes", "slab", "tcache:off", "slab: requests of 1, 9, 17, 100, 129, 129, 1025 bytes", fig_classes },
 	{ "ch06-bins", "bins", "tcache_count:0", "bins without tcache: unsorted, small and large bins", fig_bins },
 	{ "ch07-arenas", "bins", NULL, "bins: two threads, two arenas, a tcache", fig_arenas },
 	{ "ch08-slabs", "slab", "dirty_decay_ms:-1", "slab: three classes, every third region freed", fig_slabs },

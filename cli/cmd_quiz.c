@@ -252,6 +252,22 @@ static int qz_load(qz_bank_t *b, const char *path)
 	return rc ? rc : qz_validate(b);
 }
 
+static void qz_free(qz_bank_t *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		qz_question_t *q = &b->v[i];
+		free(q->id);
+		free(q->q);
+		free(q->a);
+		free(q->why);
+		free(q->needs);
+		free(q->run);
+		for (int c = 0; c < q->nchoices; c++)
+			free(q->choice[c]);
+	}
+	free(b->v);
+}
+
 /** Finds the bank as documented at the top of this file. */
 static const char *qz_find_bank(const char *given, char *buf, size_t len)
 {
@@ -568,9 +584,9 @@ int cmd_quiz(int argc, char **argv)
 	}
 	char buf[PATH_MAX];
 	qz_bank_t b = { 0 };
-	if (qz_load(&b, qz_find_bank(bank, buf, sizeof buf)))
-		return 2;
-	if (verify)
-		return qz_verify(&b);
-	return qz_drill(&b, (int)chapter, seed, (size_t)count);
+	int rc = qz_load(&b, qz_find_bank(bank, buf, sizeof buf)) ? 2
+		 : verify ? qz_verify(&b)
+		 : qz_drill(&b, (int)chapter, seed, (size_t)count);
+	qz_free(&b);
+	return rc;
 }
