@@ -421,6 +421,36 @@ START_TEST(threads_share_one_lock)
 }
 END_TEST
 
+static void *one_malloc(void *arg)
+{
+	hl_heap_t *h = arg;
+	hl_free(h, hl_malloc(h, 64));
+	return NULL;
+}
+
+/* The lock is biased to the first thread (as the GIL stays with the running
+ * thread); a second thread revokes the bias once, and the heap stays
+ * consistent across the change. */
+START_TEST(second_thread_revokes_bias)
+{
+	hl_heap_t *h = tl_heap("pools", "ledger:off,debug:off");
+	void *p = hl_malloc(h, 32);
+	if (pstat(h, "lock_biased") == 0)
+		return;                  /* no membarrier(2) here: plain spinlock */
+	ck_assert_int_eq(pstat(h, "lock_bias_revoked"), 0);
+	pthread_t t;
+	pthread_create(&t, NULL, one_malloc, h);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(pstat(h, "lock_biased"), 0);
+	ck_assert_int_eq(pstat(h, "lock_bias_revoked"), 1);
+	hl_free(h, p);
+	ck_assert_int_eq(pstat(h, "small_mallocs"), 2);
+	ck_assert_int_eq(pstat(h, "small_frees"), 2);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* misuse                                                              */
 
@@ -519,6 +549,7 @@ static Suite *pools_suite(void)
 	tcase_add_test(tc, checker_catches_bad_count);
 	tcase_add_test(tc, snapshot_draws_lists);
 	tcase_add_test(tc, threads_share_one_lock);
+	tcase_add_test(tc, second_thread_revokes_bias);
 	suite_add_tcase(s, tc);
 	TCase *mis = tcase_create("misuse");
 	tcase_add_test(mis, misuse_double_free);

@@ -3,7 +3,7 @@ if HL_POLICY_POOLS
 libhlcore_la_SOURCES += policies/pools/pools.h policies/pools/pools.c \
 	policies/pools/pools_arena.c policies/pools/pools_map.c \
 	policies/pools/pools_check.c policies/pools/pools_dot.c \
-	policies/pools/pools_stats.c
+	policies/pools/pools_stats.c policies/pools/pools_lock.c
 
 check_PROGRAMS += tests/test_pools
 TESTS += tests/test_pools

@@ -69,7 +69,6 @@
  */
 #include "config.h"
 #include <errno.h>
-#include <sched.h>
 #include <string.h>
 #include "pools.h"
 
@@ -87,30 +86,6 @@ static const hl_option_t pl_options[] = {
 	  "policy serving requests above 512 bytes and memalign" },
 	{ NULL, 0, NULL, 0, 0, NULL, NULL },
 };
-
-/* ------------------------------------------------------------------ */
-/* the lock                                                            */
-
-static inline void pl_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
-
-/* Contended: spin a little on a plain load, then let the holder run. */
-void pl_lock_slow(pl_state_t *s)
-{
-	for (unsigned spins = 0;; spins++) {
-		if (!__atomic_load_n(&s->lock, __ATOMIC_RELAXED) &&
-		    !__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE))
-			return;
-		if (spins < 64)
-			pl_cpu_relax();
-		else
-			sched_yield();
-	}
-}
 
 static inline void pl_count(uint64_t *c)
 {
@@ -205,6 +180,7 @@ static void *pools_init(hl_heap_t *h, const hl_conf_t *conf)
 		return NULL;
 	}
 	pl_init_lists(s);
+	pl_lock_init(s);
 	hl_meta_init(&s->tls_pool, os, sizeof(pl_tls_t));
 	if (pl_fallback_init(s, h, conf) != 0)
 		return NULL;
@@ -291,10 +267,10 @@ static void *pools_malloc(void *st, hl_thread_t *t, size_t n)
 	pl_state_t *s = st;
 	if (HL_UNLIKELY(n > PL_THRESHOLD))
 		return pl_fb_malloc(s, t, n);
-	pl_lock(s);
+	bool bias = pl_enter(s, t);
 	void *p = pl_pop(s, pl_class_of(s, n));
 	s->small_mallocs += p != NULL;
-	pl_unlock(s);
+	pl_leave(s, bias);
 	if (HL_UNLIKELY(!p))
 		errno = ENOMEM;
 	return p;
@@ -350,10 +326,10 @@ static void pools_free(void *st, hl_thread_t *t, void *p)
 		pl_fb_free(s, t, p);
 		return;
 	}
-	pl_lock(s);
+	bool bias = pl_enter(s, t);
 	pl_push(s, p);
 	s->small_frees++;
-	pl_unlock(s);
+	pl_leave(s, bias);
 }
 
 /* ------------------------------------------------------------------ */
@@ -441,6 +417,7 @@ static void pools_fork_prepare(void *st)
 {
 	pl_state_t *s = st;
 	pl_lock(s);
+	pl_revoke_bias(s);        /* the forking thread may not be the owner */
 	if (s->fb->fork_prepare)
 		s->fb->fork_prepare(s->fbst);
 }
@@ -460,6 +437,7 @@ static void pools_fork_child(void *st)
 		s->fb->fork_child(s->fbst);
 	hl_meta_fork_child(&s->tls_pool);
 	pthread_mutex_init(&s->view_lock, NULL);
+	s->bias_busy = 0;
 	__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
 }
 

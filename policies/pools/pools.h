@@ -67,8 +67,9 @@
  *   I6  arena map marks exactly the associated arenas' addresses.
  *   I7  narenas_currently_allocated = |{A : A.address != 0}|.
  *
- * Locking: one spinlock (pl_state_t.lock) guards everything below marked
- * "lock"; it stands in for CPython's GIL (see pools.c).  Geometry fields are
+ * Locking: one biased spinlock (pl_state_t.lock, see pools_lock.c) guards
+ * everything below marked "lock"; it stands in for CPython's GIL (see
+ * pools.c).  Geometry fields are
  * written once in init and read without the lock.  The arena map is read
  * without the lock (atomic loads), written under it.
  */
@@ -144,6 +145,11 @@ typedef struct pl_counts {
 
 typedef struct pl_state {
 	int lock;                    /**< the spinlock standing in for the GIL */
+	int biased;                  /**< 1: bias_owner enters without the lock */
+	int bias_busy;               /**< bias_owner is inside (owner writes) */
+	hl_thread_t *bias_owner;     /**< thread holding the bias, or NULL (lock) */
+	bool bias_ok;                /**< bias may still be claimed (lock) */
+	bool bias_revoked;           /**< a bias was claimed and revoked (lock) */
 	bool debug;                  /**< full checks on free (hl_heap_debug) */
 	hl_heap_t *heap;             /**< owner (set once) */
 	hl_os_t *os;                 /**< page source (set once) */
@@ -218,7 +224,16 @@ static inline uint32_t pl_untouched(const pl_state_t *s, const pl_pool_t *pool)
 	return (pool->maxnextoffset - pool->nextoffset) / s->stride[pool->szidx] + 1;
 }
 
-/* ---- the lock ---- */
+/* ---- the lock (pools_lock.c) ----
+ * A spinlock biased towards the first thread that uses the heap, the way
+ * the GIL stays with the running thread across many allocations: while
+ * `biased`, that thread enters by marking bias_busy and re-reading biased,
+ * no atomic read-modify-write.  The first other thread to arrive revokes the
+ * bias for good (biased = 0, a membarrier(2) so the owner's plain stores
+ * are ordered, then waits for bias_busy = 0); from then on all take the
+ * spinlock.  Entry returns whether it went by bias, for pl_leave. */
+void pl_enter_locked(pl_state_t *s, hl_thread_t *t);
+/** Takes the spinlock (no bias). */
 void pl_lock_slow(pl_state_t *s);
 static inline void pl_lock(pl_state_t *s)
 {
@@ -229,23 +244,80 @@ static inline void pl_unlock(pl_state_t *s)
 {
 	__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
 }
+static inline bool pl_enter(pl_state_t *s, hl_thread_t *t)
+{
+	if (__atomic_load_n(&s->bias_owner, __ATOMIC_RELAXED) == t) {
+		__atomic_store_n(&s->bias_busy, 1, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (HL_LIKELY(__atomic_load_n(&s->biased, __ATOMIC_ACQUIRE)))
+			return true;
+		__atomic_store_n(&s->bias_busy, 0, __ATOMIC_RELEASE);
+	}
+	pl_enter_locked(s, t);
+	return false;
+}
+static inline void pl_leave(pl_state_t *s, bool by_bias)
+{
+	if (by_bias)
+		__atomic_store_n(&s->bias_busy, 0, __ATOMIC_RELEASE);
+	else
+		pl_unlock(s);
+}
+/** Enters from a thread that is not necessarily allocating (checker,
+ *  walker, stats, snapshot). */
+static inline bool pl_enter_here(pl_state_t *s)
+{
+	return pl_enter(s, hl_thread_get(s->heap));
+}
+/** Sets up the bias (membarrier registration); without it, plain spinlock. */
+void pl_lock_init(pl_state_t *s);
+/** Ends the bias for good; spinlock held by the caller. */
+void pl_revoke_bias(pl_state_t *s);
 
 /* ---- arena map (pools_map.c) ---- */
 int pl_map_init(pl_state_t *s);
 /** Marks [base, base + arena_size) as ours (used) or not; -1 without memory. */
 int pl_map_mark(pl_state_t *s, uintptr_t base, bool used);
-/** True when @p p lies in one of our arenas.  Lock-free. */
-bool pl_map_is_used(const pl_state_t *s, const void *p);
+static inline unsigned pl_i1(const pl_state_t *s, uintptr_t a)
+{
+	return (unsigned)(a >> (PL_ADDRESS_BITS - s->map_top_bits));
+}
+static inline unsigned pl_i2(const pl_state_t *s, uintptr_t a)
+{
+	return (unsigned)((a >> (s->arena_bits + s->map_bot_bits)) &
+			  (((uintptr_t)1 << s->map_mid_bits) - 1));
+}
+static inline unsigned pl_i3(const pl_state_t *s, uintptr_t a)
+{
+	return (unsigned)((a >> s->arena_bits) & (((uintptr_t)1 << s->map_bot_bits) - 1));
+}
+/** True when @p p lies in one of our arenas (CPython's address_in_range):
+ *  three dependent loads, no lock. */
+static inline bool pl_map_is_used(const pl_state_t *s, const void *p)
+{
+	uintptr_t a = (uintptr_t)p;
+	void **mid = __atomic_load_n(&s->map_root[pl_i1(s, a)], __ATOMIC_ACQUIRE);
+	if (HL_UNLIKELY(!mid))
+		return false;
+	const pl_cover_t *bot = __atomic_load_n(&mid[pl_i2(s, a)], __ATOMIC_ACQUIRE);
+	if (HL_UNLIKELY(!bot))
+		return false;
+	const pl_cover_t *c = &bot[pl_i3(s, a)];
+	int32_t hi = __atomic_load_n(&c->tail_hi, __ATOMIC_RELAXED);
+	int32_t lo = __atomic_load_n(&c->tail_lo, __ATOMIC_RELAXED);
+	int32_t tail = (int32_t)(a & (s->arena_size - 1));
+	return tail < lo || (tail >= hi && hi != 0);
+}
 /** Bytes of the map's root, mid and bottom nodes. */
 size_t pl_map_root_bytes(const pl_state_t *s);
 size_t pl_map_mid_bytes(const pl_state_t *s);
 size_t pl_map_bot_bytes(const pl_state_t *s);
 
 /* ---- arenas and pools (pools_arena.c), all under the lock ---- */
-void *pl_alloc_from_new_pool(pl_state_t *s, unsigned c);
-void pl_pool_extend(pl_state_t *s, pl_pool_t *pool);
-void pl_insert_to_usedpool(pl_state_t *s, pl_pool_t *pool);
-void pl_insert_to_freepool(pl_state_t *s, pl_pool_t *pool);
+__attribute__((noinline)) void *pl_alloc_from_new_pool(pl_state_t *s, unsigned c);
+__attribute__((noinline)) void pl_pool_extend(pl_state_t *s, pl_pool_t *pool);
+__attribute__((noinline)) void pl_insert_to_usedpool(pl_state_t *s, pl_pool_t *pool);
+__attribute__((noinline)) void pl_insert_to_freepool(pl_state_t *s, pl_pool_t *pool);
 /** True when @p pool of arena @p a has been carved (has a header). */
 static inline bool pl_pool_is_carved(const pl_arena_t *a, const pl_pool_t *pool)
 {

@@ -146,7 +146,7 @@ int pools_check(void *st, hl_report_t *r)
 {
 	pl_state_t *s = st;
 	int before = r->problems;
-	pl_lock(s);
+	bool bias = pl_enter_here(s);
 	uint64_t live = 0;
 	for (uint32_t i = 0; i < s->maxarenas; i++)
 		if (s->allarenas[i].address) {
@@ -158,7 +158,7 @@ int pools_check(void *st, hl_report_t *r)
 		  (unsigned long long)live, (unsigned long long)s->narenas_currently_allocated);
 	pl_check_usedpools(s, r);
 	pl_check_usable(s, r);
-	pl_unlock(s);
+	pl_leave(s, bias);
 	s->fb->check(s->fbst, r);
 	return r->problems - before;
 }
@@ -224,10 +224,10 @@ int pools_walk(void *st, hl_walk_fn fn, void *arg)
 	pl_state_t *s = st;
 	pl_walk_t w = { fn, arg, -1 };
 	int stop = 0;
-	pl_lock(s);
+	bool bias = pl_enter_here(s);
 	for (uint32_t i = 0; !stop && i < s->maxarenas; i++)
 		if (s->allarenas[i].address)
 			stop = pl_walk_arena(s, &s->allarenas[i], &w);
-	pl_unlock(s);
+	pl_leave(s, bias);
 	return stop ? stop : s->fb->walk(s->fbst, fn, arg);
 }

@@ -227,9 +227,9 @@ void pools_snapshot(void *st, hl_dot_t *d)
 	pl_view_t *v = s->view;
 	pthread_mutex_lock(&s->view_lock);
 	memset(v, 0, sizeof *v);
-	pl_lock(s);
+	bool bias = pl_enter_here(s);
 	pl_view_gather(s, v);
-	pl_unlock(s);
+	pl_leave(s, bias);
 	for (uint32_t k = 0; k < v->narenas; k++)
 		pl_draw_arena(s, d, &v->arena[k]);
 	for (uint32_t k = 0; k < v->nmaps; k++)

@@ -67,20 +67,6 @@ int pl_map_init(pl_state_t *s)
 	return 0;
 }
 
-static inline unsigned pl_i1(const pl_state_t *s, uintptr_t a)
-{
-	return (unsigned)(a >> (PL_ADDRESS_BITS - s->map_top_bits));
-}
-static inline unsigned pl_i2(const pl_state_t *s, uintptr_t a)
-{
-	return (unsigned)((a >> (s->arena_bits + s->map_bot_bits)) &
-			  (((uintptr_t)1 << s->map_mid_bits) - 1));
-}
-static inline unsigned pl_i3(const pl_state_t *s, uintptr_t a)
-{
-	return (unsigned)((a >> s->arena_bits) & (((uintptr_t)1 << s->map_bot_bits) - 1));
-}
-
 /* The bottom node covering @p a; with @p create, missing nodes are made. */
 static pl_cover_t *pl_map_bot(pl_state_t *s, uintptr_t a, bool create)
 {
@@ -121,18 +107,3 @@ int pl_map_mark(pl_state_t *s, uintptr_t base, bool used)
 	return 0;
 }
 
-bool pl_map_is_used(const pl_state_t *s, const void *p)
-{
-	uintptr_t a = (uintptr_t)p;
-	void **mid = __atomic_load_n(&s->map_root[pl_i1(s, a)], __ATOMIC_ACQUIRE);
-	if (HL_UNLIKELY(!mid))
-		return false;
-	const pl_cover_t *bot = __atomic_load_n(&mid[pl_i2(s, a)], __ATOMIC_ACQUIRE);
-	if (HL_UNLIKELY(!bot))
-		return false;
-	const pl_cover_t *c = &bot[pl_i3(s, a)];
-	int32_t hi = __atomic_load_n(&c->tail_hi, __ATOMIC_RELAXED);
-	int32_t lo = __atomic_load_n(&c->tail_lo, __ATOMIC_RELAXED);
-	int32_t tail = (int32_t)(a & (s->arena_size - 1));
-	return tail < lo || (tail >= hi && hi != 0);
-}

@@ -147,6 +147,8 @@ static void pl_stats_counts(pl_state_t *s, const pl_tally_t *t, hl_statw_t *w)
 	hl_statw_u64(w, "small_mallocs", t->small_mallocs);
 	hl_statw_u64(w, "small_frees", t->small_frees);
 	hl_statw_u64(w, "fallback_mallocs", __atomic_load_n(&c->fallback_mallocs, __ATOMIC_RELAXED));
+	hl_statw_bool(w, "lock_biased", __atomic_load_n(&s->biased, __ATOMIC_RELAXED));
+	hl_statw_bool(w, "lock_bias_revoked", s->bias_revoked);
 	hl_statw_u64(w, "fallback_frees", __atomic_load_n(&c->fallback_frees, __ATOMIC_RELAXED));
 }
 
@@ -155,12 +157,12 @@ void pools_stats(void *st, hl_statw_t *w)
 	pl_state_t *s = st;
 	pl_tally_t t;
 	memset(&t, 0, sizeof t);
-	pl_lock(s);
+	bool bias = pl_enter_here(s);
 	for (uint32_t i = 0; i < s->maxarenas; i++)
 		if (s->allarenas[i].address)
 			pl_tally_arena(s, &s->allarenas[i], &t);
 	pl_tally_usable(s, &t);
-	pl_unlock(s);
+	pl_leave(s, bias);
 	pl_stats_geometry(s, w);
 	pl_stats_counts(s, &t, w);
 	pl_stats_classes(s, &t, w);

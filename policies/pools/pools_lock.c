@@ -1,0 +1,90 @@
+/*
+ * The lock of `pools`: a spinlock standing in for CPython's GIL, biased
+ * towards the first thread that uses the heap.
+ *
+ * CPython's allocator has no lock because the running thread holds the
+ * GIL across many allocations.  A plain spinlock costs two atomic
+ * read-modify-writes per malloc/free pair, which a single-threaded program
+ * under CPython never pays.  So the first thread to enter claims a bias:
+ * it then enters with two plain stores and a load,
+ *
+ *   owner:    bias_busy = 1; compiler barrier; if (biased) enter  ...
+ *             ... bias_busy = 0 (release)
+ *   revoker:  take spinlock; biased = 0; membarrier(); wait bias_busy == 0
+ *
+ * Without a fence between the owner's store and load, x86 may let the load
+ * pass the store; membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) runs a full
+ * barrier on every CPU running a thread of the process, so after it either
+ * the owner has seen biased = 0 or its bias_busy = 1 is visible to the
+ * revoker (the asymmetric Dekker argument).  The bias is revoked once, by
+ * the first other thread, a fork, and never claimed again: from then on
+ * every entry takes the spinlock.  Where membarrier is not available the
+ * bias is never claimed.
+ */
+#include "config.h"
+#include <linux/membarrier.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "pools.h"
+
+static inline void pl_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* Contended: spin a little on a plain load, then let the holder run. */
+void pl_lock_slow(pl_state_t *s)
+{
+	for (unsigned spins = 0;; spins++) {
+		if (!__atomic_load_n(&s->lock, __ATOMIC_RELAXED) &&
+		    !__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE))
+			return;
+		if (spins < 64)
+			pl_cpu_relax();
+		else
+			sched_yield();
+	}
+}
+
+static long pl_membarrier(int cmd)
+{
+	return syscall(SYS_membarrier, cmd, 0, 0);
+}
+
+void pl_lock_init(pl_state_t *s)
+{
+	s->bias_ok = pl_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
+}
+
+void pl_revoke_bias(pl_state_t *s)
+{
+	s->bias_ok = false;
+	if (!__atomic_load_n(&s->biased, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&s->biased, 0, __ATOMIC_SEQ_CST);
+	s->bias_revoked = true;
+	if (pl_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0)
+		hl_fatal("pools", "membarrier failed while revoking the lock bias", NULL);
+	for (unsigned spins = 0; __atomic_load_n(&s->bias_busy, __ATOMIC_ACQUIRE); spins++)
+		if (spins < 64)
+			pl_cpu_relax();
+		else
+			sched_yield();
+	__atomic_store_n(&s->bias_owner, NULL, __ATOMIC_RELAXED);
+}
+
+/* Slow entry: the spinlock, then either claim the bias (first thread
+ * ever) or, when another thread holds it, revoke it. */
+void pl_enter_locked(pl_state_t *s, hl_thread_t *t)
+{
+	pl_lock(s);
+	if (__atomic_load_n(&s->biased, __ATOMIC_RELAXED)) {
+		pl_revoke_bias(s);
+	} else if (s->bias_ok && !s->bias_owner) {
+		__atomic_store_n(&s->bias_owner, t, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->biased, 1, __ATOMIC_RELEASE);
+	}
+}
