@@ -1,9 +1,158 @@
-/* heaplab step: not built yet (placeholder until its issue lands). */
+/* heaplab step: a trace one op at a time, as an HTML page or in a terminal. */
+#include "config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include "cli.h"
+#include "../visualize/vis.h"
+
+/* A page carries every frame's numbers; beyond this it would not open. */
+enum { STEP_MAX_OPS = 200000 };
+
+typedef struct step_args {
+	const char *trace, *policy, *conf, *out;
+	long long every;    /* -1: vis_default_every */
+	bool tty, quiz;
+} step_args_t;
+
+static int usage(FILE *out)
+{
+	fprintf(out,
+		"usage: heaplab step TRACE [--policy=NAME] [--conf=S] [-o stepper.html] [--every N]\n"
+		"       heaplab step --tty [--quiz] TRACE [--policy=NAME] [--conf=S]\n"
+		"Replays TRACE one op at a time.  The page (default stepper.html) shows the ops\n"
+		"beside the heap's picture after each one and its statistics, with buttons and\n"
+		"keys to move; it needs no network.  --every N keeps a picture every N ops and\n"
+		"at each 's label' op (default: every op up to 400 ops, else about 200 pictures).\n"
+		"--tty walks in the terminal with a map of the heap after each op; --quiz asks\n"
+		"before each allocation which block it will take (answers read from stdin, one a\n"
+		"line: a number from the map, an address such as region#1+0x40, or 'new').\n");
+	return out == stdout ? 0 : 2;
+}
+
+static int parse(int argc, char **argv, step_args_t *a)
+{
+	const char *every = NULL;
+	memset(a, 0, sizeof *a);
+	a->every = -1;
+	for (int i = 1; i < argc; i++) {
+		int r;
+		if ((r = cli_opt(argc, argv, &i, "--policy", &a->policy)) ||
+		    (r = cli_opt(argc, argv, &i, "--conf", &a->conf)) || (r = cli_opt(argc, argv, &i, "-o", &a->out)) ||
+		    (r = cli_opt(argc, argv, &i, "--output", &a->out)) ||
+		    (r = cli_opt(argc, argv, &i, "--every", &every))) {
+			if (r < 0)
+				return 2;
+		} else if (!strcmp(argv[i], "--tty"))
+			a->tty = true;
+		else if (!strcmp(argv[i], "--quiz"))
+			a->quiz = a->tty = true;
+		else if (!strcmp(argv[i], "--help"))
+			return usage(stdout) ? 2 : -1;
+		else if (argv[i][0] == '-' && argv[i][1])
+			return cli_error("step: unknown option '%s' (try --help)", argv[i]);
+		else if (a->trace)
+			return cli_error("step: one trace at a time ('%s' and '%s')", a->trace, argv[i]);
+		else
+			a->trace = argv[i];
+	}
+	if (!a->trace)
+		return usage(stderr);
+	if (every && ((a->every = cli_parse_size(every)) < 1))
+		return cli_error("step: bad --every '%s' (a number of ops, at least 1)", every);
+	const char *names[1];
+	if (!cli_policy_list(a->policy ? a->policy : hl_default_policy(), names, 1))
+		return 2;
+	a->policy = names[0];
+	return 0;
+}
+
+/* Draws every kept picture with one dot run. */
+static int draw(const vis_walk_t *w, char ***svgs_out)
+{
+	char **dots = calloc(w->kept + 1, sizeof *dots);
+	char **svgs = calloc(w->kept + 1, sizeof *svgs);
+	if (!dots || !svgs) {
+		free(dots);
+		free(svgs);
+		return cli_error("out of memory");
+	}
+	for (size_t i = 0, k = 0; i < w->nframes; i++)
+		if (w->frames[i].dot)
+			dots[k++] = w->frames[i].dot;
+	char *diag = NULL;
+	int rc = vis_dot_svgs(dots, w->kept, svgs, &diag);
+	if (rc == 1)
+		fprintf(stderr, "heaplab: step: Graphviz warned:\n%s", diag);
+	free(diag);
+	free(dots);
+	*svgs_out = svgs;
+	return rc == 2 ? 2 : 0;
+}
+
+static int write_page(const step_args_t *a, const vis_walk_t *w, char **svgs)
+{
+	const char *path = a->out ? a->out : "stepper.html";
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return cli_error("step: cannot write %s: %s", path, strerror(errno));
+	int bad = vis_html_write(f, w, svgs, a->trace, a->policy, a->conf);
+	if (fclose(f) != 0 || bad)
+		return cli_error("step: writing %s failed", path);
+	fprintf(stderr, "heaplab: step: wrote %s (%zu ops, %zu pictures)\n", path, w->nframes - 1, w->kept);
+	return 0;
+}
+
+static int html_step(const step_args_t *a, const hl_trace_t *t)
+{
+	size_t nops = hl_trace_ops(t);
+	if (nops > STEP_MAX_OPS)
+		return cli_error("step: %s has %zu ops; a page holds at most %d (cut the trace, or use "
+				 "'heaplab plot' for the whole story)", a->trace, nops, STEP_MAX_OPS);
+	if (vis_need_dot())
+		return 2;
+	size_t every = a->every > 0 ? (size_t)a->every : vis_default_every(nops);
+	vis_walk_t w;
+	int rc = vis_walk_trace(a->policy, a->conf, t, every, a->trace, &w);
+	if (rc == 2) {
+		vis_walk_free(&w);
+		return 2;
+	}
+	if (rc == 1)
+		fprintf(stderr, "heaplab: step: %s\n", w.result.message);
+	char **svgs = NULL;
+	int drawn = draw(&w, &svgs);
+	if (!drawn)
+		drawn = write_page(a, &w, svgs);
+	for (size_t i = 0; svgs && i < w.kept; i++)
+		free(svgs[i]);
+	free(svgs);
+	vis_walk_free(&w);
+	return drawn ? drawn : rc;
+}
 
 int cmd_step(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return cli_error("'step' is not available in this build yet");
+	step_args_t a;
+	int rc = parse(argc, argv, &a);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	hl_trace_t *t = vis_load_trace(a.trace);
+	if (!t)
+		return 2;
+	if (a.tty) {
+		vis_tty_opts_t o = {
+			.quiz = a.quiz,
+			.color = isatty(1) && getenv("NO_COLOR") == NULL,
+			.pause = !a.quiz && isatty(0) && isatty(1),
+			.in = stdin,
+			.out = stdout,
+		};
+		rc = vis_tty_walk(a.policy, a.conf, t, &o);
+	} else {
+		rc = html_step(&a, t);
+	}
+	hl_trace_free(t);
+	return rc;
 }

@@ -1,0 +1,137 @@
+/**
+ * @file vis.h
+ * @brief Seeing the heap: what `heaplab render`, `step` and `plot` share.
+ *
+ * Glossary
+ *   frame    the state of a heap after one trace op (frame 0: before any);
+ *            its statistics always, its DOT picture when the frame is kept
+ *   kept     a frame whose picture is stored: every Nth op, each `s label`,
+ *            the first and the last frame
+ *   sample   one (time, live, committed, resident) point of a plot
+ *   map      the terminal's picture of a heap: hl_walk's blocks as a bar
+ *            and a numbered list (the free ones are the quiz's choices)
+ *
+ *   trace ──hl_replay──▶ after_op ──▶ frames[] ──▶ html.c   (stepper page)
+ *                          │                  └──▶ plot.c   (SVG plot)
+ *                          └──▶ tty.c  (map after each op, the quiz)
+ *   DOT ──render.c (Graphviz `dot`, HL_DOT_PATH)──▶ SVG / PNG
+ *
+ * Invariants
+ *   nframes == hl_trace_ops(trace) + 1   (fewer when the replay failed)
+ *   frames[i].dot != NULL  =>  frames[i].diagram == i
+ *   frames[i].diagram <= i  and  frames[frames[i].diagram].dot != NULL
+ */
+#ifndef HL_VIS_H
+#define HL_VIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "heaplab.h"
+
+/** The numbers a frame shows; all in bytes except the last two. */
+typedef struct vis_stats {
+	double live;        /**< live requested bytes */
+	double peak;        /**< peak live requested bytes so far */
+	double committed;   /**< bytes committed (backed or backable by RAM) */
+	double resident;    /**< bytes resident, measured with mincore */
+	double util;        /**< peak requested / peak committed so far (0..1) */
+	double oscalls;     /**< calls that change mappings so far (no mincore) */
+} vis_stats_t;
+
+/** One frame: the heap after op `op` (frame 0 has op == -1). */
+typedef struct vis_frame {
+	long op;            /**< trace op index, -1 for the empty heap */
+	char text[64];      /**< the op in trace syntax, "" for frame 0 */
+	unsigned line;      /**< its line in the trace file */
+	const char *label;  /**< `s label` text (owned by the trace) or NULL */
+	vis_stats_t st;     /**< statistics after the op */
+	char *dot;          /**< DOT picture when kept, else NULL (malloc'd) */
+	size_t diagram;     /**< index of the frame whose picture is shown */
+} vis_frame_t;
+
+/** A recorded walk through a trace. */
+typedef struct vis_walk {
+	vis_frame_t *frames;  /**< nframes entries */
+	size_t nframes;       /**< ops + 1 */
+	size_t every;         /**< a picture is kept every `every` ops */
+	size_t kept;          /**< frames with a picture */
+	hl_replay_result_t result; /**< how the replay went */
+} vis_walk_t;
+
+/** Reads all six statistics of @p h. */
+void vis_read_stats(hl_heap_t *h, vis_stats_t *st);
+
+/** Chooses `every` for a trace of @p nops ops: 1 up to 400 ops, else
+ *  enough to keep about 200 pictures. */
+size_t vis_default_every(size_t nops);
+
+/**
+ * Replays @p t on a fresh heap of @p policy with @p conf, recording a frame
+ * per op; pictures are kept every @p every ops (0: statistics only).
+ * @return 0 when the replay held; 1 when it failed (w->result says why,
+ *         the frames up to the failure are kept); 2 when the heap could
+ *         not be made (after a message on stderr).
+ */
+int vis_walk_trace(const char *policy, const char *conf, const hl_trace_t *t, size_t every,
+		   const char *what, vis_walk_t *w);
+void vis_walk_free(vis_walk_t *w);
+
+/** Loads a trace, printing its warnings; NULL after a message. */
+hl_trace_t *vis_load_trace(const char *path);
+
+/** @name Graphviz (render.c) */
+/**@{*/
+/** True when the dot program configure found can be run. */
+bool vis_have_dot(void);
+/** 0 when dot can be run, else 2 after saying how to get it. */
+int vis_need_dot(void);
+/**
+ * Runs dot on the file @p in, writing @p format ("svg", "png") to @p out.
+ * Graphviz's warnings and errors are appended to @p diag (may be NULL)
+ * as text.  @return 0 ok, 1 dot warned, 2 dot failed or is missing
+ * (message printed).
+ */
+int vis_dot_file(const char *in, const char *format, const char *out, char **diag);
+/**
+ * Renders @p n DOT texts to SVG with one dot process; svgs[i] receives
+ * the i-th picture (malloc'd, without the XML prologue).  Warnings as in
+ * vis_dot_file.  @return 0, 1 or 2 as vis_dot_file.
+ */
+int vis_dot_svgs(char *const *dots, size_t n, char **svgs, char **diag);
+/**@}*/
+
+/** @name Output (html.c, tty.c, plot.c) */
+/**@{*/
+/** Writes the self-contained stepper page. */
+int vis_html_write(FILE *out, const vis_walk_t *w, char *const *svgs, const char *trace,
+		   const char *policy, const char *conf);
+
+/** Options of the terminal walk. */
+typedef struct vis_tty_opts {
+	bool quiz;        /**< ask before each allocation */
+	bool color;       /**< ANSI colours (only on a terminal) */
+	bool pause;       /**< wait for Enter after each op (stdin is a terminal) */
+	FILE *in, *out;   /**< answers / keys; the walk */
+} vis_tty_opts_t;
+/** Walks @p t on a fresh heap in the terminal.  Returns an exit status. */
+int vis_tty_walk(const char *policy, const char *conf, const hl_trace_t *t, const vis_tty_opts_t *o);
+
+/** One series point of a plot. */
+typedef struct vis_point {
+	double x;                            /**< op index or milliseconds */
+	double live, committed, resident;    /**< bytes */
+} vis_point_t;
+/** Writes the plot of @p n points as SVG. */
+int vis_plot_svg(FILE *out, const vis_point_t *p, size_t n, const char *title, const char *xlabel);
+/** Reads a `heaplab run --sample-ms` file; NULL after a message. */
+vis_point_t *vis_samples_load(const char *path, size_t *n, char *title, size_t title_len);
+/**@}*/
+
+/** Writes @p s with the characters XML and HTML reserve escaped. */
+void vis_put_xml(FILE *out, const char *s);
+/** Writes @p s as a JSON string literal, safe inside an HTML script. */
+void vis_json_string(FILE *out, const char *s);
+/** Formats bytes for people: "512 B", "64.0 KiB", "1.50 MiB". */
+const char *vis_bytes(double b, char *buf, size_t len);
+#endif

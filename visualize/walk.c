@@ -1,0 +1,201 @@
+/*
+ * Recording a walk through a trace: one frame per op, with the heap's
+ * statistics after it and, for kept frames, its DOT picture.
+ *
+ * The replay is heaplab's checked pass (payload patterns, overlap, the
+ * heap checker), with no timed passes after it, so the heap the frames
+ * describe is exactly the one the trace built.
+ */
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include "../cli/cli.h"
+#include "vis.h"
+
+/* The calls that change what the heap holds; mincore only measures. */
+static const char *const os_call_stats[] = {
+	"os.mmap_calls", "os.munmap_calls", "os.madvise_dontneed_calls",
+	"os.madvise_free_calls", "os.mprotect_calls", "os.brk_calls",
+};
+
+static double stat_or_zero(hl_heap_t *h, const char *path)
+{
+	double v;
+	return hl_stat(h, path, &v) == 0 ? v : 0;
+}
+
+void vis_read_stats(hl_heap_t *h, vis_stats_t *st)
+{
+	st->live = stat_or_zero(h, "live_requested_bytes");
+	st->peak = stat_or_zero(h, "peak_requested_bytes");
+	st->committed = stat_or_zero(h, "committed_bytes");
+	st->resident = stat_or_zero(h, "resident_bytes");
+	double peak_committed = stat_or_zero(h, "os.peak_committed_bytes");
+	st->util = peak_committed > 0 ? st->peak / peak_committed : 0;
+	st->oscalls = 0;
+	for (size_t i = 0; i < sizeof os_call_stats / sizeof os_call_stats[0]; i++)
+		st->oscalls += stat_or_zero(h, os_call_stats[i]);
+}
+
+size_t vis_default_every(size_t nops)
+{
+	enum { ALL_UP_TO = 400, PICTURES = 200 };
+	return nops <= ALL_UP_TO ? 1 : (nops + PICTURES - 1) / PICTURES;
+}
+
+hl_trace_t *vis_load_trace(const char *path)
+{
+	hl_trace_t *t = hl_trace_load(path);
+	if (!t) {
+		fprintf(stderr, "%s\n", hl_last_error());
+		return NULL;
+	}
+	fputs(hl_trace_warnings(t), stderr);
+	return t;
+}
+
+typedef struct walk_ctx {
+	vis_walk_t *w;
+	const hl_trace_t *t;
+	const char *what;
+} walk_ctx_t;
+
+static bool is_kept(const vis_walk_t *w, const hl_trace_t *t, size_t frame)
+{
+	if (!w->every)
+		return false;
+	if (frame == 0 || frame % w->every == 0 || frame == hl_trace_ops(t))
+		return true;
+	return hl_trace_op_label(t, frame - 1) != NULL;
+}
+
+static char *picture(hl_heap_t *h, const char *title)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return NULL;
+	hl_snapshot_dot(h, f, title);
+	fclose(f);
+	return text;
+}
+
+/* Fills frame @p k (the heap after op k - 1). */
+static void record(walk_ctx_t *c, hl_heap_t *h, size_t k)
+{
+	vis_walk_t *w = c->w;
+	vis_frame_t *f = &w->frames[k];
+	f->op = (long)k - 1;
+	if (k > 0) {
+		hl_trace_op_text(c->t, k - 1, f->text, sizeof f->text);
+		f->line = hl_trace_op_line(c->t, k - 1);
+		f->label = hl_trace_op_label(c->t, k - 1);
+	}
+	vis_read_stats(h, &f->st);
+	f->diagram = k > 0 ? w->frames[k - 1].diagram : 0;
+	if (is_kept(w, c->t, k)) {
+		char title[128];
+		if (k == 0)
+			snprintf(title, sizeof title, "before the first op");
+		else
+			snprintf(title, sizeof title, "after op %zu (line %u): %s", k, f->line, f->text);
+		f->dot = picture(h, title);
+		f->diagram = k;
+		w->kept++;
+	}
+	w->nframes = k + 1;
+}
+
+static int after_op(hl_heap_t *h, const hl_trace_t *t, size_t op, void *arg)
+{
+	walk_ctx_t *c = arg;
+	record(c, h, op + 1);
+	cli_progress(c->what, op + 1, hl_trace_ops(t));
+	return 0;
+}
+
+int vis_walk_trace(const char *policy, const char *conf, const hl_trace_t *t, size_t every,
+		   const char *what, vis_walk_t *w)
+{
+	memset(w, 0, sizeof *w);
+	size_t nops = hl_trace_ops(t);
+	w->frames = calloc(nops + 1, sizeof *w->frames);
+	if (!w->frames)
+		return cli_error("out of memory for %zu frames", nops + 1);
+	w->every = every;
+	hl_heap_t *h = hl_heap_new(policy, conf);
+	if (!h)
+		return cli_error("%s", hl_last_error());
+	walk_ctx_t c = { w, t, what };
+	record(&c, h, 0);
+	hl_replay_opts_t o = {
+		.verify = true,
+		.check_heap = true,
+		.check_every = nops <= 20000 ? 1 : nops / 200,
+		.repeat = 0,
+		.after_op = after_op,
+		.arg = &c,
+	};
+	int rc = hl_replay(h, t, &o, &w->result) == 0 ? 0 : 1;
+	cli_progress_done();
+	hl_heap_destroy(h);
+	return rc;
+}
+
+void vis_walk_free(vis_walk_t *w)
+{
+	for (size_t i = 0; w->frames && i < w->nframes; i++)
+		free(w->frames[i].dot);
+	free(w->frames);
+	memset(w, 0, sizeof *w);
+}
+
+const char *vis_bytes(double b, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int u = 0;
+	while (b >= 1024 && u < 4) {
+		b /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%.0f B", b);
+	else
+		snprintf(buf, len, "%.*f %s", b < 10 ? 2 : 1, b, units[u]);
+	return buf;
+}
+
+void vis_put_xml(FILE *out, const char *s)
+{
+	static const char *const entity[256] = {
+		['<'] = "&lt;", ['>'] = "&gt;", ['&'] = "&amp;", ['"'] = "&quot;",
+	};
+	for (; *s; s++) {
+		const char *e = entity[(unsigned char)*s];
+		if (e)
+			fputs(e, out);
+		else
+			fputc(*s, out);
+	}
+}
+
+void vis_json_string(FILE *out, const char *s)
+{
+	const char *start = s;
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else if (c == '/' && s > start && s[-1] == '<')
+			fputs("\\/", out); /* no "</script>" can end the script */
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
