@@ -14,9 +14,11 @@ enum { SL_DOT_SLABS = 6 };   /* slabs drawn per class and arena */
 
 static const char *const sl_state_name[SL_NSTATES] = { "slab", "large", "dirty", "muzzy", "returned" };
 
-static void sl_dot_slab(sl_state_t *s, hl_dot_t *d, sl_extent_t *e, const char *node,
-			void *const *cached, size_t ncached)
+/* Draws slab @p e as a grid; returns how many of its regions are cached. */
+static unsigned sl_dot_slab(sl_state_t *s, hl_dot_t *d, sl_extent_t *e, const char *node,
+			    void *const *cached, size_t ncached)
 {
+	unsigned ncache = 0;
 	char label[96], addr[48];
 	unsigned n = s->sc->nregs[e->szind], size = s->sc->stride[e->szind];
 	snprintf(label, sizeof label, "slab %s  %u x %u B, %u free", hl_dot_addr(d, (void *)e->base, addr, sizeof addr),
@@ -26,14 +28,16 @@ static void sl_dot_slab(sl_state_t *s, hl_dot_t *d, sl_extent_t *e, const char *
 		void *p = (void *)(e->base + (uintptr_t)i * size);
 		hl_block_state_t st = !sl_bit_get(e->bitmap, i) ? HL_BLOCK_FREE
 				      : sl_cached_has(cached, ncached, p) ? HL_BLOCK_CACHED : HL_BLOCK_LIVE;
+		ncache += st == HL_BLOCK_CACHED;
 		hl_dot_cell(d, st, NULL, "%u", i);
 	}
 	hl_dot_strip_end(d);
+	return ncache;
 }
 
 /* The slabs of class @p b in arena @p a, with the bin's head. */
-static void sl_dot_class(sl_state_t *s, hl_dot_t *d, sl_arena_t *a, unsigned b, void *const *cached,
-			 size_t ncached)
+static void sl_dot_class(sl_state_t *s, hl_dot_t *d, sl_arena_t *a, unsigned b, const char *tcnode,
+			 void *const *cached, size_t ncached)
 {
 	sl_bin_t *bin = &a->bins[b];
 	char node[64], head[64], label[96];
@@ -50,9 +54,12 @@ static void sl_dot_class(sl_state_t *s, hl_dot_t *d, sl_arena_t *a, unsigned b, 
 			if (e->state != SL_SLAB || e->szind != b || drawn >= SL_DOT_SLABS)
 				continue;
 			snprintf(node, sizeof node, "a%u_slab%u_%u", a->index, b, drawn++);
-			sl_dot_slab(s, d, e, node, cached, ncached);
-			hl_dot_edge(d, head, node, e == bin->cur ? HL_EDGE_NEXT : HL_EDGE_LIST,
-				    e == bin->cur ? "slabcur" : NULL);
+			if (sl_dot_slab(s, d, e, node, cached, ncached))
+				hl_dot_edge(d, tcnode, node, HL_EDGE_CACHE, NULL);
+			if (e == bin->cur)
+				hl_dot_edge(d, head, node, HL_EDGE_NEXT, "slabcur");
+			else if (e->in_heap)
+				hl_dot_edge(d, head, node, HL_EDGE_LIST, "nonfull");
 		}
 	if (bin->nslabs > drawn) {
 		snprintf(node, sizeof node, "a%u_more%u", a->index, b);
@@ -99,9 +106,13 @@ void sl_snapshot(void *st, hl_dot_t *d)
 		snprintf(label, sizeof label, "arena %u (%u threads; dirty %zu, muzzy %zu, returned %zu pages)", i,
 			 a->nthreads, a->esets[0].npages, a->esets[1].npages, a->esets[2].npages);
 		hl_dot_cluster_begin(d, label);
+		char tcnode[32];
+		snprintf(tcnode, sizeof tcnode, "a%u_tcache", i);
+		snprintf(label, sizeof label, "thread caches (%u threads bound here)", a->nthreads);
+		hl_dot_list_node(d, tcnode, label);
 		for (unsigned b = 0; b < s->sc->nbins; b++)
 			if (a->bins[b].nslabs)
-				sl_dot_class(s, d, a, b, cached, ncached);
+				sl_dot_class(s, d, a, b, tcnode, cached, ncached);
 		unsigned k = 0;
 		for (sl_chunk_t *c = a->chunks; c; c = c->next)
 			sl_dot_chunk(s, d, a, c, k++, cached, ncached);
