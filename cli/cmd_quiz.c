@@ -419,7 +419,7 @@ static int qz_drill(const qz_bank_t *b, int chapter, uint64_t seed, size_t count
 		n = count;
 	qz_session_t s = { .colour = isatty(STDOUT_FILENO) != 0,
 			   .echo = isatty(STDIN_FILENO) == 0 };
-	printf("heaplab quiz: %zu questions", n);
+	printf("heaplab quiz: %zu question%s", n, n == 1 ? "" : "s");
 	if (chapter)
 		printf(" from chapter %d", chapter);
 	printf(", seed %llu.  Type the answer (or the letter of a choice); q quits.\n",
