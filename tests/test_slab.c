@@ -229,6 +229,88 @@ START_TEST(memalign_small_and_large)
 }
 END_TEST
 
+START_TEST(realloc_in_place)
+{
+	hl_heap_t *h = tl_heap("slab", "tcache:false,dirty_decay_ms:-1");
+	/* within one class a block stays */
+	char *p = hl_malloc(h, 130);
+	ck_assert_ptr_eq(hl_realloc(h, p, 160), p);
+	/* a large block grows into the free extent after it */
+	char *big = hl_malloc(h, 64 * 1024);
+	tl_fill(big, 64 * 1024, 7);
+	char *grown = hl_realloc(h, big, 96 * 1024);
+	ck_assert_ptr_eq(grown, big);
+	ck_assert_uint_eq(hl_usable_size(h, grown), 96 * 1024);
+	ck_assert(tl_intact(grown, 64 * 1024, 7));
+	tl_check_clean(h);
+	/* and shrinks in place, its tail becoming dirty pages */
+	double dirty = pstat(h, "dirty_bytes");
+	ck_assert_ptr_eq(hl_realloc(h, grown, 40 * 1024), big);
+	ck_assert_uint_eq(hl_usable_size(h, big), 40 * 1024);
+	ck_assert_double_eq(pstat(h, "dirty_bytes"), dirty + 56 * 1024);
+	/* a neighbour in the way makes it move */
+	char *wall = hl_malloc(h, 56 * 1024);
+	ck_assert_ptr_eq(wall, big + 40 * 1024);
+	char *moved = hl_realloc(h, big, 80 * 1024);
+	ck_assert_ptr_ne(moved, big);
+	tl_check_clean(h);
+	hl_free(h, moved);
+	hl_free(h, wall);
+	hl_free(h, p);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(tcache_gc_flushes_idle_bins)
+{
+	hl_heap_t *h = tl_heap("slab", NULL);
+	hl_free(h, hl_malloc(h, 64));
+	double idle = pstat(h, "classes.%u.cached_regions", 4u);
+	ck_assert_double_gt(idle, 0);
+	/* one GC step per 64 KiB of traffic, one bin per step: three sweeps
+	 * over every bin (at most 80) while class 64 stays untouched */
+	for (int i = 0; i < 3 * 80 * 64; i++)
+		hl_free(h, hl_malloc(h, 1024));
+	ck_assert_double_lt(pstat(h, "classes.%u.cached_regions", 4u), idle / 2);
+	ck_assert_int_gt(pstat(h, "tcache_flushes"), 0);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+typedef struct { size_t live, cached, free_; } reg_count_t;
+
+static int count_regions(const hl_block_t *b, void *arg)
+{
+	reg_count_t *c = arg;
+	if (b->size != 64)
+		return 0;
+	c->live += b->state == HL_BLOCK_LIVE;
+	c->cached += b->state == HL_BLOCK_CACHED;
+	c->free_ += b->state == HL_BLOCK_FREE;
+	return 0;
+}
+
+START_TEST(walker_sees_live_cached_free)
+{
+	hl_heap_t *h = tl_heap("slab", NULL);
+	void *v[10];
+	for (int i = 0; i < 10; i++)
+		v[i] = hl_malloc(h, 64);
+	for (int i = 0; i < 4; i++)
+		hl_free(h, v[i]);
+	reg_count_t c = { 0 };
+	hl_walk(h, count_regions, &c);
+	ck_assert_uint_eq(c.live, 6);
+	ck_assert_uint_eq(c.cached, pstat(h, "classes.%u.cached_regions", 4u));
+	ck_assert_uint_eq(c.live + c.cached + c.free_, tl_page() / 64);
+	for (int i = 4; i < 10; i++)
+		hl_free(h, v[i]);
+	hl_heap_destroy(h);
+}
+END_TEST
+
 /* ---- decay -------------------------------------------------------------- */
 
 enum { KIB_BLOCKS = 200 * 1024 };   /* 200 MB of 1 KiB blocks */
@@ -288,6 +370,27 @@ START_TEST(decay_background_no_activity)
 		      tl_stat(h, "resident_bytes"), peak);
 	ck_assert_int_gt(pstat(h, "background_runs"), 0);
 	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* Decay follows a curve: part of the dirty pages are purged, some stay. */
+START_TEST(decay_is_gradual)
+{
+	hl_heap_t *h = tl_heap("slab", "dirty_decay_ms:1000");
+	fill_and_free(h, 16 * 1024);
+	double total = pstat(h, "dirty_bytes"), lowest = total;
+	bool partial = false;
+	for (double end = now_s() + 3.0; !partial && now_s() < end; nap_ms(10)) {
+		for (int i = 0; i < 2000; i++)
+			hl_free(h, hl_malloc(h, 32));
+		double d = pstat(h, "dirty_bytes");
+		ck_assert_double_le(d, lowest);   /* never grows back */
+		lowest = d;
+		partial = d > total * 0.1 && d < total * 0.9;
+	}
+	ck_assert_msg(partial, "dirty bytes went from %.0f to %.0f without a step between", total, lowest);
+	ck_assert_int_gt(pstat(h, "purge_calls"), 0);
 	hl_heap_destroy(h);
 }
 END_TEST
@@ -406,6 +509,9 @@ static void spread(const char *conf, int n, int want_used, int want_max)
 	for (int i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
 	ck_assert_int_eq(pstat(h, "threads"), 0);
+	/* exiting threads drained their caches back into the slabs */
+	ck_assert_int_eq(pstat(h, "classes.%u.cached_regions", 4u), 0);
+	ck_assert_int_eq(pstat(h, "classes.%u.slabs", 4u), 0);
 	tl_check_clean(h);
 	hl_heap_destroy(h);
 }
@@ -488,6 +594,9 @@ static Suite *slab_suite(void)
 	tcase_add_test(tc, tcache_off);
 	tcase_add_test(tc, extents_split_and_merge);
 	tcase_add_test(tc, memalign_small_and_large);
+	tcase_add_test(tc, realloc_in_place);
+	tcase_add_test(tc, tcache_gc_flushes_idle_bins);
+	tcase_add_test(tc, walker_sees_live_cached_free);
 	tcase_add_test(tc, threads_spread_over_arenas);
 	suite_add_tcase(s, tc);
 	TCase *dc = tcase_create("decay");
@@ -495,6 +604,7 @@ static Suite *slab_suite(void)
 	tcase_add_test(dc, decay_defaults);
 	tcase_add_test(dc, decay_with_activity);
 	tcase_add_test(dc, decay_background_no_activity);
+	tcase_add_test(dc, decay_is_gradual);
 	tcase_add_test(dc, decay_never);
 	tcase_add_test(dc, decay_zero_at_once);
 	tcase_add_test(dc, background_thread_survives_fork);

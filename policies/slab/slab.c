@@ -21,7 +21,8 @@
  *   (2 MiB of address space, touched sparsely) per GiB of heap, a tcache
  *   record (about 24 KiB) per thread.  Every class from 16 up is a
  *   multiple of 16 and slabs are page aligned, so regions are 16-byte
- *   aligned; memalign up to a page picks a class that is a multiple of the
+ *   aligned (the 8-byte class keeps 8 usable bytes but its regions sit 16
+ *   apart for heaplab's 16-byte promise; jemalloc packs them at 8); memalign up to a page picks a class that is a multiple of the
  *   alignment, beyond a page a large extent is carved aligned.
  *
  * Complexity
@@ -30,6 +31,8 @@
  *   is first fit over O(page size classes) buckets, each a pairing heap
  *   ordered by address; freeing merges with both neighbours in O(1) via
  *   the rtree.  Decay is O(SL_NSTEPS) per epoch plus the pages it purges.
+ *   realloc stays put within a class; a large block shrinks in place or
+ *   grows into a free extent that follows it, else it moves.
  *
  * Options (jemalloc 5.3 defaults)
  *   narenas:0            arenas; 0 means 4 per CPU (1 with one CPU)
@@ -41,11 +44,12 @@
  *
  * Left out
  *   Huge-page (HPA) and "oversize" arena handling, serial-number ordering
- *   of extents (address order only), extent hooks, profiling, in-place
- *   realloc of large blocks (the core moves them), per-CPU arenas, bin
- *   sharding, delayed coalescing of dirty extents, and one background
- *   thread per CPU (one per heap here).  The tcache of a thread is read
- *   without a lock by the walker and snapshot: they assume a quiet heap.
+ *   of extents (address order only), extent hooks, profiling, per-CPU
+ *   arenas, bin sharding, delayed coalescing of dirty extents (extents
+ *   merge at once; purging splits the oldest extent to the exact page
+ *   count, so decay follows its curve), and one background thread per CPU
+ *   (one per heap here).  The tcache of a thread is read without a lock
+ *   by the walker and snapshot: they assume a quiet heap.
  */
 #include "config.h"
 #include <errno.h>
@@ -215,6 +219,49 @@ static void sl_free(void *st, hl_thread_t *t, void *p)
 		}
 	}
 	sl_free_slow(s, t, e, p);
+}
+
+/* ---- realloc ------------------------------------------------------------ */
+
+/* Resizes a large block in place when its extent can shrink or grow into
+ * the free extent after it (jemalloc's large_ralloc_no_move). */
+static bool sl_large_resize(sl_state_t *s, sl_extent_t *e, unsigned ind)
+{
+	size_t usize = sl_index2size(s->sc, ind);
+	if (usize == e->size)
+		return true;
+	sl_arena_t *a = sl_arena_get(s, e->arena);
+	size_t old = e->size;
+	pthread_mutex_lock(&a->ext_lock);
+	bool ok = usize < old ? sl_extent_shrink(s, a, e, usize) : sl_extent_expand(s, a, e, usize);
+	if (ok) {
+		a->st.large_bytes += usize;
+		a->st.large_bytes -= old;
+		e->szind = (uint16_t)ind;
+	}
+	pthread_mutex_unlock(&a->ext_lock);
+	sl_bg_maybe_kick(s);
+	return ok;
+}
+
+static void *sl_realloc(void *st, hl_thread_t *t, void *p, size_t n)
+{
+	sl_state_t *s = st;
+	sl_extent_t *e = sl_rtree_get(&s->rtree, (uintptr_t)p);
+	if (!e || (e->state == SL_LARGE && e->base != (uintptr_t)p) || (e->state != SL_LARGE && e->state != SL_SLAB))
+		sl_bad("realloc of a pointer that is not allocated", p);
+	unsigned ind = sl_size2index(s->sc, n);
+	if (ind == e->szind)
+		return p;
+	if (e->state == SL_LARGE && ind >= s->sc->nbins && sl_large_resize(s, e, ind))
+		return p;
+	size_t old = e->state == SL_SLAB ? s->sc->size[e->szind] : e->size;
+	void *q = sl_malloc(s, t, n);
+	if (!q)
+		return NULL;
+	memcpy(q, p, old < n ? old : n);
+	sl_free(s, t, p);
+	return q;
 }
 
 /* ---- queries ------------------------------------------------------------ */
@@ -432,7 +479,7 @@ const hl_policy_t hl_policy_slab = {
 	.destroy = sl_destroy,
 	.malloc = sl_malloc,
 	.free = sl_free,
-	.realloc = NULL,
+	.realloc = sl_realloc,
 	.memalign = sl_memalign,
 	.usable_size = sl_usable_size,
 	.owns = sl_owns,

@@ -327,6 +327,10 @@ sl_extent_t *sl_extent_alloc(sl_state_t *s, sl_arena_t *a, size_t size, size_t a
 			     sl_estate_t as);
 /** Gives an active extent back: it becomes dirty (and may merge). */
 void sl_extent_dalloc(sl_state_t *s, sl_arena_t *a, sl_extent_t *e);
+/** Gives the pages of large extent @p e beyond @p size back as dirty. */
+bool sl_extent_shrink(sl_state_t *s, sl_arena_t *a, sl_extent_t *e, size_t size);
+/** Grows large extent @p e to @p size with the free extent after it, if any. */
+bool sl_extent_expand(sl_state_t *s, sl_arena_t *a, sl_extent_t *e, size_t size);
 /** Registers every page of a slab in the rtree. */
 bool sl_extent_map_slab(sl_state_t *s, sl_extent_t *e);
 void sl_eset_init(sl_eset_t *es, sl_estate_t st);

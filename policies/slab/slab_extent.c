@@ -405,3 +405,42 @@ size_t sl_purge(sl_state_t *s, sl_arena_t *a, sl_estate_t from, size_t npages)
 	}
 	return done;
 }
+
+/* ---- resizing large extents in place ------------------------------------ */
+
+bool sl_extent_shrink(sl_state_t *s, sl_arena_t *a, sl_extent_t *e, size_t size)
+{
+	sl_extent_t *trail = sl_split(s, e, size);
+	if (!trail)
+		return false;
+	trail->state = SL_LARGE;
+	sl_extent_dalloc(s, a, trail);
+	return true;
+}
+
+bool sl_extent_expand(sl_state_t *s, sl_arena_t *a, sl_extent_t *e, size_t size)
+{
+	uintptr_t end = e->base + e->size;
+	size_t more = size - e->size;
+	if (end >= e->chunk->base + e->chunk->size)
+		return false;
+	sl_extent_t *n = sl_rtree_get(&s->rtree, end);
+	if (!n || n->state < SL_DIRTY || n->chunk != e->chunk || n->size < more)
+		return false;
+	sl_estate_t from = (sl_estate_t)n->state;
+	sl_eset_remove(s, sl_eset_of(a, from), n);
+	if (n->size > more) {
+		sl_extent_t *rest = sl_split(s, n, more);
+		if (!rest) {
+			sl_eset_insert(s, sl_eset_of(a, from), n, false);
+			return false;
+		}
+		sl_eset_insert(s, sl_eset_of(a, from), rest, false);
+	}
+	if (!sl_chunk_commit(s, e->chunk, end + more)) {
+		sl_eset_insert(s, sl_eset_of(a, from), sl_coalesce(s, a, n), false);
+		return false;
+	}
+	sl_merge(s, e, n);
+	return true;
+}
