@@ -181,7 +181,6 @@ static void *pools_init(hl_heap_t *h, const hl_conf_t *conf)
 	}
 	pl_init_lists(s);
 	pl_lock_init(s);
-	hl_meta_init(&s->tls_pool, os, sizeof(pl_tls_t));
 	if (pl_fallback_init(s, h, conf) != 0)
 		return NULL;
 	return s;
@@ -195,51 +194,29 @@ static void pools_destroy(void *st)
 }
 
 /* ------------------------------------------------------------------ */
-/* the fallback's view of a thread                                     */
+/* the fallback                                                        */
 
-hl_thread_t *pl_shadow(pl_state_t *s, hl_thread_t *t)
-{
-	pl_tls_t *tls = t->policy_tls;
-	if (HL_LIKELY(tls != NULL))
-		return &tls->shadow;
-	tls = hl_meta_alloc(&s->tls_pool);
-	if (!tls)
-		return NULL;
-	tls->shadow.index = t->index;
-	t->policy_tls = tls;
-	return &tls->shadow;
-}
-
+/* pools needs no per-thread word (one lock, no caches), so the thread
+ * record is handed to the fallback as it is: t->policy_tls is the
+ * fallback's, and a fallback that finds its record with hl_thread_get()
+ * (its checker, its stats) sees the same word. */
 static void *pl_fb_malloc(pl_state_t *s, hl_thread_t *t, size_t n)
 {
-	hl_thread_t *sh = pl_shadow(s, t);
-	if (!sh) {
-		errno = ENOMEM;
-		return NULL;
-	}
 	pl_count(&s->counts.fallback_mallocs);
-	return s->fb->malloc(s->fbst, sh, n);
+	return s->fb->malloc(s->fbst, t, n);
 }
 
 static void pl_fb_free(pl_state_t *s, hl_thread_t *t, void *p)
 {
-	hl_thread_t *sh = pl_shadow(s, t);
-	if (!sh)
-		hl_fatal("pools", "no memory for the fallback's thread record", p);
 	pl_count(&s->counts.fallback_frees);
-	s->fb->free(s->fbst, sh, p);
+	s->fb->free(s->fbst, t, p);
 }
 
 static void pools_thread_exit(void *st, hl_thread_t *t)
 {
 	pl_state_t *s = st;
-	pl_tls_t *tls = t->policy_tls;
-	if (!tls)
-		return;
 	if (s->fb->thread_exit)
-		s->fb->thread_exit(s->fbst, &tls->shadow);
-	t->policy_tls = NULL;
-	hl_meta_free(&s->tls_pool, tls);
+		s->fb->thread_exit(s->fbst, t);
 }
 
 /* ------------------------------------------------------------------ */
@@ -340,13 +317,8 @@ static void pools_free(void *st, hl_thread_t *t, void *p)
  * one); without a realloc of its own the fallback block is moved by hand. */
 static void *pl_fb_realloc(pl_state_t *s, hl_thread_t *t, void *p, size_t n)
 {
-	hl_thread_t *sh = pl_shadow(s, t);
-	if (!sh) {
-		errno = ENOMEM;
-		return NULL;
-	}
 	if (s->fb->realloc)
-		return s->fb->realloc(s->fbst, sh, p, n);
+		return s->fb->realloc(s->fbst, t, p, n);
 	size_t old = s->fb->usable_size(s->fbst, p);
 	void *q = pl_fb_malloc(s, t, n);
 	if (q) {
@@ -380,13 +352,8 @@ static void *pools_realloc(void *st, hl_thread_t *t, void *p, size_t n)
 static void *pools_memalign(void *st, hl_thread_t *t, size_t align, size_t n)
 {
 	pl_state_t *s = st;
-	hl_thread_t *sh = pl_shadow(s, t);
-	if (!sh) {
-		errno = ENOMEM;
-		return NULL;
-	}
 	pl_count(&s->counts.fallback_mallocs);
-	return s->fb->memalign(s->fbst, sh, align, n);
+	return s->fb->memalign(s->fbst, t, align, n);
 }
 
 static size_t pools_usable_size(void *st, const void *p)
@@ -435,7 +402,6 @@ static void pools_fork_child(void *st)
 	pl_state_t *s = st;
 	if (s->fb->fork_child)
 		s->fb->fork_child(s->fbst);
-	hl_meta_fork_child(&s->tls_pool);
 	pthread_mutex_init(&s->view_lock, NULL);
 	s->bias_busy = 0;
 	__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);

@@ -23,7 +23,9 @@
  *   arena map  a three-level radix tree over addresses saying in O(1) whether
  *              an address lies inside one of our arenas (free's routing test).
  *   fallback   the second policy instance serving requests above 512 bytes and
- *              memalign beyond 16 (glibc's malloc in CPython).
+ *              memalign beyond 16 (glibc's malloc in CPython).  pools keeps
+ *              no per-thread state, so each thread's policy_tls word is the
+ *              fallback's own (its tcache, its thread heap ...).
  *
  *   program ──► pools_malloc(n)
  *                 │ n > 512 or memalign ──────────────────► fallback policy
@@ -130,12 +132,6 @@ typedef struct pl_cover {
 	int32_t tail_lo;             /**< offset where an arena from below ends */
 } pl_cover_t;
 
-/** Per-thread record in t->policy_tls: the fallback's view of the thread. */
-typedef struct pl_tls {
-	hl_thread_t shadow;          /**< passed to the fallback; its policy_tls is
-					  the fallback's own word (owning thread) */
-} pl_tls_t;
-
 /** Counters of the fallback's traffic, kept outside the lock (relaxed
  *  atomics: the fallback is called without it). */
 typedef struct pl_counts {
@@ -185,8 +181,7 @@ typedef struct pl_state {
 
 	/* the fallback policy instance (set once) */
 	const hl_policy_t *fb;
-	void *fbst;
-	hl_meta_pool_t tls_pool;     /**< pl_tls_t records */
+	void *fbst;                  /**< its state; t->policy_tls is its word too */
 
 	/* snapshot scratch (pools_dot.c) */
 	pthread_mutex_t view_lock;   /**< serialises snapshots */
@@ -323,9 +318,6 @@ static inline bool pl_pool_is_carved(const pl_arena_t *a, const pl_pool_t *pool)
 {
 	return (const char *)pool < a->pool_address;
 }
-
-/* ---- fallback thread view (pools.c) ---- */
-hl_thread_t *pl_shadow(pl_state_t *s, hl_thread_t *t);
 
 /* ---- looking inside (pools_check.c, pools_dot.c, pools_stats.c) ---- */
 int pools_check(void *st, hl_report_t *r);
