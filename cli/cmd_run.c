@@ -10,10 +10,13 @@ static int usage(FILE *out)
 {
 	fprintf(out,
 		"usage: heaplab run [--policy=NAME] [--conf=S] [--stats] [--snapshot=FILE.dot]\n"
-		"                   [--trace=FILE.rep] -- COMMAND [ARGS...]\n"
+		"                   [--trace=FILE.rep] [--sample-ms N [--sample-file FILE]]\n"
+		"                   -- COMMAND [ARGS...]\n"
 		"Runs COMMAND with libheaplab-preload.so as its malloc.  --stats prints the heap's\n"
 		"statistics to stderr at exit, --snapshot writes its picture, --trace records every\n"
-		"operation as a trace for 'heaplab replay'.  Python needs PYTHONMALLOC=malloc to\n"
+		"operation as a trace for 'heaplab replay'.  --sample-ms N writes live, committed\n"
+		"and resident bytes every N ms to FILE (default heaplab-samples.txt) for\n"
+		"'heaplab plot --samples FILE'.  Python needs PYTHONMALLOC=malloc to\n"
 		"send its small objects to malloc.\n");
 	return out == stdout ? 0 : 2;
 }
@@ -34,9 +37,32 @@ static int set_preload(const char *lib)
 	return 0;
 }
 
+/* Creates the sample file with its header and tells the shim (see the
+ * sampling section of core/shim.c) where and how often to write. */
+static int start_samples(const char *file, const char *policy, const char *every)
+{
+	long long ms = cli_parse_size(every);
+	if (ms < 1 || ms > 3600000)
+		return cli_error("run: bad --sample-ms '%s' (1..3600000)", every);
+	FILE *f = fopen(file, "w");
+	if (!f)
+		return cli_error("run: cannot write %s: %s", file, strerror(errno));
+	fprintf(f, "# heaplab samples: policy=%s interval_ms=%lld\n# pid ms live_requested committed resident\n",
+		policy ? policy : hl_default_policy(), ms);
+	fclose(f);
+	char v[32];
+	snprintf(v, sizeof v, "%lld", ms);
+	setenv("HEAPLAB_SAMPLE_MS", v, 1);
+	setenv("HEAPLAB_SAMPLE_FILE", file, 1);
+	snprintf(v, sizeof v, "%lld", (long long)(cli_now() * 1e9));
+	setenv("HEAPLAB_SAMPLE_T0", v, 1);
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	const char *policy = NULL, *conf = NULL, *snapshot = NULL, *trace = NULL;
+	const char *sample_ms = NULL, *sample_file = "heaplab-samples.txt";
 	bool stats = false;
 	int i = 1;
 	for (; i < argc; i++) {
@@ -47,7 +73,9 @@ int cmd_run(int argc, char **argv)
 		}
 		if ((r = cli_opt(argc, argv, &i, "--policy", &policy)) || (r = cli_opt(argc, argv, &i, "--conf", &conf)) ||
 		    (r = cli_opt(argc, argv, &i, "--snapshot", &snapshot)) ||
-		    (r = cli_opt(argc, argv, &i, "--trace", &trace))) {
+		    (r = cli_opt(argc, argv, &i, "--trace", &trace)) ||
+		    (r = cli_opt(argc, argv, &i, "--sample-ms", &sample_ms)) ||
+		    (r = cli_opt(argc, argv, &i, "--sample-file", &sample_file))) {
 			if (r < 0)
 				return 2;
 		} else if (!strcmp(argv[i], "--stats"))
@@ -81,6 +109,8 @@ int cmd_run(int argc, char **argv)
 		setenv("HEAPLAB_SNAPSHOT", snapshot, 1);
 	if (trace)
 		setenv("HEAPLAB_TRACE", trace, 1);
+	if (sample_ms && start_samples(sample_file, policy, sample_ms) != 0)
+		return 2;
 	int rc = set_preload(cli_preload_path());
 	if (rc)
 		return rc;

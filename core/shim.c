@@ -12,13 +12,16 @@
  *  - no stdio, no getenv after start-up, nothing that allocates on the
  *    allocation path; errors go out with write(2).
  * Environment: HEAPLAB_POLICY, HEAPLAB_CONF, HEAPLAB_STATS=1,
- * HEAPLAB_SNAPSHOT=file.dot, HEAPLAB_TRACE=file.rep.
+ * HEAPLAB_SNAPSHOT=file.dot, HEAPLAB_TRACE=file.rep,
+ * HEAPLAB_SAMPLE_MS=N with HEAPLAB_SAMPLE_FILE=file (see "sampling").
  */
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "bits.h"
 #include "heaplab.h"
@@ -84,7 +87,7 @@ static void say(const char *a, const char *b)
 static const char *shim_conf(char *buf, size_t len)
 {
 	const char *conf = getenv("HEAPLAB_CONF");
-	bool wants_numbers = stats_env || snapshot_env;
+	bool wants_numbers = stats_env || snapshot_env || getenv("HEAPLAB_SAMPLE_MS");
 	if (conf && strstr(conf, "ledger"))
 		wants_numbers = true;
 	snprintf(buf, len, "%s%s", wants_numbers ? "" : "ledger:off,", conf ? conf : "");
@@ -267,12 +270,82 @@ SHIM_API int malloc_trim(size_t pad)
 	return h && hl_trim(h, pad) > 0;
 }
 
+/* ---- sampling ------------------------------------------------------------
+ * With HEAPLAB_SAMPLE_MS=N, HEAPLAB_SAMPLE_FILE=file and HEAPLAB_SAMPLE_T0
+ * (`heaplab run --sample-ms N`, which creates the file), a thread started
+ * once the heap is ready appends every N ms a line
+ *     pid ms live_requested committed resident
+ * (ms since T0 on CLOCK_MONOTONIC, bytes, integers) read with hl_stat, and
+ * one more line is written at exit.  Every process that loads the shim
+ * samples (a wrapper script, the program it execs, their children), each
+ * line one O_APPEND write(2) with its pid, so `heaplab plot` can pick one
+ * process.  Lines are formatted on the stack: no stdio, no allocation of
+ * our own.
+ */
+
+static int sample_fd = -1;
+static long sample_ms;
+static long long sample_t0_ns;
+
+static unsigned long long stat_u64(const char *path)
+{
+	double v;
+	return hl_stat(heap, path, &v) == 0 && v > 0 ? (unsigned long long)v : 0;
+}
+
+static void sample_once(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	long long ms = (now.tv_sec * 1000000000LL + now.tv_nsec - sample_t0_ns) / 1000000;
+	char line[160];
+	int n = snprintf(line, sizeof line, "%ld %lld %llu %llu %llu\n", (long)getpid(), ms,
+			 stat_u64("live_requested_bytes"), stat_u64("committed_bytes"), stat_u64("resident_bytes"));
+	if (n > 0)
+		(void)!write(sample_fd, line, (size_t)n);
+}
+
+static void *sampler(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		sample_once();
+		struct timespec gap = { sample_ms / 1000, (sample_ms % 1000) * 1000000 };
+		while (nanosleep(&gap, &gap) != 0 && errno == EINTR)
+			;
+	}
+	return NULL;
+}
+
+__attribute__((constructor)) static void shim_start_sampler(void)
+{
+	const char *ms = getenv("HEAPLAB_SAMPLE_MS"), *file = getenv("HEAPLAB_SAMPLE_FILE");
+	const char *t0 = getenv("HEAPLAB_SAMPLE_T0");
+	if (!ms || !file || !*file || (sample_ms = strtol(ms, NULL, 10)) <= 0 || !get_heap())
+		return;
+	sample_t0_ns = t0 ? strtoll(t0, NULL, 10) : 0;
+	sample_fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (sample_fd < 0) {
+		say("heaplab: cannot write the sample file ", file);
+		return;
+	}
+	pthread_attr_t attr;
+	pthread_t thread;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&thread, &attr, sampler, NULL) != 0)
+		say("heaplab: cannot start the sampling thread", NULL);
+	pthread_attr_destroy(&attr);
+}
+
 /* ---- at exit ------------------------------------------------------------ */
 
 __attribute__((destructor)) static void shim_at_exit(void)
 {
 	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != READY)
 		return;
+	if (sample_fd >= 0)
+		sample_once();
 	if (recording)
 		hl_rec_flush();
 	if (stats_env)
