@@ -502,6 +502,10 @@ START_TEST(realloc_stays_in_place_when_it_can)
 	hl_free(h, b);                                       /* b joins the split-off tail */
 	ck_assert_ptr_eq(hl_realloc(h, a, 300), a);          /* grows over the free neighbour */
 	ck_assert(tl_intact(a, 50, 1));
+	/* the last block grows in place by moving the break */
+	char *last = hl_malloc(h, 1000);
+	ck_assert_ptr_eq(hl_realloc(h, last, 100000), last);
+	ck_assert_uint_eq(pstat(h, "live_blocks"), 3);
 	tl_check_clean(h);
 	hl_heap_destroy(h);
 }

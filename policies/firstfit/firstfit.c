@@ -32,7 +32,8 @@
  *                                 where a freed block enters the list
  *   coalesce:on|off               merge freed blocks with free neighbours
  *   header:16|8|32                header bytes per block
- *   grow:64K                      least bytes the break moves up by
+ *   grow:4K                       least bytes the break moves up by (a
+ *                                 page: CS:APP's CHUNKSIZE)
  *   trim_threshold:0              a free tail this large is cut back to
  *                                 `grow` bytes at once; 0, the textbook
  *                                 default, keeps every byte until hl_trim
@@ -56,7 +57,7 @@
  *   - memalign asks for n + align + MIN bytes, then frees the leading gap
  *     as a block of its own and gives back the tail.
  *   - realloc shrinks in place, grows into a free next block (coalesce:on
- *     only), else moves.
+ *     only; a block ending the heap first moves the break up), else moves.
  *
  * What it leaves out
  *   Bins, size classes, caches, mmap for large blocks, more than one
@@ -74,8 +75,8 @@ static const hl_option_t ff_options[] = {
 	  "where a freed block enters the free list" },
 	{ "coalesce", HL_OPT_BOOL, "on", 0, 1, NULL, "merge a freed block with its free neighbours" },
 	{ "header", HL_OPT_ENUM, "16", 0, 0, "8|16|32", "header bytes in front of every block" },
-	{ "grow", HL_OPT_SIZE, "64K", 4096, (int64_t)1 << 30, NULL,
-	  "least bytes the program break moves up by" },
+	{ "grow", HL_OPT_SIZE, "4K", 4096, (int64_t)1 << 30, NULL,
+	  "least bytes the program break moves up by (rounded up to pages)" },
 	{ "trim_threshold", HL_OPT_SIZE, "0", 0, (int64_t)1 << 40, NULL,
 	  "free tail this large is trimmed to `grow` bytes at once (0: only on hl_trim)" },
 	{ "brk_max", HL_OPT_SIZE, "64G", 1 << 20, (int64_t)1 << 44, NULL,
@@ -248,14 +249,29 @@ static void *ff_memalign(void *state, hl_thread_t *t, size_t align, size_t n)
 	return p;
 }
 
-/** Grows live block @p b in place over a free next block, if that gives
- *  @p asize bytes (coalescing on only). */
-static bool ff_grow_in_place(ff_state_t *st, ff_block_t *b, size_t asize)
+/** True when nothing but (at most) the free tail block follows @p b. */
+static bool ff_ends_heap(ff_state_t *st, ff_block_t *b)
 {
 	ff_block_t *nb = ff_next_blk(b);
 
-	if (!st->coalesce || ff_addr(nb) >= ff_hi(st) || ff_is_live(nb) ||
-	    ff_size(b) + ff_size(nb) < asize)
+	return ff_addr(nb) >= ff_hi(st) ||
+	       (!ff_is_live(nb) && ff_addr(nb) + ff_size(nb) == ff_hi(st));
+}
+
+/** Grows live block @p b in place to @p asize bytes over a free next
+ *  block, moving the break up first when @p b ends the heap, as a
+ *  program growing its last buffer would with sbrk (coalesce:on only). */
+static bool ff_grow_in_place(ff_state_t *st, ff_block_t *b, size_t asize)
+{
+	ff_block_t *nb = ff_next_blk(b);
+	bool at_end;
+
+	if (!st->coalesce)
+		return false;
+	at_end = ff_ends_heap(st, b);
+	if (at_end && !ff_grow(st, asize - ff_size(b)))
+		return false;
+	if (ff_addr(nb) >= ff_hi(st) || ff_is_live(nb) || ff_size(b) + ff_size(nb) < asize)
 		return false;
 	ff_list_unlink(st, nb);
 	ff_word(b)[0] += ff_size(nb);
