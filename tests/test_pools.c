@@ -77,6 +77,23 @@ START_TEST(classes_16_bytes_apart)
 }
 END_TEST
 
+/* The radix tree over 64-bit addresses with 1 MiB arenas: 44 key bits cut
+ * into 15 + 15 + 14 (interior = (64 - 20 + 2) / 3), 8-byte pointers and
+ * 8-byte bottom entries: CPython's "bytes lost to arena map" lines. */
+START_TEST(arena_map_has_cpython_sizes)
+{
+	hl_heap_t *h = tl_heap("pools", NULL);
+	hl_free(h, hl_malloc(h, 8));
+	unsigned interior = (64 - 20 + 2) / 3, bot = 64 - 20 - 2 * interior;
+	ck_assert_int_eq(pstat(h, "bytes_lost_arena_map_root"), 8 << interior);
+	ck_assert_int_eq(pstat(h, "arena_map_mid_nodes"), 1);
+	ck_assert_int_eq(pstat(h, "bytes_lost_arena_map_mid"), 8 << interior);
+	ck_assert_int_eq(pstat(h, "arena_map_bot_nodes"), 1);
+	ck_assert_int_eq(pstat(h, "bytes_lost_arena_map_bot"), 8 << bot);
+	hl_heap_destroy(h);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* placement, not count                                                */
 
@@ -451,6 +468,30 @@ START_TEST(second_thread_revokes_bias)
 }
 END_TEST
 
+/* fork(): the child can go on allocating from the same heap. */
+START_TEST(fork_child_allocates)
+{
+	hl_heap_t *h = tl_heap("pools", NULL);
+	void *p = hl_malloc(h, 100), *q = hl_malloc(h, 1000);
+	pid_t pid = fork();
+	if (pid == 0) {
+		void *a = hl_malloc(h, 100), *b = hl_malloc(h, 2000);
+		hl_free(h, p);
+		hl_free(h, q);
+		hl_free(h, a);
+		hl_free(h, b);
+		_exit(hl_check(h, NULL) == 0 && a && b ? 0 : 1);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	hl_free(h, p);
+	hl_free(h, q);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* misuse                                                              */
 
@@ -537,6 +578,7 @@ static Suite *pools_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, threshold_512_pool_513_fallback);
 	tcase_add_test(tc, classes_16_bytes_apart);
+	tcase_add_test(tc, arena_map_has_cpython_sizes);
 	tcase_add_test(tc, every_10000th_pins_every_arena);
 	tcase_add_test(tc, first_100_let_arenas_go);
 	tcase_add_test(tc, usable_arenas_most_used_first);
@@ -550,6 +592,7 @@ static Suite *pools_suite(void)
 	tcase_add_test(tc, snapshot_draws_lists);
 	tcase_add_test(tc, threads_share_one_lock);
 	tcase_add_test(tc, second_thread_revokes_bias);
+	tcase_add_test(tc, fork_child_allocates);
 	suite_add_tcase(s, tc);
 	TCase *mis = tcase_create("misuse");
 	tcase_add_test(mis, misuse_double_free);

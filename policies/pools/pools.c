@@ -55,10 +55,16 @@
  *   GIL held, so one thread at a time touches usedpools and the arenas
  *   (the allocator domain that may run without the GIL, PyMem_RawMalloc,
  *   goes to libc, not to pymalloc; free-threaded builds swap pymalloc for
- *   mimalloc instead of locking it).  heaplab has no GIL, so one spinlock
- *   around the pool and arena structures plays its part: uncontended it
- *   costs one atomic exchange and one store.  The fallback policy is called
- *   outside that lock, as libc is thread-safe on its own.
+ *   mimalloc instead of locking it).  heaplab has no GIL, so one lock
+ *   around the pool and arena structures plays its part (pools_lock.c): a
+ *   spinlock biased to the first thread that allocates, as the GIL stays
+ *   with the running thread.  While only that thread comes, entering costs
+ *   two plain stores and a load; the first other thread revokes the bias
+ *   once and from then on every call takes the spinlock (one atomic
+ *   exchange and one store).  The fallback policy is called outside that
+ *   lock, as libc is thread-safe on its own, and gets the core's thread
+ *   record as it is: pools keeps no per-thread state, so policy_tls is the
+ *   fallback's word.
  *
  * What it leaves out
  *   Arenas are taken aligned to arena_size, so every arena holds all its
