@@ -309,6 +309,30 @@ START_TEST(explicit_threshold_keeps_big_blocks_mapped)
 }
 END_TEST
 
+START_TEST(growing_a_mapped_block_moves_pages_not_copies)
+{
+	/* glibc grows a mapped chunk with mremap: the old and the new copy are
+	 * never both committed (the model moves 64 KiB at a time) */
+	hl_heap_t *h = tl_heap("bins", "mmap_threshold:131072");
+	const size_t small = 1 << 20, big = 3 << 20, step = 64 << 10;
+	char *p = hl_malloc(h, small);
+	tl_fill(p, small, 5);
+	double committed = tl_stat(h, "committed_bytes");
+	char *q = hl_realloc(h, p, big);
+	ck_assert(tl_intact(q, small, 5));
+	ck_assert_double_eq(pstat(h, "mmapped_chunks"), 1);
+	ck_assert_double_le(tl_stat(h, "os.peak_committed_bytes"),
+			    committed + (double)(big - small + step + 2 * tl_page()));
+	char *r = hl_realloc(h, q, 200000);          /* shrinking stays in place */
+	ck_assert_ptr_eq(r, q);
+	ck_assert_double_le(tl_stat(h, "committed_bytes"), committed);
+	ck_assert_ptr_eq(hl_realloc(h, r, hl_usable_size(h, r)), r);
+	tl_check_clean(h);
+	hl_free(h, r);
+	hl_heap_destroy(h);
+}
+END_TEST
+
 /* --- arenas ----------------------------------------------------------------------------- */
 
 enum { NTHREADS = 4 };
@@ -647,6 +671,7 @@ static Suite *bins_suite(void)
 	tcase_add_test(tc, trim_drops_resident_pages_inside_a_pinned_heap);
 	tcase_add_test(tc, freeing_a_big_block_raises_the_threshold);
 	tcase_add_test(tc, explicit_threshold_keeps_big_blocks_mapped);
+	tcase_add_test(tc, growing_a_mapped_block_moves_pages_not_copies);
 	tcase_add_test(tc, each_thread_gets_its_own_arena);
 	tcase_add_test(tc, arena_max_makes_threads_share);
 	tcase_add_test(tc, secondary_arena_chunks_are_found_by_masking);

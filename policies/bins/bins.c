@@ -58,7 +58,7 @@
  *   brk_max:4G           address space reserved for the main arena's break
  *
  * Left out
- *   mremap for growing mapped chunks (a move instead), the per-process
+ *   a real mremap (emulated: see bn_mremap_chunk), the per-process
  *   getrandom key (a per-heap key from the heap id and time), the 12
  *   optional large tcache bins of 2.42, arena_get_retry after a failed
  *   allocation, the tcache_unsorted_limit tunable, the main arena falling
@@ -231,9 +231,12 @@ static bn_arena_t *bn_bind(bn_state_t *st, bn_tcache_t *tc)
 static void *bn_malloc_slow(bn_state_t *st, hl_thread_t *t, size_t nb)
 {
 	bn_tcache_t *tc = t->policy_tls;
-	if (!tc && !(tc = bn_tcache_new(st, t))) {
-		errno = ENOMEM;
-		return NULL;
+	if (!tc) {                          /* the thread's first call: a miss */
+		if (!(tc = bn_tcache_new(st, t))) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		tc->misses += nb <= BN_TC_MAX_CHUNK;
 	}
 	bn_arena_t *a = tc->arena ? tc->arena : bn_bind(st, tc);
 	bn_lock(a);
@@ -316,24 +319,30 @@ static void *bn_realloc(void *stp, hl_thread_t *t, void *p, size_t n)
 {
 	bn_state_t *st = stp;
 	bn_chunk_t *c = bn_mem2chunk(p);
-	size_t nb = bn_request2size(n), old = bn_usable(c);
+	size_t old = bn_usable(c);
 	bn_check_pointer(st, c, bn_csize(c));
-	if (bn_mmapped(c)) {
-		if (old >= n)
-			return p;
-	} else {
-		bn_arena_t *a = bn_arena_of(st, c);
-		bn_lock(a);
-		void *m = bn_int_realloc(st, a, c, nb);
-		bn_unlock(a);
-		if (m)
-			return m;
+	if (bn_mmapped(c)) {                /* mremap; failing that, keep or move */
+		void *m = bn_mremap_chunk(st, c, n);
+		if (m || old >= n)
+			return m ? m : p;
+		m = bn_malloc(st, t, n);
+		if (m) {
+			memcpy(m, p, old);
+			bn_munmap_chunk(st, c);
+		}
+		return m;
 	}
-	void *m = bn_malloc(st, t, n);
-	if (!m)
+	bn_tcache_t *tc = t->policy_tls;
+	if (!tc && !(tc = bn_tcache_new(st, t))) {
+		errno = ENOMEM;
 		return NULL;
-	memcpy(m, p, old < n ? old : n);
-	bn_free(st, t, p);
+	}
+	bn_arena_t *a = bn_arena_of(st, c);
+	bn_lock(a);
+	void *m = bn_int_realloc(st, a, tc, c, bn_request2size(n));
+	bn_unlock(a);
+	if (!m)
+		errno = ENOMEM;
 	return m;
 }
 

@@ -306,11 +306,12 @@ void *bn_from_top(bn_arena_t *a, size_t nb);
 void bn_unlink(bn_chunk_t *c);
 void bn_consolidate(bn_state_t *st, bn_arena_t *a);
 void *bn_int_memalign(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, size_t align, size_t nb);
-void *bn_int_realloc(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, size_t nb);
+void *bn_int_realloc(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, bn_chunk_t *c, size_t nb);
 /* --- bins_sys.c: memory from the page source ---------------------------- */
 void *bn_sysmalloc(bn_state_t *st, bn_arena_t *a, size_t nb);
 void *bn_mmap_chunk(bn_state_t *st, size_t nb);
 void bn_munmap_chunk(bn_state_t *st, bn_chunk_t *c);
+void *bn_mremap_chunk(bn_state_t *st, bn_chunk_t *c, size_t n);
 bn_arena_t *bn_arena_new(bn_state_t *st);
 size_t bn_systrim(bn_state_t *st, bn_arena_t *a, size_t pad, bool forced);
 size_t bn_trim(void *st, size_t pad);

@@ -464,11 +464,38 @@ void *bn_int_memalign(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, size_t ali
 	return bn_chunk2mem(c);
 }
 
-/** Grows or shrinks @p c in place; NULL when it has to move. */
-void *bn_int_realloc(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, size_t nb)
+/** The move of glibc's _int_realloc: a new chunk from the arena (never
+ *  from the tcache), glued to @p c when it is the chunk right above it,
+ *  else the payload is copied and @p c freed (tcache first). */
+static void *bn_realloc_move(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, bn_chunk_t *c, size_t nb)
+{
+	char *m = bn_int_malloc(st, a, tc, nb);
+	if (!m)
+		return NULL;
+	bn_chunk_t *nc = bn_mem2chunk(m);
+	if (nc == bn_next(c)) {
+		size_t total = bn_csize(c) + bn_csize(nc);
+		c->size = total | (c->size & BN_P) | a->aflag;
+		bn_shrink(st, a, c, nb);
+		return bn_chunk2mem(c);
+	}
+	memcpy(m, bn_chunk2mem(c), bn_usable(c));
+	unsigned ti = bn_tc_index(bn_csize(c));
+	if (bn_csize(c) <= BN_TC_MAX_CHUNK && bn_tcache_room(st, tc, ti))
+		bn_tcache_put(st, tc, c, ti);
+	else
+		bn_int_free(st, a, c, true);
+	return m;
+}
+
+/** realloc of a chunk of arena @p a: shrink in place, grow into the top
+ *  or a free chunk above, else move.  NULL when memory ran out. */
+void *bn_int_realloc(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, bn_chunk_t *c, size_t nb)
 {
 	size_t sz = bn_csize(c);
 	bn_chunk_t *nx = bn_at(c, sz);
+	if (HL_UNLIKELY(!bn_prev_inuse(nx) || c == a->top))
+		hl_fatal("bins", "realloc(): invalid pointer", bn_chunk2mem(c));
 	if (sz >= nb) {
 		bn_shrink(st, a, c, nb);
 		return bn_chunk2mem(c);
@@ -488,5 +515,5 @@ void *bn_int_realloc(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, size_t nb)
 		bn_shrink(st, a, c, nb);
 		return bn_chunk2mem(c);
 	}
-	return NULL;
+	return bn_realloc_move(st, a, tc, c, nb);
 }

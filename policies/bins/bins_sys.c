@@ -7,6 +7,7 @@
  */
 #include "bins.h"
 #include <errno.h>
+#include <string.h>
 
 static const char BN[] = "bins";
 
@@ -84,6 +85,66 @@ void bn_munmap_chunk(bn_state_t *st, bn_chunk_t *c)
 	st->mmapped_bytes -= mh->map_size;
 	pthread_mutex_unlock(&st->mmap_lock);
 	hl_os_release(st->os, base, mh->map_size);
+}
+
+/* --- mremap, as the page source can emulate it ------------------------------ */
+
+enum { BN_REMAP_STEP = 64 * 1024 };   /**< bytes moved per commit + decommit */
+
+/** Commits @p len bytes at @p nw + @p done, copies what the old mapping
+ *  has there, and decommits that part of the old mapping. */
+static int bn_remap_step(bn_state_t *st, char *old, size_t oldmap, char *nw, size_t done, size_t len)
+{
+	if (hl_os_commit(st->os, nw + done, len))
+		return -1;
+	if (done >= oldmap)
+		return 0;
+	size_t have = oldmap - done < len ? oldmap - done : len;
+	memcpy(nw + done, old + done, have);
+	return hl_os_decommit(st->os, old + done, have);
+}
+
+/** glibc resizes a mapped chunk with mremap, which moves pages instead of
+ *  holding old and new copies at once.  Modelled as: shrink by
+ *  decommitting the tail; grow by a new reservation filled a step at a time
+ *  while the old one is emptied, so committed bytes never double.  Keeps
+ *  the chunk's offset in its mapping (its alignment).  A request it
+ *  already holds never moves it.  NULL on failure. */
+void *bn_mremap_chunk(bn_state_t *st, bn_chunk_t *c, size_t n)
+{
+	size_t off = c->prev_size, nb = bn_request2size(n);
+	char *old = (char *)c - off;
+	bn_mmap_t *oh = (bn_mmap_t *)old;
+	size_t oldmap = oh->map_size, map = hl_align_up(nb + off + BN_SIZE_SZ, st->page);
+	if (map == oldmap || (map > oldmap && bn_usable(c) >= n))
+		return bn_chunk2mem(c);        /* what it has already fits */
+	pthread_mutex_lock(&st->mmap_lock);
+	char *nw = old;
+	if (map < oldmap) {
+		if (hl_os_decommit(st->os, old + map, oldmap - map))
+			nw = NULL;
+	} else if ((nw = hl_os_reserve(st->os, map, st->page, false))) {
+		for (size_t done = 0; done < map; done += BN_REMAP_STEP) {
+			size_t len = map - done < BN_REMAP_STEP ? map - done : BN_REMAP_STEP;
+			if (bn_remap_step(st, old, oldmap, nw, done, len))
+				hl_fatal("bins", "mremap emulation: page source failed midway", bn_chunk2mem(c));
+		}
+		hl_os_release(st->os, old, 0);
+	}
+	if (nw) {
+		bn_mmap_t *nh = (bn_mmap_t *)nw;
+		nh->map_size = map;
+		*(nh->prev ? &nh->prev->next : &st->mmaps) = nh;
+		if (nh->next)
+			nh->next->prev = nh;
+		st->mmapped_bytes = st->mmapped_bytes - oldmap + map;
+		if (st->mmapped_bytes > st->peak_mmapped)
+			st->peak_mmapped = st->mmapped_bytes;
+		c = (bn_chunk_t *)(nw + off);
+		c->size = (map - off) | BN_M;
+	}
+	pthread_mutex_unlock(&st->mmap_lock);
+	return nw ? bn_chunk2mem(c) : NULL;
 }
 
 /* --- the main arena: the break -------------------------------------------- */
