@@ -56,11 +56,17 @@
  *               every page maps to it
  *
  * Locks, in the order they are taken
- *   1. sl_state.arenas_lock  arena creation, thread binding, tcache list
- *   2. sl_state.bg_lock      the background thread's sleep
- *   3. sl_bin.lock           one bin (slabs, bitmaps, nfree of its slabs)
+ *   1. sl_state.bg_lock      the background thread's sleep; a thread that
+ *                            freed pages takes it (to wake the thread)
+ *                            only while holding no other lock
+ *   2. sl_state.arenas_lock  arena creation, thread binding, tcache list
+ *   3. sl_bin.lock           one bin (slabs, bitmaps, nfree of its slabs);
+ *                            all bins of an arena in index order at most
  *   4. sl_arena.ext_lock     esets, decay, chunks, extent records
  *   5. sl_rtree.lock         creation of rtree leaves
+ *   (then the meta pools' own locks)
+ *   Lock-free: the rtree lookups of free() and usable_size(), and each
+ *   thread's own tcache.
  */
 #ifndef HL_SLAB_H
 #define HL_SLAB_H
@@ -168,7 +174,7 @@ typedef struct sl_bin {
 	size_t nslabs;             /**< slabs of this class in this arena */
 	size_t curregs;            /**< regions taken (live or cached) */
 	uint64_t nfills, nflushes; /**< tcache batches served / received */
-	char pad[8];
+	char pad[8];               /**< keeps neighbouring bins' locks apart */
 } sl_bin_t;
 
 /** Counters of an arena (ext lock unless noted). */
@@ -222,7 +228,7 @@ typedef struct sl_tcache {
 
 /** The page -> extent radix tree (two levels). */
 typedef struct sl_rtree {
-	pthread_mutex_t lock;        /**< leaf creation */
+	pthread_mutex_t lock;        /**< serialises leaf creation */
 	unsigned lg_page;            /**< key = address >> lg_page */
 	unsigned leaf_bits;          /**< bits resolved by a leaf */
 	sl_extent_t **root[1u << SL_RT_ROOT_BITS]; /**< leaves, atomic pointers */
@@ -231,9 +237,8 @@ typedef struct sl_rtree {
 /** Size class facts, shared by every slab heap. */
 typedef struct sl_sc {
 	size_t page;                 /**< page size */
-	unsigned lg_page;
+	unsigned lg_page;            /**< log2 of it */
 	unsigned nbins;              /**< small classes */
-	unsigned nlarge_tc;          /**< set per heap; see sl_state */
 	size_t small_max;            /**< largest small class */
 	size_t large_min;            /**< smallest large class */
 	uint32_t size[SL_NBINS_MAX]; /**< usable bytes of a region (the class size) */
@@ -247,9 +252,9 @@ typedef struct sl_sc {
 
 /** The heap's policy state. */
 typedef struct sl_state {
-	hl_heap_t *heap;
-	hl_os_t *os;
-	const sl_sc_t *sc;
+	hl_heap_t *heap;             /**< the heap this state serves (fixed) */
+	hl_os_t *os;                 /**< its page source (fixed) */
+	const sl_sc_t *sc;           /**< size class facts (fixed) */
 	bool debug;                  /**< hl_heap_debug: extra double-free scans */
 	bool tcache_on;              /**< tcache option */
 	bool bg_on;                  /**< background_thread option */
@@ -268,9 +273,9 @@ typedef struct sl_state {
 	sl_tcache_t *tcaches;        /**< every live tcache */
 	uint64_t dead_hits, dead_fills, dead_flushes; /**< of exited tcaches */
 	/* background thread */
-	pthread_mutex_t bg_lock;
-	pthread_cond_t bg_cond;
-	pthread_t bg_thread;
+	pthread_mutex_t bg_lock;     /**< guards the bg_ fields below but bg_idle */
+	pthread_cond_t bg_cond;      /**< the thread sleeps on it (CLOCK_MONOTONIC) */
+	pthread_t bg_thread;         /**< valid while bg_running */
 	bool bg_running;             /**< thread exists (bg lock) */
 	bool bg_stop;                /**< asked to end (bg lock) */
 	int bg_idle;                 /**< may sleep long: kick when pages appear (atomic) */
