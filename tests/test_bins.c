@@ -655,6 +655,45 @@ START_TEST(double_free_raises_sigabrt)
 }
 END_TEST
 
+START_TEST(checker_reports_broken_tags_and_lists)
+{
+	hl_heap_t *h = tl_heap("bins", "tcache_count:0");
+	size_t *a = hl_malloc(h, 200), *b = hl_malloc(h, 200);
+	void *guard = hl_malloc(h, 200);
+	hl_free(h, a);                          /* a: free, in the unsorted bin */
+	tl_check_clean(h);
+	size_t *b_prev_size = b - 2;            /* b's header: prev_size, size */
+	size_t saved = *b_prev_size;
+	*b_prev_size = saved + 16;              /* the tags now disagree */
+	ck_assert_int_gt(hl_check(h, NULL), 0);
+	*b_prev_size = saved;
+	tl_check_clean(h);
+	size_t saved_bk = a[1];                 /* a's bk link */
+	a[1] = (size_t)b;                       /* smash the list */
+	ck_assert_int_gt(hl_check(h, NULL), 0);
+	a[1] = saved_bk;
+	tl_check_clean(h);
+	(void)guard;
+	hl_heap_destroy(h);
+}
+END_TEST
+
+static void malloc_over_smashed_list(const char *conf)
+{
+	hl_heap_t *h = hl_heap_new("bins", conf);
+	size_t *a = hl_malloc(h, 2000);
+	void *guard = hl_malloc(h, 100);
+	hl_free(h, a);
+	a[0] = (size_t)guard;                   /* fd now points elsewhere */
+	hl_malloc(h, 3000);
+}
+
+START_TEST(malloc_aborts_on_a_smashed_list)
+{
+	expect_abort(malloc_over_smashed_list, "", "heaplab: bins: malloc(): unsorted double linked list corrupted");
+}
+END_TEST
+
 static Suite *bins_suite(void)
 {
 	Suite *s = suite_create("bins");
@@ -682,6 +721,8 @@ static Suite *bins_suite(void)
 	tcase_add_test(tc, random_operations_keep_every_invariant);
 	tcase_add_test(tc, fork_child_allocates_on_every_arena);
 	tcase_add_test(tc, double_free_aborts_with_the_message);
+	tcase_add_test(tc, checker_reports_broken_tags_and_lists);
+	tcase_add_test(tc, malloc_aborts_on_a_smashed_list);
 	tcase_add_test_raise_signal(tc, double_free_raises_sigabrt, SIGABRT);
 	suite_add_tcase(s, tc);
 	return s;

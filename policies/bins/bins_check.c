@@ -188,7 +188,7 @@ static size_t bn_check_bin(bn_arena_t *a, hl_report_t *r, unsigned i, size_t lim
 	bn_chunk_t *b = bn_bin(a, i);
 	size_t n = 0;
 	for (bn_chunk_t *c = b->fd; c != b; c = c->fd) {
-		if (!HL_EXPECT(r, ++n <= limit && c->fd->bk == c, "arena %u: bin %u: broken ring at %p",
+		if (!HL_EXPECT(r, ++n <= limit && c->fd->bk == c && c->bk->fd == c, "arena %u: bin %u: broken ring at %p",
 			       a->index, i, (void *)c))
 			break;
 		size_t sz = bn_csize(c);
@@ -230,6 +230,22 @@ static int bn_count_one(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, hl_block_s
 	return 0;
 }
 
+/** The top ends where the arena's committed memory ends, and the arena's
+ *  system bytes are what its break or its sub-heaps have committed. */
+static void bn_check_top(bn_state_t *st, bn_arena_t *a, hl_report_t *r)
+{
+	size_t system = a->index ? 0 : st->brk.end;
+	for (bn_heap_t *hp = a->index ? a->heap : NULL; hp; hp = hp->prev)
+		system += hp->size;
+	HL_EXPECT(r, a->system == system, "arena %u: system bytes %zu, its memory says %zu", a->index,
+		  a->system, system);
+	if (!a->top)
+		return;
+	char *end = a->index ? (char *)a->heap + a->heap->size : hl_brk_current(&st->brk);
+	HL_EXPECT(r, (char *)bn_next(a->top) == end, "arena %u: top %p does not end at %p", a->index,
+		  (void *)a->top, (void *)end);
+}
+
 static void bn_check_arena(bn_state_t *st, bn_arena_t *a, hl_report_t *r)
 {
 	struct bn_tags t = { .r = r, .arena = a->index };
@@ -244,8 +260,7 @@ static void bn_check_arena(bn_state_t *st, bn_arena_t *a, hl_report_t *r)
 	HL_EXPECT(r, listed == t.nfree, "arena %u: %zu free chunks by the tags, %zu on the bins",
 		  a->index, t.nfree, listed);
 	bn_check_fast(st, a, r, nchunks);
-	HL_EXPECT(r, a->index ? a->system >= a->heap->size : a->system == st->brk.end,
-		  "arena %u: system bytes %zu disagree with its memory", a->index, a->system);
+	bn_check_top(st, a, r);
 }
 
 /* --- checker: caches and mappings ------------------------------------------------ */
