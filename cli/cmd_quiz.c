@@ -5,10 +5,10 @@
  *
  * The bank's format is described at the top of book/questions.txt: blocks of
  * "key: value" lines (id, chapter, q, choice, a, why, needs, run) separated
- * by blank lines.  An answer is right when, after normalising (case, spaces,
- * a trailing full stop, thousands separators), it equals one of the
- * alternatives of `a:` (separated by " | "), or the letter of the right
- * choice.
+ * by blank lines.  An answer is right when, after normalising (case, white
+ * space, a trailing full stop, thousands separators, a leading article,
+ * "bytes" after a number), it equals one of the alternatives of `a:`
+ * (separated by " | "), or the letter or the text of the right choice.
  *
  * Where the bank is found, first match wins:
  *   --bank FILE;  $HEAPLAB_BOOK_DIR/questions.txt;
@@ -98,12 +98,31 @@ static char *qz_trim(char *s)
 	return s;
 }
 
-/** Lower case, single spaces, no trailing '.', no ',' between digits. */
+/** Drops a leading article ("the", "a", "an") and a trailing "bytes" after a
+ *  number, so "the top chunk" matches "top chunk" and "24 bytes" matches 24. */
+static void qz_trim_words(char *s)
+{
+	static const char *const lead[] = { "the ", "a ", "an " };
+	for (size_t i = 0; i < sizeof lead / sizeof lead[0]; i++) {
+		size_t n = strlen(lead[i]);
+		if (!strncmp(s, lead[i], n) && s[n]) {
+			memmove(s, s + n, strlen(s + n) + 1);
+			break;
+		}
+	}
+	size_t n = strlen(s);
+	if (n > 6 && !strcmp(s + n - 6, " bytes") && isdigit((unsigned char)s[n - 7]))
+		s[n - 6] = 0;
+}
+
+/** The form answers are compared in: lower case, no white space, no
+ *  trailing '.', no ',' between digits, no leading article, no "bytes"
+ *  after a number. */
 static void qz_normalise(const char *in, char *out, size_t len)
 {
 	size_t o = 0;
 	bool space = false;
-	for (const char *p = in; *p && o + 1 < len; p++) {
+	for (const char *p = in; *p && o + 2 < len; p++) {
 		unsigned char c = (unsigned char)*p;
 		if (c == ',' && p > in && isdigit((unsigned char)p[-1]) &&
 		    isdigit((unsigned char)p[1]))
@@ -112,13 +131,19 @@ static void qz_normalise(const char *in, char *out, size_t len)
 			space = o > 0;
 			continue;
 		}
-		if (space && o + 2 < len)
+		if (space)
 			out[o++] = ' ';
 		space = false;
 		out[o++] = (char)tolower(c);
 	}
 	while (o && out[o - 1] == '.')
 		o--;
+	out[o] = 0;
+	qz_trim_words(out);
+	o = 0;
+	for (char *p = out; *p; p++)
+		if (*p != ' ')
+			out[o++] = *p;
 	out[o] = 0;
 }
 
