@@ -44,6 +44,22 @@
  *   threshold); others are merged with free neighbours under the arena
  *   lock and go to the unsorted bin or the top; a merged chunk of 64 KiB
  *   or more lets the top be trimmed beyond trim_threshold, keeping top_pad.
+ *   Cached links are safe-linked (stored xor their own address >> 12).
+ *
+ * realloc(p, n):  shrink in place; grow into the top or a free chunk above;
+ *   else take a chunk from the arena (not the tcache): glued on when it is
+ *   the chunk right above (the top had to grow), else copied and p freed.
+ *   Mapped chunks are resized as mremap would (bn_mremap_chunk).
+ *
+ * Arenas:  a thread binds on its first tcache miss: the first thread gets
+ *   the main arena; later ones a parked arena (all its threads exited),
+ *   else a new one while fewer than the cap exist (arena_max, or once more
+ *   than arena_test exist arenas_per_core x online cores), else the next
+ *   arena in the ring that a trylock finds idle.
+ *
+ * Debugging:  every free checks alignment and size; with debug:on it also
+ *   checks that the pointer lies in this heap.  The checker (bins_check.c)
+ *   runs after each operation in debug mode.
  *
  * Options (defaults as glibc 2.43)
  *   tcache_count:16      per-bin depth (7 = glibc <= 2.42, 0 = no tcache)

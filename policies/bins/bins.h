@@ -35,6 +35,9 @@
  *   fastbin    (only with fastbins:on, the pre-2.43 layer) LIFO lists of
  *              small chunks that stay marked in use, merged later by
  *              bn_consolidate.
+ *   mapped     a chunk with its own mapping (M bit) for a request at or
+ *              above mmap_threshold; a 32-byte link header (bn_mmap_t)
+ *              starts the mapping and prev_size holds the chunk's offset.
  *
  * Block diagram
  *
@@ -75,6 +78,7 @@
  *   P(top) == 1, top ends at the arena's committed end
  *   tcache: counts[i] == |entries[i]| <= tcache_count, key in each entry
  *   A bit == (arena is not the main one)
+ *   mapped: offset == prev_size >= 32, offset + size == map_size
  *
  * Locking
  *   bn_arena_t.lock guards everything inside the arena and every chunk in
