@@ -46,9 +46,12 @@
  *   per slab:   nfree + |bits set| == nregs(sc)
  *   per bin:    curregs == sum over its slabs of (nregs - nfree);
  *               nslabs == |slabs of sc in the arena|
- *   per tcache: every cached region has its bit set in its slab and sits
- *               in no other cache;  ncached <= ncached_max
- *   per chunk:  extents tile it exactly: e[k].base + e[k].size == e[k+1].base
+ *   per tcache: every cached region has its bit set in its slab (taken
+ *               from the slab's point of view, so no bin hands it out
+ *               again) and sits in no other cache;  ncached <= ncached_max;
+ *               live regions of a class == curregs - |cached regions|
+ *   per chunk:  extents tile it exactly: e[k].base + e[k].size == e[k+1].base;
+ *               no two neighbours are free in the same state (merged)
  *   per arena:  pages(chunks) == active + dirty.npages + muzzy.npages
  *                               + returned.npages
  *   per eset:   npages == sum of its extents' pages; state(e) == eset's state
