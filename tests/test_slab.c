@@ -85,6 +85,16 @@ START_TEST(size_class_table)
 	ck_assert_uint_eq((uintptr_t)big % tl_page(), 0);
 	ck_assert_int_eq(pstat(h, "large_extents"), 1);
 	hl_free(h, big);
+	/* large requests round up the same ladder, to whole pages */
+	for (size_t n = 14337; n < (4u << 20); n = n * 5 / 4 + 4093) {
+		unsigned k = 0;
+		while (ladder(k) < n)
+			k++;
+		void *q = hl_malloc(h, n);
+		ck_assert_uint_eq(hl_usable_size(h, q), ladder(k));
+		ck_assert_uint_eq(ladder(k) % tl_page(), 0);
+		hl_free(h, q);
+	}
 	for (unsigned i = 0; i <= last; i++) {
 		/* heaplab's 16-byte promise spaces the 8-byte class 16 apart */
 		size_t stride = ladder(i) < 16 ? 16 : ladder(i);
@@ -505,6 +515,8 @@ static void spread(const char *conf, int n, int want_used, int want_max)
 	ck_assert_int_eq(pstat(h, "threads"), n);
 	ck_assert_int_eq(pstat(h, "arenas_in_use"), want_used);
 	ck_assert_int_eq(pstat(h, "max_threads_per_arena"), want_max);
+	for (int i = 0; i < want_used; i++)
+		ck_assert_int_ge(pstat(h, "arena_list.%d.threads", i), 1);
 	pthread_barrier_wait(&out);
 	for (int i = 0; i < n; i++)
 		pthread_join(th[i], NULL);

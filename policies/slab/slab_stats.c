@@ -12,6 +12,7 @@
 /* Sums over every arena, gathered under the arenas' locks. */
 typedef struct sl_sum {
 	size_t slabs[SL_NBINS_MAX], taken[SL_NBINS_MAX], cached[SL_MAX_NHBINS];
+	uint64_t fills[SL_NBINS_MAX], flushes[SL_NBINS_MAX];
 	size_t state_pages[3];
 	sl_astats_t st;
 	unsigned used, max_threads, threads;
@@ -23,6 +24,8 @@ static void sl_sum_arena(sl_state_t *s, sl_arena_t *a, sl_sum_t *m)
 		pthread_mutex_lock(&a->bins[b].lock);
 		m->slabs[b] += a->bins[b].nslabs;
 		m->taken[b] += a->bins[b].curregs;
+		m->fills[b] += a->bins[b].nfills;
+		m->flushes[b] += a->bins[b].nflushes;
 		pthread_mutex_unlock(&a->bins[b].lock);
 	}
 	pthread_mutex_lock(&a->ext_lock);
@@ -76,8 +79,32 @@ static void sl_stats_classes(sl_state_t *s, hl_statw_t *w, const sl_sum_t *m)
 		hl_statw_u64(w, "live_regions", m->taken[b] - cached);
 		hl_statw_u64(w, "cached_regions", cached);
 		hl_statw_f64(w, "utilization", regions ? (double)(m->taken[b] - cached) / (double)regions : 0.0);
+		hl_statw_u64(w, "bin_fills", m->fills[b]);
+		hl_statw_u64(w, "bin_flushes", m->flushes[b]);
 		hl_statw_end(w);
 	}
+	hl_statw_end(w);
+}
+
+/* One line per arena: its threads and its free pages by state. */
+static void sl_stats_arenas(sl_state_t *s, hl_statw_t *w)
+{
+	unsigned lg = s->sc->lg_page;
+	hl_statw_list(w, "arena_list");
+	pthread_mutex_lock(&s->arenas_lock);
+	for (unsigned i = 0; i < s->ninit; i++) {
+		sl_arena_t *a = s->arenas[i];
+		hl_statw_object(w, NULL);
+		hl_statw_u64(w, "threads", a->nthreads);
+		pthread_mutex_lock(&a->ext_lock);
+		hl_statw_u64(w, "dirty_bytes", (uint64_t)a->esets[0].npages << lg);
+		hl_statw_u64(w, "muzzy_bytes", (uint64_t)a->esets[1].npages << lg);
+		hl_statw_u64(w, "returned_bytes", (uint64_t)a->esets[2].npages << lg);
+		hl_statw_u64(w, "chunks", a->st.grows);
+		pthread_mutex_unlock(&a->ext_lock);
+		hl_statw_end(w);
+	}
+	pthread_mutex_unlock(&s->arenas_lock);
 	hl_statw_end(w);
 }
 
@@ -113,5 +140,6 @@ void sl_stats(void *st, hl_statw_t *w)
 	hl_statw_bool(w, "background_thread", s->bg_running);
 	hl_statw_u64(w, "background_runs", s->bg_runs);
 	pthread_mutex_unlock(&s->bg_lock);
+	sl_stats_arenas(s, w);
 	sl_stats_classes(s, w, &m);
 }
