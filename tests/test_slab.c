@@ -80,6 +80,10 @@ START_TEST(size_class_table)
 		last++;
 	ck_assert_uint_eq(ladder(last), 14336);
 	ck_assert_uint_eq(pstat(h, "classes.%u.size", last), 14336);
+	void *small = hl_malloc(h, 14336);
+	ck_assert_uint_eq(pstat(h, "classes.%u.live_regions", last), 1);
+	ck_assert_int_eq(pstat(h, "large_extents"), 0);
+	hl_free(h, small);
 	void *big = hl_malloc(h, 14337);
 	ck_assert_uint_eq(hl_usable_size(h, big), 16384);
 	ck_assert_uint_eq((uintptr_t)big % tl_page(), 0);
