@@ -195,9 +195,9 @@ typedef struct bn_tcache {
 
 /** The policy state of one heap. */
 typedef struct bn_state {
-	hl_heap_t *heap;
-	hl_os_t *os;
-	/* options (set at init) */
+	hl_heap_t *heap;           /**< owning heap (set once) */
+	hl_os_t *os;               /**< its page source (set once) */
+	/* options (set once at init, read without a lock) */
 	unsigned tcache_count;     /**< per-bin cache depth, 0 = off */
 	unsigned arena_max;        /**< 0 = derive from arena_test and cores */
 	unsigned arena_test;       /**< arenas made before counting cores */
@@ -212,7 +212,7 @@ typedef struct bn_state {
 	uint64_t key;              /**< tcache double-free key */
 	uint64_t fast_key;         /**< marks fastbin chunks for the walker */
 	bool debug;                /**< hl_heap_debug: extra checks on free */
-	size_t page;
+	size_t page;               /**< kernel page size (set once) */
 	/* shared, changed at run time */
 	size_t mmap_threshold;     /**< relaxed atomic */
 	hl_brk_t brk;              /**< main arena's break (main arena lock) */
@@ -226,10 +226,13 @@ typedef struct bn_state {
 	unsigned arena_limit;      /**< computed cap, 0 = not yet (list_lock) */
 	bn_tcache_t *tcaches;      /**< registry (list_lock) */
 	uint64_t old_hits, old_misses; /**< from exited threads (list_lock) */
-	hl_meta_pool_t arena_pool, tcache_pool;
+	hl_meta_pool_t arena_pool; /**< secondary arena records (own lock) */
+	hl_meta_pool_t tcache_pool;/**< per-thread records (own lock) */
 	pthread_mutex_t mmap_lock; /**< guards the fields below */
 	bn_mmap_t *mmaps;          /**< every mapped chunk */
-	size_t n_mmaps, mmapped_bytes, peak_mmapped;
+	size_t n_mmaps;            /**< how many (read racily by sysmalloc) */
+	size_t mmapped_bytes;      /**< bytes they map */
+	size_t peak_mmapped;       /**< highest mmapped_bytes */
 } bn_state_t;
 
 /* --- chunk accessors --------------------------------------------------- */
