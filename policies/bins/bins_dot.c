@@ -3,7 +3,8 @@
  * its chunks in address order (one strip per region: the break or a
  * sub-heap), its non-empty bins as list heads pointing into the chunks,
  * then each thread's tcache, then the mapped chunks.  Long lists draw
- * their first BN_DOT_EDGES links and say how many more there are.
+ * their first BN_DOT_EDGES links and say how many more there are.  A cell
+ * reads "<chunk size> <flags>" with the flags A, M, P of its size word.
  *
  * A cell's port is "c<offset in its region>" and a strip is named
  * "r<region number>", so an endpoint is stable from run to run.  Tcaches
@@ -54,7 +55,10 @@ static int bn_dot_chunk(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, hl_block_s
 	bn_strip_switch(st, sp, c);
 	hl_os_locate(st->os, c, &off);
 	snprintf(port, sizeof port, "c%zx", off);
-	const char *flags = bn_prev_inuse(c) ? " P" : "";
+	char flags[8] = "";
+	if (c->size & BN_FLAGS)
+		snprintf(flags, sizeof flags, " %s%s%s", c->size & BN_A ? "A" : "", c->size & BN_M ? "M" : "",
+			 c->size & BN_P ? "P" : "");
 	switch (s) {
 	case HL_BLOCK_LIVE:
 		hl_dot_cell(sp->d, s, NULL, "%zu%s", sz, flags);
