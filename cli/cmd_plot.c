@@ -14,10 +14,11 @@ static int usage(FILE *out)
 {
 	fprintf(out,
 		"usage: heaplab plot TRACE [--policy=NAME] [--conf=S] [-o plot.svg]\n"
-		"       heaplab plot --samples FILE [-o plot.svg]\n"
+		"       heaplab plot --samples FILE [--pid N] [-o plot.svg]\n"
 		"Draws live requested, committed and resident bytes: after each op of a trace\n"
 		"replay (at most %d points), or over the time of a program run with\n"
-		"'heaplab run --sample-ms N --sample-file FILE -- PROGRAM'.\n",
+		"'heaplab run --sample-ms N --sample-file FILE -- PROGRAM' (every process\n"
+		"of the run writes samples; --pid picks one, default the one with the most).\n",
 		PLOT_POINTS);
 	return out == stdout ? 0 : 2;
 }
@@ -73,12 +74,12 @@ static vis_point_t *plot_trace(const hl_trace_t *t, const char *path, const char
 
 int cmd_plot(int argc, char **argv)
 {
-	const char *policy = NULL, *conf = NULL, *out = "plot.svg", *samples = NULL, *trace = NULL;
+	const char *policy = NULL, *conf = NULL, *out = "plot.svg", *samples = NULL, *trace = NULL, *pid = NULL;
 	for (int i = 1; i < argc; i++) {
 		int r;
 		if ((r = cli_opt(argc, argv, &i, "--policy", &policy)) || (r = cli_opt(argc, argv, &i, "--conf", &conf)) ||
 		    (r = cli_opt(argc, argv, &i, "-o", &out)) || (r = cli_opt(argc, argv, &i, "--output", &out)) ||
-		    (r = cli_opt(argc, argv, &i, "--samples", &samples))) {
+		    (r = cli_opt(argc, argv, &i, "--samples", &samples)) || (r = cli_opt(argc, argv, &i, "--pid", &pid))) {
 			if (r < 0)
 				return 2;
 		} else if (!strcmp(argv[i], "--help"))
@@ -99,7 +100,7 @@ int cmd_plot(int argc, char **argv)
 	char title[512];
 	vis_point_t *p;
 	if (samples) {
-		p = vis_samples_load(samples, &n, title, sizeof title);
+		p = vis_samples_load(samples, pid ? atol(pid) : 0, &n, title, sizeof title);
 	} else {
 		hl_trace_t *t = vis_load_trace(trace);
 		p = t ? plot_trace(t, trace, names[0], conf, &n) : NULL;
@@ -114,7 +115,7 @@ int cmd_plot(int argc, char **argv)
 		free(p);
 		return cli_error("plot: cannot write %s: %s", out, strerror(errno));
 	}
-	int bad = vis_plot_svg(f, p, n, title, samples ? "milliseconds since the program started" : "ops");
+	int bad = vis_plot_svg(f, p, n, title, samples ? "milliseconds since heaplab run started" : "ops");
 	bad |= fclose(f);
 	free(p);
 	if (bad)

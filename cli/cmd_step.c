@@ -14,17 +14,20 @@ typedef struct step_args {
 	const char *trace, *policy, *conf, *out;
 	long long every;    /* -1: vis_default_every */
 	bool tty, quiz;
+	bool strict;        /* Graphviz warnings fail the run */
 } step_args_t;
 
 static int usage(FILE *out)
 {
 	fprintf(out,
 		"usage: heaplab step TRACE [--policy=NAME] [--conf=S] [-o stepper.html] [--every N]\n"
+		"                    [--strict]\n"
 		"       heaplab step --tty [--quiz] TRACE [--policy=NAME] [--conf=S]\n"
 		"Replays TRACE one op at a time.  The page (default stepper.html) shows the ops\n"
 		"beside the heap's picture after each one and its statistics, with buttons and\n"
 		"keys to move; it needs no network.  --every N keeps a picture every N ops and\n"
 		"at each 's label' op (default: every op up to 400 ops, else about 200 pictures).\n"
+		"--strict: a Graphviz warning about any picture is an error (exit 1).\n"
 		"--tty walks in the terminal with a map of the heap after each op; --quiz asks\n"
 		"before each allocation which block it will take (answers read from stdin, one a\n"
 		"line: a number from the map, an address such as region#1+0x40, or 'new').\n");
@@ -46,6 +49,8 @@ static int parse(int argc, char **argv, step_args_t *a)
 				return 2;
 		} else if (!strcmp(argv[i], "--tty"))
 			a->tty = true;
+		else if (!strcmp(argv[i], "--strict"))
+			a->strict = true;
 		else if (!strcmp(argv[i], "--quiz"))
 			a->quiz = a->tty = true;
 		else if (!strcmp(argv[i], "--help"))
@@ -69,7 +74,7 @@ static int parse(int argc, char **argv, step_args_t *a)
 }
 
 /* Draws every kept picture with one dot run. */
-static int draw(const vis_walk_t *w, char ***svgs_out)
+static int draw(const vis_walk_t *w, bool strict, char ***svgs_out)
 {
 	char **dots = calloc(w->kept + 1, sizeof *dots);
 	char **svgs = calloc(w->kept + 1, sizeof *svgs);
@@ -88,7 +93,7 @@ static int draw(const vis_walk_t *w, char ***svgs_out)
 	free(diag);
 	free(dots);
 	*svgs_out = svgs;
-	return rc == 2 ? 2 : 0;
+	return rc == 2 ? 2 : rc == 1 && strict ? 1 : 0;
 }
 
 static int write_page(const step_args_t *a, const vis_walk_t *w, char **svgs)
@@ -122,7 +127,7 @@ static int html_step(const step_args_t *a, const hl_trace_t *t)
 	if (rc == 1)
 		fprintf(stderr, "heaplab: step: %s\n", w.result.message);
 	char **svgs = NULL;
-	int drawn = draw(&w, &svgs);
+	int drawn = draw(&w, a->strict, &svgs);
 	if (!drawn)
 		drawn = write_page(a, &w, svgs);
 	for (size_t i = 0; svgs && i < w.kept; i++)

@@ -17,3 +17,35 @@ visualize/stepper_assets.c: $(HL_VIS_ASSETS:%=$(srcdir)/%) $(srcdir)/visualize/e
 	$(AM_V_GEN)$(MKDIR_P) visualize && \
 	cd $(srcdir) && $(AWK) -f visualize/embed.awk $(HL_VIS_ASSETS) > $(abs_builddir)/$@-t && \
 	mv $(abs_builddir)/$@-t $(abs_builddir)/$@
+
+# Tests.  test_visualize: snapshot facts for every compiled-in policy;
+# the scripts drive the heaplab command (render, step --tty --quiz, the
+# stepper page in a real browser, plot).
+check_PROGRAMS += tests/test_visualize
+tests_test_visualize_SOURCES = tests/test_visualize.c tests/testlib.h tests/testlib.c
+tests_test_visualize_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_visualize_LDADD = libhlcore.la $(CHECK_LIBS)
+HL_VIS_CHECKS = tests/test_visualize_render.sh tests/test_visualize_quiz.sh \
+	tests/test_visualize_browser.sh tests/test_visualize_plot.sh
+TESTS += tests/test_visualize $(HL_VIS_CHECKS)
+dist_noinst_SCRIPTS += $(HL_VIS_CHECKS) visualize/golden-check.sh visualize/ci-deps.sh
+EXTRA_DIST += visualize/browser-test.mjs
+
+# Golden snapshots: tests/golden/POLICY.test lists the traces whose
+# snapshots must equal tests/golden/POLICY/*.dot; a policy that is not
+# compiled in is reported as SKIP.  (.test is automake's default test
+# extension; only these files use it.)
+HL_GOLDEN_TESTS = tests/golden/bump.test tests/golden/firstfit.test tests/golden/bins.test \
+	tests/golden/slab.test tests/golden/sharded.test tests/golden/pools.test
+TESTS += $(HL_GOLDEN_TESTS)
+TEST_LOG_COMPILER = $(SHELL) $(srcdir)/visualize/golden-check.sh
+EXTRA_DIST += tests/golden
+
+# `make examples`: one stepper page per compiled-in policy for teach.rep,
+# and an index, in examples/ (open examples/index.html from disk).
+EXAMPLES += examples/index.html
+examples/index.html: heaplab$(EXEEXT) $(srcdir)/visualize/traces/teach.rep $(srcdir)/visualize/make-examples.sh
+	$(AM_V_GEN)$(SHELL) $(srcdir)/visualize/make-examples.sh ./heaplab$(EXEEXT) \
+		$(srcdir)/visualize/traces/teach.rep examples
+dist_noinst_SCRIPTS += visualize/make-examples.sh
+CLEANFILES += examples/*.html

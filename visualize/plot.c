@@ -22,11 +22,11 @@
 enum { PLOT_W = 800, PLOT_H = 420, LEFT = 90, RIGHT = 150, TOP = 40, BOTTOM = 50 };
 
 static const struct {
-	const char *name, *color;
+	const char *name, *color, *dash;
 } series[] = {
-	{ "live requested", "#f4a261" },
-	{ "committed", "#277da1" },
-	{ "resident", "#d62828" },
+	{ "live requested", "#f4a261", "none" },
+	{ "committed", "#277da1", "none" },
+	{ "resident", "#d62828", "6,4" }, /* dashed: it often lies on committed */
 };
 
 static double value(const vis_point_t *p, int s)
@@ -95,8 +95,8 @@ static void axes(FILE *out, const frame_t *f, const char *xlabel)
 static void line(FILE *out, const frame_t *f, const vis_point_t *p, size_t n, int s)
 {
 	fprintf(out, "<polyline class=\"series\" data-series=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" "
-		     "points=\"",
-		series[s].name, series[s].color, s == 0 ? "2" : "1.5");
+		     "stroke-dasharray=\"%s\" points=\"",
+		series[s].name, series[s].color, s == 0 ? "2" : "1.5", series[s].dash);
 	for (size_t i = 0; i < n; i++) {
 		/* a step plot: a value holds until the next point */
 		if (i > 0)
@@ -110,10 +110,10 @@ static void key(FILE *out)
 {
 	for (size_t s = 0; s < sizeof series / sizeof series[0]; s++) {
 		int y = TOP + 10 + 20 * (int)s;
-		fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\"/>"
-			     "<text x=\"%d\" y=\"%d\" font-size=\"12\">%s</text>\n",
-			PLOT_W - RIGHT + 12, y, PLOT_W - RIGHT + 36, y, series[s].color, PLOT_W - RIGHT + 42, y + 4,
-			series[s].name);
+		fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\" "
+			     "stroke-dasharray=\"%s\"/><text x=\"%d\" y=\"%d\" font-size=\"12\">%s</text>\n",
+			PLOT_W - RIGHT + 12, y, PLOT_W - RIGHT + 36, y, series[s].color, series[s].dash,
+			PLOT_W - RIGHT + 42, y + 4, series[s].name);
 	}
 }
 
@@ -134,61 +134,125 @@ int vis_plot_svg(FILE *out, const vis_point_t *p, size_t n, const char *title, c
 	vis_put_xml(out, title);
 	fprintf(out, "</text>\n");
 	axes(out, &f, xlabel);
-	for (int s = 2; s >= 0; s--)
-		line(out, &f, p, n, s);
+	static const int order[] = { 1, 2, 0 }; /* live on top */
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+		line(out, &f, p, n, order[i]);
 	key(out);
 	fprintf(out, "</svg>\n");
 	return ferror(out) ? -1 : 0;
 }
 
-/* Parses "policy=NAME" out of the file's first comment into @p title. */
-static void samples_title(const char *line, const char *path, char *title, size_t len)
+/* "file on POLICY, pid N: bytes over time" from the file's first comment. */
+static void samples_title(const char *first, const char *path, long pid, size_t procs, char *title,
+			  size_t len)
 {
-	const char *pol = strstr(line, "policy=");
+	const char *pol = strstr(first, "policy=");
 	int n = pol ? (int)strcspn(pol + 7, " \t\n") : 0;
-	snprintf(title, len, "%s%s%.*s: bytes over time", path, pol ? " on " : "", n, pol ? pol + 7 : "");
+	snprintf(title, len, "%s%s%.*s, pid %ld%s: bytes over time", path, pol ? " on " : "", n, pol ? pol + 7 : "",
+		 pid, procs > 1 ? " (the process with the most samples)" : "");
 }
 
-vis_point_t *vis_samples_load(const char *path, size_t *n, char *title, size_t title_len)
+/* One line of the file: "pid ms live committed resident". */
+typedef struct sample_line {
+	long pid;
+	vis_point_t p;
+} sample_line_t;
+
+static sample_line_t *read_samples(FILE *f, const char *path, size_t *n, char *first, size_t first_len)
+{
+	sample_line_t *v = NULL;
+	size_t cap = 0, lineno = 0;
+	char line[512];
+	*n = 0;
+	first[0] = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (++lineno == 1) {
+			size_t k = strcspn(line, "\n");
+			k = k < first_len ? k : first_len - 1;
+			memcpy(first, line, k);
+			first[k] = 0;
+		}
+		if (line[0] == '#')
+			continue;
+		sample_line_t s;
+		if (sscanf(line, "%ld %lf %lf %lf %lf", &s.pid, &s.p.x, &s.p.live, &s.p.committed, &s.p.resident) != 5) {
+			cli_error("%s:%zu: expected 'pid ms live committed resident'", path, lineno);
+			free(v);
+			return NULL;
+		}
+		if (*n == cap) {
+			sample_line_t *nv = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof *nv);
+			if (!nv) {
+				free(v);
+				cli_error("out of memory");
+				return NULL;
+			}
+			v = nv;
+		}
+		v[(*n)++] = s;
+	}
+	return v;
+}
+
+/* The pid with the most samples; *procs receives how many pids wrote. */
+static long busiest_pid(const sample_line_t *v, size_t n, size_t *procs)
+{
+	long best = -1;
+	size_t best_count = 0;
+	*procs = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = v[j].pid == v[i].pid;
+		if (seen)
+			continue;
+		size_t count = 0;
+		for (size_t j = i; j < n; j++)
+			count += v[j].pid == v[i].pid;
+		++*procs;
+		if (count > best_count) {
+			best = v[i].pid;
+			best_count = count;
+		}
+	}
+	return best;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const vis_point_t *x = a, *y = b;
+	return (x->x > y->x) - (x->x < y->x);
+}
+
+vis_point_t *vis_samples_load(const char *path, long pid, size_t *n, char *title, size_t title_len)
 {
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		cli_error("cannot read %s: %s", path, strerror(errno));
 		return NULL;
 	}
-	vis_point_t *v = NULL;
-	size_t cap = 0, lineno = 0;
-	char line[512];
-	*n = 0;
-	snprintf(title, title_len, "%s: bytes over time", path);
-	while (fgets(line, sizeof line, f)) {
-		lineno++;
-		if (line[0] == '#') {
-			if (lineno == 1)
-				samples_title(line, path, title, title_len);
-			continue;
-		}
-		vis_point_t p;
-		if (sscanf(line, "%lf %lf %lf %lf", &p.x, &p.live, &p.committed, &p.resident) != 4) {
-			cli_error("%s:%zu: expected 'ms live committed resident'", path, lineno);
-			free(v);
-			fclose(f);
-			return NULL;
-		}
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 256;
-			vis_point_t *nv = realloc(v, cap * sizeof *nv);
-			if (!nv)
-				break;
-			v = nv;
-		}
-		v[(*n)++] = p;
-	}
+	char first[256];
+	size_t nlines, procs = 1;
+	sample_line_t *lines = read_samples(f, path, &nlines, first, sizeof first);
 	fclose(f);
-	if (!*n) {
-		free(v);
-		cli_error("%s: no samples (was the program run with 'heaplab run --sample-ms N'?)", path);
+	if (!lines)
+		return NULL;
+	if (pid <= 0)
+		pid = busiest_pid(lines, nlines, &procs);
+	vis_point_t *p = malloc((nlines ? nlines : 1) * sizeof *p);
+	*n = 0;
+	for (size_t i = 0; p && i < nlines; i++)
+		if (lines[i].pid == pid)
+			p[(*n)++] = lines[i].p;
+	free(lines);
+	if (p && !*n) {
+		free(p);
+		cli_error("%s: no samples%s (was the program run with 'heaplab run --sample-ms N'?)", path,
+			  nlines ? " of that pid" : "");
 		return NULL;
 	}
-	return v;
+	if (p)
+		qsort(p, *n, sizeof *p, by_time);
+	samples_title(first, path, pid, procs, title, title_len);
+	return p;
 }

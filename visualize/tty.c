@@ -14,8 +14,11 @@
  *
  * A quiz answer is a choice number, an address (the block's, or the exact
  * one malloc returns), or "new" when no block on the map can serve it.
- * Runs of four or more alike blocks are folded into one line.  ANSI
- * colour only when the caller says the output is a terminal.
+ * Runs of four or more alike blocks (same state, size and region) are
+ * folded into one line and one stretch of the bar; their choices share
+ * the line, "[3-9]", and any number of the run is a right answer for a
+ * block inside it.  ANSI colour only when the caller says the output is
+ * a terminal.
  */
 #include "config.h"
 #include <ctype.h>
@@ -40,6 +43,12 @@ static const struct {
 	[HL_BLOCK_GUARD] = { 'X', "\033[1m" },
 };
 
+/** Alike blocks drawn as one line and one stretch of the bar. */
+typedef struct tty_run {
+	size_t first, count;    /**< blocks[first .. first + count) */
+	long choice;            /**< choice number of its first block, or -1 */
+} tty_run_t;
+
 /** The walk's state (one per vis_tty_walk). */
 typedef struct tty_ctx {
 	const vis_tty_opts_t *o;
@@ -48,6 +57,8 @@ typedef struct tty_ctx {
 	long max_id;            /**< highest block id of the trace */
 	hl_block_t *blocks;     /**< the map last drawn, in walk order */
 	size_t nblocks, cap;
+	tty_run_t *runs;        /**< the same map cut into runs */
+	size_t nruns, runs_cap;
 	long pending;           /**< op whose answer awaits judging, or -1 */
 	char answer[128];       /**< the student's answer to it */
 	size_t asked, right;    /**< quiz score */
@@ -90,20 +101,23 @@ static void paint(tty_ctx_t *c, hl_block_state_t st, int n)
 		fputs("\033[0m", out);
 }
 
-/* One bar for the blocks [from, to) of one region. */
+/* One bar for the runs [from, to) of one region. */
 static void bar(tty_ctx_t *c, size_t from, size_t to)
 {
 	double span = 0;
-	for (size_t i = from; i < to; i++)
-		span += (double)c->blocks[i].size;
+	for (size_t r = from; r < to; r++)
+		for (size_t i = 0; i < c->runs[r].count; i++)
+			span += (double)c->blocks[c->runs[r].first + i].size;
 	char size[32];
-	fprintf(c->o->out, "  region#%d |", c->blocks[from].region);
+	fprintf(c->o->out, "  region#%d |", c->blocks[c->runs[from].first].region);
 	int drawn = 0;
-	for (size_t i = from; i < to && drawn < BAR_MAX; i++) {
-		int w = (int)((double)c->blocks[i].size * BAR_WIDTH / (span > 0 ? span : 1) + 0.5);
+	for (size_t r = from; r < to && drawn < BAR_MAX; r++) {
+		const hl_block_t *b = &c->blocks[c->runs[r].first];
+		double bytes = (double)b->size * (double)c->runs[r].count;
+		int w = (int)(bytes * BAR_WIDTH / (span > 0 ? span : 1) + 0.5);
 		w = w < 1 ? 1 : w;
 		w = drawn + w > BAR_MAX ? BAR_MAX - drawn : w;
-		paint(c, c->blocks[i].state, w);
+		paint(c, b->state, w);
 		drawn += w;
 	}
 	fprintf(c->o->out, "%s| %s\n", drawn >= BAR_MAX ? "..." : "", vis_bytes(span, size, sizeof size));
@@ -124,36 +138,61 @@ static bool alike(const hl_block_t *a, const hl_block_t *b)
 	       a->state != HL_BLOCK_LIVE;
 }
 
-/* Lists blocks [from, to), numbering the choices from *choice on. */
-static void listing(tty_ctx_t *c, size_t from, size_t to, size_t *choice)
+static bool add_run(tty_ctx_t *c, size_t first, size_t count, long *choice)
+{
+	if (c->nruns == c->runs_cap) {
+		size_t ncap = c->runs_cap ? 2 * c->runs_cap : 256;
+		tty_run_t *nr = realloc(c->runs, ncap * sizeof *nr);
+		if (!nr)
+			return false;
+		c->runs = nr;
+		c->runs_cap = ncap;
+	}
+	bool numbered = is_choice(c->blocks[first].state);
+	c->runs[c->nruns++] = (tty_run_t){ first, count, numbered ? *choice : -1 };
+	*choice += numbered ? (long)count : 0;
+	return true;
+}
+
+/* Cuts the blocks into runs (a run shorter than FOLD_AT is single blocks). */
+static void make_runs(tty_ctx_t *c)
+{
+	long choice = 0;
+	c->nruns = 0;
+	for (size_t i = 0; i < c->nblocks;) {
+		size_t n = 1;
+		while (i + n < c->nblocks && alike(&c->blocks[i], &c->blocks[i + n]))
+			n++;
+		if (n < FOLD_AT)
+			n = 1;
+		if (!add_run(c, i, n, &choice))
+			return;
+		i += n;
+	}
+}
+
+/* Lists the runs [from, to). */
+static void listing(tty_ctx_t *c, size_t from, size_t to)
 {
 	FILE *out = c->o->out;
-	char name[64], num[32];
-	for (size_t i = from; i < to;) {
-		size_t run = 1;
-		while (i + run < to && alike(&c->blocks[i], &c->blocks[i + run]))
-			run++;
-		if (run < FOLD_AT)
-			run = 1;
-		const hl_block_t *b = &c->blocks[i];
+	char name[64], num[48];
+	for (size_t r = from; r < to; r++) {
+		const tty_run_t *run = &c->runs[r];
+		const hl_block_t *b = &c->blocks[run->first];
 		num[0] = 0;
-		if (is_choice(b->state)) {
-			if (run > 1)
-				snprintf(num, sizeof num, "[%zu-%zu]", *choice, *choice + run - 1);
-			else
-				snprintf(num, sizeof num, "[%zu]", *choice);
-			*choice += run;
-		}
+		if (run->choice >= 0 && run->count > 1)
+			snprintf(num, sizeof num, "[%ld-%ld]", run->choice, run->choice + (long)run->count - 1);
+		else if (run->choice >= 0)
+			snprintf(num, sizeof num, "[%ld]", run->choice);
 		fprintf(out, "  %9s %-22s %9zu  ", num, hl_addr_name(c->h, b->addr, name, sizeof name), b->size);
 		paint(c, b->state, 1);
 		fprintf(out, " %s", hl_block_state_name(b->state));
 		long id = b->state == HL_BLOCK_LIVE ? owner(c, b->addr) : -1;
-		if (run > 1)
-			fprintf(out, "  x%zu (same size, in a row)", run);
+		if (run->count > 1)
+			fprintf(out, "  x%zu (same size, in a row)", run->count);
 		else if (id >= 0)
 			fprintf(out, "  id %ld", id);
 		fputc('\n', out);
-		i += run;
 	}
 }
 
@@ -161,17 +200,18 @@ static void show_map(tty_ctx_t *c)
 {
 	c->nblocks = 0;
 	hl_walk(c->h, collect, c);
-	if (!c->nblocks) {
+	make_runs(c);
+	if (!c->nruns) {
 		fprintf(c->o->out, "  (no memory yet)\n");
 		return;
 	}
-	size_t choice = 0;
-	for (size_t from = 0; from < c->nblocks;) {
+	for (size_t from = 0; from < c->nruns;) {
+		int region = c->blocks[c->runs[from].first].region;
 		size_t to = from + 1;
-		while (to < c->nblocks && c->blocks[to].region == c->blocks[from].region)
+		while (to < c->nruns && c->blocks[c->runs[to].first].region == region)
 			to++;
 		bar(c, from, to);
-		listing(c, from, to, &choice);
+		listing(c, from, to);
 		from = to;
 	}
 }
@@ -211,25 +251,24 @@ static void ask(tty_ctx_t *c, size_t op)
 	c->pending = (long)op;
 }
 
-/* Index among the choices of the map block holding @p p, or -1. */
-static long choice_holding(tty_ctx_t *c, const void *p, const hl_block_t **block)
+/* The numbered run and block of the map holding @p p; NULL when none. */
+static const tty_run_t *run_holding(tty_ctx_t *c, const void *p, const hl_block_t **block)
 {
-	long k = 0;
-	for (size_t i = 0; i < c->nblocks; i++) {
-		const hl_block_t *b = &c->blocks[i];
-		if (!is_choice(b->state))
-			continue;
-		const char *lo = b->addr;
-		if ((const char *)p >= lo && (const char *)p < lo + b->size) {
-			*block = b;
-			return k;
+	for (size_t r = 0; r < c->nruns; r++) {
+		const tty_run_t *run = &c->runs[r];
+		for (size_t i = 0; run->choice >= 0 && i < run->count; i++) {
+			const hl_block_t *b = &c->blocks[run->first + i];
+			const char *lo = b->addr;
+			if ((const char *)p >= lo && (const char *)p < lo + b->size) {
+				*block = b;
+				return run;
+			}
 		}
-		k++;
 	}
-	return -1;
+	return NULL;
 }
 
-static bool judge_answer(tty_ctx_t *c, long truth, const hl_block_t *b, const char *exact)
+static bool judge_answer(tty_ctx_t *c, const tty_run_t *run, const hl_block_t *b, const char *exact)
 {
 	const char *a = c->answer;
 	char name[64];
@@ -238,10 +277,11 @@ static bool judge_answer(tty_ctx_t *c, long truth, const hl_block_t *b, const ch
 	if (isdigit((unsigned char)a[0]) || (a[0] == '[' && isdigit((unsigned char)a[1]))) {
 		char *end;
 		long k = strtol(a + (a[0] == '['), &end, 10);
-		return (*end == 0 || !strcmp(end, "]")) && k == truth;
+		bool inside = run && k >= run->choice && k < run->choice + (long)run->count;
+		return (*end == 0 || !strcmp(end, "]")) && inside;
 	}
 	if (!strcasecmp(a, "new") || !strcasecmp(a, "n"))
-		return truth < 0;
+		return run == NULL;
 	if (!strcasecmp(a, exact))
 		return true;
 	return b && !strcasecmp(a, hl_addr_name(c->h, b->addr, name, sizeof name));
@@ -254,14 +294,15 @@ static void judge(tty_ctx_t *c, size_t op)
 	char exact[64];
 	hl_addr_name(c->h, p, exact, sizeof exact);
 	const hl_block_t *b = NULL;
-	long truth = choice_holding(c, p, &b);
-	bool ok = judge_answer(c, truth, b, exact);
+	const tty_run_t *run = run_holding(c, p, &b);
+	bool ok = judge_answer(c, run, b, exact);
 	c->asked++;
 	c->right += ok;
 	const char *yes = c->o->color ? "\033[32mright\033[0m" : "right";
 	const char *no = c->o->color ? "\033[31mwrong\033[0m" : "wrong";
-	if (truth >= 0)
-		fprintf(c->o->out, "quiz: %s: it took block [%ld] and returned %s", ok ? yes : no, truth, exact);
+	if (run)
+		fprintf(c->o->out, "quiz: %s: it took block [%ld] and returned %s", ok ? yes : no,
+			run->choice + (long)(b - &c->blocks[run->first]), exact);
 	else
 		fprintf(c->o->out, "quiz: %s: no block on the map could serve it: new memory, %s", ok ? yes : no,
 			exact);
@@ -335,6 +376,7 @@ int vis_tty_walk(const char *policy, const char *conf, const hl_trace_t *t, cons
 	if (o->quiz)
 		fprintf(o->out, "\nscore: %zu of %zu right\n", c.right, c.asked);
 	free(c.blocks);
+	free(c.runs);
 	hl_heap_destroy(h);
 	return rc;
 }

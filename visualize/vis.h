@@ -124,8 +124,9 @@ typedef struct vis_point {
 } vis_point_t;
 /** Writes the plot of @p n points as SVG. */
 int vis_plot_svg(FILE *out, const vis_point_t *p, size_t n, const char *title, const char *xlabel);
-/** Reads a `heaplab run --sample-ms` file; NULL after a message. */
-vis_point_t *vis_samples_load(const char *path, size_t *n, char *title, size_t title_len);
+/** Reads a `heaplab run --sample-ms` file: the samples of process @p pid,
+ *  or (pid <= 0) of the process that wrote the most; NULL after a message. */
+vis_point_t *vis_samples_load(const char *path, long pid, size_t *n, char *title, size_t title_len);
 /**@}*/
 
 /** Writes @p s with the characters XML and HTML reserve escaped. */

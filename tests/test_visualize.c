@@ -1,0 +1,248 @@
+/*
+ * Facts the pictures rest on, for every compiled-in policy (issue 7):
+ *  - a snapshot is deterministic: two heaps given the same ops draw
+ *    byte-identical DOT (so no raw pointer, no clock, no hash order);
+ *  - the walker's live blocks are the trace's live ids, after every op
+ *    (the expected count comes from the trace text, not from a heap);
+ *    bump excepted: it keeps no record of frees, so its blocks stay live
+ *    until a reset, and there the count only never goes down and never
+ *    falls below the trace's;
+ *  - where a policy draws one cell per block, its live cells (with runs
+ *    "label x N" counted N times) are the walker's live blocks;
+ *  - every colour a picture uses is explained by its legend, and every
+ *    edge into a cell points at a port the picture defines.
+ * The teaching trace is visualize/traces/teach.rep.
+ */
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include "dot.h"
+#include "testlib.h"
+
+enum { MAX_OPS = 64, MAX_IDS = 64 };
+
+/** DOT text after each op of one replay. */
+typedef struct shots {
+	char *dot[MAX_OPS];
+	int walker_live[MAX_OPS];   /**< live blocks hl_walk saw after op i */
+	size_t n;
+} shots_t;
+
+static hl_trace_t *teach(void)
+{
+	char path[1024];
+	hl_trace_t *t = hl_trace_load(tl_trace_path("../visualize/traces/teach.rep", path, sizeof path));
+	ck_assert_msg(t != NULL, "%s", hl_last_error());
+	ck_assert_uint_le(hl_trace_ops(t), MAX_OPS);
+	return t;
+}
+
+static int count_live(const hl_block_t *b, void *arg)
+{
+	*(int *)arg += b->state == HL_BLOCK_LIVE;
+	return 0;
+}
+
+static int shoot(hl_heap_t *h, const hl_trace_t *t, size_t op, void *arg)
+{
+	shots_t *s = arg;
+	size_t len;
+	FILE *f = open_memstream(&s->dot[op], &len);
+	ck_assert_ptr_nonnull(f);
+	char title[32];
+	snprintf(title, sizeof title, "op %zu", op + 1);
+	ck_assert_int_eq(hl_snapshot_dot(h, f, title), 0);
+	fclose(f);
+	s->walker_live[op] = 0;
+	hl_walk(h, count_live, &s->walker_live[op]);
+	s->n = op + 1;
+	return 0;
+}
+
+static void replay_shots(const char *policy, const hl_trace_t *t, shots_t *s)
+{
+	memset(s, 0, sizeof *s);
+	hl_heap_t *h = tl_heap(policy, NULL);
+	hl_replay_opts_t o = { .verify = true, .check_heap = true, .check_every = 1, .after_op = shoot, .arg = s };
+	hl_replay_result_t r;
+	ck_assert_msg(hl_replay(h, t, &o, &r) == 0, "%s: %s", policy, r.message);
+	hl_heap_destroy(h);
+}
+
+static void free_shots(shots_t *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->dot[i]);
+}
+
+START_TEST(snapshots_are_deterministic)
+{
+	hl_trace_t *t = teach();
+	for (size_t p = 0; p < hl_policy_count(); p++) {
+		shots_t a, b;
+		replay_shots(hl_policy_name(p), t, &a);
+		replay_shots(hl_policy_name(p), t, &b);
+		ck_assert_uint_eq(a.n, hl_trace_ops(t));
+		for (size_t i = 0; i < a.n; i++)
+			ck_assert_msg(!strcmp(a.dot[i], b.dot[i]), "%s: op %zu drew two different pictures",
+				      hl_policy_name(p), i + 1);
+		free_shots(&a);
+		free_shots(&b);
+	}
+	hl_trace_free(t);
+}
+END_TEST
+
+/* Live ids after each op, read from the trace's ops alone. */
+static void live_from_trace(const hl_trace_t *t, int *live_after)
+{
+	bool live[MAX_IDS] = { false };
+	int n = 0;
+	for (size_t i = 0; i < hl_trace_ops(t); i++) {
+		char k = hl_trace_op_kind(t, i);
+		long id = hl_trace_op_id(t, i);
+		if (k != 't' && k != 's' && id >= 0) {
+			ck_assert_int_lt(id, MAX_IDS);
+			bool now = k != 'f' && !(k == 'r' && hl_trace_op_size(t, i) == 0);
+			n += (int)now - (int)live[id];
+			live[id] = now;
+		}
+		live_after[i] = n;
+	}
+}
+
+START_TEST(walker_live_blocks_are_the_trace_live_ids)
+{
+	hl_trace_t *t = teach();
+	int expect[MAX_OPS];
+	live_from_trace(t, expect);
+	for (size_t p = 0; p < hl_policy_count(); p++) {
+		const char *name = hl_policy_name(p);
+		bool never_frees = !strcmp(name, "bump");
+		shots_t s;
+		replay_shots(name, t, &s);
+		for (size_t i = 0; i < s.n; i++) {
+			int seen = s.walker_live[i];
+			if (never_frees)
+				ck_assert_msg(seen >= expect[i] && (i == 0 || seen >= s.walker_live[i - 1]),
+					      "%s: after op %zu the walker sees %d live (trace %d, before %d)", name, i + 1,
+					      seen, expect[i], i ? s.walker_live[i - 1] : 0);
+			else
+				ck_assert_msg(seen == expect[i], "%s: after op %zu the walker sees %d live, the trace %d", name,
+					      i + 1, seen, expect[i]);
+		}
+		free_shots(&s);
+	}
+	hl_trace_free(t);
+}
+END_TEST
+
+/* The part of a picture before its legend. */
+static char *body_of(const char *dot)
+{
+	const char *legend = strstr(dot, "subgraph cluster_legend");
+	ck_assert_ptr_nonnull(legend);
+	return strndup(dot, (size_t)(legend - dot));
+}
+
+/* Cells filled with @p color, a folded run "x N" counting N. */
+static int cells_of_color(const char *body, const char *color)
+{
+	char open[64];
+	snprintf(open, sizeof open, "<TD BGCOLOR=\"%s\"", color);
+	int n = 0;
+	for (const char *c = strstr(body, open); c; c = strstr(c + 1, open)) {
+		const char *end = strstr(c, "</TD>");
+		const char *times = strstr(c, "&#215;");
+		n += times && times < end ? atoi(times + strlen("&#215;")) : 1;
+	}
+	return n;
+}
+
+/* Policies whose snapshot draws one cell per block (the others group
+ * blocks into slabs, pools or pages and draw counts). */
+static bool draws_every_block(const char *policy)
+{
+	return !strcmp(policy, "bump") || !strcmp(policy, "firstfit");
+}
+
+START_TEST(live_cells_are_the_live_blocks)
+{
+	hl_trace_t *t = teach();
+	const char *live = hl_dot_state_color(HL_BLOCK_LIVE);
+	for (size_t p = 0; p < hl_policy_count(); p++) {
+		if (!draws_every_block(hl_policy_name(p)))
+			continue;
+		shots_t s;
+		replay_shots(hl_policy_name(p), t, &s);
+		for (size_t i = 0; i < s.n; i++) {
+			char *body = body_of(s.dot[i]);
+			ck_assert_msg(cells_of_color(body, live) == s.walker_live[i], "%s: op %zu: %d live cells, %d live blocks",
+				      hl_policy_name(p), i + 1, cells_of_color(body, live), s.walker_live[i]);
+			free(body);
+		}
+		free_shots(&s);
+	}
+	hl_trace_free(t);
+}
+END_TEST
+
+/* Every BGCOLOR of the body is a colour of the legend. */
+static void check_legend(const char *policy, size_t op, const char *dot)
+{
+	const char *legend = strstr(dot, "subgraph cluster_legend");
+	for (const char *c = strstr(dot, "BGCOLOR=\""); c && c < legend; c = strstr(c + 1, "BGCOLOR=\"")) {
+		char color[16];
+		snprintf(color, sizeof color, "%.7s", c + 9);
+		char want[32];
+		snprintf(want, sizeof want, "BGCOLOR=\"%s\"", color);
+		ck_assert_msg(strstr(legend, want) != NULL, "%s: op %zu uses %s, which the legend does not explain",
+			      policy, op, color);
+	}
+}
+
+/* Every edge "a -> b:port" ends at a PORT="port" of the picture. */
+static void check_ports(const char *policy, size_t op, const char *dot)
+{
+	for (const char *e = strstr(dot, " -> "); e; e = strstr(e + 1, " -> ")) {
+		const char *to = e + 4;
+		size_t node = strcspn(to, ": [;\n");
+		if (to[node] != ':')
+			continue;
+		const char *port = to + node + 1;
+		char want[80];
+		snprintf(want, sizeof want, "PORT=\"%.*s\"", (int)strcspn(port, " [;\n"), port);
+		ck_assert_msg(strstr(dot, want) != NULL, "%s: op %zu: an edge points at a missing %s", policy, op, want);
+	}
+}
+
+START_TEST(legend_and_ports_are_consistent)
+{
+	hl_trace_t *t = teach();
+	for (size_t p = 0; p < hl_policy_count(); p++) {
+		shots_t s;
+		replay_shots(hl_policy_name(p), t, &s);
+		for (size_t i = 0; i < s.n; i++) {
+			check_legend(hl_policy_name(p), i + 1, s.dot[i]);
+			check_ports(hl_policy_name(p), i + 1, s.dot[i]);
+		}
+		free_shots(&s);
+	}
+	hl_trace_free(t);
+}
+END_TEST
+
+static Suite *visualize_suite(void)
+{
+	Suite *s = suite_create("visualize");
+	TCase *tc = tcase_create("snapshots");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, snapshots_are_deterministic);
+	tcase_add_test(tc, walker_live_blocks_are_the_trace_live_ids);
+	tcase_add_test(tc, live_cells_are_the_live_blocks);
+	tcase_add_test(tc, legend_and_ports_are_consistent);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TL_MAIN(visualize_suite)

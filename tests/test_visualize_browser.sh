@@ -1,0 +1,67 @@
+#!/bin/sh
+# The stepper page in a real browser (issue 7): headless Chromium driven by
+# playwright-core (visualize/browser-test.mjs) presses "next" three times
+# and checks the op and statistics shown, steps with the keyboard, and
+# jumps to a label.  The expected values are worked out here without the
+# page: the op and the live/peak requested bytes from the trace's text,
+# committed/resident bytes and OS calls from `heaplab replay --stats` of
+# the trace cut after the same op.
+# Skipped (exit 77) only when Chromium, node or playwright-core is not
+# installed: visualize/ci-deps.sh installs them.
+set -u
+src=${srcdir:-.}
+trace="$src/visualize/traces/teach.rep"
+chromium=${CHROMIUM:-/usr/bin/chromium}
+export HEAPLAB_BROWSER_DIR=${HEAPLAB_BROWSER_DIR:-/tmp/heaplab-browser}
+if [ ! -x "$chromium" ]; then
+	echo "SKIP: no Chromium at $chromium (run visualize/ci-deps.sh, or set CHROMIUM)"
+	exit 77
+fi
+if ! command -v node >/dev/null 2>&1; then
+	echo "SKIP: no node to drive Chromium (run visualize/ci-deps.sh)"
+	exit 77
+fi
+if [ ! -f "$HEAPLAB_BROWSER_DIR/node_modules/playwright-core/package.json" ]; then
+	echo "SKIP: no playwright-core in $HEAPLAB_BROWSER_DIR (run visualize/ci-deps.sh)"
+	exit 77
+fi
+policy=firstfit
+./heaplab policies | awk '{print $1}' | grep -qx firstfit || policy=$(./heaplab policies | awk 'NR == 1 {print $1}')
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/heaplab-browser-test.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+
+# The trace's ops, without comments or header lines.
+grep '^[arfcmts] ' "$trace" >"$tmp/ops"
+ops=$(wc -l <"$tmp/ops")
+# live and peak requested bytes after the first N ops, from the text
+live_after() {
+	head -n "$1" "$tmp/ops" | awk '
+		$1 == "a" || $1 == "r" { live += $3 - size[$2]; size[$2] = $3 }
+		$1 == "c" { live += $3 * $4 - size[$2]; size[$2] = $3 * $4 }
+		$1 == "m" { live += $4 - size[$2]; size[$2] = $4 }
+		$1 == "f" { live -= size[$2]; size[$2] = 0 }
+		live > peak { peak = live }
+		END { print live + 0, peak + 0 }'
+}
+# committed, resident and OS calls after the first N ops, from replay --stats
+heap_after() {
+	head -n "$1" "$tmp/ops" >"$tmp/cut.rep"
+	./heaplab replay --policy="$policy" --repeat 0 --stats "$tmp/cut.rep" | awk '
+		$1 == "committed_bytes:" { c = $2 }
+		$1 == "resident_bytes:" { r = $2 }
+		$1 ~ /^(mmap|munmap|madvise_dontneed|madvise_free|mprotect|brk)_calls:$/ { calls += $2 }
+		END { print c, r, calls }'
+}
+set -- $(live_after 3) $(heap_after 3)
+op3=$(sed -n 3p "$tmp/ops")
+label=holes
+frame=$(grep -n "^s $label\$" "$tmp/ops" | cut -d: -f1)
+label_live=$(live_after "$frame" | cut -d' ' -f1)
+cat >"$tmp/expect.json" <<JSON
+{ "ops": $ops,
+  "after3": { "op": "$op3", "live": "$1", "peak": "$2", "committed": "$3", "resident": "$4", "oscalls": "$5" },
+  "label": { "name": "$label", "frame": $frame, "live": "$label_live" } }
+JSON
+cat "$tmp/expect.json"
+./heaplab step --policy="$policy" -o "$tmp/stepper.html" "$trace" || exit 1
+node "$src/visualize/browser-test.mjs" "$tmp/stepper.html" "$tmp/expect.json"

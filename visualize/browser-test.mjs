@@ -1,0 +1,96 @@
+// browser-test.mjs PAGE.html EXPECT.json: drives a stepper page in headless
+// Chromium (playwright-core, executablePath /usr/bin/chromium or $CHROMIUM).
+//
+// EXPECT holds what the shell test worked out without the page: the op
+// and statistics after three ops, and a label with its op and live bytes.
+// The script presses "next" three times (the button), checks the shown op
+// and numbers, steps with the keyboard, then jumps to the label.  Each
+// check prints "ok" or "FAIL"; the exit status is the number of failures
+// (capped), 0 when all hold.  Loaded from $HEAPLAB_BROWSER_DIR's
+// node_modules (see visualize/ci-deps.sh).
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import path from 'node:path';
+
+const [page_path, expect_path] = process.argv.slice(2);
+const expect = JSON.parse(readFileSync(expect_path, 'utf8'));
+const require = createRequire(path.join(process.env.HEAPLAB_BROWSER_DIR, 'node_modules', 'x.js'));
+const { chromium } = require('playwright-core');
+
+let failures = 0;
+function check(what, got, want) {
+	const same = String(got) === String(want);
+	console.log(`${same ? 'ok' : 'FAIL'}: ${what}: ${JSON.stringify(got)}${same ? '' : ` (expected ${JSON.stringify(want)})`}`);
+	if (!same)
+		failures++;
+}
+
+async function shown(page) {
+	const text = async (id) => (await page.textContent(`#${id}`)).trim();
+	const value = async (id) => page.getAttribute(`#${id}`, 'data-value');
+	return {
+		index: await text('step-index'),
+		op: await text('op-text'),
+		live: await value('stat-live'),
+		peak: await value('stat-peak'),
+		committed: await value('stat-committed'),
+		resident: await value('stat-resident'),
+		oscalls: await value('stat-oscalls'),
+		pictures: await page.locator('#diagram svg').count(),
+	};
+}
+
+const browser = await chromium.launch({
+	executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+	args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+		'--disable-component-update', '--disable-sync', '--no-first-run'],
+});
+try {
+	const page = await browser.newPage();
+	const requests = [];
+	page.on('request', (r) => { if (!r.url().startsWith('file:')) requests.push(r.url()); });
+	const errors = [];
+	page.on('pageerror', (e) => errors.push(String(e)));
+	await page.goto(pathToFileURL(path.resolve(page_path)).href);
+
+	let s = await shown(page);
+	check('first frame index', s.index, '0');
+	check('first frame live bytes', s.live, '0');
+	check('a picture is shown', s.pictures, 1);
+	for (let i = 0; i < 3; i++)
+		await page.click('#next');
+	s = await shown(page);
+	const a = expect.after3;
+	check('after 3 x next: frame', s.index, '3');
+	check('after 3 x next: op', s.op, a.op);
+	check('after 3 x next: live requested', s.live, a.live);
+	check('after 3 x next: peak requested', s.peak, a.peak);
+	check('after 3 x next: committed', s.committed, a.committed);
+	check('after 3 x next: resident', s.resident, a.resident);
+	check('after 3 x next: OS calls', s.oscalls, a.oscalls);
+	check('after 3 x next: one picture', s.pictures, 1);
+
+	await page.keyboard.press('ArrowLeft');
+	check('left arrow goes back one op', (await shown(page)).index, '2');
+	await page.keyboard.press('End');
+	check('End goes to the last op', (await shown(page)).index, String(expect.ops));
+	await page.keyboard.press('Home');
+	check('Home goes back to the start', (await shown(page)).index, '0');
+
+	await page.selectOption('#jump-label', expect.label.name);
+	s = await shown(page);
+	check(`label '${expect.label.name}': frame`, s.index, String(expect.label.frame));
+	check(`label '${expect.label.name}': op`, s.op, `s ${expect.label.name}`);
+	check(`label '${expect.label.name}': live requested`, s.live, expect.label.live);
+
+	await page.fill('#jump-op', `s ${expect.label.name}`);
+	await page.keyboard.press('Enter');
+	check('jump box takes "s label"', (await shown(page)).index, String(expect.label.frame));
+
+	check('no network requests', requests.length, 0);
+	check('no script errors', errors.join('; '), '');
+} finally {
+	await browser.close();
+}
+process.exit(Math.min(failures, 100));
