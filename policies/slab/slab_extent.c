@@ -6,7 +6,8 @@
  * order: the cheapest to reuse first) and takes the lowest-addressed
  * extent that is large enough (first fit across the page size class
  * buckets); only when none fits does the arena reserve a new chunk, each
- * one a page size class larger than the last (2 MiB, 2.5 MiB, 3 MiB ...).
+ * one a page size class larger than the last (2 MiB, 2.5 MiB, 3 MiB ...)
+ * or as large as the request needs.
  * The unused end of a chunk is a returned extent.  Every function here
  * runs under the arena's ext lock.
  */
@@ -256,10 +257,13 @@ static sl_extent_t *sl_grow(sl_state_t *s, sl_arena_t *a, size_t need)
 	if (idx < a->next_grow)
 		idx = a->next_grow;
 	size_t bytes = sl_psz_pages(idx) << s->sc->lg_page;
-	a->next_grow = idx + 1 < SL_NPSZ ? idx + 1 : idx;
 	void *base = hl_os_reserve(s->os, bytes, page, false);
 	if (!base)
 		return NULL;
+	/* the next chunk is one page size class larger (a failed or oversized
+	 * request does not push it further: jemalloc would skip ahead) */
+	if (a->next_grow + 1 < SL_NPSZ)
+		a->next_grow++;
 	size_t span = page << s->rtree.leaf_bits;
 	for (uintptr_t p = hl_align_down((uintptr_t)base, span); p < (uintptr_t)base + bytes; p += span)
 		if (!sl_rtree_set(s, p < (uintptr_t)base ? (uintptr_t)base : p, NULL))
