@@ -532,6 +532,76 @@ START_TEST(snapshot_draws_the_list_and_the_rover)
 }
 END_TEST
 
+/** Walk visitor: totals by state. */
+struct totals { size_t live, live_bytes, free, free_bytes; };
+static int add_block(const hl_block_t *b, void *arg)
+{
+	struct totals *t = arg;
+	if (b->state == HL_BLOCK_LIVE) {
+		t->live++;
+		t->live_bytes += b->size + H;     /* payload + its header */
+	} else {
+		ck_assert_int_eq(b->state, HL_BLOCK_FREE);
+		t->free++;
+		t->free_bytes += b->size;
+	}
+	return 0;
+}
+
+START_TEST(the_walk_covers_the_heap_exactly)
+{
+	hl_heap_t *h = ff_heap("coalesce:off");
+	void *p[20];
+	struct totals t = { 0, 0, 0, 0 };
+
+	for (int i = 0; i < 20; i++)
+		p[i] = hl_malloc(h, 10 + 37 * (size_t)i);
+	for (int i = 0; i < 20; i += 3)
+		hl_free(h, p[i]);
+	ck_assert_int_eq(hl_walk(h, add_block, &t), 0);
+	ck_assert_uint_eq(t.live, pstat(h, "live_blocks"));
+	ck_assert_uint_eq(t.free, pstat(h, "free_blocks"));
+	ck_assert_uint_eq(t.free_bytes, pstat(h, "free_bytes"));
+	ck_assert_uint_eq(t.live_bytes + t.free_bytes, pstat(h, "heap_bytes"));
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* The checker notices what an overflow or a dangling pointer breaks. */
+START_TEST(the_checker_finds_smashed_blocks)
+{
+	hl_heap_t *h = ff_heap(NULL);
+	char *a = hl_malloc(h, 64), *b = hl_malloc(h, 64);
+	ck_assert_ptr_nonnull(hl_malloc(h, 64));
+	hl_free(h, b);
+	tl_check_clean(h);
+	memset(b + 32, 0x5a, 32);                 /* use after free: hits the footer */
+	ck_assert_int_gt(hl_check(h, NULL), 0);
+	hl_heap_destroy(h);
+
+	h = ff_heap(NULL);
+	a = hl_malloc(h, 64);
+	b = hl_malloc(h, 64);
+	ck_assert_ptr_nonnull(hl_malloc(h, 64));
+	hl_free(h, b);
+	memset(a + hl_usable_size(h, a), 0x5a, 16); /* overflow into b's header */
+	ck_assert_int_gt(hl_check(h, NULL), 0);
+	hl_heap_destroy(h);
+
+	h = ff_heap(NULL);
+	a = hl_malloc(h, 64);
+	b = hl_malloc(h, 64);
+	ck_assert_ptr_nonnull(hl_malloc(h, 64));
+	hl_free(h, a);
+	hl_free(h, b);                            /* merges with a */
+	tl_check_clean(h);
+	char *self = a - H;
+	memcpy(a, &self, sizeof self);            /* smashed link: the block follows itself */
+	ck_assert_int_gt(hl_check(h, NULL), 0);
+	hl_heap_destroy(h);
+}
+END_TEST
+
 /** Runs @p fn in a child and returns what it wrote to stderr; asserts it
  *  died of SIGABRT. */
 static char *stderr_of_abort(void (*fn)(void))
@@ -626,6 +696,8 @@ static Suite *firstfit_suite(void)
 	tcase_add_test(tc, realloc_stays_in_place_when_it_can);
 	tcase_add_loop_test(tc, random_ops_keep_every_invariant, 0, 120);
 	tcase_add_test(tc, snapshot_draws_the_list_and_the_rover);
+	tcase_add_test(tc, the_walk_covers_the_heap_exactly);
+	tcase_add_test(tc, the_checker_finds_smashed_blocks);
 	tcase_add_test(tc, misuse_aborts_with_a_message);
 	tcase_add_test_raise_signal(tc, double_free_raises_sigabrt, SIGABRT);
 	tcase_add_test(tc, bad_options_are_refused);
