@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 hl_heap_t *tl_heap(const char *policy, const char *conf)
@@ -65,4 +67,31 @@ const char *tl_trace_path(const char *name, char *buf, size_t len)
 	const char *src = getenv("srcdir");
 	snprintf(buf, len, "%s/traces/%s", src ? src : ".", name);
 	return buf;
+}
+
+void tl_expect_abort(void (*fn)(const void *arg), const void *arg, const char *text)
+{
+	int fd[2];
+	ck_assert_int_eq(pipe(fd), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(fd[1], 2);
+		close(fd[0]);
+		signal(SIGABRT, SIG_DFL);
+		fn(arg);
+		_exit(0);
+	}
+	close(fd[1]);
+	char buf[1024] = "";
+	size_t got = 0;
+	ssize_t k;
+	while (got < sizeof buf - 1 && (k = read(fd[0], buf + got, sizeof buf - 1 - got)) > 0)
+		got += (size_t)k;
+	close(fd[0]);
+	int status = 0;
+	waitpid(pid, &status, 0);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "the child did not abort (status %d); stderr: %s",
+		      status, buf);
+	ck_assert_msg(strstr(buf, text) != NULL, "stderr was \"%s\", wanted \"%s\"", buf, text);
 }

@@ -28,6 +28,11 @@ size_t tl_page(void);
 /** Path of a trace shipped in traces/ (uses $srcdir). */
 const char *tl_trace_path(const char *name, char *buf, size_t len);
 
+/** Runs @p fn(@p arg) in a forked child with its stderr captured, and
+ *  fails the test unless the child dies of SIGABRT having written @p text
+ *  (e.g. "heaplab: bins: double free"). */
+void tl_expect_abort(void (*fn)(const void *arg), const void *arg, const char *text);
+
 /** Standard main() for a suite built by @p make_suite. */
 #define TL_MAIN(make_suite) \
 	int main(void) { return tl_run(make_suite()) ? 1 : 0; }
