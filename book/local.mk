@@ -69,3 +69,10 @@ doc: book/gen_figures$(EXEEXT) book/Doxyfile
 	fi
 	@echo "make doc: open doc/html/index.html"
 PHONY_TARGETS += doc
+
+# `make clean` removes the site (other fragments may add their own
+# prerequisites to clean-local; keep it recipe-less here).
+clean-local: book-clean-doc
+book-clean-doc:
+	rm -rf doc/html doc/figures doc/warnings.log doc/policies doc/exercises
+PHONY_TARGETS += book-clean-doc
