@@ -57,11 +57,11 @@
  *   goes to libc, not to pymalloc; free-threaded builds swap pymalloc for
  *   mimalloc instead of locking it).  heaplab has no GIL, so one lock
  *   around the pool and arena structures plays its part (pools_lock.c): a
- *   spinlock biased to the first thread that allocates, as the GIL stays
- *   with the running thread.  While only that thread comes, entering costs
- *   two plain stores and a load; the first other thread revokes the bias
- *   once and from then on every call takes the spinlock (one atomic
- *   exchange and one store).  The fallback policy is called outside that
+ *   spinlock biased to one thread, as the GIL stays with the running
+ *   thread.  The bias holder enters with two plain stores and a load;
+ *   another thread takes the bias over (one membarrier), and after 16 such
+ *   hand-overs every call takes the spinlock (one atomic exchange and one
+ *   store).  The fallback policy is called outside that
  *   lock, as libc is thread-safe on its own, and gets the core's thread
  *   record as it is: pools keeps no per-thread state, so policy_tls is the
  *   fallback's word.

@@ -92,6 +92,7 @@ enum {
 	PL_MAX_POOLS = 1024,       /**< most pools an arena may hold (option check) */
 	PL_ARENA_OBJECTS0 = 16,    /**< INITIAL_ARENA_OBJECTS: first size of allarenas */
 	PL_ADDRESS_BITS = 64,      /**< radix tree covers whole pointers (IGNORE_BITS 0) */
+	PL_BIAS_MOVES = 16,        /**< lock-bias hand-overs before the plain spinlock */
 };
 
 /** Pool header: the first bytes of every carved pool (CPython's layout). */
@@ -145,7 +146,7 @@ typedef struct pl_state {
 	int bias_busy;               /**< bias_owner is inside (owner writes) */
 	hl_thread_t *bias_owner;     /**< thread holding the bias, or NULL (lock) */
 	bool bias_ok;                /**< bias may still be claimed (lock) */
-	bool bias_revoked;           /**< a bias was claimed and revoked (lock) */
+	uint32_t bias_moves;         /**< times the bias changed threads (lock) */
 	bool debug;                  /**< full checks on free (hl_heap_debug) */
 	hl_heap_t *heap;             /**< owner (set once) */
 	hl_os_t *os;                 /**< page source (set once) */
@@ -220,14 +221,15 @@ static inline uint32_t pl_untouched(const pl_state_t *s, const pl_pool_t *pool)
 }
 
 /* ---- the lock (pools_lock.c) ----
- * A spinlock biased towards the first thread that uses the heap, the way
- * the GIL stays with the running thread across many allocations: while
- * `biased`, that thread enters by marking bias_busy and re-reading biased,
- * no atomic read-modify-write.  The first other thread to arrive revokes the
- * bias for good (biased = 0, a membarrier(2) so the owner's plain stores
- * are ordered, then waits for bias_busy = 0); from then on all take the
- * spinlock.  Entry returns whether it went by bias, for pl_leave. */
-void pl_enter_locked(pl_state_t *s, hl_thread_t *t);
+ * A spinlock biased towards one thread, the way the GIL stays with the
+ * running thread across many allocations: while `biased`, bias_owner enters
+ * by marking bias_busy and re-reading biased, no atomic read-modify-write.
+ * Another thread arriving takes the spinlock, revokes the bias (biased = 0,
+ * a membarrier(2) so the owner's plain stores are ordered, then waits for
+ * bias_busy = 0) and takes the bias over; after PL_BIAS_MOVES hand-overs
+ * all take the spinlock.  Readers (stats, checker ...) revoke, never claim.  Entry returns whether it went by bias, for
+ * pl_leave. */
+void pl_enter_locked(pl_state_t *s, hl_thread_t *t, bool reader);
 /** Takes the spinlock (no bias). */
 void pl_lock_slow(pl_state_t *s);
 static inline void pl_lock(pl_state_t *s)
@@ -239,7 +241,7 @@ static inline void pl_unlock(pl_state_t *s)
 {
 	__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
 }
-static inline bool pl_enter(pl_state_t *s, hl_thread_t *t)
+static inline bool pl_enter_as(pl_state_t *s, hl_thread_t *t, bool reader)
 {
 	if (__atomic_load_n(&s->bias_owner, __ATOMIC_RELAXED) == t) {
 		__atomic_store_n(&s->bias_busy, 1, __ATOMIC_RELAXED);
@@ -248,8 +250,13 @@ static inline bool pl_enter(pl_state_t *s, hl_thread_t *t)
 			return true;
 		__atomic_store_n(&s->bias_busy, 0, __ATOMIC_RELEASE);
 	}
-	pl_enter_locked(s, t);
+	pl_enter_locked(s, t, reader);
 	return false;
+}
+/** Enters for an allocating call of thread @p t (may claim the bias). */
+static inline bool pl_enter(pl_state_t *s, hl_thread_t *t)
+{
+	return pl_enter_as(s, t, false);
 }
 static inline void pl_leave(pl_state_t *s, bool by_bias)
 {
@@ -262,11 +269,11 @@ static inline void pl_leave(pl_state_t *s, bool by_bias)
  *  walker, stats, snapshot). */
 static inline bool pl_enter_here(pl_state_t *s)
 {
-	return pl_enter(s, hl_thread_get(s->heap));
+	return pl_enter_as(s, hl_thread_get(s->heap), true);
 }
 /** Sets up the bias (membarrier registration); without it, plain spinlock. */
 void pl_lock_init(pl_state_t *s);
-/** Ends the bias for good; spinlock held by the caller. */
+/** Ends the current bias (the next entry may claim it); spinlock held. */
 void pl_revoke_bias(pl_state_t *s);
 
 /* ---- arena map (pools_map.c) ---- */

@@ -16,10 +16,15 @@
  * pass the store; membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) runs a full
  * barrier on every CPU running a thread of the process, so after it either
  * the owner has seen biased = 0 or its bias_busy = 1 is visible to the
- * revoker (the asymmetric Dekker argument).  The bias is revoked once, by
- * the first other thread, a fork, and never claimed again: from then on
- * every entry takes the spinlock.  Where membarrier is not available the
- * bias is never claimed.
+ * revoker (the asymmetric Dekker argument).
+ *
+ * Like the GIL, the bias then moves to the thread that asked: a program
+ * whose main thread starts one worker that does all the allocating pays
+ * one revocation, not a lock on every call.  Each move costs a membarrier,
+ * so after PL_BIAS_MOVES moves the heap is taken to be truly shared and the
+ * bias is given up: from then on every entry takes the spinlock.  A fork
+ * revokes the bias without moving it (the next caller claims it afresh).
+ * Where membarrier is not available the bias is never claimed.
  */
 #include "config.h"
 #include <linux/membarrier.h>
@@ -61,11 +66,9 @@ void pl_lock_init(pl_state_t *s)
 
 void pl_revoke_bias(pl_state_t *s)
 {
-	s->bias_ok = false;
 	if (!__atomic_load_n(&s->biased, __ATOMIC_RELAXED))
 		return;
 	__atomic_store_n(&s->biased, 0, __ATOMIC_SEQ_CST);
-	s->bias_revoked = true;
 	if (pl_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0)
 		hl_fatal("pools", "membarrier failed while revoking the lock bias", NULL);
 	for (unsigned spins = 0; __atomic_load_n(&s->bias_busy, __ATOMIC_ACQUIRE); spins++)
@@ -76,15 +79,29 @@ void pl_revoke_bias(pl_state_t *s)
 	__atomic_store_n(&s->bias_owner, NULL, __ATOMIC_RELAXED);
 }
 
-/* Slow entry: the spinlock, then either claim the bias (first thread
- * ever) or, when another thread holds it, revoke it. */
-void pl_enter_locked(pl_state_t *s, hl_thread_t *t)
+static void pl_claim_bias(pl_state_t *s, hl_thread_t *t)
+{
+	__atomic_store_n(&s->bias_owner, t, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->biased, 1, __ATOMIC_RELEASE);
+}
+
+/* Slow entry: the spinlock, then claim the bias when nobody holds it, or
+ * move it here from the thread holding it (until PL_BIAS_MOVES moves).
+ * A reader (checker, stats, walker, snapshot) only revokes it: the holder
+ * claims it back on its next call, without counting a move. */
+void pl_enter_locked(pl_state_t *s, hl_thread_t *t, bool reader)
 {
 	pl_lock(s);
-	if (__atomic_load_n(&s->biased, __ATOMIC_RELAXED)) {
+	if (!s->bias_ok)
+		return;
+	bool held = __atomic_load_n(&s->biased, __ATOMIC_RELAXED);
+	if (held)
 		pl_revoke_bias(s);
-	} else if (s->bias_ok && !s->bias_owner) {
-		__atomic_store_n(&s->bias_owner, t, __ATOMIC_RELAXED);
-		__atomic_store_n(&s->biased, 1, __ATOMIC_RELEASE);
+	if (reader)
+		return;
+	if (held && ++s->bias_moves > PL_BIAS_MOVES) {
+		s->bias_ok = false;
+		return;
 	}
+	pl_claim_bias(s, t);
 }

@@ -147,8 +147,9 @@ static void pl_stats_counts(pl_state_t *s, const pl_tally_t *t, hl_statw_t *w)
 	hl_statw_u64(w, "small_mallocs", t->small_mallocs);
 	hl_statw_u64(w, "small_frees", t->small_frees);
 	hl_statw_u64(w, "fallback_mallocs", __atomic_load_n(&c->fallback_mallocs, __ATOMIC_RELAXED));
-	hl_statw_bool(w, "lock_biased", __atomic_load_n(&s->biased, __ATOMIC_RELAXED));
-	hl_statw_bool(w, "lock_bias_revoked", s->bias_revoked);
+	hl_statw_bool(w, "lock_bias_enabled", s->bias_ok);
+	hl_statw_u64(w, "lock_bias_moves", s->bias_moves);
+	hl_statw_u64(w, "lock_bias_moves_max", PL_BIAS_MOVES);
 	hl_statw_u64(w, "fallback_frees", __atomic_load_n(&c->fallback_frees, __ATOMIC_RELAXED));
 }
 
