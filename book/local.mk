@@ -21,8 +21,8 @@ heaplab_CPPFLAGS = $(AM_CPPFLAGS) -DHL_BOOK_DIR='"$(abs_top_srcdir)/book"' \
 
 # Its checks: every verifying command agrees with its answer; the drill
 # scores scripted answers right.
-TESTS += tests/book_questions.sh tests/book_quiz.sh
-dist_noinst_SCRIPTS += tests/book_questions.sh tests/book_quiz.sh
+TESTS += tests/book_questions.sh tests/book_quiz.sh tests/book_chapters.sh
+dist_noinst_SCRIPTS += tests/book_questions.sh tests/book_quiz.sh tests/book_chapters.sh
 
 # The figures: one small program performs each chapter's script on a real
 # heap and writes hl_snapshot_dot() output; dot renders it.

@@ -1,0 +1,33 @@
+#!/bin/sh
+# Every chapter of the book shows at least one figure, links to the code that
+# implements it and to its lab; every figure a chapter shows is one that
+# book/gen_figures really draws from a heap (so no picture can be hand-made
+# or go stale), and each drawing is valid DOT when Graphviz is installed.
+set -u
+book="${srcdir:-.}/book"
+tmp=${TMPDIR:-/tmp}/book_chapters.$$
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp"
+./book/gen_figures "$tmp" || { echo "FAIL: gen_figures failed"; exit 1; }
+bad=0
+n=0
+for f in "$book"/[0-9][0-9]-*.md; do
+	case "$f" in */00-index.md) continue ;; esac
+	n=$((n + 1))
+	name=${f##*/}
+	figs=$(sed -n 's/.*!\[[^]]*\](\([^)]*\.svg\)).*/\1/p' "$f")
+	[ -n "$figs" ] || { echo "FAIL: $name shows no figure"; bad=1; }
+	for s in $figs; do
+		[ -s "$tmp/${s%.svg}.dot" ] || { echo "FAIL: $name shows $s, which gen_figures does not draw"; bad=1; }
+	done
+	grep -q '](\.\./policies/' "$f" || { echo "FAIL: $name does not link to its code"; bad=1; }
+	grep -q '](\.\./exercises/\|heaplab grade' "$f" || { echo "FAIL: $name names no lab"; bad=1; }
+done
+[ "$n" -ge 14 ] || { echo "FAIL: only $n chapters"; bad=1; }
+if command -v dot > /dev/null 2>&1; then
+	for d in "$tmp"/*.dot; do
+		dot -Tsvg "$d" -o /dev/null 2> "$tmp/err" || { echo "FAIL: ${d##*/} does not render"; cat "$tmp/err"; bad=1; }
+	done
+fi
+[ $bad -eq 0 ] && echo "book: $n chapters, each with figures drawn by gen_figures, code and lab links"
+exit $bad
