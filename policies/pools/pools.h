@@ -22,6 +22,8 @@
  *              pools (NULL when none), so re-sorting is O(1).
  *   arena map  a three-level radix tree over addresses saying in O(1) whether
  *              an address lies inside one of our arenas (free's routing test).
+ *   bias       the lock's owner thread, which enters without an atomic
+ *              operation (the GIL held across many calls); see pools_lock.c.
  *   fallback   the second policy instance serving requests above 512 bytes and
  *              memalign beyond 16 (glibc's malloc in CPython).  pools keeps
  *              no per-thread state, so each thread's policy_tls word is the
@@ -82,7 +84,6 @@
 #include <stdint.h>
 #include "policy.h"
 #include "os.h"
-#include "meta.h"
 #include "bits.h"
 
 /* ---- tunable settings and limits (CPython's values are the defaults) ---- */

@@ -26,25 +26,24 @@
 #include "config.h"
 #include "pools.h"
 
-static size_t pl_node_bytes(const pl_state_t *s, unsigned bits, size_t entry)
+static size_t pl_node_bytes(unsigned bits, size_t entry)
 {
-	(void)s;
 	return ((size_t)1 << bits) * entry;
 }
 
 size_t pl_map_root_bytes(const pl_state_t *s)
 {
-	return pl_node_bytes(s, s->map_top_bits, sizeof(void *));
+	return pl_node_bytes(s->map_top_bits, sizeof(void *));
 }
 
 size_t pl_map_mid_bytes(const pl_state_t *s)
 {
-	return s->map_mid_nodes * pl_node_bytes(s, s->map_mid_bits, sizeof(void *));
+	return s->map_mid_nodes * pl_node_bytes(s->map_mid_bits, sizeof(void *));
 }
 
 size_t pl_map_bot_bytes(const pl_state_t *s)
 {
-	return s->map_bot_nodes * pl_node_bytes(s, s->map_bot_bits, sizeof(pl_cover_t));
+	return s->map_bot_nodes * pl_node_bytes(s->map_bot_bits, sizeof(pl_cover_t));
 }
 
 static void *pl_node_new(pl_state_t *s, size_t bytes)
@@ -73,7 +72,7 @@ static pl_cover_t *pl_map_bot(pl_state_t *s, uintptr_t a, bool create)
 	void **slot = &s->map_root[pl_i1(s, a)];
 	void **mid = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 	if (!mid) {
-		if (!create || !(mid = pl_node_new(s, pl_node_bytes(s, s->map_mid_bits, sizeof(void *)))))
+		if (!create || !(mid = pl_node_new(s, pl_node_bytes(s->map_mid_bits, sizeof(void *)))))
 			return NULL;
 		s->map_mid_nodes++;
 		__atomic_store_n(slot, mid, __ATOMIC_RELEASE);
@@ -81,7 +80,7 @@ static pl_cover_t *pl_map_bot(pl_state_t *s, uintptr_t a, bool create)
 	slot = &mid[pl_i2(s, a)];
 	pl_cover_t *bot = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 	if (!bot) {
-		if (!create || !(bot = pl_node_new(s, pl_node_bytes(s, s->map_bot_bits, sizeof(pl_cover_t)))))
+		if (!create || !(bot = pl_node_new(s, pl_node_bytes(s->map_bot_bits, sizeof(pl_cover_t)))))
 			return NULL;
 		s->map_bot_nodes++;
 		__atomic_store_n(slot, (void *)bot, __ATOMIC_RELEASE);
