@@ -84,8 +84,8 @@ static const hl_option_t ff_options[] = {
 	{ NULL, 0, NULL, 0, 0, NULL, NULL }
 };
 
-/* The header options map to 8 << index. */
 _Static_assert(sizeof(ff_links_t) == 16, "links fill the first 16 payload bytes");
+_Static_assert(HL_ALIGN == 16 && FF_FLAGS < HL_ALIGN, "flags live in the low bits sizes never use");
 
 static void ff_read_options(ff_state_t *st, const hl_conf_t *conf)
 {
@@ -94,7 +94,7 @@ static void ff_read_options(ff_state_t *st, const hl_conf_t *conf)
 	st->fit = (enum ff_fit)hl_conf_enum(conf, "fit");
 	st->order = (enum ff_order)hl_conf_enum(conf, "order");
 	st->coalesce = hl_conf_bool(conf, "coalesce");
-	st->hdr = (size_t)8 << hl_conf_enum(conf, "header");
+	st->hdr = (size_t)8 << hl_conf_enum(conf, "header");   /* "8|16|32" */
 	st->lead = st->hdr % HL_ALIGN;
 	st->min = hl_align_up(st->hdr + sizeof(ff_links_t) + sizeof(uint64_t), HL_ALIGN);
 	st->grow = hl_align_up(hl_conf_size(conf, "grow"), page);

@@ -48,6 +48,7 @@
  *   footer(b)                             = size(b)  for every free b
  *   tag(b)                                = b ⊕ key  (H ≥ 16)
  *   |list| = nfree = #{b : !A(b)},  Σ_list size = free_bytes
+ *   nlive = #{b : A(b)}
  *   each free block is on the list exactly once; prev(next(x)) = x
  *   order address:   addr(x) < addr(next(x))
  *   order size-asc:  size(x) ≤ size(next(x));  size-desc: ≥
