@@ -1,7 +1,7 @@
 # exercises: the labs.  Each lab is one program (its figures and its check
 # in one binary: `make check` runs it with no arguments) or a script that
 # drives the heaplab command.  See exercises/README.md.
-LAB_NAMES = 01-half-a-gigabyte 02-bump-regions 03-free-lists 04-size-classes
+LAB_NAMES = 01-half-a-gigabyte 02-bump-regions 03-free-lists 04-size-classes 05-boundary-tags 06-heap-wont-shrink 07-mmap-threshold
 LAB_COMMON = exercises/lab.h exercises/lab.c
 
 noinst_PROGRAMS += exercises/01-half-a-gigabyte/lab
@@ -24,6 +24,21 @@ noinst_PROGRAMS += exercises/04-size-classes/lab
 exercises_04_size_classes_lab_SOURCES = exercises/04-size-classes/lab.c $(LAB_COMMON)
 exercises_04_size_classes_lab_LDADD = libhlcore.la
 TESTS += exercises/04-size-classes/lab
+
+noinst_PROGRAMS += exercises/05-boundary-tags/lab
+exercises_05_boundary_tags_lab_SOURCES = exercises/05-boundary-tags/lab.c $(LAB_COMMON)
+exercises_05_boundary_tags_lab_LDADD = libhlcore.la
+TESTS += exercises/05-boundary-tags/lab
+
+noinst_PROGRAMS += exercises/06-heap-wont-shrink/lab
+exercises_06_heap_wont_shrink_lab_SOURCES = exercises/06-heap-wont-shrink/lab.c $(LAB_COMMON)
+exercises_06_heap_wont_shrink_lab_LDADD = libhlcore.la
+TESTS += exercises/06-heap-wont-shrink/lab
+
+noinst_PROGRAMS += exercises/07-mmap-threshold/lab
+exercises_07_mmap_threshold_lab_SOURCES = exercises/07-mmap-threshold/lab.c $(LAB_COMMON)
+exercises_07_mmap_threshold_lab_LDADD = libhlcore.la
+TESTS += exercises/07-mmap-threshold/lab
 
 # The build folder of each lab gets a GNUmakefile that runs the source
 # folder's Makefile against this build: make -C BUILD/exercises/NN-name run
