@@ -1,7 +1,7 @@
 # exercises: the labs.  Each lab is one program (its figures and its check
 # in one binary: `make check` runs it with no arguments) or a script that
 # drives the heaplab command.  See exercises/README.md.
-LAB_NAMES = 01-half-a-gigabyte 02-bump-regions 03-free-lists 04-size-classes 05-boundary-tags 06-heap-wont-shrink 07-mmap-threshold
+LAB_NAMES = 01-half-a-gigabyte 02-bump-regions 03-free-lists 04-size-classes 05-boundary-tags 06-heap-wont-shrink 07-mmap-threshold 08-arenas-tcache 09-decay 10-cross-thread
 LAB_COMMON = exercises/lab.h exercises/lab.c
 
 noinst_PROGRAMS += exercises/01-half-a-gigabyte/lab
@@ -39,6 +39,21 @@ noinst_PROGRAMS += exercises/07-mmap-threshold/lab
 exercises_07_mmap_threshold_lab_SOURCES = exercises/07-mmap-threshold/lab.c $(LAB_COMMON)
 exercises_07_mmap_threshold_lab_LDADD = libhlcore.la
 TESTS += exercises/07-mmap-threshold/lab
+
+noinst_PROGRAMS += exercises/08-arenas-tcache/lab
+exercises_08_arenas_tcache_lab_SOURCES = exercises/08-arenas-tcache/lab.c $(LAB_COMMON)
+exercises_08_arenas_tcache_lab_LDADD = libhlcore.la
+TESTS += exercises/08-arenas-tcache/lab
+
+noinst_PROGRAMS += exercises/09-decay/lab
+exercises_09_decay_lab_SOURCES = exercises/09-decay/lab.c $(LAB_COMMON)
+exercises_09_decay_lab_LDADD = libhlcore.la
+TESTS += exercises/09-decay/lab
+
+noinst_PROGRAMS += exercises/10-cross-thread/lab
+exercises_10_cross_thread_lab_SOURCES = exercises/10-cross-thread/lab.c $(LAB_COMMON)
+exercises_10_cross_thread_lab_LDADD = libhlcore.la
+TESTS += exercises/10-cross-thread/lab
 
 # The build folder of each lab gets a GNUmakefile that runs the source
 # folder's Makefile against this build: make -C BUILD/exercises/NN-name run
