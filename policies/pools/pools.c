@@ -78,7 +78,7 @@
 #include <string.h>
 #include "pools.h"
 
-enum { PL_FB_BINS, PL_FB_FIRSTFIT, PL_FB_SLAB, PL_FB_SHARDED };
+/* The choices of the `fallback` option, in the order of its ENUM. */
 static const char *const pl_fb_names[] = { "bins", "firstfit", "slab", "sharded" };
 
 static const hl_option_t pl_options[] = {

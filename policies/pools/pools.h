@@ -163,6 +163,8 @@ typedef struct pl_state {
 
 	/* radix tree (root set once; nodes added under lock, read lock-free) */
 	unsigned map_top_bits, map_mid_bits, map_bot_bits;
+	unsigned map_shift[3];       /**< address shift for the root, mid, bottom index */
+	uintptr_t map_mask[3];       /**< and the mask after it */
 	void **map_root;             /**< [1 << top] -> mid node [1 << mid] -> bot */
 	size_t map_mid_nodes, map_bot_nodes;
 
@@ -283,16 +285,15 @@ int pl_map_init(pl_state_t *s);
 int pl_map_mark(pl_state_t *s, uintptr_t base, bool used);
 static inline unsigned pl_i1(const pl_state_t *s, uintptr_t a)
 {
-	return (unsigned)(a >> (PL_ADDRESS_BITS - s->map_top_bits));
+	return (unsigned)(a >> s->map_shift[0]);
 }
 static inline unsigned pl_i2(const pl_state_t *s, uintptr_t a)
 {
-	return (unsigned)((a >> (s->arena_bits + s->map_bot_bits)) &
-			  (((uintptr_t)1 << s->map_mid_bits) - 1));
+	return (unsigned)((a >> s->map_shift[1]) & s->map_mask[1]);
 }
 static inline unsigned pl_i3(const pl_state_t *s, uintptr_t a)
 {
-	return (unsigned)((a >> s->arena_bits) & (((uintptr_t)1 << s->map_bot_bits) - 1));
+	return (unsigned)((a >> s->map_shift[2]) & s->map_mask[2]);
 }
 /** True when @p p lies in one of our arenas (CPython's address_in_range):
  *  three dependent loads, no lock. */
@@ -308,7 +309,7 @@ static inline bool pl_map_is_used(const pl_state_t *s, const void *p)
 	const pl_cover_t *c = &bot[pl_i3(s, a)];
 	int32_t hi = __atomic_load_n(&c->tail_hi, __ATOMIC_RELAXED);
 	int32_t lo = __atomic_load_n(&c->tail_lo, __ATOMIC_RELAXED);
-	int32_t tail = (int32_t)(a & (s->arena_size - 1));
+	int32_t tail = (int32_t)(a & s->map_mask[0]);
 	return tail < lo || (tail >= hi && hi != 0);
 }
 /** Bytes of the map's root, mid and bottom nodes. */

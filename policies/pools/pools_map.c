@@ -58,6 +58,12 @@ int pl_map_init(pl_state_t *s)
 	s->map_top_bits = interior;
 	s->map_mid_bits = interior;
 	s->map_bot_bits = map_bits - 2 * interior;
+	s->map_shift[0] = PL_ADDRESS_BITS - s->map_top_bits;
+	s->map_shift[1] = s->arena_bits + s->map_bot_bits;
+	s->map_shift[2] = s->arena_bits;
+	s->map_mask[0] = s->arena_size - 1;          /* offset inside the arena slot */
+	s->map_mask[1] = ((uintptr_t)1 << s->map_mid_bits) - 1;
+	s->map_mask[2] = ((uintptr_t)1 << s->map_bot_bits) - 1;
 	s->map_root = pl_node_new(s, pl_map_root_bytes(s));
 	if (!s->map_root) {
 		hl_set_error("pools: out of memory for the arena map");
