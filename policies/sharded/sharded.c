@@ -2,8 +2,9 @@
  * sharded.c — policy `sharded`: a working model of mimalloc v2.
  *
  * What it models
- *   mimalloc's free-list sharding.  Memory comes in 32 MiB segments
- *   aligned to 32 MiB, cut into pages (64 KiB small, 512 KiB medium, one
+ *   mimalloc's free-list sharding, as in mimalloc 2.0.9 (the version
+ *   Debian ships and bench/ compares with).  Memory comes in 64 MiB
+ *   segments aligned to 64 MiB, cut into pages (64 KiB small, 512 KiB medium, one
  *   block per large page, a segment per huge block).  Each page serves one
  *   size class and keeps three free lists: `free` (malloc pops it),
  *   `local_free` (the owner's frees) and `thread_free` (other threads'
@@ -14,7 +15,7 @@
  * Overhead and alignment
  *   No per-block header: a block's page is found by masking its address
  *   (segment) and shifting (slice index).  Per page a 104-byte descriptor in
- *   its segment's first slice (64 KiB per 32 MiB segment, 0.2%).  Internal
+ *   its segment's first two slices (128 KiB per 64 MiB segment, 0.2%).  Internal
  *   fragmentation of the size classes: at most 12.5% above 64 bytes.
  *   Every block is 16-byte aligned (the 8-byte class of mimalloc is not
  *   used); blocks of power-of-two sizes are aligned to their size.
@@ -22,20 +23,25 @@
  * Complexity
  *   malloc <= 1 KiB: one load of the direct table, one pop.  free: one
  *   mask, one push (local) or one CAS (remote).  Slow paths walk one page
- *   queue; a fresh page is a first-fit search of 512 slice bits.
+ *   queue; a fresh page is a first-fit search of 1024 slice bits.
  *
  * Options (key:default)
  *   secure:off       encoded free lists, guard pages, shuffled free lists,
  *                    double-free detection (mimalloc's MI_SECURE)
- *   purge_delay:10   ms before a free page is purged (MADV_DONTNEED);
- *                    0 at once, -1 never (mimalloc v2's default is 10)
+ *   purge_delay:25   ms before a free page is purged (MADV_DONTNEED);
+ *                    0 at once, -1 never.  mimalloc 2.0 calls it
+ *                    decommit_delay (default 25); 2.1 renamed it
+ *                    purge_delay (default 10).  Each further page freed
+ *                    in the segment pushes the deadline 1 ms further
+ *                    (2.0's decommit_extend_delay), so a burst of frees
+ *                    is purged once.
  *
  * What it leaves out
  *   mimalloc's arenas and segment cache (a segment with no pages in use is
  *   unmapped at once), span queues of free slices (first fit over a bitmap
  *   instead), the heartbeat and deferred-free hooks, heap tags and
  *   first-class heaps (one heap per thread), reclaim-on-free, and the
- *   32 MiB+ alignments (memalign refuses alignments above 16 MiB).  A
+ *   huge alignments (memalign refuses alignments above 32 MiB).  A
  *   double free is caught in secure or debug mode only.
  */
 #include "config.h"
@@ -48,7 +54,7 @@
 static const hl_option_t shd_options[] = {
 	{ "secure", HL_OPT_BOOL, "off", 0, 1, NULL,
 	  "encoded free lists, guard pages, random free-list order, double-free detection" },
-	{ "purge_delay", HL_OPT_INT, "10", -1, 3600000, NULL,
+	{ "purge_delay", HL_OPT_INT, "25", -1, 3600000, NULL,
 	  "ms before an empty page is purged (0 = at once, -1 = never)" },
 	{ NULL, 0, NULL, 0, 0, NULL, NULL },
 };
@@ -124,7 +130,7 @@ static inline void *shd_pop(shd_page_t *pg)
 	return b;
 }
 
-/* One block of a large page (<= 16 MiB) or a huge segment; such a page
+/* One block of a large page (<= 32 MiB) or a huge segment; such a page
  * is full from the start, so it waits in the full queue. */
 static void *shd_alloc_large(shd_heap_t *hp, size_t n)
 {
@@ -218,27 +224,50 @@ static inline shd_block_t *shd_block_of(const shd_page_t *pg, const void *p)
 	return (shd_block_t *)((uintptr_t)p - off % pg->block_size);
 }
 
-static void shd_free(void *vst, hl_thread_t *t, void *p)
+/* Every free but the plain local one: checks, interior pointers, full
+ * pages, and frees of other heaps' blocks. */
+static __attribute__((noinline)) void shd_free_generic(shd_state_t *st, hl_thread_t *t, void *p)
 {
-	shd_state_t *st = vst;
 	shd_page_t *pg = shd_page_checked(st, p);
 	shd_block_t *b = shd_block_of(pg, p);
-	if (HL_UNLIKELY(st->checks)) {
+	if (st->checks) {
 		if (!shd_in_page(pg, b))
 			hl_fatal("sharded", "free of a pointer that is not a block", p);
 		shd_check_double_free(pg, b);
 	}
 	shd_heap_t *hp = t->policy_tls;
-	if (HL_LIKELY(hp != NULL && atomic_load_explicit(&pg->heap, memory_order_relaxed) == hp)) {
+	if (hp && atomic_load_explicit(&pg->heap, memory_order_relaxed) == hp) {
 		shd_set_next(pg, b, pg->local_free);
 		pg->local_free = b;
-		if (HL_UNLIKELY(--pg->used == 0 || (pg->flags & SHD_PF_FULL)))
-			shd_free_local_slow(hp, pg);
+		pg->used--;
+		shd_free_local_slow(hp, pg);
 		return;
 	}
 	shd_free_remote(pg, b);
 	if (hp || (hp = shd_heap_new(st, t)))
 		hp->c.remote_frees++;
+}
+
+/* The fast path: a block of a page of this thread's heap, not full, no
+ * interior pointers, checks off — one push onto local_free. */
+static void shd_free(void *vst, hl_thread_t *t, void *p)
+{
+	shd_state_t *st = vst;
+	shd_segment_t *s = shd_segment_of(p);
+	if (HL_LIKELY(shd_segmap_has(st, s) && !st->checks)) {
+		shd_page_t *pg = shd_page_of(s, p);
+		shd_heap_t *hp = t->policy_tls;
+		if (HL_LIKELY(pg->flags == 0 && pg->bin && hp &&
+			      atomic_load_explicit(&pg->heap, memory_order_relaxed) == hp)) {
+			shd_block_t *b = p;
+			shd_set_next(pg, b, pg->local_free);
+			pg->local_free = b;
+			if (HL_UNLIKELY(--pg->used == 0))
+				shd_page_emptied(hp, pg);
+			return;
+		}
+	}
+	shd_free_generic(st, t, p);
 }
 
 /* ---- memalign, sizes ----------------------------------------------------- */

@@ -6,15 +6,16 @@
  *
  * Glossary
  * --------
- *   segment   32 MiB of address space aligned to 32 MiB.  Masking any
- *             pointer with ~(32 MiB - 1) gives its segment.  Its first
- *             slice holds the segment header and the page descriptors.
- *   slice     64 KiB, the unit a segment is cut into (512 per segment).
+ *   segment   64 MiB of address space aligned to 64 MiB (mimalloc 2.0;
+ *             2.1 has 32 MiB).  Masking any pointer with ~(64 MiB - 1)
+ *             gives its segment.  Its first two slices (the "info"
+ *             slices) hold the segment header and the page descriptors.
+ *   slice     64 KiB, the unit a segment is cut into (1024 per segment).
  *   page      a run of slices holding blocks of ONE size: small (1 slice,
  *             blocks <= 16 KiB), medium (8 slices = 512 KiB, blocks
- *             <= 128 KiB), large (one block of <= 16 MiB, as many slices
+ *             <= 128 KiB), large (one block of <= 32 MiB, as many slices
  *             as it needs).  "OS page" always means the kernel's 4 KiB.
- *   huge      a block above 16 MiB: a segment of its own, one page.
+ *   huge      a block above 32 MiB: a segment of its own, one page.
  *   bin       a size class: 4 classes per doubling, 12.5% apart; bin 73
  *             is the "huge" queue, bin 74 the queue of full pages.
  *   wsize     a size in 8-byte words; sizes up to 1 KiB (wsize <= 128)
@@ -41,8 +42,8 @@
  *        │        ──full queue──────► page (in_full)
  *        │  delayed_free ◄── remote frees into A's full pages
  *        ▼ owns
- *   ┌ segment (32 MiB, aligned) ──────────────────────────────────────┐
- *   │ slice 0: header + pages[512] │ small │ small │ medium (8 sl.) │..│
+ *   ┌ segment (64 MiB, aligned) ────────────────────────────────────────┐
+ *   │ slices 0-1: header+pages[1024] │ small │ small │ medium (8 sl.) │..│
  *   └──────────────────────────────┴───┬───┴───────┴────────────────┴──┘
  *                                      ▼
  *       page: [blk][blk][blk][blk][blk] ... [never used yet ........]
@@ -88,8 +89,9 @@
 /* ---- tunable constants (mimalloc v2, 64-bit) ---------------------------- */
 enum {
 	SHD_SLICE_SHIFT = 16,                        /**< 64 KiB slices */
-	SHD_SEGMENT_SHIFT = 9 + SHD_SLICE_SHIFT,     /**< 32 MiB segments */
-	SHD_SLICES = 1 << (SHD_SEGMENT_SHIFT - SHD_SLICE_SHIFT), /**< 512 */
+	SHD_SEGMENT_SHIFT = 10 + SHD_SLICE_SHIFT,    /**< 64 MiB segments */
+	SHD_SLICES = 1 << (SHD_SEGMENT_SHIFT - SHD_SLICE_SHIFT), /**< 1024 */
+	SHD_INFO_SLICES = 2,                         /**< header + descriptors */
 	SHD_MEDIUM_SLICES = 8,                       /**< 512 KiB medium page */
 	SHD_BIN_HUGE = 73,                           /**< queue of large pages */
 	SHD_BIN_FULL = 74,                           /**< queue of full pages */
@@ -99,6 +101,8 @@ enum {
 	SHD_RETIRE_CYCLES = 16,                      /**< slow paths an empty
 	                                                  only page is kept */
 	SHD_LIST_WORDS = SHD_SLICES / 64,            /**< words of a slice mask */
+	SHD_PURGE_EXTEND = 1,                        /**< ms a further free page
+	                                                  adds to a pending purge */
 };
 #define SHD_SLICE_SIZE ((size_t)1 << SHD_SLICE_SHIFT)
 #define SHD_SEGMENT_SIZE ((size_t)1 << SHD_SEGMENT_SHIFT)
@@ -106,7 +110,7 @@ enum {
 #define SHD_MEDIUM_PAGE (SHD_MEDIUM_SLICES * SHD_SLICE_SIZE)
 #define SHD_SMALL_OBJ_MAX (SHD_SMALL_PAGE / 4)     /* 16 KiB */
 #define SHD_MEDIUM_OBJ_MAX (SHD_MEDIUM_PAGE / 4)   /* 128 KiB */
-#define SHD_LARGE_OBJ_MAX (SHD_SEGMENT_SIZE / 2)   /* 16 MiB */
+#define SHD_LARGE_OBJ_MAX (SHD_SEGMENT_SIZE / 2)   /* 32 MiB */
 #define SHD_SMALL_SIZE_MAX ((SHD_DIRECT - 1) * 8)  /* 1 KiB */
 
 _Static_assert(SHD_SMALL_SIZE_MAX == 1024, "direct table covers 1 KiB");
@@ -161,10 +165,10 @@ typedef struct shd_page {
 	uint32_t slice_offset;    /**< slices back to the page's first slice */
 } shd_page_t;
 
-/** A segment; its header and page descriptors fill its first slice. */
+/** A segment; its header and page descriptors fill its info slices. */
 typedef struct shd_segment {
 	uintptr_t cookie;         /**< address ^ policy key: "this is ours" */
-	size_t size;              /**< bytes reserved (32 MiB, more if huge) */
+	size_t size;              /**< bytes reserved (64 MiB, or a huge block's) */
 	bool huge;                /**< one huge page */
 	_Atomic(shd_heap_t *) owner; /**< owning heap, NULL while abandoned */
 	uint32_t used;            /**< pages in use (owner) */
@@ -232,7 +236,7 @@ struct shd_state {
 	shd_segment_t *abandoned; /**< abandoned segments (hnext) */
 	_Atomic size_t nabandoned;/**< length of `abandoned` (read unlocked) */
 	shd_heap_t *heaps;        /**< live thread heaps */
-	_Atomic uint8_t *segmap;  /**< one bit per 32 MiB of address space */
+	_Atomic uint8_t *segmap;  /**< one bit per 64 MiB of address space */
 	shd_counts_t gone;        /**< counters of heaps of exited threads */
 	uint64_t segments_made, segments_released, segments_abandoned;
 	shd_page_t empty;         /**< page with no free blocks: direct[] filler */
@@ -276,10 +280,22 @@ static inline size_t shd_next_used(const shd_segment_t *s, size_t i)
 	return SHD_SLICES;
 }
 
-/** First slice of the page after the one starting at slice @p i. */
+/** First slice of the page after the one starting at slice @p i (a
+ *  smashed slice_count of 0 still moves on). */
 static inline size_t shd_next_page(const shd_segment_t *s, size_t i)
 {
-	return shd_next_used(s, i + s->pages[i].slice_count);
+	uint32_t n = s->pages[i].slice_count;
+	return shd_next_used(s, i + (n ? n : 1));
+}
+
+/** True when @p seg is the start of one of this policy's segments (one
+ *  bit per 64 MiB of the 47-bit address space). */
+static inline bool shd_segmap_has(const shd_state_t *st, const void *seg)
+{
+	uintptr_t i = (uintptr_t)seg >> SHD_SEGMENT_SHIFT;
+	if (HL_UNLIKELY(i >> 3 >= ((uintptr_t)1 << (47 - SHD_SEGMENT_SHIFT - 3))))
+		return false;
+	return (atomic_load_explicit(&st->segmap[i >> 3], memory_order_relaxed) >> (i & 7)) & 1;
 }
 
 /* ---- size classes ------------------------------------------------------ */
@@ -394,7 +410,6 @@ void shd_segment_page_free(shd_heap_t *hp, shd_page_t *pg);
 void shd_segment_purge_due(shd_heap_t *hp, bool force);
 void shd_heap_abandon(shd_heap_t *hp);
 bool shd_reclaim_one(shd_heap_t *hp);
-bool shd_segmap_has(shd_state_t *st, const void *seg);
 
 /* ---- sharded_check.c, sharded_dot.c ------------------------------------ */
 int shd_check(void *vst, hl_report_t *r);

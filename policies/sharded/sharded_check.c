@@ -117,7 +117,7 @@ static int shd_check_segment(shd_state_t *st, const shd_segment_t *s, hl_report_
 	uint32_t pages = 0;
 	if (s->cookie != ((uintptr_t)s ^ st->key))
 		shd_problem(r, &bad, "segment %p: bad cookie", (const void *)s);
-	for (size_t i = shd_next_used(s, 1); i < SHD_SLICES; i = shd_next_page(s, i)) {
+	for (size_t i = shd_next_used(s, SHD_INFO_SLICES); i < SHD_SLICES; i = shd_next_page(s, i)) {
 		const shd_page_t *pg = &s->pages[i];
 		pages++;
 		bad += shd_check_page(st, pg, r);
@@ -202,7 +202,7 @@ static void shd_walk_page(shd_state_t *st, const shd_segment_t *s, const shd_pag
 	for (uint32_t i = 0; i < pg->capacity && !w->stop; i++)
 		shd_visit(w, pg->start + (size_t)i * pg->block_size, pg->block_size,
 			  m.on[i] == SHD_ON_NONE ? HL_BLOCK_LIVE : HL_BLOCK_FREE, pg->bin);
-	size_t span = s->huge ? s->size - SHD_SLICE_SIZE : (size_t)pg->slice_count * SHD_SLICE_SIZE;
+	size_t span = s->huge ? s->size - SHD_INFO_SLICES * SHD_SLICE_SIZE : (size_t)pg->slice_count * SHD_SLICE_SIZE;
 	size_t guard = st->secure ? st->ospage : 0;
 	size_t carved = (size_t)pg->capacity * pg->block_size;
 	shd_visit(w, pg->start + carved, span - guard - carved, HL_BLOCK_TOP, pg->bin);
@@ -234,10 +234,11 @@ int shd_walk(void *vst, hl_walk_fn fn, void *arg)
 		size_t off;
 		w.region = hl_os_locate(st->os, s, &off);
 		size_t guard = st->secure ? st->ospage : 0;
-		shd_visit(&w, s, SHD_SLICE_SIZE - guard, HL_BLOCK_META, 0);
-		shd_visit(&w, (uint8_t *)s + SHD_SLICE_SIZE - guard, guard, HL_BLOCK_GUARD, 0);
-		size_t done = 1;
-		for (size_t i = shd_next_used(s, 1); i < SHD_SLICES && !w.stop; i = shd_next_page(s, i)) {
+		size_t info = SHD_INFO_SLICES * SHD_SLICE_SIZE;
+		shd_visit(&w, s, info - guard, HL_BLOCK_META, 0);
+		shd_visit(&w, (uint8_t *)s + info - guard, guard, HL_BLOCK_GUARD, 0);
+		size_t done = SHD_INFO_SLICES;
+		for (size_t i = shd_next_used(s, SHD_INFO_SLICES); i < SHD_SLICES && !w.stop; i = shd_next_page(s, i)) {
 			shd_walk_free(s, done, i, &w);
 			shd_walk_page(st, s, &s->pages[i], &w);
 			done = i + s->pages[i].slice_count;

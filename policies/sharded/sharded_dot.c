@@ -77,9 +77,10 @@ static void shd_dot_list(hl_dot_t *d, const char *node, const char *label, const
 {
 	if (!b || !shd_in_page(pg, b))
 		return;
-	char head[64], from[80], to[80];
+	char head[64], text[64], from[80], to[80];
 	snprintf(head, sizeof head, "%s_%s", node, label);
-	hl_dot_list_node(d, head, label);
+	snprintf(text, sizeof text, "%s of %s", label, node);
+	hl_dot_list_node(d, head, text);
 	snprintf(from, sizeof from, "%s", head);
 	for (int k = 0; b && k < SHD_DOT_LINKS && shd_in_page(pg, b); k++, b = shd_next_raw(pg, b)) {
 		snprintf(to, sizeof to, "%s:b%zu", node, (size_t)((const uint8_t *)b - pg->start) / pg->block_size);
@@ -125,7 +126,7 @@ static void shd_dot_segment(hl_dot_t *d, shd_state_t *st, const shd_segment_t *s
 	snprintf(label, sizeof label, "segment %s (%zu MiB, %u pages, %s)", hl_dot_addr(d, s, addr, sizeof addr),
 		 s->size >> 20, s->used, owner ? "owned" : "abandoned");
 	hl_dot_cluster_begin(d, label);
-	for (size_t i = shd_next_used(s, 1); i < SHD_SLICES; i = shd_next_page(s, i))
+	for (size_t i = shd_next_used(s, SHD_INFO_SLICES); i < SHD_SLICES; i = shd_next_page(s, i))
 		shd_dot_page(d, st, s, &s->pages[i], sidx);
 	hl_dot_cluster_end(d);
 }

@@ -136,33 +136,49 @@ void shd_page_collect(shd_page_t *pg)
 
 /* ---- extending the free list ------------------------------------------- */
 
-/* Links @p n fresh blocks from index pg->capacity into `free` (which is
- * empty): in address order, or shuffled in secure mode. */
-static void shd_page_extend(shd_heap_t *hp, shd_page_t *pg)
+/* Blocks to carve next: 4 KiB worth, at least 4, at most what is left. */
+static size_t shd_extend_count(const shd_page_t *pg)
 {
-	size_t bsize = pg->block_size;
-	size_t n = SHD_MAX_EXTEND / bsize;
+	size_t n = SHD_MAX_EXTEND / pg->block_size;
 	if (n < SHD_MIN_EXTEND)
 		n = SHD_MIN_EXTEND;
-	if (n > pg->reserved - pg->capacity)
-		n = pg->reserved - pg->capacity;
-	uint8_t *base = pg->start + (size_t)pg->capacity * bsize;
+	return n < pg->reserved - pg->capacity ? n : pg->reserved - pg->capacity;
+}
+
+/* Secure mode: the new blocks are linked in a random order (Fisher-Yates
+ * over their indexes), so addresses handed out are hard to predict. */
+static shd_block_t *shd_link_shuffled(shd_heap_t *hp, shd_page_t *pg, uint8_t *base, size_t n)
+{
 	uint16_t order[SHD_MAX_EXTEND / 16];
+	size_t bsize = pg->block_size;
 	for (size_t i = 0; i < n; i++)
 		order[i] = (uint16_t)i;
-	if (pg->keys[0])
-		for (size_t i = n - 1; i > 0; i--) {
-			size_t j = shd_random(hp) % (i + 1);
-			uint16_t x = order[i];
-			order[i] = order[j];
-			order[j] = x;
-		}
-	for (size_t i = 0; i < n; i++) {
-		shd_block_t *b = (shd_block_t *)(base + order[i] * bsize);
-		shd_block_t *next = i + 1 < n ? (shd_block_t *)(base + order[i + 1] * bsize) : NULL;
-		shd_set_next(pg, b, next);
+	for (size_t i = n - 1; i > 0; i--) {
+		size_t j = shd_random(hp) % (i + 1);
+		uint16_t x = order[i];
+		order[i] = order[j];
+		order[j] = x;
 	}
-	pg->free = (shd_block_t *)(base + order[0] * bsize);
+	for (size_t i = 0; i < n; i++)
+		shd_set_next(pg, (shd_block_t *)(base + order[i] * bsize),
+			     i + 1 < n ? (shd_block_t *)(base + order[i + 1] * bsize) : NULL);
+	return (shd_block_t *)(base + order[0] * bsize);
+}
+
+/* Carves the next never-used blocks into `free` (which is empty), in
+ * address order (shuffled in secure mode). */
+static void shd_page_extend(shd_heap_t *hp, shd_page_t *pg)
+{
+	size_t n = shd_extend_count(pg), bsize = pg->block_size;
+	uint8_t *base = pg->start + (size_t)pg->capacity * bsize;
+	if (pg->keys[0]) {
+		pg->free = shd_link_shuffled(hp, pg, base, n);
+	} else {
+		for (size_t i = 0; i + 1 < n; i++)
+			((shd_block_t *)(base + i * bsize))->next = (uintptr_t)(base + (i + 1) * bsize);
+		((shd_block_t *)(base + (n - 1) * bsize))->next = 0;
+		pg->free = (shd_block_t *)base;
+	}
 	pg->capacity += (uint32_t)n;
 	hp->c.extends++;
 }

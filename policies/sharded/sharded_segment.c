@@ -12,8 +12,8 @@
 #include <time.h>
 #include "sharded.h"
 
-_Static_assert(sizeof(shd_segment_t) <= SHD_SLICE_SIZE - 4096,
-	       "segment header and page descriptors fit the first slice, guard page aside");
+_Static_assert(sizeof(shd_segment_t) <= SHD_INFO_SLICES * SHD_SLICE_SIZE - 4096,
+	       "segment header and page descriptors fit the info slices, guard page aside");
 
 int64_t shd_now_ms(void)
 {
@@ -32,8 +32,14 @@ static inline void shd_bit_clear(uint64_t *m, size_t i) { m[i >> 6] &= ~((uint64
 static size_t shd_slices_find(const shd_segment_t *s, size_t n)
 {
 	size_t run = 0;
-	for (size_t i = 1; i < SHD_SLICES; i++) {
-		run = shd_bit(s->slice_used, i) ? 0 : run + 1;
+	for (size_t i = SHD_INFO_SLICES; i < SHD_SLICES; i++) {
+		uint64_t w = s->slice_used[i >> 6];
+		if (!(i & 63) && w == ~(uint64_t)0) { /* a word of used slices */
+			run = 0;
+			i += 63;
+			continue;
+		}
+		run = ((w >> (i & 63)) & 1) ? 0 : run + 1;
 		if (run == n)
 			return i + 1 - n;
 	}
@@ -59,7 +65,7 @@ static int shd_slices_commit(shd_state_t *st, shd_segment_t *s, size_t i, size_t
 	return 0;
 }
 
-/* ---- the segment map: one bit per 32 MiB, so free can tell ours ------- */
+/* ---- the segment map: one bit per 64 MiB, so free can tell ours ------- */
 
 static void shd_segmap_set(shd_state_t *st, const void *seg, bool on)
 {
@@ -69,14 +75,6 @@ static void shd_segmap_set(shd_state_t *st, const void *seg, bool on)
 		atomic_fetch_or(&st->segmap[i >> 3], bit);
 	else
 		atomic_fetch_and(&st->segmap[i >> 3], (uint8_t)~bit);
-}
-
-bool shd_segmap_has(shd_state_t *st, const void *seg)
-{
-	uintptr_t i = (uintptr_t)seg >> SHD_SEGMENT_SHIFT;
-	if (i >> 3 >= ((uintptr_t)1 << (47 - SHD_SEGMENT_SHIFT - 3)))
-		return false;
-	return (atomic_load_explicit(&st->segmap[i >> 3], memory_order_relaxed) >> (i & 7)) & 1;
 }
 
 /* ---- making and releasing segments ------------------------------------ */
@@ -105,7 +103,7 @@ static void shd_unlink_heap(shd_heap_t *hp, shd_segment_t *s)
 }
 
 /* A new segment of @p size bytes (SHD_SEGMENT_SIZE, or what one @p huge
- * block needs), aligned to 32 MiB, its first slice committed as the
+ * block needs), aligned to 64 MiB, its info slices committed as the
  * header (a huge segment is committed whole). */
 static shd_segment_t *shd_segment_new(shd_heap_t *hp, size_t size, bool huge)
 {
@@ -113,7 +111,7 @@ static shd_segment_t *shd_segment_new(shd_heap_t *hp, size_t size, bool huge)
 	shd_segment_t *s = hl_os_reserve(st->os, size, SHD_SEGMENT_SIZE, false);
 	if (!s)
 		return NULL;
-	size_t head = huge ? size : SHD_SLICE_SIZE;
+	size_t head = huge ? size : SHD_INFO_SLICES * SHD_SLICE_SIZE;
 	if (hl_os_commit(st->os, s, head) < 0) {
 		hl_os_release(st->os, s, 0);
 		return NULL;
@@ -122,12 +120,13 @@ static shd_segment_t *shd_segment_new(shd_heap_t *hp, size_t size, bool huge)
 	s->cookie = (uintptr_t)s ^ st->key;
 	s->size = size;
 	s->huge = huge;
-	for (size_t i = 0; i < (s->huge ? SHD_SLICES : 1); i++) {
+	for (size_t i = 0; i < SHD_INFO_SLICES; i++) {
 		shd_bit_set(s->committed, i);
 		shd_bit_set(s->slice_used, i);
 	}
-	if (st->secure && sizeof *s <= SHD_SLICE_SIZE - st->ospage)
-		hl_os_guard(st->os, (uint8_t *)s + SHD_SLICE_SIZE - st->ospage, st->ospage);
+	size_t info = SHD_INFO_SLICES * SHD_SLICE_SIZE;
+	if (st->secure && sizeof *s <= info - st->ospage)
+		hl_os_guard(st->os, (uint8_t *)s + info - st->ospage, st->ospage);
 	shd_segmap_set(st, s, true);
 	shd_link_heap(hp, s);
 	pthread_mutex_lock(&st->lock);
@@ -166,7 +165,7 @@ static shd_page_t *shd_page_init(shd_heap_t *hp, shd_segment_t *s, size_t i, siz
 	shd_state_t *st = hp->st;
 	if (!s->huge && shd_slices_commit(st, s, i, n) < 0)
 		return NULL;
-	size_t span = s->huge ? s->size - SHD_SLICE_SIZE : n * SHD_SLICE_SIZE;
+	size_t span = s->huge ? s->size - SHD_INFO_SLICES * SHD_SLICE_SIZE : n * SHD_SLICE_SIZE;
 	for (size_t j = 0; j < n && i + j < SHD_SLICES; j++) {
 		memset(&s->pages[i + j], 0, sizeof s->pages[0]);
 		s->pages[i + j].slice_offset = (uint32_t)j;
@@ -200,9 +199,11 @@ shd_page_t *shd_segment_page_alloc(shd_heap_t *hp, size_t bsize, unsigned kind)
 {
 	size_t ospage = hp->st->ospage;
 	if (kind == SHD_PAGE_HUGE) {
-		size_t size = hl_align_up(SHD_SLICE_SIZE + bsize + (hp->st->secure ? ospage : 0), SHD_SLICE_SIZE);
+		size_t size = hl_align_up(SHD_INFO_SLICES * SHD_SLICE_SIZE + bsize + (hp->st->secure ? ospage : 0),
+					  SHD_SLICE_SIZE);
 		shd_segment_t *s = shd_segment_new(hp, size, true);
-		return s ? shd_page_init(hp, s, 1, size / SHD_SLICE_SIZE - 1, bsize, kind) : NULL;
+		return s ? shd_page_init(hp, s, SHD_INFO_SLICES, size / SHD_SLICE_SIZE - SHD_INFO_SLICES, bsize, kind)
+			 : NULL;
 	}
 	size_t n = kind == SHD_PAGE_SMALL ? 1 : kind == SHD_PAGE_MEDIUM ? SHD_MEDIUM_SLICES
 		: hl_align_up(bsize + (hp->st->secure ? ospage : 0), SHD_SLICE_SIZE) / SHD_SLICE_SIZE;
@@ -212,7 +213,7 @@ shd_page_t *shd_segment_page_alloc(shd_heap_t *hp, size_t bsize, unsigned kind)
 			return shd_page_init(hp, s, i, n, bsize, kind);
 	}
 	shd_segment_t *s = shd_segment_new(hp, SHD_SEGMENT_SIZE, false);
-	return s ? shd_page_init(hp, s, 1, n, bsize, kind) : NULL;
+	return s ? shd_page_init(hp, s, SHD_INFO_SLICES, n, bsize, kind) : NULL;
 }
 
 /* Purges slices [i, i+n) (MADV_DONTNEED). */
@@ -239,8 +240,11 @@ static void shd_schedule_purge(shd_heap_t *hp, shd_segment_t *s, size_t i, size_
 		return;
 	for (size_t j = i; j < i + n; j++)
 		shd_bit_set(s->purge_mask, j);
-	if (!s->purge_expire)
-		s->purge_expire = shd_now_ms() + delay;
+	int64_t now = shd_now_ms();
+	if (!s->purge_expire || s->purge_expire <= now)
+		s->purge_expire = now + (s->purge_expire ? SHD_PURGE_EXTEND : delay);
+	else
+		s->purge_expire += SHD_PURGE_EXTEND;
 	if (!hp->purge_next || s->purge_expire < hp->purge_next)
 		hp->purge_next = s->purge_expire;
 }
@@ -279,7 +283,7 @@ void shd_segment_purge_due(shd_heap_t *hp, bool force)
 			next = !next || s->purge_expire < next ? s->purge_expire : next;
 			continue;
 		}
-		for (size_t i = 1; i < SHD_SLICES;) {
+		for (size_t i = SHD_INFO_SLICES; i < SHD_SLICES;) {
 			size_t k = i;
 			while (k < SHD_SLICES && shd_bit(s->purge_mask, k) && !shd_bit(s->slice_used, k))
 				k++;
@@ -360,7 +364,7 @@ bool shd_reclaim_one(shd_heap_t *hp)
 	hp->c.reclaimed++;
 	shd_page_t *empty[SHD_SLICES];
 	size_t nempty = 0;
-	for (size_t i = shd_next_used(s, 1); i < SHD_SLICES; i = shd_next_page(s, i)) {
+	for (size_t i = shd_next_used(s, SHD_INFO_SLICES); i < SHD_SLICES; i = shd_next_page(s, i)) {
 		shd_page_t *pg = &s->pages[i];
 		shd_heap_adopt_page(hp, pg);
 		if (pg->used == 0)

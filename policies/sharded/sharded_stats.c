@@ -51,7 +51,7 @@ static void shd_tally(shd_state_t *st, shd_tally_t *t)
 		t->segs++;
 		t->huge_segs += s->huge;
 		t->abandoned += atomic_load(&s->owner) == NULL;
-		for (size_t i = shd_next_used(s, 1); i < SHD_SLICES; i = shd_next_page(s, i))
+		for (size_t i = shd_next_used(s, SHD_INFO_SLICES); i < SHD_SLICES; i = shd_next_page(s, i))
 			shd_tally_page(st, &s->pages[i], t);
 	}
 }
