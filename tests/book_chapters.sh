@@ -1,6 +1,6 @@
 #!/bin/sh
 # Every chapter of the book shows at least one figure, links to the code that
-# implements it and to its lab; every figure a chapter shows is one that
+# implements it and to its lab (folders that exist); every figure a chapter shows is one that
 # book/gen_figures really draws from a heap (so no picture can be hand-made
 # or go stale), and each drawing is valid DOT when Graphviz is installed.
 set -u
@@ -21,6 +21,9 @@ for f in "$book"/[0-9][0-9]-*.md; do
 		[ -s "$tmp/${s%.svg}.dot" ] || { echo "FAIL: $name shows $s, which gen_figures does not draw"; bad=1; }
 	done
 	grep -q '](\.\./policies/' "$f" || { echo "FAIL: $name does not link to its code"; bad=1; }
+	for dir in $(grep -o '](\.\./\(policies\|exercises\)/[^)]*)' "$f" | sed 's/^](\.\.\///; s/)$//'); do
+		[ -d "${srcdir:-.}/$dir" ] || { echo "FAIL: $name links to $dir, which does not exist"; bad=1; }
+	done
 	grep -q '](\.\./exercises/\|heaplab grade' "$f" || { echo "FAIL: $name names no lab"; bad=1; }
 done
 [ "$n" -ge 14 ] || { echo "FAIL: only $n chapters"; bad=1; }
