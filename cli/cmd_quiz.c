@@ -349,8 +349,8 @@ static void qz_show_answer(const qz_question_t *q, char *out, size_t len)
 	size_t n = strcspn(q->a, "|");
 	while (n && q->a[n - 1] == ' ')
 		n--;
-	if (q->nchoices && n == 1 && tolower((unsigned char)q->a[0]) - 'a' < q->nchoices) {
-		int k = tolower((unsigned char)q->a[0]) - 'a';
+	int k = tolower((unsigned char)q->a[0]) - 'a';
+	if (q->nchoices && n == 1 && k >= 0 && k < q->nchoices) {
 		snprintf(out, len, "%c) %s", 'a' + k, q->choice[k]);
 		return;
 	}
