@@ -225,7 +225,8 @@ static int qz_parse_line(qz_bank_t *b, char *line, unsigned ln, bool *open, char
 	return 0;
 }
 
-/** Every question needs id, chapter, q, a and why; ids are unique. */
+/** Every question needs id, chapter, q, a and why; ids are unique; a
+ *  multiple-choice answer is the letter of one of its choices. */
 static int qz_validate(const qz_bank_t *b)
 {
 	int bad = 0;
@@ -243,6 +244,11 @@ static int qz_validate(const qz_bank_t *b)
 			}
 		if (q->run && q->nchoices) {
 			cli_error("%s:%u: a verified question cannot be multiple choice", b->path, q->line);
+			bad++;
+		}
+		if (q->nchoices && !(strlen(q->a) == 1 && q->a[0] >= 'a' && q->a[0] < 'a' + q->nchoices)) {
+			cli_error("%s:%u: the answer of a multiple-choice question is one of the letters a..%c",
+				  b->path, q->line, 'a' + q->nchoices - 1);
 			bad++;
 		}
 	}
