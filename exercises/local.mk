@@ -1,7 +1,7 @@
 # exercises: the labs.  Each lab is one program (its figures and its check
 # in one binary: `make check` runs it with no arguments) or a script that
 # drives the heaplab command.  See exercises/README.md.
-LAB_NAMES = 01-half-a-gigabyte 02-bump-regions 03-free-lists 04-size-classes 05-boundary-tags 06-heap-wont-shrink 07-mmap-threshold 08-arenas-tcache 09-decay 10-cross-thread
+LAB_NAMES = 01-half-a-gigabyte 02-bump-regions 03-free-lists 04-size-classes 05-boundary-tags 06-heap-wont-shrink 07-mmap-threshold 08-arenas-tcache 09-decay 10-cross-thread 11-pools 12-real-program
 LAB_COMMON = exercises/lab.h exercises/lab.c
 
 noinst_PROGRAMS += exercises/01-half-a-gigabyte/lab
@@ -54,6 +54,16 @@ noinst_PROGRAMS += exercises/10-cross-thread/lab
 exercises_10_cross_thread_lab_SOURCES = exercises/10-cross-thread/lab.c $(LAB_COMMON)
 exercises_10_cross_thread_lab_LDADD = libhlcore.la
 TESTS += exercises/10-cross-thread/lab
+
+noinst_PROGRAMS += exercises/11-pools/lab
+exercises_11_pools_lab_SOURCES = exercises/11-pools/lab.c $(LAB_COMMON)
+exercises_11_pools_lab_LDADD = libhlcore.la
+TESTS += exercises/11-pools/lab
+
+# Lab 12 drives the heaplab command on python3 (SKIP when python3 is absent).
+TESTS += exercises/12-real-program/check.sh
+EXTRA_DIST += exercises/12-real-program/check.sh exercises/12-real-program/ladder.sh \
+	exercises/12-real-program/workload.py
 
 # The build folder of each lab gets a GNUmakefile that runs the source
 # folder's Makefile against this build: make -C BUILD/exercises/NN-name run
