@@ -1,0 +1,67 @@
+#!/bin/sh
+# `heaplab grade` scores a finished policy sensibly and the student skeleton
+# low without crashing; it reads both malloc-lab header styles.
+# Run from the top of the build tree (make check does).
+set -u
+heaplab=${HEAPLAB:-./heaplab}
+traces=${srcdir:-.}/traces
+[ -x "$heaplab" ] || { echo "SKIP: no $heaplab"; exit 77; }
+has() { "$heaplab" policies | awk '{print $1}' | grep -qx "$1"; }
+has firstfit || { echo "SKIP: the reference policy firstfit is not compiled in"; exit 77; }
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+expect() { # expect "what" command...
+	what=$1; shift
+	if "$@"; then echo "check: $what: ok"; else echo "check: $what: FAILED"; failed=1; fi
+}
+# field FILE KEY: a top-level number of the grader's JSON (the last one of that name)
+field() { tr ',{}' '\n\n\n' <"$1" | grep "^\"$2\":" | tail -1 | cut -d: -f2; }
+between() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x >= lo && x <= hi) }'; }
+less() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
+
+# 1. firstfit on the classic set, against itself: every trace correct, a
+#    utilization and an index in the range a good free list reaches.
+"$heaplab" grade --policy=firstfit --reference=firstfit --repeat 1 --json >"$tmp/ff.json"
+rc=$?
+cat "$tmp/ff.json"
+expect "firstfit: exit 0, every trace correct" [ $rc = 0 ]
+expect "firstfit: $(field "$tmp/ff.json" correct) of 13 classic traces correct" [ "$(field "$tmp/ff.json" correct)" = 13 ]
+expect "firstfit: mean utilization between 70% and 100%" between "$(field "$tmp/ff.json" utilization)" 0.7 1
+expect "firstfit: index between 60 and 100" between "$(field "$tmp/ff.json" index)" 60 100
+
+# 2. The table form names the index.
+"$heaplab" grade --policy=firstfit --repeat 1 short1-bal >"$tmp/table.txt"
+expect "the table ends with the performance index" grep -q '^Perf index = .*/100$' "$tmp/table.txt"
+
+# 3. Both header styles: the classic one (heap size first) counts in both
+#    measures; the 64-bit lab's (weight code first: 2 = utilization only)
+#    in utilization only.
+printf '20000\n2\n4\n1\na 0 100\na 1 200\nf 0\nf 1\n' >"$tmp/classic.rep"
+printf '2\n2\n4\n300\na 0 100\na 1 200\nf 0\nf 1\n' >"$tmp/later.rep"
+"$heaplab" grade --policy=firstfit --repeat 1 --json "$tmp/classic.rep" "$tmp/later.rep" >"$tmp/styles.json"
+expect "classic header: scored in throughput" grep -q '"trace":"classic.rep"[^}]*"scored_throughput":true' "$tmp/styles.json"
+expect "64-bit lab header, weight 2: utilization only" \
+	grep -q '"trace":"later.rep"[^}]*"scored_util":true,"scored_throughput":false' "$tmp/styles.json"
+
+# 4. A damaged trace is bad input (exit 2), not a score.
+printf 'a 0 100\nx 1\n' >"$tmp/bad.rep"
+"$heaplab" grade --policy=firstfit "$tmp/bad.rep" >/dev/null 2>&1
+expect "a damaged trace is rejected with exit 2" [ $? = 2 ]
+
+# 5. The skeleton: correct on every trace (no crash), scored low.  The
+#    realloc traces are left out: the skeleton is quadratic on them.
+if has student; then
+	set -- short1-bal short2-bal amptjp-bal random-bal binary-bal coalescing-bal
+	"$heaplab" grade --policy=student --repeat 1 --json "$@" >"$tmp/st.json"
+	rc=$?
+	"$heaplab" grade --policy=firstfit --repeat 1 --json "$@" >"$tmp/ff6.json"
+	cat "$tmp/st.json"
+	expect "student: no crash, every trace correct" [ $rc = 0 ]
+	expect "student: index $(field "$tmp/st.json" index) below 60" less "$(field "$tmp/st.json" index)" 60
+	expect "student scores below firstfit on the same traces" \
+		less "$(field "$tmp/st.json" index)" "$(field "$tmp/ff6.json" index)"
+else
+	echo "check: the student skeleton: skipped (configure --with-policy=...,student)"
+fi
+exit $failed
