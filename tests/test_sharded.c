@@ -214,9 +214,7 @@ static double fill_two_pages_and_free(hl_heap_t *h, void **keep)
 {
 	enum { N = 2 * SMALL_PAGE / 1024 };
 	void *p[N];
-	*keep = hl_malloc(h, 5000); /* keeps the segment in use; later mallocs of
-				       5000 bytes take the slow path (above 1 KiB)
-				       without touching a new page */
+	*keep = hl_malloc(h, 32); /* keeps the segment in use */
 	for (int i = 0; i < N; i++) {
 		p[i] = hl_malloc(h, 1024);
 		memset(p[i], 0xab, 1024);
@@ -248,9 +246,12 @@ START_TEST(empty_page_is_purged_after_the_delay)
 	ck_assert_int_eq(tl_stat(h, "policy_stats.purges") >= 1, c->at_once);
 	ck_assert_int_eq(tl_stat(h, "resident_bytes") <= before - SMALL_PAGE, c->at_once);
 	sleep_ms(c->wait_ms);
-	hl_free(h, hl_malloc(h, 5000)); /* a slow path runs the purges that are due */
+	/* making a page runs the purges that are due; a large page touches
+	 * none of its memory until it is written */
+	void *trigger = hl_malloc(h, 300 * 1024);
 	ck_assert_int_eq(tl_stat(h, "policy_stats.purges") >= 1, c->after_wait);
 	ck_assert_int_eq(tl_stat(h, "resident_bytes") <= before - SMALL_PAGE, c->after_wait);
+	hl_free(h, trigger);
 	tl_check_clean(h);
 	hl_heap_destroy(h);
 }
@@ -266,6 +267,9 @@ START_TEST(large_huge_and_aligned_blocks)
 	ck_assert_ptr_nonnull(huge);
 	memset(huge, 1, 40u << 20);
 	ck_assert_double_eq(tl_stat(h, "policy_stats.segments.huge"), 1);
+	ck_assert_double_eq(tl_stat(h, "policy_stats.pages.large"), 1);
+	ck_assert_double_eq(tl_stat(h, "policy_stats.pages.huge"), 1);
+	tl_check_clean(h);
 	for (size_t align = 32; align <= (1u << 20); align *= 4) {
 		char *p = hl_memalign(h, align, 100);
 		ck_assert_uint_eq((uintptr_t)p % align, 0);

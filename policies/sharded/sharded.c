@@ -29,7 +29,8 @@
  *   secure:off       encoded free lists, guard pages, shuffled free lists,
  *                    double-free detection (mimalloc's MI_SECURE)
  *   purge_delay:25   ms before a free page is purged (MADV_DONTNEED);
- *                    0 at once, -1 never.  mimalloc 2.0 calls it
+ *                    0 at once, -1 never; due purges run when the heap
+ *                    next makes or frees a page (no timer thread).  mimalloc 2.0 calls it
  *                    decommit_delay (default 25); 2.1 renamed it
  *                    purge_delay (default 10).  Each further page freed
  *                    in the segment pushes the deadline 1 ms further
@@ -157,8 +158,6 @@ static __attribute__((noinline)) void *shd_malloc_generic(shd_state_t *st, hl_th
 		shd_delayed_drain(hp);
 	if (hp->retired_min <= hp->retired_max)
 		shd_collect_retired(hp, false);
-	if (hp->purge_next && shd_now_ms() >= hp->purge_next)
-		shd_segment_purge_due(hp, false);
 	void *p;
 	if (n > SHD_MEDIUM_OBJ_MAX) {
 		p = shd_alloc_large(hp, n);
@@ -203,11 +202,12 @@ static void shd_check_double_free(const shd_page_t *pg, const shd_block_t *b)
 	}
 }
 
-/* The page of @p p, validated: ours, in a page, at a block boundary. */
+/* The page of @p p, validated: in one of our segments (and, with checks
+ * on, a segment whose cookie is intact), inside a page. */
 static shd_page_t *shd_page_checked(shd_state_t *st, const void *p)
 {
 	shd_segment_t *s = shd_segment_of(p);
-	if (HL_UNLIKELY(!shd_segmap_has(st, s) || s->cookie != ((uintptr_t)s ^ st->key)))
+	if (HL_UNLIKELY(!shd_segmap_has(st, s) || (st->checks && s->cookie != ((uintptr_t)s ^ st->key))))
 		hl_fatal("sharded", "free of a pointer this heap does not own", p);
 	shd_page_t *pg = shd_page_of(s, p);
 	if (HL_UNLIKELY(!pg->bin || (uintptr_t)p < (uintptr_t)pg->start))

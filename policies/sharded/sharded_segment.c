@@ -198,6 +198,8 @@ static shd_page_t *shd_page_init(shd_heap_t *hp, shd_segment_t *s, size_t i, siz
 shd_page_t *shd_segment_page_alloc(shd_heap_t *hp, size_t bsize, unsigned kind)
 {
 	size_t ospage = hp->st->ospage;
+	if (hp->purge_next && shd_now_ms() >= hp->purge_next)
+		shd_segment_purge_due(hp, false);
 	if (kind == SHD_PAGE_HUGE) {
 		size_t size = hl_align_up(SHD_INFO_SLICES * SHD_SLICE_SIZE + bsize + (hp->st->secure ? ospage : 0),
 					  SHD_SLICE_SIZE);
@@ -270,6 +272,8 @@ void shd_segment_page_free(shd_heap_t *hp, shd_page_t *pg)
 		shd_bit_clear(s->slice_used, j);
 	}
 	shd_schedule_purge(hp, s, i, n);
+	if (hp->purge_next && shd_now_ms() >= hp->purge_next)
+		shd_segment_purge_due(hp, false);
 }
 
 /* Purges every run of slices whose delay is over (all of them: force). */
