@@ -79,11 +79,13 @@ static int grade_usage(FILE *out)
 		"Scores a policy like the malloc lab's driver: each trace is replayed with full\n"
 		"checking (any error scores zero for that trace), then timed.  The index is\n"
 		"100 * (W * mean utilization + (1 - W) * min(1, throughput / reference throughput)),\n"
-		"the reference being measured in the same run (default: policy student, reference\n"
-		"firstfit, W 0.6, 3 timed passes, 60 s per replay).  A DIR means every *.rep in it;\n"
-		"without traces the classic set is used: %s ... (from %s).\n"
+		"the reference being measured in the same run.  Defaults: policy student (when\n"
+		"compiled in), reference firstfit, W 0.6, 3 timed passes, 60 s per replay of the\n"
+		"graded policy.  A DIR means every *.rep in it; a name that is not a file is\n"
+		"looked up in $HEAPLAB_TRACES or %s.  Without traces the\n"
+		"classic set is used: %s ...\n"
 		"Exit 0 when every trace is correct, 1 otherwise, 2 on bad usage.\n",
-		default_traces[0], GRADE_TRACE_DIR);
+		GRADE_TRACE_DIR, default_traces[0]);
 	return out == stdout ? 0 : 2;
 }
 
@@ -160,10 +162,10 @@ static int trace_scoring(const hl_trace_t *t)
 /* ---- one replay in a child process --------------------------------------- */
 
 static void child_replay(const grade_args_t *a, const hl_trace_t *t, const char *policy, const char *conf,
-			 int fd)
+			 bool timed, int fd)
 {
 	run_t out = { 0 };
-	if (a->timeout)
+	if (timed && a->timeout)
 		alarm(a->timeout);
 	hl_heap_t *h = hl_heap_new(policy, conf);
 	if (!h) {
@@ -210,8 +212,9 @@ static void explain_death(int status, FILE *err, const grade_args_t *a, run_t *r
 			 said);
 }
 
+/* Replays in a child; only the graded policy (timed) is held to --timeout. */
 static void run_isolated(const grade_args_t *a, const hl_trace_t *t, const char *policy, const char *conf,
-			 run_t *r)
+			 bool timed, run_t *r)
 {
 	memset(r, 0, sizeof *r);
 	int fds[2];
@@ -225,7 +228,7 @@ static void run_isolated(const grade_args_t *a, const hl_trace_t *t, const char 
 	if (pid == 0) {
 		close(fds[0]);
 		dup2(fileno(err), STDERR_FILENO);
-		child_replay(a, t, policy, conf, fds[1]);
+		child_replay(a, t, policy, conf, timed, fds[1]);
 	}
 	close(fds[1]);
 	ssize_t got = pid < 0 ? -1 : read(fds[0], r, sizeof *r);
@@ -373,10 +376,17 @@ static int parse_numbers(grade_args_t *a, const char *weight, const char *repeat
 	return 0;
 }
 
-static int check_policy(const char *name, const char *role)
+/* The policy is compiled in and accepts its options (checked once here,
+ * so a typo is bad usage rather than a zero on every trace). */
+static int check_policy(const char *name, const char *conf, const char *role)
 {
-	if (hl_policy_summary(name))
+	if (hl_policy_summary(name)) {
+		hl_heap_t *h = hl_heap_new(name, conf);
+		if (!h)
+			return cli_error("%s policy: %s", role, hl_last_error());
+		hl_heap_destroy(h);
 		return 0;
+	}
 	fprintf(stderr, "heaplab: %s policy '%s' is not compiled in (configure --with-policy=...); compiled in:", role,
 		name);
 	for (size_t i = 0; i < hl_policy_count(); i++)
@@ -412,8 +422,8 @@ static int parse_args(int argc, char **argv, grade_args_t *a)
 		else if (add_arg(a, argv[i]))
 			return 2;
 	}
-	if (parse_numbers(a, weight, repeat, timeout) || check_policy(a->policy, "graded") ||
-	    check_policy(a->reference, "reference"))
+	if (parse_numbers(a, weight, repeat, timeout) || check_policy(a->policy, a->conf, "graded") ||
+	    check_policy(a->reference, a->ref_conf, "reference"))
 		return 2;
 	return a->ntraces ? 0 : add_defaults(a);
 }
@@ -436,8 +446,8 @@ static int grade_all(const grade_args_t *a, row_t *rows)
 		rows[i].name = base_name(a->traces[i]);
 		rows[i].scoring = trace_scoring(t);
 		cli_progress("grading", (size_t)i, (size_t)a->ntraces);
-		run_isolated(a, t, a->reference, a->ref_conf, &rows[i].ref);
-		run_isolated(a, t, a->policy, a->conf, &rows[i].mine);
+		run_isolated(a, t, a->reference, a->ref_conf, false, &rows[i].ref);
+		run_isolated(a, t, a->policy, a->conf, true, &rows[i].mine);
 		hl_trace_free(t);
 	}
 	cli_progress_done();
