@@ -58,6 +58,9 @@ hl_heap_t *hl_heap_new(const char *policy, const char *conf)
 	hl_meta_init(&h->threads_pool, &h->os, sizeof(hl_thread_t));
 	pthread_mutex_init(&h->threads_lock, NULL);
 	pthread_mutex_init(&h->debug_lock, NULL);
+	h->plain = !h->debug && !h->ledger_on;
+	h->malloc_fn = pol->malloc;
+	h->free_fn = pol->free;
 	h->state = pol->init(h, &h->conf);
 	if (!h->state) {
 		hl_heap_slot_release(h);
@@ -86,11 +89,6 @@ unsigned hl_heap_id(const hl_heap_t *h) { return h->id; }
 
 /* ---- bookkeeping around every operation -------------------------------- */
 
-static inline void count(hl_thread_t *t, enum hl_op op)
-{
-	__atomic_store_n(&t->ops[op], t->ops[op] + 1, __ATOMIC_RELAXED);
-}
-
 static inline void add_usable(hl_thread_t *t, int64_t delta)
 {
 	__atomic_store_n(&t->live_usable, t->live_usable + delta, __ATOMIC_RELAXED);
@@ -110,8 +108,9 @@ static void debug_check(hl_heap_t *h, const char *after)
 	}
 }
 
-/* Accounts a block the policy has just handed out. */
-static void *handed_out(hl_heap_t *h, hl_thread_t *t, void *p, size_t asked, enum hl_op op)
+/* Accounts a block the policy has just handed out (the careful path: the
+ * fast paths below skip it when the heap is plain). */
+static __attribute__((noinline)) void *handed_out(hl_heap_t *h, hl_thread_t *t, void *p, size_t asked, enum hl_op op)
 {
 	if (HL_UNLIKELY(!p)) {
 		count(t, HL_OP_FAILED);
@@ -160,10 +159,12 @@ static __attribute__((noreturn)) void not_live(hl_heap_t *h, hl_thread_t *t, voi
 
 void *hl_malloc(hl_heap_t *h, size_t n)
 {
-	hl_thread_t *t = hl_thread_fast(h);
-	if (HL_UNLIKELY(n > HL_MAX_REQUEST))
-		return handed_out(h, t, NULL, n, HL_OP_MALLOC);
-	return handed_out(h, t, h->policy->malloc(h->state, t, n ? n : 1), n, HL_OP_MALLOC);
+	return hl_malloc_inline(h, n);
+}
+
+void *hl_malloc_careful(hl_heap_t *h, hl_thread_t *t, void *p, size_t n)
+{
+	return handed_out(h, t, p, n, HL_OP_MALLOC);
 }
 
 void *hl_calloc(hl_heap_t *h, size_t count_, size_t size)
@@ -180,9 +181,11 @@ void *hl_calloc(hl_heap_t *h, size_t count_, size_t size)
 
 void hl_free(hl_heap_t *h, void *p)
 {
-	if (!p)
-		return;
-	hl_thread_t *t = hl_thread_fast(h);
+	hl_free_inline(h, p);
+}
+
+void hl_free_careful(hl_heap_t *h, hl_thread_t *t, void *p)
+{
 	if (HL_UNLIKELY(!taking_back(h, t, p)))
 		not_live(h, t, p);
 	count(t, HL_OP_FREE);

@@ -19,8 +19,12 @@ enum hl_op { HL_OP_MALLOC, HL_OP_FREE, HL_OP_CALLOC, HL_OP_REALLOC, HL_OP_MEMALI
 #define HL_MAX_HEAPS 64
 
 struct hl_heap {
-	const hl_policy_t *policy;
+	/* the fast path reads only this first cache line */
 	void *state;              /**< the policy's */
+	void *(*malloc_fn)(void *st, hl_thread_t *t, size_t n);   /**< policy->malloc */
+	void (*free_fn)(void *st, hl_thread_t *t, void *p);        /**< policy->free */
+	bool plain;               /**< neither ledger nor debug: nothing to do around a call */
+	const hl_policy_t *policy;
 	unsigned id;              /**< slot in the thread tables (0..HL_MAX_HEAPS-1) */
 	unsigned gen;             /**< generation of that slot */
 	bool debug;               /**< checker after every op, junk fill */
@@ -53,6 +57,45 @@ static inline hl_thread_t *hl_thread_fast(hl_heap_t *h)
 	if (__builtin_expect(s->gen == h->gen && s->rec != NULL, 1))
 		return s->rec;
 	return hl_thread_attach(h);
+}
+
+/** Counts one operation of this thread (only this thread writes it). */
+static inline void count(hl_thread_t *t, enum hl_op op)
+{
+	__atomic_store_n(&t->ops[op], t->ops[op] + 1, __ATOMIC_RELAXED);
+}
+
+/** The careful paths (ledger, junk, checker, failures), out of line. */
+void *hl_malloc_careful(hl_heap_t *h, hl_thread_t *t, void *p, size_t n);
+void hl_free_careful(hl_heap_t *h, hl_thread_t *t, void *p);
+
+/** hl_malloc, inlined into the shim: on a plain heap, the thread lookup,
+ *  one counter and the call through the policy table are all it adds. */
+static inline void *hl_malloc_inline(hl_heap_t *h, size_t n)
+{
+	hl_thread_t *t = hl_thread_fast(h);
+	if (__builtin_expect(n > HL_MAX_REQUEST, 0))
+		return hl_malloc_careful(h, t, NULL, n);
+	void *p = h->malloc_fn(h->state, t, n ? n : 1);
+	if (__builtin_expect(p != NULL && h->plain, 1)) {
+		count(t, HL_OP_MALLOC);
+		return p;
+	}
+	return hl_malloc_careful(h, t, p, n);
+}
+
+/** hl_free, inlined into the shim (p != NULL checked by the caller or here). */
+static inline void hl_free_inline(hl_heap_t *h, void *p)
+{
+	if (!p)
+		return;
+	hl_thread_t *t = hl_thread_fast(h);
+	if (__builtin_expect(h->plain, 1)) {
+		count(t, HL_OP_FREE);
+		h->free_fn(h->state, t, p);
+		return;
+	}
+	hl_free_careful(h, t, p);
 }
 
 /** Called by the thread machinery (thread.c). */

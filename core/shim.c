@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "bits.h"
-#include "heaplab.h"
+#include "heap_internal.h"
 #include "recorder.h"
 
 #define SHIM_API __attribute__((visibility("default")))
@@ -147,7 +147,7 @@ SHIM_API void *malloc(size_t n)
 	hl_heap_t *h = get_heap();
 	if (HL_UNLIKELY(!h))
 		return boot_alloc(n, 16);
-	void *p = hl_malloc(h, n);
+	void *p = hl_malloc_inline(h, n);
 	if (HL_UNLIKELY(recording))
 		hl_rec_malloc(p, n);
 	return p;
@@ -160,7 +160,7 @@ SHIM_API void free(void *p)
 	hl_heap_t *h = get_heap();
 	if (HL_UNLIKELY(recording))
 		hl_rec_free(p);
-	hl_free(h, p);
+	hl_free_inline(h, p);
 }
 
 SHIM_API void *calloc(size_t count, size_t size)
