@@ -205,6 +205,51 @@ START_TEST(exiting_thread_abandons_and_another_reclaims)
 }
 END_TEST
 
+/* ---- fork: only the forking thread lives on in the child -------------- */
+
+typedef struct holder { hl_heap_t *h; pthread_barrier_t ready, done; void *blocks[50]; } holder_t;
+
+static void *hold_blocks(void *arg)
+{
+	holder_t *k = arg;
+	for (int i = 0; i < 50; i++)
+		k->blocks[i] = hl_malloc(k->h, 128);
+	pthread_barrier_wait(&k->ready);
+	pthread_barrier_wait(&k->done); /* still alive while the parent forks */
+	return NULL;
+}
+
+START_TEST(fork_child_abandons_the_other_threads_heaps)
+{
+	static holder_t k;
+	k.h = tl_heap("sharded", "ledger:off");
+	pthread_barrier_init(&k.ready, NULL, 2);
+	pthread_barrier_init(&k.done, NULL, 2);
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, hold_blocks, &k), 0);
+	pthread_barrier_wait(&k.ready);
+	hl_free(k.h, hl_malloc(k.h, 64));
+	pid_t pid = fork();
+	if (pid == 0) {
+		double abandoned = 0;
+		hl_stat(k.h, "policy_stats.segments.abandoned", &abandoned);
+		for (int i = 0; i < 50; i++)
+			hl_free(k.h, k.blocks[i]); /* the dead thread's blocks */
+		void *p = hl_malloc(k.h, 128);  /* reclaims its segment */
+		double reclaimed = 0;
+		hl_stat(k.h, "policy_stats.segments.reclaimed", &reclaimed);
+		_exit(abandoned == 1 && reclaimed == 1 && p && hl_check(k.h, stderr) == 0 ? 0 : 1);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	pthread_barrier_wait(&k.done);
+	pthread_join(th, NULL);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+	tl_check_clean(k.h);
+	hl_heap_destroy(k.h);
+}
+END_TEST
+
 /* ---- purging ---------------------------------------------------------- */
 
 /* Fills two small pages with 1 KiB blocks, touches them, frees them all:
@@ -400,6 +445,7 @@ static Suite *sharded_suite(void)
 	tcase_add_test(tc, producer_consumer_loses_nothing);
 	tcase_add_test(tc, remote_free_into_full_page_goes_through_delayed_list);
 	tcase_add_test(tc, exiting_thread_abandons_and_another_reclaims);
+	tcase_add_test(tc, fork_child_abandons_the_other_threads_heaps);
 	tcase_add_loop_test(tc, empty_page_is_purged_after_the_delay, 0,
 			    sizeof purge_cases / sizeof purge_cases[0]);
 	tcase_add_test(tc, large_huge_and_aligned_blocks);

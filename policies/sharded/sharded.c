@@ -98,10 +98,11 @@ static void shd_counts_add(shd_counts_t *to, const shd_counts_t *from)
 	to->extends += from->extends;
 }
 
-/* A thread ends (or a fork child drops another thread's heap). */
-static void shd_heap_delete(shd_state_t *st, shd_heap_t *hp)
+/* A thread ends (or a fork child drops the heap of a thread that did not
+ * survive the fork: @p orphan, nobody can be halfway through a free). */
+static void shd_heap_delete(shd_state_t *st, shd_heap_t *hp, bool orphan)
 {
-	shd_heap_abandon(hp);
+	shd_heap_abandon(hp, orphan);
 	pthread_mutex_lock(&st->lock);
 	shd_counts_add(&st->gone, &hp->c);
 	if (hp->prev)
@@ -117,7 +118,7 @@ static void shd_heap_delete(shd_state_t *st, shd_heap_t *hp)
 static void shd_thread_exit(void *vst, hl_thread_t *t)
 {
 	if (t->policy_tls)
-		shd_heap_delete(vst, t->policy_tls);
+		shd_heap_delete(vst, t->policy_tls, false);
 	t->policy_tls = NULL;
 }
 
@@ -394,13 +395,11 @@ static void shd_fork_child(void *vst)
 	shd_state_t *st = vst;
 	pthread_mutex_init(&st->lock, NULL);
 	hl_meta_fork_child(&st->heap_pool);
-	hl_thread_t *self = hl_thread_get(st->h);
-	shd_heap_t *keep = self ? self->policy_tls : NULL;
 	shd_heap_t *hp = st->heaps, *next;
 	for (; hp; hp = next) {
 		next = hp->next;
-		if (hp != keep)
-			shd_heap_delete(st, hp);
+		if (hp->t->exited) /* the core marked every other thread exited */
+			shd_heap_delete(st, hp, true);
 	}
 }
 

@@ -408,7 +408,7 @@ shd_queue_t *shd_queue_of(shd_heap_t *hp, const shd_page_t *pg);
 shd_page_t *shd_segment_page_alloc(shd_heap_t *hp, size_t block_size, unsigned kind);
 void shd_segment_page_free(shd_heap_t *hp, shd_page_t *pg);
 void shd_segment_purge_due(shd_heap_t *hp, bool force);
-void shd_heap_abandon(shd_heap_t *hp);
+void shd_heap_abandon(shd_heap_t *hp, bool orphan);
 bool shd_reclaim_one(shd_heap_t *hp);
 
 /* ---- sharded_check.c, sharded_dot.c ------------------------------------ */

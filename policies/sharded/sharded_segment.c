@@ -302,15 +302,20 @@ void shd_segment_purge_due(shd_heap_t *hp, bool force)
 
 /* ---- abandoning and reclaiming ---------------------------------------- */
 
-/* Thread of @p hp is ending: no more delayed frees into it, every remote
- * free collected, empty pages freed, the rest of its segments put on the
- * abandoned list, where any thread's slow path will reclaim them. */
-void shd_heap_abandon(shd_heap_t *hp)
+/* Thread of @p hp is ending (or, @p orphan, did not survive a fork): no
+ * more delayed frees into it, every remote free collected, empty pages
+ * freed, the rest of its segments put on the abandoned list, where any
+ * thread's slow path will reclaim them. */
+void shd_heap_abandon(shd_heap_t *hp, bool orphan)
 {
 	shd_state_t *st = hp->st;
 	for (unsigned b = 0; b <= SHD_BIN_FULL; b++)
 		for (shd_page_t *pg = hp->queues[b].first; pg; pg = pg->next)
-			shd_set_delay(pg, SHD_NEVER_DELAYED, false);
+			if (orphan) /* a fork child: no free can be halfway through */
+				atomic_store(&pg->thread_free,
+					     shd_tf_ptr(atomic_load(&pg->thread_free)) | SHD_NEVER_DELAYED);
+			else
+				shd_set_delay(pg, SHD_NEVER_DELAYED, false);
 	shd_delayed_drain(hp);
 	for (unsigned b = 0; b <= SHD_BIN_FULL; b++) {
 		shd_page_t *pg;
