@@ -275,6 +275,8 @@ typedef struct sl_state {
 	unsigned ninit;              /**< arenas created */
 	sl_tcache_t *tcaches;        /**< every live tcache */
 	uint64_t dead_hits, dead_fills, dead_flushes; /**< of exited tcaches */
+	void **scratch;              /**< walker's sorted copy of cached pointers (arenas lock) */
+	size_t scratch_cap;          /**< pointers it holds */
 	/* background thread */
 	pthread_mutex_t bg_lock;     /**< guards the bg_ fields below but bg_idle */
 	pthread_cond_t bg_cond;      /**< the thread sleeps on it (CLOCK_MONOTONIC) */
@@ -408,9 +410,9 @@ int sl_check(void *st, hl_report_t *r);
 int sl_walk(void *st, hl_walk_fn fn, void *arg);
 void sl_snapshot(void *st, hl_dot_t *d);
 void sl_stats(void *st, hl_statw_t *w);
-/** Sorted pointers held by every tcache (into a metadata buffer); count in *n. */
-void **sl_cached_collect(sl_state_t *s, size_t *n, size_t *bytes);
+/** Sorted pointers held by every tcache, in the scratch buffer (arenas
+ *  lock held, as by sl_lock_all); count in *n.  NULL when out of memory. */
+void **sl_cached_collect(sl_state_t *s, size_t *n);
 bool sl_cached_has(void *const *v, size_t n, const void *p);
-void sl_cached_release(sl_state_t *s, void **v, size_t bytes);
 
 #endif

@@ -30,21 +30,33 @@ static void sl_sort(void **v, size_t n)
 			}
 }
 
-void **sl_cached_collect(sl_state_t *s, size_t *n, size_t *bytes)
+/* The scratch buffer holds at least @p n pointers.  Outgrown buffers stay
+ * reserved until the heap goes: walking never calls munmap, so it never
+ * shows up among the purge and release counts students read. */
+static void **sl_scratch(sl_state_t *s, size_t n)
 {
-	pthread_mutex_lock(&s->arenas_lock);
-	size_t total = 0;
+	if (n <= s->scratch_cap)
+		return s->scratch;
+	size_t bytes = hl_align_up(2 * n * sizeof(void *), s->sc->page);
+	void **v = hl_os_reserve_meta(s->os, bytes);
+	if (v) {
+		s->scratch = v;
+		s->scratch_cap = bytes / sizeof(void *);
+	}
+	return v;
+}
+
+void **sl_cached_collect(sl_state_t *s, size_t *n)
+{
+	size_t total = 0, k = 0;
 	for (sl_tcache_t *tc = s->tcaches; tc; tc = tc->next)
 		for (unsigned i = 0; i < s->nhbins; i++)
 			total += __atomic_load_n(&tc->bins[i].ncached, __ATOMIC_RELAXED);
-	*bytes = hl_align_up((total + 1) * sizeof(void *), s->sc->page);
-	void **v = hl_os_reserve_meta(s->os, *bytes);
-	size_t k = 0;
+	void **v = sl_scratch(s, total + 1);
 	for (sl_tcache_t *tc = s->tcaches; v && tc; tc = tc->next)
 		for (unsigned i = 0; i < s->nhbins; i++)
 			for (unsigned j = 0; j < tc->bins[i].ncached && k < total; j++)
 				v[k++] = tc->bins[i].slots[j];
-	pthread_mutex_unlock(&s->arenas_lock);
 	*n = k;
 	if (v)
 		sl_sort(v, k);
@@ -62,12 +74,6 @@ bool sl_cached_has(void *const *v, size_t n, const void *p)
 			hi = mid;
 	}
 	return lo < n && v[lo] == p;
-}
-
-void sl_cached_release(sl_state_t *s, void **v, size_t bytes)
-{
-	if (v)
-		hl_os_release(s->os, v, bytes);
 }
 
 /* ---- checker ------------------------------------------------------------ */
@@ -247,11 +253,10 @@ static int sl_walk_extent(sl_state_t *s, sl_walk_ctx_t *w, sl_extent_t *e)
 int sl_walk(void *st, hl_walk_fn fn, void *arg)
 {
 	sl_state_t *s = st;
-	size_t bytes;
 	sl_walk_ctx_t w = { .fn = fn, .arg = arg };
-	w.cached = sl_cached_collect(s, &w.ncached, &bytes);
 	int rc = 0;
 	sl_lock_all(s);
+	w.cached = sl_cached_collect(s, &w.ncached);
 	for (unsigned i = 0; i < s->ninit && !rc; i++)
 		for (sl_chunk_t *c = s->arenas[i]->chunks; c && !rc; c = c->next) {
 			size_t off;
@@ -265,6 +270,5 @@ int sl_walk(void *st, hl_walk_fn fn, void *arg)
 			}
 		}
 	sl_unlock_all(s);
-	sl_cached_release(s, w.cached, bytes);
 	return rc;
 }

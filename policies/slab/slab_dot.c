@@ -97,10 +97,10 @@ static void sl_dot_chunk(sl_state_t *s, hl_dot_t *d, sl_arena_t *a, sl_chunk_t *
 void sl_snapshot(void *st, hl_dot_t *d)
 {
 	sl_state_t *s = st;
-	size_t ncached, bytes;
-	void **cached = sl_cached_collect(s, &ncached, &bytes);
+	size_t ncached;
 	char label[128];
 	sl_lock_all(s);
+	void **cached = sl_cached_collect(s, &ncached);
 	for (unsigned i = 0; i < s->ninit; i++) {
 		sl_arena_t *a = s->arenas[i];
 		snprintf(label, sizeof label, "arena %u (%u threads; dirty %zu, muzzy %zu, returned %zu pages)", i,
@@ -119,5 +119,4 @@ void sl_snapshot(void *st, hl_dot_t *d)
 		hl_dot_cluster_end(d);
 	}
 	sl_unlock_all(s);
-	sl_cached_release(s, cached, bytes);
 }
