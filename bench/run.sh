@@ -49,12 +49,12 @@ for w in "${workloads[@]}"; do
 	name=${w%%|*}; cmd=${w#*|}
 	for t in "${targets[@]}"; do
 		n=$((n + 1))
-		printf '\rbench: %d/%d %s under %s          ' "$n" "$total" "$name" "$t" >&2
+		[ -t 2 ] && printf '\rbench: %d/%d %s under %s          ' "$n" "$total" "$name" "$t" >&2
 		out=$(run_one "$t" $cmd 2>/dev/null) || out="failed 1"
 		while read -r k v; do value["$name,$t,$k"]=$v; done <<< "$out"
 	done
 done
-printf '\r%70s\r' '' >&2
+[ -t 2 ] && printf '\r%70s\r' '' >&2
 
 ratio() { # value / glibc value, 2 decimals
 	local v=${value["$1,$2,$3"]:-} g=${value["$1,glibc,$3"]:-}

@@ -7,6 +7,8 @@ int main(int argc, char **argv)
 {
 	long ops = bench_arg(argc, argv, 1, 2000000);
 	void *live[100];
+	for (long i = 0; i < ops; i++) /* warm up: the first size measured must not pay for start-up */
+		free(malloc(464));
 	for (int size = 464; size <= 560; size += 16) {
 		for (int k = 0; k < 100; k++)
 			live[k] = malloc((size_t)size);
