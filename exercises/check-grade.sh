@@ -28,7 +28,7 @@ cat "$tmp/ff.json"
 expect "firstfit: exit 0, every trace correct" [ $rc = 0 ]
 expect "firstfit: $(field "$tmp/ff.json" correct) of 13 classic traces correct" [ "$(field "$tmp/ff.json" correct)" = 13 ]
 expect "firstfit: mean utilization between 70% and 100%" between "$(field "$tmp/ff.json" utilization)" 0.7 1
-expect "firstfit: index between 60 and 100" between "$(field "$tmp/ff.json" index)" 60 100
+expect "firstfit: index between 55 and 100 (utilization alone gives about 50)" between "$(field "$tmp/ff.json" index)" 55 100
 
 # 2. The table form names the index.
 "$heaplab" grade --policy=firstfit --repeat 1 short1-bal >"$tmp/table.txt"
@@ -50,15 +50,19 @@ printf 'a 0 100\nx 1\n' >"$tmp/bad.rep"
 expect "a damaged trace is rejected with exit 2" [ $? = 2 ]
 
 # 5. The skeleton: correct on every trace (no crash), scored low.  The
-#    realloc traces are left out: the skeleton is quadratic on them.
+#    realloc traces are left out (the skeleton is quadratic on them), and so
+#    is coalescing-bal (where doing no coalescing is fast).  Utilization is
+#    deterministic; the index also holds the throughput, which is noisy on a
+#    busy machine, so it is only compared with firstfit's.
 if has student; then
-	set -- short1-bal short2-bal amptjp-bal random-bal binary-bal coalescing-bal
+	set -- short1-bal amptjp-bal cccp-bal random-bal random2-bal binary-bal
 	"$heaplab" grade --policy=student --repeat 1 --json "$@" >"$tmp/st.json"
 	rc=$?
 	"$heaplab" grade --policy=firstfit --repeat 1 --json "$@" >"$tmp/ff6.json"
 	cat "$tmp/st.json"
 	expect "student: no crash, every trace correct" [ $rc = 0 ]
-	expect "student: index $(field "$tmp/st.json" index) below 60" less "$(field "$tmp/st.json" index)" 60
+	expect "student: utilization $(field "$tmp/st.json" utilization) at least 0.1 below firstfit's" \
+		less "$(field "$tmp/st.json" utilization)" "$(awk -v u="$(field "$tmp/ff6.json" utilization)" 'BEGIN { print u - 0.1 }')"
 	expect "student scores below firstfit on the same traces" \
 		less "$(field "$tmp/st.json" index)" "$(field "$tmp/ff6.json" index)"
 else
