@@ -567,6 +567,25 @@ START_TEST(the_walk_covers_the_heap_exactly)
 }
 END_TEST
 
+/** Visitor that calls back into the heap, as the core's statistics do. */
+static int ask_usable(const hl_block_t *b, void *arg)
+{
+	if (b->state == HL_BLOCK_LIVE)
+		ck_assert_uint_eq(hl_usable_size(arg, b->addr), b->size);
+	return 0;
+}
+
+START_TEST(a_walk_visitor_may_call_into_the_heap)
+{
+	hl_heap_t *h = ff_heap("ledger:off");
+	for (int i = 0; i < 200; i++)
+		ck_assert_ptr_nonnull(hl_malloc(h, 24 + (size_t)i));
+	ck_assert_int_eq(hl_walk(h, ask_usable, h), 0);
+	ck_assert_double_gt(tl_stat(h, "live_usable_bytes"), 0);
+	hl_heap_destroy(h);
+}
+END_TEST
+
 /* The checker notices what an overflow or a dangling pointer breaks. */
 START_TEST(the_checker_finds_smashed_blocks)
 {
@@ -697,6 +716,7 @@ static Suite *firstfit_suite(void)
 	tcase_add_loop_test(tc, random_ops_keep_every_invariant, 0, 120);
 	tcase_add_test(tc, snapshot_draws_the_list_and_the_rover);
 	tcase_add_test(tc, the_walk_covers_the_heap_exactly);
+	tcase_add_test(tc, a_walk_visitor_may_call_into_the_heap);
 	tcase_add_test(tc, the_checker_finds_smashed_blocks);
 	tcase_add_test(tc, misuse_aborts_with_a_message);
 	tcase_add_test_raise_signal(tc, double_free_raises_sigabrt, SIGABRT);

@@ -127,30 +127,56 @@ int ff_check(void *state, hl_report_t *r)
 	return r->problems - before;
 }
 
-/** Visits every block in address order; live blocks are reported by
- *  their payload and usable bytes, free ones whole.  @p fn runs under
- *  the heap's lock and must not call back into this heap. */
-int ff_walk(void *state, hl_walk_fn fn, void *arg)
+/** Blocks the walker copies out per turn of the lock. */
+enum { FF_WALK_BATCH = 64 };
+
+/** Copies up to FF_WALK_BATCH blocks from address @p *a on into @p out;
+ *  advances @p *a.  Returns how many; *done when the heap end was reached. */
+static int ff_walk_batch(ff_state_t *st, uintptr_t *a, hl_block_t *out, int region, bool *done)
 {
-	ff_state_t *st = state;
-	size_t off;
-	int region = hl_os_locate(st->os, st->brk.base, &off), stop = 0;
+	int n = 0;
 
 	pthread_mutex_lock(&st->lock);
-	for (uintptr_t a = ff_lo(st); a < ff_hi(st) && !stop; a += ff_size(ff_at(a))) {
-		ff_block_t *b = ff_at(a);
+	while (*a < ff_hi(st) && n < FF_WALK_BATCH) {
+		ff_block_t *b = ff_at(*a);
 		bool live = ff_is_live(b);
-		hl_block_t blk = {
+
+		if (ff_size(b) < st->min || *a + ff_size(b) > ff_hi(st))
+			break;
+		out[n++] = (hl_block_t){
 			.addr = live ? ff_payload(st, b) : (void *)b,
 			.size = live ? ff_size(b) - st->hdr : ff_size(b),
 			.state = live ? HL_BLOCK_LIVE : HL_BLOCK_FREE,
 			.region = region,
 			.size_class = 0,
 		};
-		if (ff_size(b) < st->min)
-			break;
-		stop = fn(&blk, arg);
+		*a += ff_size(b);
 	}
+	*done = n < FF_WALK_BATCH;
 	pthread_mutex_unlock(&st->lock);
+	return n;
+}
+
+/** Visits every block in address order; live blocks are reported by
+ *  their payload and usable bytes, free ones whole.  @p fn runs without
+ *  the lock (it may call back into the heap, e.g. hl_usable_size); the
+ *  walk is exact when no other thread changes the heap meanwhile. */
+int ff_walk(void *state, hl_walk_fn fn, void *arg)
+{
+	ff_state_t *st = state;
+	hl_block_t batch[FF_WALK_BATCH];
+	size_t off;
+	int region = hl_os_locate(st->os, st->brk.base, &off), n, stop = 0;
+	uintptr_t a;
+	bool done = false;
+
+	pthread_mutex_lock(&st->lock);
+	a = ff_lo(st);
+	pthread_mutex_unlock(&st->lock);
+	while (!done && !stop) {
+		n = ff_walk_batch(st, &a, batch, region, &done);
+		for (int i = 0; i < n && !stop; i++)
+			stop = fn(&batch[i], arg);
+	}
 	return stop;
 }
