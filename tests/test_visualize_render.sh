@@ -11,14 +11,17 @@ if ! ./heaplab render --help >/dev/null; then
 	echo "FAIL: no render command"
 	exit 1
 fi
+# A policy that loops on a trace is a failure, not a hung `make check`.
+limit=""
+command -v timeout >/dev/null 2>&1 && limit="timeout 120"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/heaplab-render.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 traces=$(find "$src/traces" "$src/visualize/traces" -name '*.rep' -size -2k | sort)
 for p in $(./heaplab policies | awk '{print $1}'); do
 	for t in $traces; do
-		if ! ./heaplab step --strict --every 1 --policy="$p" -o "$tmp/page.html" "$t" 2>"$tmp/err"; then
-			echo "FAIL: $p on $t:"
+		if ! $limit ./heaplab step --strict --every 1 --policy="$p" -o "$tmp/page.html" "$t" 2>"$tmp/err"; then
+			echo "FAIL: $p on $t (exit $?; 124 is a timeout after 120 s):"
 			cat "$tmp/err"
 			fail=1
 			continue

@@ -2,7 +2,9 @@
 # golden-check.sh tests/golden/POLICY.test
 #
 # Checks the snapshots of one policy against golden files.  The manifest
-# lists traces (paths in the source tree, '#' starts a comment); for each,
+# has one line per trace: its path in the source tree, then optionally the
+# configuration string to use and the other policies that configuration
+# needs ('#' starts a comment).  For each trace,
 # `heaplab replay --snapshot-dir` writes one DOT file per `s label` op,
 # which must equal tests/golden/POLICY/TRACE-LABEL.dot byte for byte; a
 # second run must give the same bytes again; every golden file must have
@@ -17,18 +19,27 @@ src=${srcdir:-.}
 heaplab=./heaplab
 golden=$(dirname "$manifest")/$policy
 
-if ! $heaplab policies | awk '{print $1}' | grep -qx "$policy"; then
-	echo "SKIP: policy '$policy' is not compiled in (configure --with-policy=...,$policy)"
-	exit 77
-fi
+compiled_in() {
+	$heaplab policies | awk '{print $1}' | grep -qx "$1"
+}
+for needed in "$policy" $(sed 's/#.*//' "$manifest" | awk '{ for (i = 3; i <= NF; i++) print $i }'); do
+	if ! compiled_in "$needed"; then
+		echo "SKIP: the goldens of '$policy' need policy '$needed', which is not compiled in" \
+			"(configure --with-policy=...,$needed)"
+		exit 77
+	fi
+done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/heaplab-golden.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-for trace in $(sed 's/#.*//' "$manifest"); do
+sed 's/#.*//' "$manifest" | awk 'NF { print $1, (NF > 1 ? $2 : "-") }' >"$tmp/lines"
+while read -r trace conf; do
 	name=$(basename "$trace" .rep)
+	[ "$conf" = - ] && conf=""
 	for run in 1 2; do
 		mkdir -p "$tmp/$run"
-		if ! $heaplab replay --policy="$policy" --repeat 0 --snapshot-dir "$tmp/$run" "$src/$trace" >/dev/null; then
+		if ! $heaplab replay --policy="$policy" --conf="$conf" --repeat 0 --snapshot-dir "$tmp/$run" \
+			"$src/$trace" >/dev/null; then
 			echo "FAIL: $policy could not replay $trace"
 			exit 1
 		fi
@@ -70,6 +81,6 @@ for trace in $(sed 's/#.*//' "$manifest"); do
 			fail=1
 		fi
 	done
-done
+done <"$tmp/lines"
 [ "$fail" = 0 ] && echo "PASS: $policy snapshots match their goldens"
 exit "$fail"
