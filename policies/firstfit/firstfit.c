@@ -156,10 +156,10 @@ static ff_block_t *ff_validate(ff_state_t *st, const void *p, bool freeing)
 		hl_fatal("firstfit", "invalid pointer (not inside this heap)", p);
 	if (st->hdr >= 16 && ff_word(b)[1] != ff_tag(st, b))
 		hl_fatal("firstfit", "invalid pointer (no block header in front of it)", p);
-	if (hl_heap_debug(st->heap) && !ff_is_block_start(st, b))
-		hl_fatal("firstfit", "invalid pointer (not the start of a block)", p);
 	if (!ff_is_live(b))
 		hl_fatal("firstfit", freeing ? "double free" : "use of a freed block", p);
+	if (hl_heap_debug(st->heap) && !ff_is_block_start(st, b))
+		hl_fatal("firstfit", "invalid pointer (not the start of a block)", p);
 	if (ff_size(b) < st->min || ff_addr(b) + ff_size(b) > ff_hi(st))
 		hl_fatal("firstfit", "corrupt block header", p);
 	return b;
