@@ -99,6 +99,7 @@ enum {
 	SL_MAX_ARENAS = 256,        /**< narenas is clamped to this */
 	SL_RT_ROOT_BITS = 18,       /**< rtree root level: 2^18 slots */
 	SL_COMMIT_GRAIN = 64 << 10, /**< a chunk is made read/write this much at a time */
+	SL_SCRATCH_FIXED = 16384,   /**< cached pointers a walk sorts without mapping memory */
 };
 #define SL_BG_MIN_INTERVAL_NS 100000000ull  /**< background thread sleeps >= 100 ms */
 #define SL_BG_IDLE_NS 1000000000ull         /**< ... and at most 1 s when idle */
@@ -277,6 +278,8 @@ typedef struct sl_state {
 	uint64_t dead_hits, dead_fills, dead_flushes; /**< of exited tcaches */
 	void **scratch;              /**< walker's sorted copy of cached pointers (arenas lock) */
 	size_t scratch_cap;          /**< pointers it holds */
+	void *scratch_fixed[SL_SCRATCH_FIXED]; /**< the first scratch: inside the state, so a
+						    walk maps nothing (pages touched on use) */
 	/* background thread */
 	pthread_mutex_t bg_lock;     /**< guards the bg_ fields below but bg_idle */
 	pthread_cond_t bg_cond;      /**< the thread sleeps on it (CLOCK_MONOTONIC) */

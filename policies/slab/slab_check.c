@@ -30,11 +30,16 @@ static void sl_sort(void **v, size_t n)
 			}
 }
 
-/* The scratch buffer holds at least @p n pointers.  Outgrown buffers stay
- * reserved until the heap goes: walking never calls munmap, so it never
- * shows up among the purge and release counts students read. */
+/* The scratch buffer holds at least @p n pointers: first the array inside
+ * the state, then (many threads) metadata that stays reserved until the
+ * heap goes.  So walking and drawing a heap add no system calls to the
+ * counts students read. */
 static void **sl_scratch(sl_state_t *s, size_t n)
 {
+	if (!s->scratch) {
+		s->scratch = s->scratch_fixed;
+		s->scratch_cap = SL_SCRATCH_FIXED;
+	}
 	if (n <= s->scratch_cap)
 		return s->scratch;
 	size_t bytes = hl_align_up(2 * n * sizeof(void *), s->sc->page);
