@@ -671,11 +671,22 @@ static void interior_pointer(void)
 	hl_free(h, a + 64);
 }
 
+/* Without a tag word only a debug heap's walk can tell an interior
+ * pointer from a block. */
+static void interior_pointer_untagged(void)
+{
+	hl_heap_t *h = hl_heap_new("firstfit", "ledger:off,debug:on,header:8");
+	char *a = hl_malloc(h, 256);
+	hl_free(h, a + 64);
+}
+
 START_TEST(misuse_aborts_with_a_message)
 {
 	ck_assert_ptr_nonnull(strstr(stderr_of_abort(double_free), "heaplab: firstfit: double free"));
 	ck_assert_ptr_nonnull(strstr(stderr_of_abort(foreign_pointer), "heaplab: firstfit: invalid pointer"));
 	ck_assert_ptr_nonnull(strstr(stderr_of_abort(interior_pointer), "heaplab: firstfit: invalid pointer"));
+	ck_assert_ptr_nonnull(strstr(stderr_of_abort(interior_pointer_untagged),
+				     "heaplab: firstfit: invalid pointer (not the start of a block)"));
 }
 END_TEST
 

@@ -144,23 +144,26 @@ static bool ff_is_block_start(ff_state_t *st, ff_block_t *b)
 
 /**
  * The live block whose payload is @p p, or abort naming what is wrong.
- * Cheap checks always run; in debug heaps the heap walk proves @p p is
- * a block start even when the header has no tag (H = 8).
+ * Cheap checks always run: bounds, the tag (H >= 16), the live bit, the
+ * size.  Debug heaps also walk the heap to prove @p p starts a block,
+ * which is the only test an untagged (H = 8) header allows.
  */
 static ff_block_t *ff_validate(ff_state_t *st, const void *p, bool freeing)
 {
 	uintptr_t a = (uintptr_t)p;
 	ff_block_t *b = ff_block_of(st, p);
+	bool start;
 
 	if (a < ff_lo(st) + st->hdr || a >= ff_hi(st) || a % HL_ALIGN)
 		hl_fatal("firstfit", "invalid pointer (not inside this heap)", p);
 	if (st->hdr >= 16 && ff_word(b)[1] != ff_tag(st, b))
 		hl_fatal("firstfit", "invalid pointer (no block header in front of it)", p);
+	start = !hl_heap_debug(st->heap) || ff_is_block_start(st, b);
+	if (st->hdr < 16 && !start)
+		hl_fatal("firstfit", "invalid pointer (not the start of a block)", p);
 	if (!ff_is_live(b))
 		hl_fatal("firstfit", freeing ? "double free" : "use of a freed block", p);
-	if (hl_heap_debug(st->heap) && !ff_is_block_start(st, b))
-		hl_fatal("firstfit", "invalid pointer (not the start of a block)", p);
-	if (ff_size(b) < st->min || ff_addr(b) + ff_size(b) > ff_hi(st))
+	if (!start || ff_size(b) < st->min || ff_addr(b) + ff_size(b) > ff_hi(st))
 		hl_fatal("firstfit", "corrupt block header", p);
 	return b;
 }
