@@ -343,16 +343,47 @@ int hl_snapshot_dot(hl_heap_t *h, FILE *out, const char *title)
 	return ferror(out) ? -1 : 0;
 }
 
-/* Sums the usable sizes of live blocks by walking (ledger off). */
-static int sum_live(const hl_block_t *b, void *arg)
+/* Live usable bytes without the ledger: the walker lists the live blocks
+ * (a visitor must not call back into the heap: walkers may hold locks),
+ * then each one's usable size is asked for after the walk. */
+typedef struct live_list {
+	const void **addr;
+	size_t n, cap;
+	bool failed;
+} live_list_t;
+
+static int collect_live(const hl_block_t *b, void *arg)
 {
-	struct {
-		hl_heap_t *h;
-		uint64_t sum;
-	} *acc = arg;
-	if (b->state == HL_BLOCK_LIVE)
-		acc->sum += acc->h->policy->usable_size(acc->h->state, b->addr);
+	live_list_t *l = arg;
+	if (b->state != HL_BLOCK_LIVE)
+		return 0;
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? l->cap * 2 : 4096;
+		const void **bigger = hl_os_boot_alloc(ncap * sizeof *bigger);
+		if (!bigger) {
+			l->failed = true;
+			return 1;
+		}
+		if (l->addr) {
+			memcpy(bigger, l->addr, l->n * sizeof *bigger);
+			hl_os_boot_free(l->addr, l->cap * sizeof *l->addr);
+		}
+		l->addr = bigger;
+		l->cap = ncap;
+	}
+	l->addr[l->n++] = b->addr;
 	return 0;
+}
+
+static int64_t walk_live_usable(hl_heap_t *h)
+{
+	live_list_t l = { 0 };
+	hl_walk(h, collect_live, &l);
+	int64_t sum = 0;
+	for (size_t i = 0; i < l.n; i++)
+		sum += (int64_t)h->policy->usable_size(h->state, l.addr[i]);
+	hl_os_boot_free(l.addr, l.cap * sizeof *l.addr);
+	return l.failed ? -1 : sum;
 }
 
 static void emit_common(hl_heap_t *h, hl_statw_t *w)
@@ -371,14 +402,8 @@ static void emit_common(hl_heap_t *h, hl_statw_t *w)
 		threads += !t->exited;
 	}
 	pthread_mutex_unlock(&h->threads_lock);
-	if (!h->ledger_on) {
-		struct {
-			hl_heap_t *h;
-			uint64_t sum;
-		} acc = { h, 0 };
-		hl_walk(h, sum_live, &acc);
-		usable = (int64_t)acc.sum;
-	}
+	if (!h->ledger_on)
+		usable = walk_live_usable(h);
 	size_t resident = hl_os_resident(&h->os);
 	hl_statw_str(w, "policy", h->policy->name);
 	if (h->ledger_on) {

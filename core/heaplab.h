@@ -146,7 +146,9 @@ typedef struct hl_block {
 /** Visitor: return non-zero to stop the walk. */
 typedef int (*hl_walk_fn)(const hl_block_t *b, void *arg);
 
-/** Visits every block of the heap in address order within each region. */
+/** Visits every block of the heap in address order within each region.
+ *  The visitor must not call the heap's allocation functions (the walk may
+ *  hold the policy's locks); hl_addr_name is fine. */
 HL_API int hl_walk(hl_heap_t *h, hl_walk_fn fn, void *arg);
 
 /** Names an address as "region#k+0xoff", stable from run to run. */

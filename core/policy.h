@@ -74,7 +74,8 @@ typedef struct hl_policy {
 	void (*snapshot)(void *st, hl_dot_t *d);
 	/** Reports each broken invariant; returns how many. */
 	int (*check)(void *st, hl_report_t *r);
-	/** Visits every block (see hl_walk). */
+	/** Visits every block (see hl_walk).  The visitor never calls back
+	 *  into the heap, so a walker may hold its locks while it runs. */
 	int (*walk)(void *st, hl_walk_fn fn, void *arg);
 
 	/** Thread @p t is exiting: drain its caches.  May be NULL. */
