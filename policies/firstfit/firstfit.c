@@ -263,7 +263,7 @@ static bool ff_ends_heap(ff_state_t *st, ff_block_t *b)
 
 /** Grows live block @p b in place to @p asize bytes over a free next
  *  block, moving the break up first when @p b ends the heap, as a
- *  program growing its last buffer would with sbrk (coalesce:on only). */
+ *  program growing its last buffer would by moving the break (coalesce:on only). */
 static bool ff_grow_in_place(ff_state_t *st, ff_block_t *b, size_t asize)
 {
 	ff_block_t *nb = ff_next_blk(b);
