@@ -7,8 +7,9 @@
 #include "cli.h"
 #include "../visualize/vis.h"
 
-/* A page carries every frame's numbers; beyond this it would not open. */
-enum { STEP_MAX_OPS = 200000 };
+/* A page carries every frame's numbers; beyond this it would not open.
+ * Its pictures may weigh this much; past it fewer are kept. */
+enum { STEP_MAX_OPS = 200000, STEP_SVG_BUDGET = 24 << 20 };
 
 typedef struct step_args {
 	const char *trace, *policy, *conf, *out;
@@ -26,11 +27,13 @@ static int usage(FILE *out)
 		"Replays TRACE one op at a time.  The page (default stepper.html) shows the ops\n"
 		"beside the heap's picture after each one and its statistics, with buttons and\n"
 		"keys to move; it needs no network.  --every N keeps a picture every N ops and\n"
-		"at each 's label' op (default: every op up to 400 ops, else about 200 pictures).\n"
+		"at each 's label' op (default: every op up to 400 ops, else about 200 pictures,\n"
+		"fewer when they would make the page heavier than %d MiB).\n"
 		"--strict: a Graphviz warning about any picture is an error (exit 1).\n"
 		"--tty walks in the terminal with a map of the heap after each op; --quiz asks\n"
 		"before each allocation which block it will take (answers read from stdin, one a\n"
-		"line: a number from the map, an address such as region#1+0x40, or 'new').\n");
+		"line: a number from the map, an address such as region#1+0x40, or 'new').\n",
+		STEP_SVG_BUDGET >> 20);
 	return out == stdout ? 0 : 2;
 }
 
@@ -128,6 +131,9 @@ static int html_step(const step_args_t *a, const hl_trace_t *t)
 		fprintf(stderr, "heaplab: step: %s\n", w.result.message);
 	char **svgs = NULL;
 	int drawn = draw(&w, a->strict, &svgs);
+	if (!drawn && a->every < 0 && vis_walk_thin(&w, svgs, STEP_SVG_BUDGET))
+		fprintf(stderr, "heaplab: step: the pictures were too big for one page: keeping one every %zu ops\n",
+			w.every);
 	if (!drawn)
 		drawn = write_page(a, &w, svgs);
 	for (size_t i = 0; svgs && i < w.kept; i++)

@@ -28,17 +28,19 @@ tests_test_visualize_LDADD = libhlcore.la $(CHECK_LIBS)
 HL_VIS_CHECKS = tests/test_visualize_render.sh tests/test_visualize_quiz.sh \
 	tests/test_visualize_browser.sh tests/test_visualize_plot.sh
 TESTS += tests/test_visualize $(HL_VIS_CHECKS)
-dist_noinst_SCRIPTS += $(HL_VIS_CHECKS) visualize/golden-check.sh visualize/ci-deps.sh
+dist_noinst_SCRIPTS += $(HL_VIS_CHECKS) visualize/check-pictures.sh visualize/ci-deps.sh
 EXTRA_DIST += visualize/browser-test.mjs
 
-# Golden snapshots: tests/golden/POLICY.test lists the traces whose
-# snapshots must equal tests/golden/POLICY/*.dot; a policy that is not
-# compiled in is reported as SKIP.  (.test is automake's default test
-# extension; only these files use it.)
+# The pictures of each policy (visualize/check-pictures.sh): every picture
+# of the short traces renders without a Graphviz warning, and the
+# snapshots of the traces tests/golden/POLICY.test lists equal
+# tests/golden/POLICY/*.dot.  A policy that is not compiled in is reported
+# as SKIP.  (.test is automake's default test extension; only these files
+# use it.)
 HL_GOLDEN_TESTS = tests/golden/bump.test tests/golden/firstfit.test tests/golden/bins.test \
 	tests/golden/slab.test tests/golden/sharded.test tests/golden/pools.test
 TESTS += $(HL_GOLDEN_TESTS)
-TEST_LOG_COMPILER = $(SHELL) $(srcdir)/visualize/golden-check.sh
+TEST_LOG_COMPILER = $(SHELL) $(srcdir)/visualize/check-pictures.sh
 EXTRA_DIST += tests/golden
 
 # `make examples`: one stepper page per compiled-in policy for teach.rep,

@@ -76,6 +76,13 @@ size_t vis_default_every(size_t nops);
 int vis_walk_trace(const char *policy, const char *conf, const hl_trace_t *t, size_t every,
 		   const char *what, vis_walk_t *w);
 void vis_walk_free(vis_walk_t *w);
+/**
+ * Keeps fewer pictures until their SVG (svgs[], one per kept frame, in
+ * frame order) weighs at most @p budget bytes: doubles `every` and drops
+ * the pictures that rule no longer keeps (labels, first and last stay).
+ * @return how many times `every` was doubled.
+ */
+size_t vis_walk_thin(vis_walk_t *w, char **svgs, size_t budget);
 
 /** Loads a trace, printing its warnings; NULL after a message. */
 hl_trace_t *vis_load_trace(const char *path);

@@ -60,13 +60,13 @@ typedef struct walk_ctx {
 	const char *what;
 } walk_ctx_t;
 
-static bool is_kept(const vis_walk_t *w, const hl_trace_t *t, size_t frame)
+/* Whether frame @p k (already holding its label) keeps a picture, when
+ * @p last is the index of the last frame. */
+static bool is_kept(const vis_walk_t *w, size_t k, size_t last)
 {
 	if (!w->every)
 		return false;
-	if (frame == 0 || frame % w->every == 0 || frame == hl_trace_ops(t))
-		return true;
-	return hl_trace_op_label(t, frame - 1) != NULL;
+	return k == 0 || k % w->every == 0 || k == last || w->frames[k].label != NULL;
 }
 
 static char *picture(hl_heap_t *h, const char *title)
@@ -94,7 +94,7 @@ static void record(walk_ctx_t *c, hl_heap_t *h, size_t k)
 	}
 	vis_read_stats(h, &f->st);
 	f->diagram = k > 0 ? w->frames[k - 1].diagram : 0;
-	if (is_kept(w, c->t, k)) {
+	if (is_kept(w, k, hl_trace_ops(c->t))) {
 		char title[128];
 		if (k == 0)
 			snprintf(title, sizeof title, "before the first op");
@@ -141,6 +141,38 @@ int vis_walk_trace(const char *policy, const char *conf, const hl_trace_t *t, si
 	cli_progress_done();
 	hl_heap_destroy(h);
 	return rc;
+}
+
+/* Drops the pictures of frames no longer kept (svgs[] follows). */
+static void drop_unkept(vis_walk_t *w, char **svgs, size_t *total)
+{
+	size_t rank = 0, kept = 0;
+	for (size_t i = 0; i < w->nframes; i++) {
+		vis_frame_t *f = &w->frames[i];
+		if (f->dot && !is_kept(w, i, w->nframes - 1)) {
+			*total -= strlen(svgs[rank]);
+			free(svgs[rank++]);
+			free(f->dot);
+			f->dot = NULL;
+		} else if (f->dot) {
+			svgs[kept++] = svgs[rank++];
+		}
+		f->diagram = f->dot || i == 0 ? i : w->frames[i - 1].diagram;
+	}
+	w->kept = kept;
+}
+
+size_t vis_walk_thin(vis_walk_t *w, char **svgs, size_t budget)
+{
+	size_t total = 0, rounds = 0;
+	for (size_t i = 0; i < w->kept; i++)
+		total += strlen(svgs[i]);
+	while (total > budget && w->every > 0 && w->every * 2 < w->nframes) {
+		w->every *= 2;
+		drop_unkept(w, svgs, &total);
+		rounds++;
+	}
+	return rounds;
 }
 
 void vis_walk_free(vis_walk_t *w)
