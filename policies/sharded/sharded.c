@@ -187,17 +187,25 @@ static void *shd_malloc(void *vst, hl_thread_t *t, size_t n)
 /* ---- free -------------------------------------------------------------- */
 
 /* Secure / debug check: a block whose link decodes into its own page may
- * already be free — look for it on the page's three lists. */
-static void shd_check_double_free(const shd_page_t *pg, const shd_block_t *b)
+ * already be free — look for it on the page's three lists.  In debug mode
+ * the core has junk-filled the block already, so always look.  Only the
+ * owner (or anyone, for an abandoned page) can read those lists safely: a
+ * free from another thread into an owned page is not checked. */
+static void shd_check_double_free(const shd_state_t *st, const shd_page_t *pg, const shd_block_t *b,
+				  const shd_heap_t *self)
 {
+	shd_heap_t *owner = atomic_load_explicit(&pg->heap, memory_order_acquire);
+	if (owner && owner != self)
+		return;
 	shd_block_t *n = shd_next_raw(pg, b);
-	if (n && !shd_in_page(pg, n))
+	if (!st->debug && n && !shd_in_page(pg, n))
 		return;
 	const shd_block_t *lists[3] = { pg->free, pg->local_free,
 		(const shd_block_t *)shd_tf_ptr(atomic_load(&pg->thread_free)) };
 	for (int l = 0; l < 3; l++) {
 		uint32_t steps = 0;
-		for (const shd_block_t *q = lists[l]; q && steps <= pg->capacity; q = shd_next(pg, q), steps++)
+		for (const shd_block_t *q = lists[l]; q && shd_in_page(pg, q) && steps <= pg->capacity;
+		     q = shd_next_raw(pg, q), steps++)
 			if (q == b)
 				hl_fatal("sharded", "double free", b);
 	}
@@ -234,7 +242,7 @@ static __attribute__((noinline)) void shd_free_generic(shd_state_t *st, hl_threa
 	if (st->checks) {
 		if (!shd_in_page(pg, b))
 			hl_fatal("sharded", "free of a pointer that is not a block", p);
-		shd_check_double_free(pg, b);
+		shd_check_double_free(st, pg, b, t->policy_tls);
 	}
 	shd_heap_t *hp = t->policy_tls;
 	if (hp && atomic_load_explicit(&pg->heap, memory_order_relaxed) == hp) {
@@ -360,7 +368,8 @@ static void *shd_init(hl_heap_t *h, const hl_conf_t *conf)
 	st->os = os;
 	st->ospage = hl_os_page(os);
 	st->secure = hl_conf_bool(conf, "secure");
-	st->checks = st->secure || hl_heap_debug(h);
+	st->debug = hl_heap_debug(h);
+	st->checks = st->secure || st->debug;
 	st->purge_delay = hl_conf_int(conf, "purge_delay");
 	st->key = hl_mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)hl_heap_id(h) << 40) ^ (uintptr_t)st);
 	hl_meta_init(&st->heap_pool, os, sizeof(shd_heap_t));

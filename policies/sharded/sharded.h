@@ -227,6 +227,8 @@ struct shd_state {
 	hl_os_t *os;
 	bool secure;              /**< secure:on */
 	bool checks;              /**< validate every free (secure or debug) */
+	bool debug;               /**< debug:on — the core junk-fills freed
+	                               blocks and checks after every call */
 	int64_t purge_delay;      /**< ms; 0 at once, -1 never */
 	uintptr_t key;            /**< segment cookies */
 	size_t ospage;            /**< kernel page size */

@@ -66,8 +66,9 @@ int shd_page_mark(shd_state_t *st, const shd_page_t *pg, shd_marks_t *m, hl_repo
 	shd_mark_list(pg, pg->local_free, SHD_ON_LOCAL, m, r, &bad);
 	shd_mark_list(pg, (const shd_block_t *)shd_tf_ptr(atomic_load(&pg->thread_free)), SHD_ON_THREAD,
 		      m, r, &bad);
-	for (shd_heap_t *hp = st->heaps; hp; hp = hp->next)
-		for (shd_block_t *b = atomic_load(&hp->delayed); b;) {
+	shd_heap_t *owner = atomic_load(&pg->heap);
+	if (owner) /* only the owner's delayed list can hold this page's blocks */
+		for (shd_block_t *b = atomic_load(&owner->delayed); b;) {
 			shd_page_t *bp = shd_page_of(shd_segment_of(b), b);
 			if (bp == pg && shd_in_page(pg, b)) {
 				size_t i = (size_t)((uint8_t *)b - pg->start) / pg->block_size;
@@ -164,15 +165,30 @@ static int shd_check_heap(shd_state_t *st, shd_heap_t *hp, hl_report_t *r)
 	return bad;
 }
 
+/* An explicit hl_check sees every heap: the caller keeps the threads
+ * quiet.  The debug check after each call runs while other threads keep
+ * allocating without locks, so it covers the calling thread's heap and the
+ * abandoned segments — the parts nobody else can be changing (remote
+ * frees only push onto thread_free, which the equation allows for). */
 int shd_check(void *vst, hl_report_t *r)
 {
 	shd_state_t *st = vst;
+	shd_heap_t *self = NULL;
+	bool all = !st->debug;
+	if (!all) {
+		hl_thread_t *t = hl_thread_get(st->h);
+		self = t ? t->policy_tls : NULL;
+	}
 	int bad = 0;
 	pthread_mutex_lock(&st->lock);
-	for (shd_segment_t *s = st->segs; s; s = s->gnext)
-		bad += shd_check_segment(st, s, r);
+	for (shd_segment_t *s = st->segs; s; s = s->gnext) {
+		shd_heap_t *owner = atomic_load(&s->owner);
+		if (all || !owner || owner == self)
+			bad += shd_check_segment(st, s, r);
+	}
 	for (shd_heap_t *hp = st->heaps; hp; hp = hp->next)
-		bad += shd_check_heap(st, hp, r);
+		if (all || hp == self)
+			bad += shd_check_heap(st, hp, r);
 	pthread_mutex_unlock(&st->lock);
 	return bad;
 }

@@ -230,6 +230,8 @@ static void shd_purge_run(shd_heap_t *hp, shd_segment_t *s, size_t i, size_t n)
 	hp->c.purged_bytes += n * SHD_SLICE_SIZE;
 }
 
+static void shd_segment_purge(shd_heap_t *hp, shd_segment_t *s);
+
 /* The slices of a freed page: purged now, later, or never. */
 static void shd_schedule_purge(shd_heap_t *hp, shd_segment_t *s, size_t i, size_t n)
 {
@@ -240,13 +242,17 @@ static void shd_schedule_purge(shd_heap_t *hp, shd_segment_t *s, size_t i, size_
 	}
 	if (delay < 0)
 		return;
+	int64_t now = shd_now_ms();
+	if (s->purge_expire && s->purge_expire <= now) {
+		shd_segment_purge(hp, s); /* what was due goes now; this page */
+		s->purge_expire = now + SHD_PURGE_EXTEND; /* follows shortly */
+	} else if (s->purge_expire) {
+		s->purge_expire += SHD_PURGE_EXTEND;
+	} else {
+		s->purge_expire = now + delay;
+	}
 	for (size_t j = i; j < i + n; j++)
 		shd_bit_set(s->purge_mask, j);
-	int64_t now = shd_now_ms();
-	if (!s->purge_expire || s->purge_expire <= now)
-		s->purge_expire = now + (s->purge_expire ? SHD_PURGE_EXTEND : delay);
-	else
-		s->purge_expire += SHD_PURGE_EXTEND;
 	if (!hp->purge_next || s->purge_expire < hp->purge_next)
 		hp->purge_next = s->purge_expire;
 }
@@ -277,25 +283,30 @@ void shd_segment_page_free(shd_heap_t *hp, shd_page_t *pg)
 }
 
 /* Purges every run of slices whose delay is over (all of them: force). */
+/* Purges every run of free slices of @p s waiting in its purge mask. */
+static void shd_segment_purge(shd_heap_t *hp, shd_segment_t *s)
+{
+	for (size_t i = SHD_INFO_SLICES; i < SHD_SLICES;) {
+		size_t k = i;
+		while (k < SHD_SLICES && shd_bit(s->purge_mask, k) && !shd_bit(s->slice_used, k))
+			k++;
+		if (k > i)
+			shd_purge_run(hp, s, i, k - i);
+		i = k + 1;
+	}
+	s->purge_expire = 0;
+}
+
 void shd_segment_purge_due(shd_heap_t *hp, bool force)
 {
 	int64_t now = shd_now_ms(), next = 0;
 	for (shd_segment_t *s = hp->segs; s; s = s->hnext) {
 		if (!s->purge_expire)
 			continue;
-		if (!force && now < s->purge_expire) {
+		if (force || now >= s->purge_expire)
+			shd_segment_purge(hp, s);
+		else
 			next = !next || s->purge_expire < next ? s->purge_expire : next;
-			continue;
-		}
-		for (size_t i = SHD_INFO_SLICES; i < SHD_SLICES;) {
-			size_t k = i;
-			while (k < SHD_SLICES && shd_bit(s->purge_mask, k) && !shd_bit(s->slice_used, k))
-				k++;
-			if (k > i)
-				shd_purge_run(hp, s, i, k - i);
-			i = k + 1;
-		}
-		s->purge_expire = 0;
 	}
 	hp->purge_next = next;
 }
@@ -346,11 +357,16 @@ void shd_heap_abandon(shd_heap_t *hp, bool orphan)
 	}
 }
 
-static shd_segment_t *shd_abandoned_pop(shd_state_t *st)
+/* Takes an abandoned segment for heap @p hp; it names its new owner while
+ * the list is locked, so a checker never sees it owned by nobody and on
+ * no list. */
+static shd_segment_t *shd_abandoned_pop(shd_heap_t *hp)
 {
+	shd_state_t *st = hp->st;
 	pthread_mutex_lock(&st->lock);
 	shd_segment_t *s = st->abandoned;
 	if (s) {
+		atomic_store_explicit(&s->owner, hp, memory_order_release);
 		st->abandoned = s->hnext;
 		if (s->hnext)
 			s->hnext->hprev = NULL;
@@ -366,7 +382,7 @@ static shd_segment_t *shd_abandoned_pop(shd_state_t *st)
  * last of them releases the segment).  False when none was waiting. */
 bool shd_reclaim_one(shd_heap_t *hp)
 {
-	shd_segment_t *s = shd_abandoned_pop(hp->st);
+	shd_segment_t *s = shd_abandoned_pop(hp);
 	if (!s)
 		return false;
 	shd_link_heap(hp, s);
