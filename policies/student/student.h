@@ -63,6 +63,9 @@ typedef struct st_state {
 	uint64_t extends;       /**< times the break moved up */
 } st_state_t;
 
+/** The policy table of `student`, defined at the end of student.c: its
+ *  name, options and the st_* entry points.  The core finds it through
+ *  its list of compiled-in policies (configure --with-policy=student). */
 extern const hl_policy_t hl_policy_student;
 
 #endif
