@@ -17,7 +17,8 @@
  *             as it needs).  "OS page" always means the kernel's 4 KiB.
  *   huge      a block above 32 MiB: a segment of its own, one page.
  *   bin       a size class: 4 classes per doubling, 12.5% apart; bin 73
- *             is the "huge" queue, bin 74 the queue of full pages.
+ *             is the "huge" queue, bin 74 the queue of full pages (large
+ *             and huge pages hold one block, so they start out full).
  *   wsize     a size in 8-byte words; sizes up to 1 KiB (wsize <= 128)
  *             are looked up in the heap's direct table.
  *   heap      per-thread state (t->policy_tls): a page queue per bin, the
@@ -26,7 +27,10 @@
  *   local_free page list the owner's frees push to; swapped into `free`
  *             when `free` runs dry, so malloc never checks for frees.
  *   thread_free page list other threads push to with one CAS; its low two
- *             bits are the page's delayed-free state.
+ *             bits are the page's delayed-free state:
+ *               NO_DELAYED ──to full──► USE_DELAYED ──a remote free──►
+ *               DELAYED_FREEING (block goes to the heap's delayed list)
+ *               ──► NO_DELAYED;  abandoned: NEVER_DELAYED until reclaimed.
  *   delayed   a remote free into a FULL page goes to the owning heap's
  *             delayed-free list instead, so the owner learns that the page
  *             has room again and moves it back from the full queue.
@@ -42,10 +46,10 @@
  *        │        ──full queue──────► page (in_full)
  *        │  delayed_free ◄── remote frees into A's full pages
  *        ▼ owns
- *   ┌ segment (64 MiB, aligned) ────────────────────────────────────────┐
- *   │ slices 0-1: header+pages[1024] │ small │ small │ medium (8 sl.) │..│
- *   └──────────────────────────────┴───┬───┴───────┴────────────────┴──┘
- *                                      ▼
+ *   ┌ segment (64 MiB, aligned) ─────────────────────────────────────────┐
+ *   │ slices 0-1: header+pages[1024] │ small │ small │ medium (8 sl.) │ ..│
+ *   └────────────────────────────────┴───┬───┴───────┴────────────────┴───┘
+ *                                        ▼
  *       page: [blk][blk][blk][blk][blk] ... [never used yet ........]
  *              free ──► blk ──► blk          (extended 4 KiB at a time)
  *              local_free ──► blk            (owner's frees)
@@ -73,6 +77,11 @@
  *     on the abandoned list.
  *   for every heap:  direct[w] is the first page of the bin of w, or the
  *     empty page.
+ *
+ * Files: sharded.c (options, malloc/free, life cycle), sharded_page.c
+ * (queues, lists, remote and delayed frees), sharded_segment.c (segments,
+ * commit, purge, abandon/reclaim), sharded_check.c (checker, walker),
+ * sharded_stats.c, sharded_dot.c.
  */
 #ifndef HL_SHARDED_H
 #define HL_SHARDED_H
@@ -165,13 +174,17 @@ typedef struct shd_page {
 	uint32_t slice_offset;    /**< slices back to the page's first slice */
 } shd_page_t;
 
-/** A segment; its header and page descriptors fill its info slices. */
+/** A segment; its header and page descriptors fill its info slices.
+ *  cookie, size and huge are set at creation and only read afterwards; the
+ *  rest belongs to the owning heap's thread unless said otherwise. */
 typedef struct shd_segment {
 	uintptr_t cookie;         /**< address ^ policy key: "this is ours" */
 	size_t size;              /**< bytes reserved (64 MiB, or a huge block's) */
 	bool huge;                /**< one huge page */
-	_Atomic(shd_heap_t *) owner; /**< owning heap, NULL while abandoned */
-	uint32_t used;            /**< pages in use (owner) */
+	_Atomic(shd_heap_t *) owner; /**< owning heap, NULL while abandoned;
+	                               set by abandon, and by reclaim under
+	                               st->lock */
+	uint32_t used;            /**< pages in use */
 	uint64_t slice_used[SHD_LIST_WORDS];   /**< slice belongs to a page */
 	uint64_t committed[SHD_LIST_WORDS];    /**< slice is committed */
 	uint64_t purge_mask[SHD_LIST_WORDS];   /**< free slice waiting to purge */
@@ -184,7 +197,7 @@ typedef struct shd_segment {
 	shd_page_t pages[SHD_SLICES]; /**< one descriptor per slice */
 } shd_segment_t;
 
-/** A queue of pages of one bin (or the full queue). */
+/** A queue of pages of one bin (or the full queue); owner thread only. */
 typedef struct shd_queue {
 	shd_page_t *first, *last;
 	size_t block_size;        /**< size of the bin */
