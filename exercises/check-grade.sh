@@ -65,6 +65,13 @@ if has student; then
 		less "$(field "$tmp/st.json" utilization)" "$(awk -v u="$(field "$tmp/ff6.json" utilization)" 'BEGIN { print u - 0.1 }')"
 	expect "student scores below firstfit on the same traces" \
 		less "$(field "$tmp/st.json" index)" "$(field "$tmp/ff6.json" index)"
+	# A replay that runs past --timeout loses its trace, not the run.
+	"$heaplab" grade --policy=student --timeout 1 --repeat 20 --json realloc-bal short1-bal >"$tmp/slow.json"
+	rc=$?
+	expect "a graded replay past --timeout scores zero there, the other trace still counts" \
+		grep -q '"trace":"realloc-bal.rep","valid":false.*"error":"timed out after 1 s".*"trace":"short1-bal.rep","valid":true' \
+		"$tmp/slow.json"
+	expect "... and the exit status says a trace failed" [ $rc = 1 ]
 else
 	echo "check: the student skeleton: skipped (configure --with-policy=...,student)"
 fi
