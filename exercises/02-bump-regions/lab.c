@@ -6,11 +6,16 @@
  * and throw it away.  With `bump` the tree dies in one hl_reset; with a
  * general allocator every node needs its own free.  The program prints the
  * work each way (allocator calls, bytes committed, and — for people, not
- * for the check — the time per document).
+ * for the check — the time per document).  A last row runs the same
+ * parser on a region written inline in this program, without heaplab:
+ * what a bump allocator costs when nothing stands between it and the
+ * caller.  LAB_CONF=ledger:off in the environment turns off the core's
+ * ledger of live bytes for every heap.
  */
 #include "config.h"
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "../lab.h"
@@ -26,12 +31,29 @@ typedef struct node {
 /* A small deterministic generator, so every run builds the same trees. */
 static uint32_t lcg(uint32_t *s) { return *s = *s * 1103515245u + 12345u; }
 
+/* A region inlined into the program, as a parser would write it: what
+ * bump costs without heaplab's core (dispatch, counters, ledger, lock). */
+static struct {
+	char *base;
+	size_t used, size;
+} inline_region;
+
+static void *inline_alloc(hl_heap_t *h, size_t n)
+{
+	(void)h;
+	size_t at = inline_region.used;
+	inline_region.used += (n + 15) & ~(size_t)15;
+	return inline_region.used <= inline_region.size ? inline_region.base + at : NULL;
+}
+
+typedef void *(*alloc_fn)(hl_heap_t *h, size_t n);
+
 /* Builds one document's tree: each new node hangs under a recent one. */
-static node_t *build(hl_heap_t *h, uint32_t seed, node_t **all)
+static node_t *build(hl_heap_t *h, alloc_fn alloc, uint32_t seed, node_t **all)
 {
 	for (size_t i = 0; i < NODES; i++) {
 		uint32_t len = 8 + lcg(&seed) % 96;
-		node_t *n = hl_malloc(h, sizeof *n + len);
+		node_t *n = alloc(h, sizeof *n + len);
 		memset(n, 0, sizeof *n);
 		n->kind = lcg(&seed) % 7;
 		n->length = len;
@@ -73,7 +95,7 @@ typedef struct result {
 static void run(const char *policy, int docs, result_t *r)
 {
 	memset(r, 0, sizeof *r);
-	hl_heap_t *h = lab_heap(policy, NULL);
+	hl_heap_t *h = lab_heap(policy, getenv("LAB_CONF"));
 	if (!h)
 		return;
 	static node_t *all[NODES];
@@ -81,7 +103,7 @@ static void run(const char *policy, int docs, result_t *r)
 	double t0 = now(), calls0 = lab_stat(h, "ops.malloc") + lab_stat(h, "ops.free");
 	r->ok = true;
 	for (int d = 0; d < docs; d++) {
-		node_t *root = build(h, 7u + (uint32_t)d, all);
+		node_t *root = build(h, hl_malloc, 7u + (uint32_t)d, all);
 		r->ok &= count(root) == NODES;
 		if (d < 2)
 			r->first_root[d] = root;
@@ -102,6 +124,22 @@ static void run(const char *policy, int docs, result_t *r)
 	hl_heap_destroy(h);
 }
 
+/* Microseconds per document with the inline region (shown, never checked). */
+static double inline_run(int docs)
+{
+	static node_t *all[NODES];
+	inline_region.size = (size_t)NODES * 160;
+	inline_region.base = malloc(inline_region.size);
+	double t0 = now();
+	for (int d = 0; d < docs; d++) {
+		inline_region.used = 0;
+		count(build(NULL, inline_alloc, 7u + (uint32_t)d, all));
+	}
+	double us = (now() - t0) / docs * 1e6;
+	free(inline_region.base);
+	return us;
+}
+
 int main(int argc, char **argv)
 {
 	lab_begin(argc, argv, "Lab 2: bump and region allocation");
@@ -115,6 +153,7 @@ int main(int argc, char **argv)
 		if (r[i].ok)
 			printf("%-9s %14.0f %14.1f %14.0f\n", policies[i], r[i].calls, r[i].committed_mib, r[i].us);
 	}
+	printf("%-9s %14d %14s %14.0f\n", "inline", NODES, "-", inline_run(docs));
 	if (!r[0].ok) {
 		lab_skip("bump is not compiled in");
 		return lab_end();
