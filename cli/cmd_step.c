@@ -89,8 +89,17 @@ static int draw(const vis_walk_t *w, bool strict, char ***svgs_out)
 	for (size_t i = 0, k = 0; i < w->nframes; i++)
 		if (w->frames[i].dot)
 			dots[k++] = w->frames[i].dot;
+	/* in batches, so that a long run can show how far it is */
+	enum { BATCH = 25 };
 	char *diag = NULL;
-	int rc = vis_dot_svgs(dots, w->kept, svgs, &diag);
+	int rc = 0;
+	for (size_t done = 0; done < w->kept && rc < 2; done += BATCH) {
+		size_t n = w->kept - done < BATCH ? w->kept - done : BATCH;
+		int one = vis_dot_svgs(dots + done, n, svgs + done, &diag);
+		rc = one > rc ? one : rc;
+		cli_progress("drawing pictures with Graphviz", done + n, w->kept);
+	}
+	cli_progress_done();
 	if (rc == 1)
 		fprintf(stderr, "heaplab: step: Graphviz warned:\n%s", diag);
 	free(diag);
