@@ -143,7 +143,7 @@ static void *shd_alloc_large(shd_heap_t *hp, size_t n)
 		return NULL;
 	pg->capacity = 1;
 	pg->used = 1;
-	pg->flags = SHD_PF_FULL;
+	shd_flags_set(pg, SHD_PF_FULL);
 	shd_queue_push(hp, &hp->queues[SHD_BIN_FULL], pg, true);
 	shd_set_delay(pg, SHD_USE_DELAYED, false);
 	return pg->start;
@@ -227,7 +227,7 @@ static shd_page_t *shd_page_checked(shd_state_t *st, const void *p)
 /* Block that @p p points into (memalign may hand out interior pointers). */
 static inline shd_block_t *shd_block_of(const shd_page_t *pg, const void *p)
 {
-	if (!(pg->flags & SHD_PF_ALIGNED))
+	if (!(shd_flags(pg) & SHD_PF_ALIGNED))
 		return (shd_block_t *)p;
 	size_t off = (size_t)((uintptr_t)p - (uintptr_t)pg->start);
 	return (shd_block_t *)((uintptr_t)p - off % pg->block_size);
@@ -266,7 +266,7 @@ static void shd_free(void *vst, hl_thread_t *t, void *p)
 	if (HL_LIKELY(shd_segmap_has(st, s) && !st->checks)) {
 		shd_page_t *pg = shd_page_of(s, p);
 		shd_heap_t *hp = t->policy_tls;
-		if (HL_LIKELY(pg->flags == 0 && pg->bin && hp &&
+		if (HL_LIKELY(shd_flags(pg) == 0 && pg->bin && hp &&
 			      atomic_load_explicit(&pg->heap, memory_order_relaxed) == hp)) {
 			shd_block_t *b = p;
 			shd_set_next(pg, b, pg->local_free);
@@ -300,7 +300,7 @@ static void *shd_memalign(void *vst, hl_thread_t *t, size_t align, size_t n)
 	uint8_t *q = (uint8_t *)hl_ptr_align_up((uintptr_t)p, align);
 	if (q != p) {
 		shd_page_t *pg = shd_page_of(shd_segment_of(p), p);
-		pg->flags |= SHD_PF_ALIGNED;
+		shd_flags_set(pg, shd_flags(pg) | SHD_PF_ALIGNED);
 	}
 	return q;
 }

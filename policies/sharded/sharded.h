@@ -158,7 +158,8 @@ typedef struct shd_page {
 	                               on thread_free or delayed lists */
 	uint32_t capacity;        /**< blocks carved so far (lazy extension) */
 	uint32_t reserved;        /**< blocks that fit in the page */
-	uint8_t flags;            /**< enum shd_page_flag */
+	_Atomic uint8_t flags;    /**< enum shd_page_flag; written by the owner,
+	                               read by any free (relaxed) */
 	uint8_t kind;             /**< enum shd_page_kind */
 	uint8_t bin;              /**< size class; 0 = slice not in a page */
 	uint8_t retire;           /**< slow paths left before an empty page is
@@ -256,6 +257,17 @@ struct shd_state {
 	uint64_t segments_made, segments_released, segments_abandoned;
 	shd_page_t empty;         /**< page with no free blocks: direct[] filler */
 };
+
+/* ---- page flags: the owner writes, any thread's free reads ---------- */
+
+static inline unsigned shd_flags(const shd_page_t *pg)
+{
+	return atomic_load_explicit(&pg->flags, memory_order_relaxed);
+}
+static inline void shd_flags_set(shd_page_t *pg, unsigned f)
+{
+	atomic_store_explicit(&pg->flags, (uint8_t)f, memory_order_relaxed);
+}
 
 /* ---- address arithmetic --------------------------------------------- */
 

@@ -99,7 +99,7 @@ static int shd_check_page(shd_state_t *st, const shd_page_t *pg, hl_report_t *r)
 		shd_problem(r, &bad, "page %p: capacity %u > reserved %u", (void *)pg, pg->capacity, pg->reserved);
 	if ((size_t)pg->reserved * pg->block_size > (size_t)pg->slice_count * SHD_SLICE_SIZE)
 		shd_problem(r, &bad, "page %p: reserved blocks overrun the page", (void *)pg);
-	if ((pg->flags & SHD_PF_FULL) && (pg->free || pg->local_free || pg->capacity != pg->reserved))
+	if ((shd_flags(pg) & SHD_PF_FULL) && (pg->free || pg->local_free || pg->capacity != pg->reserved))
 		shd_problem(r, &bad, "page %p: in the full queue with free blocks", (void *)pg);
 	return bad;
 }
@@ -144,9 +144,9 @@ static int shd_check_heap(shd_state_t *st, shd_heap_t *hp, hl_report_t *r)
 			count++;
 			if (atomic_load(&pg->heap) != hp)
 				shd_problem(r, &bad, "heap %u: queue %u holds a page of another heap", hp->tid, b);
-			if (((pg->flags & SHD_PF_FULL) != 0) != (b == SHD_BIN_FULL))
+			if (((shd_flags(pg) & SHD_PF_FULL) != 0) != (b == SHD_BIN_FULL))
 				shd_problem(r, &bad, "heap %u: page %p in queue %u with in_full %d", hp->tid,
-					    (void *)pg, b, pg->flags & SHD_PF_FULL);
+					    (void *)pg, b, shd_flags(pg) & SHD_PF_FULL);
 			if (b != SHD_BIN_FULL && pg->bin != b)
 				shd_problem(r, &bad, "heap %u: page of bin %u in queue %u", hp->tid, pg->bin, b);
 			if ((pg->next ? pg->next->prev : q->last) != pg)

@@ -19,7 +19,7 @@ uint64_t shd_random(shd_heap_t *hp)
 
 shd_queue_t *shd_queue_of(shd_heap_t *hp, const shd_page_t *pg)
 {
-	return &hp->queues[(pg->flags & SHD_PF_FULL) ? SHD_BIN_FULL : pg->bin];
+	return &hp->queues[(shd_flags(pg) & SHD_PF_FULL) ? SHD_BIN_FULL : pg->bin];
 }
 
 /* Points every direct[w] of queue @p q's bin at its first page. */
@@ -188,7 +188,7 @@ static void shd_page_extend(shd_heap_t *hp, shd_page_t *pg)
 void shd_page_to_full(shd_heap_t *hp, shd_page_t *pg)
 {
 	shd_queue_remove(hp, shd_queue_of(hp, pg), pg);
-	pg->flags |= SHD_PF_FULL;
+	shd_flags_set(pg, shd_flags(pg) | SHD_PF_FULL);
 	shd_queue_push(hp, &hp->queues[SHD_BIN_FULL], pg, true);
 	shd_set_delay(pg, SHD_USE_DELAYED, false);
 }
@@ -197,7 +197,7 @@ void shd_page_unfull(shd_heap_t *hp, shd_page_t *pg)
 {
 	shd_set_delay(pg, SHD_NO_DELAYED, false);
 	shd_queue_remove(hp, &hp->queues[SHD_BIN_FULL], pg);
-	pg->flags &= (uint8_t)~SHD_PF_FULL;
+	shd_flags_set(pg, shd_flags(pg) & ~(unsigned)SHD_PF_FULL);
 	shd_queue_push(hp, &hp->queues[pg->bin], pg, true);
 }
 
@@ -205,7 +205,7 @@ void shd_page_unfull(shd_heap_t *hp, shd_page_t *pg)
 void shd_page_free_empty(shd_heap_t *hp, shd_page_t *pg)
 {
 	shd_queue_remove(hp, shd_queue_of(hp, pg), pg);
-	pg->flags = 0;
+	shd_flags_set(pg, 0);
 	pg->retire = 0;
 	shd_segment_page_free(hp, pg);
 }
@@ -216,7 +216,7 @@ void shd_page_free_empty(shd_heap_t *hp, shd_page_t *pg)
 void shd_page_emptied(shd_heap_t *hp, shd_page_t *pg)
 {
 	shd_queue_t *q = shd_queue_of(hp, pg);
-	if (!(pg->flags & SHD_PF_FULL) && pg->bin < SHD_BIN_HUGE && q->first == pg && q->last == pg) {
+	if (!(shd_flags(pg) & SHD_PF_FULL) && pg->bin < SHD_BIN_HUGE && q->first == pg && q->last == pg) {
 		pg->retire = (uint8_t)(1 + (pg->block_size <= SHD_SMALL_OBJ_MAX ? SHD_RETIRE_CYCLES
 									   : SHD_RETIRE_CYCLES / 4));
 		if (pg->bin < hp->retired_min)
@@ -256,7 +256,7 @@ void shd_free_local_slow(shd_heap_t *hp, shd_page_t *pg)
 {
 	if (pg->used == 0)
 		shd_page_emptied(hp, pg);
-	else if (pg->flags & SHD_PF_FULL)
+	else if (shd_flags(pg) & SHD_PF_FULL)
 		shd_page_unfull(hp, pg);
 }
 
@@ -365,11 +365,11 @@ void shd_heap_adopt_page(shd_heap_t *hp, shd_page_t *pg)
 {
 	atomic_store_explicit(&pg->heap, hp, memory_order_release);
 	shd_set_delay(pg, SHD_NO_DELAYED, true);
-	pg->flags &= (uint8_t)~SHD_PF_FULL;
+	shd_flags_set(pg, shd_flags(pg) & ~(unsigned)SHD_PF_FULL);
 	pg->retire = 0;
 	shd_page_collect(pg);
 	if (pg->bin == SHD_BIN_HUGE && pg->used == pg->capacity) {
-		pg->flags |= SHD_PF_FULL;
+		shd_flags_set(pg, shd_flags(pg) | SHD_PF_FULL);
 		shd_queue_push(hp, &hp->queues[SHD_BIN_FULL], pg, true);
 		shd_set_delay(pg, SHD_USE_DELAYED, false);
 	} else {

@@ -337,7 +337,7 @@ void shd_heap_abandon(shd_heap_t *hp, bool orphan)
 				continue;
 			}
 			shd_queue_remove(hp, &hp->queues[b], pg);
-			pg->flags &= (uint8_t)~SHD_PF_FULL;
+			shd_flags_set(pg, shd_flags(pg) & ~(unsigned)SHD_PF_FULL);
 			pg->retire = 0;
 			atomic_store_explicit(&pg->heap, NULL, memory_order_release);
 		}

@@ -23,7 +23,7 @@ static void shd_tally_page(shd_state_t *st, const shd_page_t *pg, shd_tally_t *t
 	shd_marks_t m;
 	shd_page_mark(st, pg, &m, NULL);
 	t->pages[pg->kind]++;
-	t->full += (pg->flags & SHD_PF_FULL) != 0;
+	t->full += (shd_flags(pg) & SHD_PF_FULL) != 0;
 	t->retired += pg->retire != 0;
 	for (int k = 0; k < SHD_ON_KINDS; k++)
 		t->blocks[k] += (uint64_t)m.n[k];
