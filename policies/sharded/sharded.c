@@ -43,7 +43,10 @@
  *   instead), the heartbeat and deferred-free hooks, heap tags and
  *   first-class heaps (one heap per thread), reclaim-on-free, and the
  *   huge alignments (memalign refuses alignments above 32 MiB).  A
- *   double free is caught in secure or debug mode only.
+ *   double free is caught in secure or debug mode only, and only when the
+ *   freeing thread may read the page's lists (it owns the page, or the page
+ *   is abandoned).  trim (malloc_trim) collects and purges the calling
+ *   thread's heap and reclaims abandoned segments; its pad is ignored.
  */
 #include "config.h"
 #include <errno.h>
