@@ -8,6 +8,7 @@
  * (chunk = request + 8 rounded to 16, at least 32 ...), never from output.
  */
 #include "testlib.h"
+#include "policy.h"             /* hl_thread_get: the core's record of a thread */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -678,6 +679,30 @@ START_TEST(checker_reports_broken_tags_and_lists)
 }
 END_TEST
 
+/* The checker finds the calling thread's tcache through the core's record
+ * of the thread and believes the word only when bins' registry lists it:
+ * a foreign word there (what a host policy handing bins a private record
+ * of its own leaves behind) is reported, not read as a tcache. */
+START_TEST(checker_rejects_a_foreign_tcache_word)
+{
+	static uint64_t foreign[256];           /* zeros: would look like an empty tcache */
+	hl_heap_t *h = tl_heap("bins", "debug:off,ledger:off");
+	hl_free(h, hl_malloc(h, 100));          /* this thread now has a tcache */
+	hl_thread_t *t = hl_thread_get(h);
+	void *mine = t->policy_tls;
+	ck_assert_ptr_nonnull(mine);
+	t->policy_tls = foreign;
+	char text[512] = "";
+	FILE *f = fmemopen(text, sizeof text - 1, "w");
+	ck_assert_int_gt(hl_check(h, f), 0);
+	fclose(f);
+	ck_assert_msg(strstr(text, "not a tcache of this heap") != NULL, "report: %s", text);
+	t->policy_tls = mine;
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
 static void malloc_over_smashed_list(const char *conf)
 {
 	hl_heap_t *h = hl_heap_new("bins", conf);
@@ -722,6 +747,7 @@ static Suite *bins_suite(void)
 	tcase_add_test(tc, fork_child_allocates_on_every_arena);
 	tcase_add_test(tc, double_free_aborts_with_the_message);
 	tcase_add_test(tc, checker_reports_broken_tags_and_lists);
+	tcase_add_test(tc, checker_rejects_a_foreign_tcache_word);
 	tcase_add_test(tc, malloc_aborts_on_a_smashed_list);
 	tcase_add_test_raise_signal(tc, double_free_raises_sigabrt, SIGABRT);
 	suite_add_tcase(s, tc);

@@ -403,6 +403,102 @@ START_TEST(snapshot_draws_lists)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* the fallback's view of a thread                                     */
+
+/* pools keeps no per-thread word: the fallback gets the core's record of
+ * the calling thread, the very record its checker finds again through
+ * hl_thread_get().  A private record handed to the fallback instead made
+ * the bins checker read pools' word as a tcache and fail at the first
+ * check of book/traces/reuse.rep (1 MiB allocated and freed 8 times). */
+START_TEST(fallback_checker_after_big_blocks)
+{
+	if (!tl_has_policy("bins"))
+		return;
+	hl_heap_t *h = tl_heap("pools", "fallback:bins,debug:off");
+	for (int i = 0; i < 8; i++) {
+		void *p = hl_malloc(h, 1 << 20);
+		ck_assert_ptr_nonnull(p);
+		tl_check_clean(h);
+		hl_free(h, p);
+		tl_check_clean(h);
+	}
+	ck_assert_int_eq(pstat(h, "fallback_mallocs"), 8);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+static int count_cached(const hl_block_t *b, void *arg)
+{
+	*(size_t *)arg += b->state == HL_BLOCK_CACHED;
+	return 0;
+}
+
+static size_t cached_blocks(hl_heap_t *h)
+{
+	size_t n = 0;
+	ck_assert_int_eq(hl_walk(h, count_cached, &n), 0);
+	return n;
+}
+
+/* A 600-byte block freed through pools lands in the calling thread's bins
+ * tcache (chunk 600 + 8 rounded up to 16 = 608 bytes, tcache bin
+ * (608 - 32) / 16 = 36), and the checker run by that thread looks at
+ * exactly that cache: a smashed key in the cached block is reported. */
+START_TEST(fallback_checker_sees_callers_tcache)
+{
+	if (!tl_has_policy("bins"))
+		return;
+	hl_heap_t *h = tl_heap("pools", "fallback:bins,debug:off,ledger:off");
+	uint64_t *p = hl_malloc(h, 600);
+	hl_free(h, p);
+	ck_assert_uint_eq(cached_blocks(h), 1);
+	tl_check_clean(h);
+	p[1] ^= 1;                  /* the tcache key: second payload word */
+	char text[512] = "";
+	FILE *f = fmemopen(text, sizeof text - 1, "w");
+	ck_assert_int_gt(hl_check(h, f), 0);
+	fclose(f);
+	ck_assert_msg(strstr(text, "tcache bin 36: bad entry") != NULL, "report: %s", text);
+	p[1] ^= 1;
+	tl_check_clean(h);
+	ck_assert_ptr_eq(hl_malloc(h, 600), p);     /* served from the tcache */
+	hl_free(h, p);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+static void *cache_four(void *arg)
+{
+	hl_heap_t *h = arg;
+	void *v[4];
+	for (int i = 0; i < 4; i++)
+		v[i] = hl_malloc(h, 600 + 16 * i);
+	for (int i = 0; i < 4; i++)
+		hl_free(h, v[i]);
+	return (void *)(hl_check(h, NULL) == 0 ? cached_blocks(h) : 0);
+}
+
+/* A thread caches four fallback blocks (its own checker sees them clean);
+ * its exit reaches the fallback with the record the fallback filled in, so
+ * that tcache is drained back to the arena and nothing stays cached. */
+START_TEST(fallback_tcache_drained_at_thread_exit)
+{
+	if (!tl_has_policy("bins"))
+		return;
+	hl_heap_t *h = tl_heap("pools", "fallback:bins,debug:off,ledger:off");
+	pthread_t t;
+	void *cached = NULL;
+	pthread_create(&t, NULL, cache_four, h);
+	pthread_join(t, &cached);
+	ck_assert_uint_eq((uintptr_t)cached, 4);     /* four sizes, four bins */
+	ck_assert_uint_eq(cached_blocks(h), 0);
+	ck_assert_int_eq(pstat(h, "fallback_frees"), 4);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 /* threads                                                             */
 
 static void *hammer(void *arg)
@@ -601,6 +697,9 @@ static Suite *pools_suite(void)
 	tcase_add_test(tc, walker_sees_both_sides);
 	tcase_add_test(tc, checker_catches_bad_count);
 	tcase_add_test(tc, snapshot_draws_lists);
+	tcase_add_test(tc, fallback_checker_after_big_blocks);
+	tcase_add_test(tc, fallback_checker_sees_callers_tcache);
+	tcase_add_test(tc, fallback_tcache_drained_at_thread_exit);
 	tcase_add_test(tc, threads_share_one_lock);
 	tcase_add_test(tc, bias_moves_then_gives_up);
 	tcase_add_test(tc, fork_child_allocates);

@@ -7,7 +7,9 @@
  * each other, no two free neighbours, every free chunk on exactly one bin
  * (bins are well-formed doubly linked rings and hold as many chunks as the
  * tags call free), bin contents and ordering, the skip lists, the binmap,
- * the top, the fastbins and the calling thread's tcache counts.
+ * the top, the fastbins and the calling thread's tcache counts (that
+ * tcache is found through the core's record of the thread, and only
+ * believed when bins' own registry lists it).
  * Both hold each arena's lock while they look at it.
  */
 #include "bins.h"
@@ -282,6 +284,28 @@ static void bn_check_tcache(bn_state_t *st, bn_tcache_t *tc, hl_report_t *r)
 	}
 }
 
+/** The calling thread's tcache, found as bins' entry points find it: the
+ *  policy_tls word of the core's record for this heap (hl_thread_get), the
+ *  same record a host policy such as pools must hand to bins unchanged.
+ *  The word is trusted only once the registry lists it: a host that gave
+ *  bins a record of its own would leave its own word there, and reading
+ *  that as a tcache reports nonsense ("more entries than its count"). */
+static bn_tcache_t *bn_own_tcache(bn_state_t *st, hl_report_t *r)
+{
+	hl_thread_t *t = hl_thread_get(st->heap);
+	bn_tcache_t *word = t ? t->policy_tls : NULL;
+	if (!word)
+		return NULL;
+	bool listed = false;
+	pthread_mutex_lock(&st->list_lock);
+	for (bn_tcache_t *tc = st->tcaches; tc && !listed; tc = tc->next)
+		listed = tc == word;
+	pthread_mutex_unlock(&st->list_lock);
+	HL_EXPECT(r, listed, "this thread's record holds %p, which is not a tcache of this heap "
+		  "(a host policy must pass its caller's record through)", (void *)word);
+	return listed ? word : NULL;
+}
+
 static void bn_check_mmaps(bn_state_t *st, hl_report_t *r)
 {
 	size_t n = 0, bytes = 0;
@@ -310,9 +334,9 @@ int bn_check(void *stp, hl_report_t *r)
 		bn_unlock(a);
 		a = bn_ring_next(a);
 	} while (a != &st->main);
-	hl_thread_t *t = hl_thread_get(st->heap);
-	if (t && t->policy_tls)
-		bn_check_tcache(st, t->policy_tls, r);
+	bn_tcache_t *tc = bn_own_tcache(st, r);
+	if (tc)
+		bn_check_tcache(st, tc, r);
 	bn_check_mmaps(st, r);
 	return r->problems - before;
 }
