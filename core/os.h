@@ -43,28 +43,65 @@ enum hl_os_call {
 /** Region kinds, for statistics and pictures. */
 enum hl_region_kind { HL_REGION_MAP = 0, HL_REGION_BRK, HL_REGION_META };
 
+/** One region in the page source's table: a mapping this heap reserved.
+ *  Written under hl_os_t.lock. */
 typedef struct hl_region_rec {
 	uintptr_t base;        /**< 0 = empty slot */
-	size_t size;
+	size_t size;           /**< bytes reserved, a page multiple (set once) */
 	unsigned seq;          /**< k in "region#k": order of reservation */
 	unsigned kind;         /**< enum hl_region_kind */
 	size_t *brk_end;       /**< for BRK regions: bytes below the break */
 } hl_region_rec_t;
 
+/** The page source of one heap: its region table and its counters.
+ *  Lives inside the heap; the core sets it up with hl_os_init() and gives
+ *  every region back with hl_os_release_all() when the heap is destroyed. */
 typedef struct hl_os {
 	pthread_mutex_t lock;          /**< guards the region table */
 	hl_region_rec_t *table;        /**< open addressing on base, capacity cap */
+	/** @var hl_os::cap
+	 *  Slots in @c table: 0 until the first reservation, then 256,
+	 *  doubled when three quarters are taken (lock).
+	 *  @var hl_os::used
+	 *  Slots holding a region still reserved; the slot of a released
+	 *  region is kept as a tombstone (base 1) and not counted (lock). */
 	size_t cap, used;
 	unsigned next_seq;             /**< region numbers handed out */
 	size_t page;                   /**< the kernel's page size */
 	/* counters: updated with relaxed atomics */
+	/** How many times each kernel call (enum hl_os_call) was made; the
+	 *  growth of the region table is counted too. */
 	uint64_t calls[HL_OS_NCALLS];
+	/** @var hl_os::reserved_bytes
+	 *  Address space of the heap's regions reserved now (metadata regions
+	 *  excluded).
+	 *  @var hl_os::committed_bytes
+	 *  Bytes of those regions readable and writable now: grows on a
+	 *  committed reserve and hl_os_commit, shrinks on hl_os_decommit and
+	 *  by the committed bytes a caller declares to hl_os_release.
+	 *  @var hl_os::meta_bytes
+	 *  Bytes of metadata regions (hl_os_reserve_meta) and of the region
+	 *  table itself. */
 	uint64_t reserved_bytes, committed_bytes, meta_bytes;
+	/** @var hl_os::peak_reserved
+	 *  Highest value reserved_bytes has reached.
+	 *  @var hl_os::peak_committed
+	 *  Highest value committed_bytes has reached. */
 	uint64_t peak_reserved, peak_committed;
+	/** @var hl_os::purged_bytes
+	 *  Bytes ever passed to hl_os_purge (running total).
+	 *  @var hl_os::purged_lazy_bytes
+	 *  Bytes ever passed to hl_os_purge_lazy (running total).
+	 *  @var hl_os::decommitted_bytes
+	 *  Bytes ever decommitted (running total).
+	 *  @var hl_os::released_bytes
+	 *  Bytes of non-metadata regions ever released (running total). */
 	uint64_t purged_bytes, purged_lazy_bytes, decommitted_bytes, released_bytes;
 	bool overcommit_fail;          /**< testing: make the next reserve fail */
 } hl_os_t;
 
+/** Sets up an empty page source: no regions, zero counters, the kernel's
+ *  page size read once. */
 void hl_os_init(hl_os_t *os);
 /** Unmaps every region still reserved. */
 void hl_os_release_all(hl_os_t *os);
@@ -81,7 +118,12 @@ void *hl_os_reserve_meta(hl_os_t *os, size_t size);
 /** Unmaps the whole region at @p base; @p committed of it were committed. */
 void hl_os_release(hl_os_t *os, void *base, size_t committed);
 
+/** Makes reserved pages readable and writable (mprotect).
+ *  @return 0, or -1 with errno = ENOMEM. */
 int hl_os_commit(hl_os_t *os, void *addr, size_t size);
+/** Gives committed pages back: their contents are dropped (MADV_DONTNEED)
+ *  and they become PROT_NONE again, reserved but not committed.
+ *  @return 0, or -1 when mprotect failed. */
 int hl_os_decommit(hl_os_t *os, void *addr, size_t size);
 /** MADV_DONTNEED: resident pages dropped, still mapped read/write. */
 int hl_os_purge(hl_os_t *os, void *addr, size_t size);
@@ -103,11 +145,13 @@ bool hl_os_contains(hl_os_t *os, const void *p);
 /** Emits the page source's counters as an "os" object. */
 void hl_os_stats(hl_os_t *os, hl_statw_t *w);
 
+/** The kernel's page size, as read by hl_os_init. */
 static inline size_t hl_os_page(const hl_os_t *os) { return os->page; }
 
 /** Zeroed memory for the core's own records (heap instances, snapshot
  *  buffers), outside any heap and not counted. */
 void *hl_os_boot_alloc(size_t size);
+/** Unmaps what hl_os_boot_alloc(@p size) returned; NULL is ignored. */
 void hl_os_boot_free(void *p, size_t size);
 
 /** An emulated program break. */
@@ -122,5 +166,6 @@ int hl_brk_init(hl_os_t *os, hl_brk_t *b, size_t max);
 /** Moves the break by @p delta bytes (page multiples).  Returns the old
  *  break, or NULL when it cannot grow (ENOMEM) or would go below base. */
 void *hl_brk_move(hl_os_t *os, hl_brk_t *b, intptr_t delta);
+/** The current break: the first byte above the committed prefix. */
 static inline char *hl_brk_current(const hl_brk_t *b) { return b->base + b->end; }
 #endif

@@ -6,7 +6,7 @@
  *                                    ledger, junk, debug checker
  *                                      │ h->policy->malloc(h->state, t, n)
  *                                      ▼
- *                                  policy (policies/<name>/)
+ *                                  policy (policies/NAME/)
  *                                      │ hl_os_*  (os.h)
  *                                      ▼
  *                                  page source ──► kernel
@@ -26,6 +26,14 @@
  * `policy_tls` word belongs to the policy (NULL on a thread's first call).
  * The core calls thread_exit(state, t) when that thread ends, and fork_*
  * around fork().
+ *
+ * A policy that hosts another one (pools sends big requests to a fallback
+ * policy built in the same heap) calls the hosted policy with the record
+ * it was given, unchanged, keeps no `policy_tls` of its own (the word is
+ * the hosted policy's) and forwards thread_exit and fork_*.  The record is
+ * then the one hl_thread_get() returns, so the hosted policy finds its
+ * per-thread state again outside a call (its checker, its stats); a
+ * private record made up by the host would be invisible there.
  */
 #ifndef HL_POLICY_H
 #define HL_POLICY_H
@@ -36,6 +44,7 @@
 #include "dot.h"
 #include "report.h"
 
+/** The core's record of one thread in one heap (struct hl_thread). */
 typedef struct hl_thread hl_thread_t;
 
 /** Largest request any policy is asked to serve (keeps size math safe). */
@@ -43,6 +52,9 @@ typedef struct hl_thread hl_thread_t;
 /** Every block is aligned to this. */
 #define HL_ALIGN 16
 
+/** A policy: its name, its options and the functions the core calls.
+ *  Each compiled-in policy defines one constant table (hl_policy_find);
+ *  the first argument of every function is the state its init returned. */
 typedef struct hl_policy {
 	const char *name;           /**< "bins" */
 	const char *summary;        /**< one line for `heaplab policies` */
@@ -55,12 +67,23 @@ typedef struct hl_policy {
 	 *  core unmaps every region of the heap afterwards. May be NULL. */
 	void (*destroy)(void *st);
 
+	/** Serves @p n bytes (1 <= n <= HL_MAX_REQUEST) for the thread of
+	 *  record @p t: a 16-byte aligned block, or NULL when out of memory. */
 	void *(*malloc)(void *st, hl_thread_t *t, size_t n);
+	/** Takes back block @p p (never NULL), possibly handed out to another
+	 *  thread; aborts through hl_fatal when it can tell p is no live block
+	 *  of this heap. */
 	void (*free)(void *st, hl_thread_t *t, void *p);
 	/** May be NULL: the core then moves the block unless it still fits. */
 	void *(*realloc)(void *st, hl_thread_t *t, void *p, size_t n);
+	/** Serves @p n bytes at an address that is a multiple of @p align (a
+	 *  power of two above 16); NULL when out of memory. */
 	void *(*memalign)(void *st, hl_thread_t *t, size_t align, size_t n);
+	/** Bytes the program may use at live block @p p (at least the size it
+	 *  asked for). */
 	size_t (*usable_size)(void *st, const void *p);
+	/** True when @p p lies in memory this policy instance manages (behind
+	 *  hl_owns); p need not be the start of a live block. */
 	bool (*owns)(void *st, const void *p);
 
 	/** May be NULL (nothing to give back). */
@@ -80,20 +103,33 @@ typedef struct hl_policy {
 
 	/** Thread @p t is exiting: drain its caches.  May be NULL. */
 	void (*thread_exit)(void *st, hl_thread_t *t);
-	/** fork(): take every lock / release them / reinitialise.  May be NULL. */
+	/** Before fork(): takes every lock of the policy, so that no structure
+	 *  is caught half-changed in the child.  May be NULL. */
 	void (*fork_prepare)(void *st);
+	/** After fork(), in the parent: releases what fork_prepare took.  May
+	 *  be NULL. */
 	void (*fork_parent)(void *st);
+	/** After fork(), in the child, where only the forking thread lives on:
+	 *  re-initialises those locks (the core has already marked the other
+	 *  threads' records exited).  May be NULL. */
 	void (*fork_child)(void *st);
 } hl_policy_t;
 
 /** Per (thread, heap) record kept by the core. */
 struct hl_thread {
-	void *policy_tls;      /**< the policy's per-thread state, NULL at first */
-	unsigned index;        /**< small number of this thread in this heap (0..) */
-	uint64_t ops[8];       /**< operation counters, see heap.c */
-	int64_t live_usable;   /**< bytes this thread's calls added minus removed */
-	struct hl_thread *next;/**< heap's list of thread records */
-	bool exited;           /**< thread has gone; record is kept for its counts */
+	void *policy_tls;      /**< the policy's per-thread state, NULL at first;
+				    set by the policy on this thread, cleared by
+				    the core when the thread exits */
+	unsigned index;        /**< small number of this thread in this heap (0..),
+				    set once */
+	uint64_t ops[8];       /**< operation counters, see heap.c; written by
+				    this thread only, read by stats (relaxed) */
+	int64_t live_usable;   /**< bytes this thread's calls added minus removed
+				    (ledger on; same rule as ops) */
+	struct hl_thread *next;/**< heap's list of thread records (set once,
+				    under the heap's threads lock) */
+	bool exited;           /**< thread has gone; record is kept for its counts
+				    and reused by the next new thread (threads lock) */
 };
 
 /** The policy table of a compiled-in policy, or NULL. */
@@ -105,7 +141,9 @@ struct hl_os *hl_heap_os(hl_heap_t *h);
 bool hl_heap_debug(const hl_heap_t *h);
 /** A stable small number for this heap instance (for keys and colours). */
 unsigned hl_heap_id(const hl_heap_t *h);
-/** The thread record of the calling thread for heap @p h. */
+/** The thread record of the calling thread for heap @p h, made on its first
+ *  use: the record every policy function of this heap, a hosted policy's
+ *  included, is called with on this thread. */
 hl_thread_t *hl_thread_get(hl_heap_t *h);
 
 /** Reports heap corruption as "heaplab: <policy>: <what> (<ptr>)" and aborts.

@@ -72,7 +72,7 @@
  *   P(next(c)) == 1  <=>  c is live, cached or in a fastbin
  *   P(next(c)) == 0  =>   prev_size(next(c)) == size(c)
  *   free(c) && free(next(c)) == false                    (coalesced at once)
- *   #free chunks by tags == sum over bins of |bin|        (each on one list)
+ *   free chunks by tags == sum over bins of |bin|        (each on one list)
  *   small bin i holds only size 16*i; large bins sorted by size, descending
  *   bins[i] non-empty => binmap bit i set
  *   P(top) == 1, top ends at the arena's committed end
@@ -122,16 +122,20 @@ enum {
 #define BN_MMAP_THRESHOLD_MAX ((size_t)32 << 20)/**< self-tuning ceiling */
 #define BN_TRIM_ATTEMPT ((size_t)64 << 10)      /**< frees this big try trim */
 
+/** @cond HL_COMPILE_CHECKS */
 _Static_assert(BN_MIN_LARGE == BN_NSMALL * 16, "small bins end where large bins start");
 _Static_assert(BN_TC_MAX_CHUNK == BN_MINSIZE + (BN_TC_BINS - 1) * 16, "64 tcache bins");
+/** @endcond */
 
+/** The flag bits in the low bits of a chunk's size word (see glossary). */
 enum { BN_P = 1, BN_M = 2, BN_A = 4, BN_FLAGS = 7 };
 
 /** A chunk header as it lies in memory (fields past size only when free). */
 typedef struct bn_chunk {
 	size_t prev_size;               /**< size of the chunk below, if free */
 	size_t size;                    /**< size | A | M | P */
-	struct bn_chunk *fd, *bk;       /**< bin links (free chunks) */
+	struct bn_chunk *fd;            /**< next chunk in its bin (free chunks) */
+	struct bn_chunk *bk;            /**< previous chunk in its bin (free chunks) */
 	struct bn_chunk *fd_nextsize;   /**< large bins: next smaller size */
 	struct bn_chunk *bk_nextsize;   /**< large bins: next larger size */
 } bn_chunk_t;
@@ -142,6 +146,7 @@ typedef struct bn_tentry {
 	uint64_t key;     /**< bn_state_t.key while cached, 0 once handed out */
 } bn_tentry_t;
 
+/** An arena (struct bn_arena below). */
 typedef struct bn_arena bn_arena_t;
 
 /** Header at the start of each sub-heap of a secondary arena. */
@@ -175,22 +180,29 @@ struct bn_arena {
 
 /** A mapped chunk's link header (its mapping starts with it). */
 typedef struct bn_mmap {
-	struct bn_mmap *next, *prev;   /**< list of mappings (mmap_lock) */
+	struct bn_mmap *next;          /**< next mapping on the list (mmap_lock) */
+	struct bn_mmap *prev;          /**< previous mapping on the list (mmap_lock) */
 	size_t map_size;               /**< bytes mapped */
 	size_t offset;                 /**< chunk start - mapping start (>= 32;
 					    larger after memalign) */
 } bn_mmap_t;
+/** @cond HL_COMPILE_CHECKS */
 _Static_assert(sizeof(bn_mmap_t) == BN_MAPHDR, "mapping header size");
 _Static_assert(sizeof(bn_heap_t) % 16 == 0, "sub-heap header keeps chunks aligned");
+/** @endcond */
 
 /** Per (thread, heap) state: t->policy_tls. */
 typedef struct bn_tcache {
 	bn_tentry_t *entries[BN_TC_BINS];  /**< list heads (owner thread only) */
 	uint16_t counts[BN_TC_BINS];       /**< entries per bin (owner only) */
 	bn_arena_t *arena;                 /**< bound arena, NULL until needed */
-	uint64_t hits, misses;             /**< owner writes, stats read racily */
+	uint64_t hits;                     /**< mallocs served from the cache
+					        (owner writes, stats read racily) */
+	uint64_t misses;                   /**< cacheable mallocs that found their
+					        bin empty (same rule as hits) */
 	unsigned thread;                   /**< hl_thread_t.index, for pictures */
-	struct bn_tcache *next, *prev;     /**< registry (list_lock) */
+	struct bn_tcache *next;            /**< next in the registry (list_lock) */
+	struct bn_tcache *prev;            /**< previous in the registry (list_lock) */
 } bn_tcache_t;
 
 /** The policy state of one heap. */
@@ -225,7 +237,8 @@ typedef struct bn_state {
 	bool main_bound;           /**< main arena handed out once (list_lock) */
 	unsigned arena_limit;      /**< computed cap, 0 = not yet (list_lock) */
 	bn_tcache_t *tcaches;      /**< registry (list_lock) */
-	uint64_t old_hits, old_misses; /**< from exited threads (list_lock) */
+	uint64_t old_hits;         /**< tcache hits of exited threads (list_lock) */
+	uint64_t old_misses;       /**< tcache misses of exited threads (list_lock) */
 	hl_meta_pool_t arena_pool; /**< secondary arena records (own lock) */
 	hl_meta_pool_t tcache_pool;/**< per-thread records (own lock) */
 	pthread_mutex_t mmap_lock; /**< guards the fields below */
@@ -236,32 +249,53 @@ typedef struct bn_state {
 } bn_state_t;
 
 /* --- chunk accessors --------------------------------------------------- */
+/** The chunk size for a request of @p n bytes: n + 8 rounded up to 16, at
+ *  least BN_MINSIZE (glibc's request2size). */
 static inline size_t bn_request2size(size_t n)
 {
 	size_t s = (n + BN_SIZE_SZ + 15) & ~(size_t)15;
 	return s < BN_MINSIZE ? BN_MINSIZE : s;
 }
+/** Size of chunk @p c in bytes, header included, flags masked off. */
 static inline size_t bn_csize(const bn_chunk_t *c) { return c->size & ~(size_t)BN_FLAGS; }
+/** The P flag of @p c: the chunk just below it is in use. */
 static inline bool bn_prev_inuse(const bn_chunk_t *c) { return c->size & BN_P; }
+/** The M flag of @p c: it has a mapping of its own. */
 static inline bool bn_mmapped(const bn_chunk_t *c) { return c->size & BN_M; }
+/** The chunk header @p off bytes above @p c. */
 static inline bn_chunk_t *bn_at(const void *c, size_t off) { return (bn_chunk_t *)((char *)c + off); }
+/** The chunk header @p off bytes below @p c. */
 static inline bn_chunk_t *bn_before(const void *c, size_t off) { return (bn_chunk_t *)((char *)c - off); }
+/** The chunk right above @p c in memory. */
 static inline bn_chunk_t *bn_next(const bn_chunk_t *c) { return bn_at(c, bn_csize(c)); }
+/** The chunk of payload address @p m (16 bytes below it). */
 static inline bn_chunk_t *bn_mem2chunk(const void *m) { return (bn_chunk_t *)((char *)m - BN_HDR); }
+/** The payload address of chunk @p c: what malloc returns. */
 static inline void *bn_chunk2mem(const bn_chunk_t *c) { return (char *)c + BN_HDR; }
 /** In use as far as the tags tell: the next chunk's P bit. */
 static inline bool bn_inuse(const bn_chunk_t *c) { return bn_prev_inuse(bn_next(c)); }
+/** Marks @p c in use: sets P in the chunk @p off (its size) bytes above. */
 static inline void bn_set_inuse_at(bn_chunk_t *c, size_t off) { bn_at(c, off)->size |= BN_P; }
+/** Marks @p c free: clears P in the chunk @p off (its size) bytes above. */
 static inline void bn_clear_inuse_at(bn_chunk_t *c, size_t off) { bn_at(c, off)->size &= ~(size_t)BN_P; }
+/** Writes the footer of a free chunk @p c of size @p s: the prev_size word
+ *  of the chunk above. */
 static inline void bn_set_foot(bn_chunk_t *c, size_t s) { bn_at(c, s)->prev_size = s; }
+/** Bytes the program may use in live chunk @p c: its size less the size
+ *  word (less both header words when mapped, as nothing lies above it). */
 static inline size_t bn_usable(const bn_chunk_t *c)
 {
 	return bn_csize(c) - (bn_mmapped(c) ? BN_HDR : BN_SIZE_SZ);
 }
 
 /* --- bins -------------------------------------------------------------- */
+/** True when chunk size @p sz belongs to a small bin (below 1024). */
 static inline bool bn_is_small(size_t sz) { return sz < BN_MIN_LARGE; }
+/** Small bin of chunk size @p sz: sz / 16 (2..63). */
 static inline unsigned bn_small_index(size_t sz) { return (unsigned)(sz >> 4); }
+/** Large bin of chunk size @p sz (64..126), glibc's largebin_index_64:
+ *  bins 64 bytes wide up to about 3 KiB, then 512, 4096, 32 KiB and
+ *  256 KiB wide, the last bin taking everything larger. */
 static inline unsigned bn_large_index(size_t sz)
 {
 	if ((sz >> 6) <= 48)  return 48 + (unsigned)(sz >> 6);
@@ -271,64 +305,126 @@ static inline unsigned bn_large_index(size_t sz)
 	if ((sz >> 18) <= 2)  return 124 + (unsigned)(sz >> 18);
 	return 126;
 }
+/** The bin, small or large, where a free chunk of size @p sz is filed. */
 static inline unsigned bn_bin_index(size_t sz)
 {
 	return bn_is_small(sz) ? bn_small_index(sz) : bn_large_index(sz);
 }
+/** The dummy head chunk of bin @p i of arena @p a. */
 static inline bn_chunk_t *bn_bin(bn_arena_t *a, unsigned i) { return &a->bins[i]; }
+/** Sets bin @p i's binmap bit (a chunk was filed there; arena lock). */
 static inline void bn_mark_bin(bn_arena_t *a, unsigned i) { a->binmap[i >> 5] |= 1u << (i & 31); }
+/** True when bin @p i's binmap bit is set (the bin may hold chunks). */
 static inline bool bn_bin_marked(const bn_arena_t *a, unsigned i) { return a->binmap[i >> 5] >> (i & 31) & 1; }
+/** Fastbin of chunk size @p sz: 0 for 32 bytes, one per 16 bytes. */
 static inline unsigned bn_fast_index(size_t sz) { return (unsigned)(sz >> 4) - 2; }
+/** Tcache bin of chunk size @p sz: 0 for 32 bytes, one per 16 bytes. */
 static inline unsigned bn_tc_index(size_t sz) { return (unsigned)((sz - BN_MINSIZE) >> 4); }
 
 /* --- sub-heaps ----------------------------------------------------------- */
+/** The sub-heap holding address @p c: its address rounded down to 64 MiB
+ *  (meaningful only for chunks of secondary arenas). */
 static inline bn_heap_t *bn_heap_of(const void *c)
 {
 	return (bn_heap_t *)((uintptr_t)c & ~(uintptr_t)(BN_HEAP_MAX - 1));
 }
+/** The first chunk of sub-heap @p hp, right after its header. */
 static inline bn_chunk_t *bn_heap_first(const bn_heap_t *hp) { return (bn_chunk_t *)(hp + 1); }
+/** The arena of chunk @p c: the main one unless its A bit sends us to the
+ *  header of its sub-heap. */
 static inline bn_arena_t *bn_arena_of(bn_state_t *st, const bn_chunk_t *c)
 {
 	return (c->size & BN_A) ? bn_heap_of(c)->ar : &st->main;
 }
 /** First chunk of the main arena. */
 static inline bn_chunk_t *bn_main_first(const bn_state_t *st) { return (bn_chunk_t *)st->brk.base; }
+/** The arena after @p a on the ring (acquire load: the ring only grows,
+ *  so it may be walked without list_lock). */
 static inline bn_arena_t *bn_ring_next(bn_arena_t *a) { return __atomic_load_n(&a->next, __ATOMIC_ACQUIRE); }
+/** The current mmap threshold (self-tuning may raise it at any time). */
 static inline size_t bn_mmap_threshold(bn_state_t *st) { return __atomic_load_n(&st->mmap_threshold, __ATOMIC_RELAXED); }
 
 /* --- bins.c ------------------------------------------------------------- */
+/** Locks arena @p a, counting in its contention when the lock was busy. */
 void bn_lock(bn_arena_t *a);
+/** Unlocks arena @p a. */
 static inline void bn_unlock(bn_arena_t *a) { pthread_mutex_unlock(&a->lock); }
+/** Pushes chunk @p c on tcache bin @p idx of @p tc, writing the key and the
+ *  safe-linked next pointer into its payload (owner thread only). */
 void bn_tcache_put(bn_state_t *st, bn_tcache_t *tc, bn_chunk_t *c, unsigned idx);
+/** Pops the newest entry of non-empty tcache bin @p idx and clears its key;
+ *  aborts when the stored link decodes to a misaligned address. */
 void *bn_tcache_get(bn_tcache_t *tc, unsigned idx);
+/** True when @p tc exists and its bin @p idx can take one more chunk. */
 static inline bool bn_tcache_room(const bn_state_t *st, const bn_tcache_t *tc, unsigned idx)
 {
 	return tc && idx < BN_TC_BINS && tc->counts[idx] < st->tcache_count;
 }
 /* --- bins_arena.c: the arena algorithm (arena lock held) ---------------- */
+/** Sets up arena @p a with empty bins; @p index 0 is the main arena. */
 void bn_arena_init(bn_arena_t *a, unsigned index);
+/** glibc's _int_malloc: a chunk of size @p nb from arena @p a (fastbins,
+ *  small bin, unsorted scan, large bins, binmap, top, then sysmalloc),
+ *  moving spare exact fits into @p tc (may be NULL).  The payload, or NULL. */
 void *bn_int_malloc(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, size_t nb);
+/** Frees chunk @p c of arena @p a (not mapped, not cached); @p may_fast
+ *  lets a small chunk go to its fastbin when fastbins are on. */
 void bn_int_free(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, bool may_fast);
+/** Splits a chunk of size @p nb off the bottom of the top chunk; NULL when
+ *  the top cannot keep BN_MINSIZE bytes after it. */
 void *bn_from_top(bn_arena_t *a, size_t nb);
+/** Removes free chunk @p c from whatever bin holds it (skip list included). */
 void bn_unlink(bn_chunk_t *c);
+/** Empties every fastbin, merging each chunk with its free neighbours
+ *  (the pre-2.43 malloc_consolidate). */
 void bn_consolidate(bn_state_t *st, bn_arena_t *a);
+/** A chunk of size @p nb whose payload is a multiple of @p align: takes
+ *  nb + align + BN_MINSIZE, frees the misaligned head (a mapped chunk
+ *  keeps it inside its mapping) and any tail of BN_MINSIZE or more. */
 void *bn_int_memalign(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, size_t align, size_t nb);
+/** realloc of a chunk of arena @p a: shrink in place, grow into the top
+ *  or a free chunk above, else move.  NULL when memory ran out. */
 void *bn_int_realloc(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, bn_chunk_t *c, size_t nb);
 /* --- bins_sys.c: memory from the page source ---------------------------- */
+/** Memory for a request no bin nor the top could serve: a mapping of its
+ *  own at or above the mmap threshold, else a grown top (break or
+ *  sub-heap) split for @p nb, else a mapping after all.  NULL, ENOMEM. */
 void *bn_sysmalloc(bn_state_t *st, bn_arena_t *a, size_t nb);
+/** A chunk of size @p nb in a mapping of its own (M bit, link header in
+ *  front, on the mmap_lock list); its payload, or NULL. */
 void *bn_mmap_chunk(bn_state_t *st, size_t nb);
+/** Unmaps mapped chunk @p c after checking its header against its mapping
+ *  (aborts when they disagree); may raise the self-tuning thresholds. */
 void bn_munmap_chunk(bn_state_t *st, bn_chunk_t *c);
+/** glibc resizes a mapped chunk with mremap; here an emulation that never
+ *  holds two committed copies (see bins_sys.c).  The payload, or NULL. */
 void *bn_mremap_chunk(bn_state_t *st, bn_chunk_t *c, size_t n);
+/** A new secondary arena in a sub-heap of its own (not yet on the ring). */
 bn_arena_t *bn_arena_new(bn_state_t *st);
+/** Gives back the top beyond @p pad: the break moves down (main arena) or
+ *  the sub-heap's tail is decommitted.  Unless @p forced (malloc_trim), the
+ *  top must first have reached trim_threshold.  Returns the bytes given. */
 size_t bn_systrim(bn_state_t *st, bn_arena_t *a, size_t pad, bool forced);
+/** The policy's trim (malloc_trim): in every arena, consolidate, purge the
+ *  whole free pages inside free chunks and, for the main arena, shrink the
+ *  top to @p pad.  Returns the bytes given back. */
 size_t bn_trim(void *st, size_t pad);
 /* --- bins_check.c / bins_dot.c ------------------------------------------ */
+/** The policy's checker: reports every broken invariant listed above for
+ *  each arena, the calling thread's tcache and the mapped chunks. */
 int bn_check(void *st, hl_report_t *r);
+/** The policy's walker: every chunk of every arena by address, then every
+ *  mapped chunk. */
 int bn_walk(void *st, hl_walk_fn fn, void *arg);
+/** Draws arenas, bins, tcaches and mappings (bins_dot.c). */
 void bn_snapshot(void *st, hl_dot_t *d);
+/** Emits the policy's statistics (bins_stats.c). */
 void bn_stats(void *st, hl_statw_t *w);
 /** Visits each chunk of arena @p a in address order (lock held). */
 typedef int (*bn_chunk_fn)(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, hl_block_state_t s, void *arg);
+/** Calls @p fn on every chunk of arena @p a in address order (sub-heaps
+ *  oldest first); stops at the first non-zero return and returns it, or
+ *  -1 when a size runs out of the arena. */
 int bn_arena_chunks(bn_state_t *st, bn_arena_t *a, bn_chunk_fn fn, void *arg);
 /** State of chunk @p c as the tags (and keys) tell. */
 hl_block_state_t bn_chunk_state(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c);

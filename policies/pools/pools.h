@@ -101,7 +101,8 @@ typedef struct pl_pool {
 	union {
 		void *pad;                /**< keeps the header layout of CPython */
 		uint32_t count;           /**< live blocks (lock) */
-	} ref;
+	} ref;                        /**< the live-block count, in a union that
+					  pads it to a pointer as CPython's does */
 	void *freeblock;             /**< first freed block, NULL when none (lock) */
 	struct pl_pool *nextpool;    /**< usedpools ring / freepools list (lock) */
 	struct pl_pool *prevpool;    /**< usedpools ring only (lock) */
@@ -113,8 +114,12 @@ typedef struct pl_pool {
 
 /** POOL_OVERHEAD: the header rounded up to the block alignment (48). */
 #define PL_POOL_OVERHEAD ((uint32_t)((sizeof(pl_pool_t) + 15) & ~(size_t)15))
+/** szidx of a pool just carved, before its first class is set: matches no
+ *  class, so the pool's blocks are laid out afresh on first use. */
 #define PL_NO_CLASS 0xffffu
+/** @cond HL_COMPILE_CHECKS */
 _Static_assert(sizeof(pl_pool_t) == 48, "pool header is CPython's 48 bytes");
+/** @endcond */
 
 /** One arena's descriptor (CPython's arena_object). */
 typedef struct pl_arena {
@@ -138,9 +143,12 @@ typedef struct pl_cover {
  *  atomics: the fallback is called without it). */
 typedef struct pl_counts {
 	uint64_t fallback_mallocs;   /**< requests (and memaligns) sent to the fallback */
-	uint64_t fallback_frees;
+	uint64_t fallback_frees;     /**< frees of fallback blocks sent back to it */
 } pl_counts_t;
 
+/** The policy state of one heap (pools_init): the lock, the geometry, the
+ *  arena map, the pool and arena lists, and the fallback instance.  It
+ *  lives in a metadata region of the heap's page source. */
 typedef struct pl_state {
 	int lock;                    /**< the spinlock standing in for the GIL */
 	int biased;                  /**< 1: bias_owner enters without the lock */
@@ -153,8 +161,10 @@ typedef struct pl_state {
 	hl_os_t *os;                 /**< page source (set once) */
 
 	/* geometry (set once in init) */
-	size_t arena_size, pool_size;
-	unsigned arena_bits, pool_bits;
+	size_t arena_size;           /**< bytes per arena mapping, a power of two */
+	size_t pool_size;            /**< bytes per pool, a power of two */
+	unsigned arena_bits;         /**< log2(arena_size) */
+	unsigned pool_bits;          /**< log2(pool_size) */
 	unsigned align_shift;        /**< 4 (16-byte classes) or 3 (alignment:8) */
 	unsigned nclasses;           /**< 512 >> align_shift */
 	unsigned max_pools;          /**< arena_size / pool_size */
@@ -162,29 +172,36 @@ typedef struct pl_state {
 	uint32_t capacity[PL_MAX_CLASSES]; /**< blocks per pool of a class */
 
 	/* radix tree (root set once; nodes added under lock, read lock-free) */
-	unsigned map_top_bits, map_mid_bits, map_bot_bits;
+	unsigned map_top_bits;       /**< address bits indexing the root node */
+	unsigned map_mid_bits;       /**< address bits indexing a mid node */
+	unsigned map_bot_bits;       /**< address bits indexing a bottom node */
 	unsigned map_shift[3];       /**< address shift for the root, mid, bottom index */
 	uintptr_t map_mask[3];       /**< and the mask after it */
 	void **map_root;             /**< [1 << top] -> mid node [1 << mid] -> bot */
-	size_t map_mid_nodes, map_bot_nodes;
+	size_t map_mid_nodes;        /**< mid nodes made so far, never freed (lock) */
+	size_t map_bot_nodes;        /**< bottom nodes made so far, never freed (lock) */
 
 	/* pools and arenas (lock) */
 	pl_pool_t usedpools[PL_MAX_CLASSES]; /**< ring sentinels, one per class */
 	pl_arena_t *allarenas;       /**< maxarenas descriptors (meta region) */
-	uint32_t maxarenas;
-	pl_arena_t *unused_arena_objects;
-	pl_arena_t *usable_arenas;
-	pl_arena_t *nfp2lasta[PL_MAX_POOLS + 1];
-	uint64_t narenas_currently_allocated;
-	uint64_t ntimes_arena_allocated;
-	uint64_t narenas_highwater;
+	uint32_t maxarenas;          /**< descriptors in allarenas: 16, doubled
+				      when none is left unused */
+	pl_arena_t *unused_arena_objects; /**< descriptors without an arena,
+				      linked through nextarena */
+	pl_arena_t *usable_arenas;   /**< arenas with a free pool, fewest free
+				      pools first (nextarena / prevarena) */
+	pl_arena_t *nfp2lasta[PL_MAX_POOLS + 1]; /**< [k]: last arena on
+				      usable_arenas with k free pools, or NULL */
+	uint64_t narenas_currently_allocated; /**< arenas mapped now */
+	uint64_t ntimes_arena_allocated;      /**< arenas ever mapped */
+	uint64_t narenas_highwater;  /**< most arenas mapped at once */
 	uint64_t small_mallocs;      /**< requests served by pools (lock) */
 	uint64_t small_frees;        /**< blocks given back to pools (lock) */
 
 	pl_counts_t counts;          /**< relaxed atomics */
 
 	/* the fallback policy instance (set once) */
-	const hl_policy_t *fb;
+	const hl_policy_t *fb;       /**< the fallback's policy table */
 	void *fbst;                  /**< its state; t->policy_tls is its word too */
 
 	/* snapshot scratch (pools_dot.c) */
@@ -192,25 +209,33 @@ typedef struct pl_state {
 	struct pl_view *view;        /**< copy of the structures being drawn */
 } pl_state_t;
 
+/** The policy table of `pools` (found by name through hl_policy_find). */
 extern const hl_policy_t hl_policy_pools;
 
 /* ---- accessors ---- */
+/** Bytes served by class @p c: (c + 1) << align_shift. */
 static inline uint32_t pl_class_size(const pl_state_t *s, unsigned c)
 {
 	return (uint32_t)(c + 1) << s->align_shift;
 }
+/** Class of a request of @p n bytes (1..512): (n - 1) >> align_shift. */
 static inline unsigned pl_class_of(const pl_state_t *s, size_t n)
 {
 	return (unsigned)((n - 1) >> s->align_shift);
 }
+/** The pool holding block @p p: its address rounded down to pool_size
+ *  (pools are pool-aligned inside arena-aligned arenas). */
 static inline pl_pool_t *pl_pool_of(const pl_state_t *s, const void *p)
 {
 	return (pl_pool_t *)((uintptr_t)p & ~(uintptr_t)(s->pool_size - 1));
 }
+/** The descriptor of the arena @p pool was carved from. */
 static inline pl_arena_t *pl_arena_of_pool(const pl_state_t *s, const pl_pool_t *pool)
 {
 	return &s->allarenas[pool->arenaindex];
 }
+/** The sentinel of usedpools[@p c]: the ring is empty when it points at
+ *  itself. */
 static inline pl_pool_t *pl_used_head(pl_state_t *s, unsigned c)
 {
 	return &s->usedpools[c];
@@ -232,18 +257,27 @@ static inline uint32_t pl_untouched(const pl_state_t *s, const pl_pool_t *pool)
  * bias_busy = 0) and takes the bias over; after PL_BIAS_MOVES hand-overs
  * all take the spinlock.  Readers (stats, checker ...) revoke, never claim.  Entry returns whether it went by bias, for
  * pl_leave. */
+/** Entry without the bias: takes the spinlock, then (unless @p reader)
+ *  claims the bias for @p t or moves it here from its holder, until
+ *  PL_BIAS_MOVES moves have been made. */
 void pl_enter_locked(pl_state_t *s, hl_thread_t *t, bool reader);
 /** Takes the spinlock (no bias). */
 void pl_lock_slow(pl_state_t *s);
+/** Takes the spinlock: one atomic exchange when it is free, else
+ *  pl_lock_slow. */
 static inline void pl_lock(pl_state_t *s)
 {
 	if (HL_UNLIKELY(__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE)))
 		pl_lock_slow(s);
 }
+/** Releases the spinlock (a release store). */
 static inline void pl_unlock(pl_state_t *s)
 {
 	__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
 }
+/** Enters for thread @p t: by bias when t holds it and it still stands,
+ *  else through pl_enter_locked.  Returns whether it went by bias, for
+ *  pl_leave. */
 static inline bool pl_enter_as(pl_state_t *s, hl_thread_t *t, bool reader)
 {
 	if (__atomic_load_n(&s->bias_owner, __ATOMIC_RELAXED) == t) {
@@ -261,6 +295,7 @@ static inline bool pl_enter(pl_state_t *s, hl_thread_t *t)
 {
 	return pl_enter_as(s, t, false);
 }
+/** Leaves what pl_enter_as entered; @p by_bias is what it returned. */
 static inline void pl_leave(pl_state_t *s, bool by_bias)
 {
 	if (by_bias)
@@ -280,17 +315,22 @@ void pl_lock_init(pl_state_t *s);
 void pl_revoke_bias(pl_state_t *s);
 
 /* ---- arena map (pools_map.c) ---- */
+/** Splits the address bits above an arena among the three levels and
+ *  reserves the root node; 0, or -1 after hl_set_error. */
 int pl_map_init(pl_state_t *s);
 /** Marks [base, base + arena_size) as ours (used) or not; -1 without memory. */
 int pl_map_mark(pl_state_t *s, uintptr_t base, bool used);
+/** Root-node index of address @p a. */
 static inline unsigned pl_i1(const pl_state_t *s, uintptr_t a)
 {
 	return (unsigned)(a >> s->map_shift[0]);
 }
+/** Mid-node index of address @p a. */
 static inline unsigned pl_i2(const pl_state_t *s, uintptr_t a)
 {
 	return (unsigned)((a >> s->map_shift[1]) & s->map_mask[1]);
 }
+/** Bottom-node index of address @p a: its arena-sized slot. */
 static inline unsigned pl_i3(const pl_state_t *s, uintptr_t a)
 {
 	return (unsigned)((a >> s->map_shift[2]) & s->map_mask[2]);
@@ -312,15 +352,27 @@ static inline bool pl_map_is_used(const pl_state_t *s, const void *p)
 	int32_t tail = (int32_t)(a & s->map_mask[0]);
 	return tail < lo || (tail >= hi && hi != 0);
 }
-/** Bytes of the map's root, mid and bottom nodes. */
+/** Bytes of the map's root node. */
 size_t pl_map_root_bytes(const pl_state_t *s);
+/** Bytes of all the map's mid nodes made so far. */
 size_t pl_map_mid_bytes(const pl_state_t *s);
+/** Bytes of all the map's bottom nodes made so far. */
 size_t pl_map_bot_bytes(const pl_state_t *s);
 
 /* ---- arenas and pools (pools_arena.c), all under the lock ---- */
+/** usedpools[@p c] is empty: takes a pool from the head of usable_arenas
+ *  (mapping a new arena when there is none), puts it on the ring and
+ *  returns its first block; NULL when out of memory. */
 __attribute__((noinline)) void *pl_alloc_from_new_pool(pl_state_t *s, unsigned c);
+/** @p pool's free list ran dry: its next never-used block becomes
+ *  freeblock, or, when none is left, the now full pool leaves usedpools. */
 __attribute__((noinline)) void pl_pool_extend(pl_state_t *s, pl_pool_t *pool);
+/** A full @p pool got a block back: it goes first on the usedpools ring of
+ *  its class. */
 __attribute__((noinline)) void pl_insert_to_usedpool(pl_state_t *s, pl_pool_t *pool);
+/** The last block of @p pool came back: the pool moves from usedpools to
+ *  its arena's freepools, and the arena moves along usable_arenas to stay
+ *  sorted, or is unmapped when wholly free and not the last arena there. */
 __attribute__((noinline)) void pl_insert_to_freepool(pl_state_t *s, pl_pool_t *pool);
 /** True when @p pool of arena @p a has been carved (has a header). */
 static inline bool pl_pool_is_carved(const pl_arena_t *a, const pl_pool_t *pool)
@@ -329,11 +381,21 @@ static inline bool pl_pool_is_carved(const pl_arena_t *a, const pl_pool_t *pool)
 }
 
 /* ---- looking inside (pools_check.c, pools_dot.c, pools_stats.c) ---- */
+/** The policy's checker: I1..I7 under the lock, then the fallback's own
+ *  checker. */
 int pools_check(void *st, hl_report_t *r);
+/** The policy's walker: the blocks of every carved pool, each wholly free
+ *  pool and each arena's never-carved tail as one block, then the
+ *  fallback's blocks. */
 int pools_walk(void *st, hl_walk_fn fn, void *arg);
+/** Draws arenas, pools, block maps and the lists, then the fallback's own
+ *  picture (pools_dot.c). */
 void pools_snapshot(void *st, hl_dot_t *d);
 /** Reserves the snapshot scratch; 0 or -1. */
 int pl_view_init(pl_state_t *s);
+/** Emits per-class pool and block counts, arena counts, the bytes lost to
+ *  pool headers, quantization, stride padding and the arena map, and the
+ *  fallback's own stats. */
 void pools_stats(void *st, hl_statw_t *w);
 /** Marks the free blocks of @p pool in @p bits (one bit per block index);
  *  returns how many, or -1 when the list leaves the pool or loops. */
