@@ -113,17 +113,28 @@ enum {
 	SHD_PURGE_EXTEND = 1,                        /**< ms a further free page
 	                                                  adds to a pending purge */
 };
+/** Bytes in a slice (64 KiB). */
 #define SHD_SLICE_SIZE ((size_t)1 << SHD_SLICE_SHIFT)
+/** Bytes in a segment, which is also its alignment (64 MiB). */
 #define SHD_SEGMENT_SIZE ((size_t)1 << SHD_SEGMENT_SHIFT)
+/** Span of a small page: exactly one slice. */
 #define SHD_SMALL_PAGE SHD_SLICE_SIZE
+/** Span of a medium page: SHD_MEDIUM_SLICES slices (512 KiB). */
 #define SHD_MEDIUM_PAGE (SHD_MEDIUM_SLICES * SHD_SLICE_SIZE)
-#define SHD_SMALL_OBJ_MAX (SHD_SMALL_PAGE / 4)     /* 16 KiB */
-#define SHD_MEDIUM_OBJ_MAX (SHD_MEDIUM_PAGE / 4)   /* 128 KiB */
-#define SHD_LARGE_OBJ_MAX (SHD_SEGMENT_SIZE / 2)   /* 32 MiB */
-#define SHD_SMALL_SIZE_MAX ((SHD_DIRECT - 1) * 8)  /* 1 KiB */
+/** Largest block a small page takes (16 KiB), so it holds at least four. */
+#define SHD_SMALL_OBJ_MAX (SHD_SMALL_PAGE / 4)
+/** Largest block a medium page takes (128 KiB), again at least four a page. */
+#define SHD_MEDIUM_OBJ_MAX (SHD_MEDIUM_PAGE / 4)
+/** Largest block a large page (inside a shared segment) takes (32 MiB);
+ *  anything bigger is huge and gets a segment of its own. */
+#define SHD_LARGE_OBJ_MAX (SHD_SEGMENT_SIZE / 2)
+/** Largest request served through the heap's direct table (1 KiB). */
+#define SHD_SMALL_SIZE_MAX ((SHD_DIRECT - 1) * 8)
 
+/** @cond HL_COMPILE_CHECKS */
 _Static_assert(SHD_SMALL_SIZE_MAX == 1024, "direct table covers 1 KiB");
 _Static_assert(SHD_SMALL_OBJ_MAX * 4 == SHD_SMALL_PAGE, "4 blocks per small page");
+/** @endcond */
 
 /** Delayed-free state in the low two bits of page->thread_free. */
 enum shd_delay {
@@ -133,17 +144,32 @@ enum shd_delay {
 	SHD_NEVER_DELAYED = 3, /**< abandoned: no heap to tell (sticky) */
 };
 
-enum shd_page_kind { SHD_PAGE_SMALL, SHD_PAGE_MEDIUM, SHD_PAGE_LARGE, SHD_PAGE_HUGE };
+/** How big a page is and what it holds (shd_page_t.kind, set at page init). */
+enum shd_page_kind {
+	SHD_PAGE_SMALL,        /**< one slice; blocks up to SHD_SMALL_OBJ_MAX */
+	SHD_PAGE_MEDIUM,       /**< SHD_MEDIUM_SLICES slices; blocks up to SHD_MEDIUM_OBJ_MAX */
+	SHD_PAGE_LARGE,        /**< one block up to SHD_LARGE_OBJ_MAX, as many slices
+	                            as it needs, in a shared segment; queued on SHD_BIN_HUGE */
+	SHD_PAGE_HUGE,         /**< one block above SHD_LARGE_OBJ_MAX: the only page
+	                            of a segment made for it */
+};
 
+/** Bits of shd_page_t.flags: the owner sets and clears them, any thread's
+ *  free reads them (relaxed; see shd_flags()). */
 enum shd_page_flag {
 	SHD_PF_FULL = 1,       /**< page is in its heap's full queue */
 	SHD_PF_ALIGNED = 2,    /**< memalign handed out interior pointers */
 };
 
 /** A free block: the first word links the lists (encoded in secure mode). */
-typedef struct shd_block { uintptr_t next; } shd_block_t;
+typedef struct shd_block {
+	uintptr_t next;       /**< next block of the same list; written with
+	                           shd_set_next(), read with shd_next() */
+} shd_block_t;
 
+/** Per-thread heap (struct shd_heap, below). */
 typedef struct shd_heap shd_heap_t;
+/** The policy instance (struct shd_state, below). */
 typedef struct shd_state shd_state_t;
 
 /**
@@ -170,7 +196,8 @@ typedef struct shd_page {
 	_Atomic uintptr_t thread_free; /**< remote frees | delay state (CAS) */
 	_Atomic(shd_heap_t *) heap; /**< owning heap; NULL while abandoned.
 	                               Written by owner / reclaimer only */
-	struct shd_page *next, *prev; /**< heap queue links (owner) */
+	struct shd_page *next;    /**< following page in its heap queue (owner) */
+	struct shd_page *prev;    /**< preceding page in its heap queue (owner) */
 	uint32_t slice_count;     /**< slices this page spans (first slice) */
 	uint32_t slice_offset;    /**< slices back to the page's first slice */
 } shd_page_t;
@@ -192,15 +219,18 @@ typedef struct shd_segment {
 	uint64_t purged[SHD_LIST_WORDS];       /**< free slice already purged */
 	int64_t purge_expire;     /**< ms when purge_mask is due (0 = none) */
 	size_t committed_bytes;   /**< for hl_os_release */
-	struct shd_segment *hnext, *hprev; /**< owner heap's list, or the
-	                                       abandoned list (st->lock) */
-	struct shd_segment *gnext, *gprev; /**< every segment (st->lock) */
+	struct shd_segment *hnext; /**< next on the owner heap's list (owner
+	                                thread), or on the abandoned list (st->lock) */
+	struct shd_segment *hprev; /**< previous on the same list as hnext */
+	struct shd_segment *gnext; /**< next in st->segs, every segment (st->lock) */
+	struct shd_segment *gprev; /**< previous in st->segs (st->lock) */
 	shd_page_t pages[SHD_SLICES]; /**< one descriptor per slice */
 } shd_segment_t;
 
 /** A queue of pages of one bin (or the full queue); owner thread only. */
 typedef struct shd_queue {
-	shd_page_t *first, *last;
+	shd_page_t *first;        /**< page malloc tries first; direct[] points here */
+	shd_page_t *last;         /**< tail: where pages coming back are appended */
 	size_t block_size;        /**< size of the bin */
 	size_t count;             /**< pages in the queue */
 } shd_queue_t;
@@ -210,7 +240,7 @@ typedef struct shd_counts {
 	uint64_t remote_frees;    /**< frees of blocks owned by other heaps */
 	uint64_t delayed_frees;   /**< blocks taken from the delayed list */
 	uint64_t purges;          /**< purge calls */
-	uint64_t purged_bytes;
+	uint64_t purged_bytes;    /**< bytes those purge calls gave back */
 	uint64_t pages_fresh;     /**< pages initialised */
 	uint64_t pages_freed;     /**< pages returned to their segment */
 	uint64_t reclaimed;       /**< abandoned segments taken over */
@@ -223,22 +253,26 @@ struct shd_heap {
 	shd_queue_t queues[SHD_BIN_FULL + 1];  /**< bins, huge, full */
 	_Atomic(shd_block_t *) delayed;        /**< remote frees into full
 	                                            pages (pushed by CAS) */
-	shd_state_t *st;
-	hl_thread_t *t;
+	shd_state_t *st;          /**< the policy instance it belongs to (fixed) */
+	hl_thread_t *t;           /**< core thread record it hangs off (fixed) */
 	unsigned tid;             /**< t->index, for colours */
 	uint64_t rnd;             /**< random state (secure shuffles, keys) */
 	shd_segment_t *segs;      /**< segments this heap owns (hnext) */
-	uint8_t retired_min, retired_max; /**< bins that may hold retired pages */
+	uint8_t retired_min;      /**< lowest bin that may hold a retired page */
+	uint8_t retired_max;      /**< highest such bin; shd_collect_retired()
+	                               scans [retired_min, retired_max] */
 	int64_t purge_next;       /**< earliest purge_expire of its segments
 	                               (ms, 0 = nothing scheduled) */
-	shd_counts_t c;
-	shd_heap_t *next, *prev;  /**< st->heaps (st->lock) */
+	shd_counts_t c;           /**< this heap's counters; folded into st->gone
+	                               when its thread ends */
+	shd_heap_t *next;         /**< next in st->heaps (st->lock) */
+	shd_heap_t *prev;         /**< previous in st->heaps (st->lock) */
 };
 
 /** The policy instance. */
 struct shd_state {
-	hl_heap_t *h;
-	hl_os_t *os;
+	hl_heap_t *h;             /**< the core heap this instance serves (fixed) */
+	hl_os_t *os;              /**< its page source (fixed) */
 	bool secure;              /**< secure:on */
 	bool checks;              /**< validate every free (secure or debug) */
 	bool debug;               /**< debug:on — the core junk-fills freed
@@ -254,16 +288,20 @@ struct shd_state {
 	shd_heap_t *heaps;        /**< live thread heaps */
 	_Atomic uint8_t *segmap;  /**< one bit per 64 MiB of address space */
 	shd_counts_t gone;        /**< counters of heaps of exited threads */
-	uint64_t segments_made, segments_released, segments_abandoned;
+	uint64_t segments_made;   /**< segments reserved so far (lock) */
+	uint64_t segments_released; /**< segments given back to the page source (lock) */
+	uint64_t segments_abandoned; /**< times a segment went onto `abandoned` (lock) */
 	shd_page_t empty;         /**< page with no free blocks: direct[] filler */
 };
 
 /* ---- page flags: the owner writes, any thread's free reads ---------- */
 
+/** The page's shd_page_flag bits (relaxed load: any thread may ask). */
 static inline unsigned shd_flags(const shd_page_t *pg)
 {
 	return atomic_load_explicit(&pg->flags, memory_order_relaxed);
 }
+/** Replaces @p pg's flags with @p f; only its owner calls this. */
 static inline void shd_flags_set(shd_page_t *pg, unsigned f)
 {
 	atomic_store_explicit(&pg->flags, (uint8_t)f, memory_order_relaxed);
@@ -271,11 +309,16 @@ static inline void shd_flags_set(shd_page_t *pg, unsigned f)
 
 /* ---- address arithmetic --------------------------------------------- */
 
+/** The segment @p p would lie in: p rounded down to SHD_SEGMENT_SIZE (the
+ *  caller checks with shd_segmap_has() that it really is one). */
 static inline shd_segment_t *shd_segment_of(const void *p)
 {
 	return (shd_segment_t *)((uintptr_t)p & ~(uintptr_t)(SHD_SEGMENT_SIZE - 1));
 }
 
+/** Descriptor of the page holding @p p in segment @p s: the slice's
+ *  descriptor, stepped back by its slice_offset to the page's first slice
+ *  (an address past the last slice counts as the last slice). */
 static inline shd_page_t *shd_page_of(shd_segment_t *s, const void *p)
 {
 	size_t i = ((uintptr_t)p - (uintptr_t)s) >> SHD_SLICE_SHIFT;
@@ -283,11 +326,13 @@ static inline shd_page_t *shd_page_of(shd_segment_t *s, const void *p)
 	return pg - pg->slice_offset;
 }
 
+/** Address of slice @p i of segment @p s. */
 static inline uint8_t *shd_slice_addr(shd_segment_t *s, size_t i)
 {
 	return (uint8_t *)s + (i << SHD_SLICE_SHIFT);
 }
 
+/** Slice index of descriptor @p pg inside segment @p s. */
 static inline size_t shd_page_index(shd_segment_t *s, const shd_page_t *pg)
 {
 	return (size_t)(pg - s->pages);
@@ -349,15 +394,18 @@ static inline size_t shd_bin_wsize(unsigned bin)
 	return (size_t)(5 + k) << (b - 2);
 }
 
+/** Bin of a request of @p n bytes (rounded up to whole words). */
 static inline unsigned shd_bin_of(size_t n) { return shd_bin_of_wsize((n + 7) >> 3); }
 
 /* ---- encoded free lists ------------------------------------------------ */
 
+/** @p x rotated left by @p r mod 64 bits (secure link encoding). */
 static inline uintptr_t shd_rotl(uintptr_t x, unsigned r)
 {
 	r &= 63;
 	return r ? (x << r) | (x >> (64 - r)) : x;
 }
+/** @p x rotated right by @p r mod 64 bits: undoes shd_rotl(). */
 static inline uintptr_t shd_rotr(uintptr_t x, unsigned r)
 {
 	r &= 63;
@@ -407,41 +455,116 @@ static inline shd_block_t *shd_next(const shd_page_t *pg, const shd_block_t *b)
 	return n;
 }
 
+/** The list head of a thread_free word @p tf (delay bits masked off). */
 static inline uintptr_t shd_tf_ptr(uintptr_t tf) { return tf & ~(uintptr_t)3; }
+/** The enum shd_delay state in the low two bits of @p tf. */
 static inline unsigned shd_tf_delay(uintptr_t tf) { return (unsigned)(tf & 3); }
 
 /* ---- time -------------------------------------------------------------- */
+/** Milliseconds of CLOCK_MONOTONIC: the clock of the purge delay. */
 int64_t shd_now_ms(void);
 
 /* ---- sharded_page.c: pages and queues ---------------------------------- */
+/** Unlinks @p pg from queue @p q of heap @p hp; when it was the first
+ *  page, the direct table entries of the bin follow the new first page. */
 void shd_queue_remove(shd_heap_t *hp, shd_queue_t *q, shd_page_t *pg);
+/** Links @p pg into queue @p q of heap @p hp, at the tail when @p at_end
+ *  (and the queue is not empty), else at the head; a new first page is
+ *  written into the bin's direct table entries. */
 void shd_queue_push(shd_heap_t *hp, shd_queue_t *q, shd_page_t *pg, bool at_end);
+/** Sets the delay bits of @p pg's thread_free to @p delay (an enum
+ *  shd_delay) by CAS, yielding while a remote free is DELAYED_FREEING;
+ *  a NEVER_DELAYED page keeps that state unless @p override_never. */
 void shd_set_delay(shd_page_t *pg, unsigned delay, bool override_never);
+/** Owner side: moves @p pg's remote frees onto local_free (one exchange
+ *  of the thread_free head; used drops by their count), then hands
+ *  local_free over as `free` if `free` is empty. */
 void shd_page_collect(shd_page_t *pg);
+/** Moves @p pg from its bin queue to heap @p hp's full queue, sets
+ *  SHD_PF_FULL and asks for delayed frees (USE_DELAYED). */
 void shd_page_to_full(shd_heap_t *hp, shd_page_t *pg);
+/** Undoes shd_page_to_full(): remote frees go to thread_free again, and
+ *  @p pg is appended to its bin's queue of heap @p hp. */
 void shd_page_unfull(shd_heap_t *hp, shd_page_t *pg);
+/** Takes empty page @p pg off its queue of heap @p hp, clears its flags
+ *  and retire count and gives its slices back to the segment. */
 void shd_page_free_empty(shd_heap_t *hp, shd_page_t *pg);
+/** The last block of @p pg came back: the only page of a small or medium
+ *  bin is retired (kept for SHD_RETIRE_CYCLES slow paths, a quarter of that
+ *  for medium blocks) and its bin recorded in @p hp's retired range; any
+ *  other page is freed at once. */
 void shd_page_emptied(shd_heap_t *hp, shd_page_t *pg);
+/** A page of heap @p hp with a free block for a request of @p n bytes:
+ *  from the bin's queue (moving exhausted pages to full on the way), else
+ *  from up to 8 reclaimed abandoned segments, else a fresh page.
+ *  @return the page, or NULL when no memory is left. */
 shd_page_t *shd_find_page(shd_heap_t *hp, size_t n);
+/** Empties heap @p hp's delayed list in one exchange and frees every block
+ *  on it as a local free, so full pages return to their bin queues. */
 void shd_delayed_drain(shd_heap_t *hp);
+/** Counts down the retired pages of heap @p hp: a page in use again stops
+ *  being retired, one still empty at zero (or at once, @p force) is freed. */
 void shd_collect_retired(shd_heap_t *hp, bool force);
+/** Slow end of an owner's free into @p pg of heap @p hp: an empty page
+ *  goes to shd_page_emptied(), a full one leaves the full queue. */
 void shd_free_local_slow(shd_heap_t *hp, shd_page_t *pg);
+/** Any thread: frees block @p b of a page it does not own.  One CAS pushes
+ *  it on @p pg's thread_free, or, when the page is in USE_DELAYED state,
+ *  marks DELAYED_FREEING, pushes @p b on the owning heap's delayed list
+ *  (if the page has an owner) and sets NO_DELAYED. */
 void shd_free_remote(shd_page_t *pg, shd_block_t *b);
+/** A page of a segment heap @p hp reclaimed: @p pg names hp as its heap,
+ *  leaves NEVER_DELAYED, has its remote frees collected and joins hp's bin
+ *  queue (a huge-bin page with every block used goes to the full queue).
+ *  The caller frees it if used is then 0. */
 void shd_heap_adopt_page(shd_heap_t *hp, shd_page_t *pg);
+/** Next value of heap @p hp's pseudo-random sequence (hl_mix64 of rnd). */
 uint64_t shd_random(shd_heap_t *hp);
+/** The queue of heap @p hp that @p pg sits in: the full queue when
+ *  SHD_PF_FULL is set, else its bin's. */
 shd_queue_t *shd_queue_of(shd_heap_t *hp, const shd_page_t *pg);
 
 /* ---- sharded_segment.c: segments, purging, abandon / reclaim ---------- */
+/** A new page of @p kind (enum shd_page_kind) for blocks of @p block_size
+ *  bytes, owned by heap @p hp: a huge page gets a segment of its own, other
+ *  kinds take the first run of free slices in one of hp's segments, else a
+ *  new segment.  Runs the purges that are due first.
+ *  @return the page descriptor, or NULL when the page source is exhausted. */
 shd_page_t *shd_segment_page_alloc(shd_heap_t *hp, size_t block_size, unsigned kind);
+/** Gives the slices of empty page @p pg back to its segment (owned by heap
+ *  @p hp) and schedules their purge; the segment is released when it was
+ *  huge or this was its last page.  Secure mode renews the guard page. */
 void shd_segment_page_free(shd_heap_t *hp, shd_page_t *pg);
+/** Purges the slices of heap @p hp's segments whose purge_expire has passed
+ *  (every pending one when @p force) and recomputes hp->purge_next. */
 void shd_segment_purge_due(shd_heap_t *hp, bool force);
+/** Heap @p hp's thread is ending: its pages stop taking delayed frees, the
+ *  delayed list is drained, empty pages are freed, and the remaining
+ *  segments go on st->abandoned without an owner.  @p orphan: a fork child
+ *  drops the heap of a thread that did not survive the fork, so the delay
+ *  bits are stored without waiting on a free in progress. */
 void shd_heap_abandon(shd_heap_t *hp, bool orphan);
+/** Heap @p hp takes one segment off the abandoned list and adopts its
+ *  pages; the ones found empty are freed.
+ *  @return false when no segment was waiting. */
 bool shd_reclaim_one(shd_heap_t *hp);
 
 /* ---- sharded_check.c, sharded_dot.c ------------------------------------ */
+/** The policy's check hook: verifies the invariants above for the state
+ *  @p vst, reporting each problem to @p r.  In debug mode (a check after
+ *  every call, other threads still running) only the caller's heap and the
+ *  abandoned segments are checked; otherwise everything.
+ *  @return the number of problems found. */
 int shd_check(void *vst, hl_report_t *r);
+/** The walk hook: calls @p fn with @p arg for every stretch of every
+ *  segment of @p vst, slice by slice (header, guard, blocks, free runs).
+ *  @return nonzero when @p fn asked to stop. */
 int shd_walk(void *vst, hl_walk_fn fn, void *arg);
+/** The snapshot hook: draws the thread heaps and every segment with its
+ *  pages of @p vst into DOT writer @p d. */
 void shd_snapshot(void *vst, hl_dot_t *d);
+/** The stats hook: writes segment, page, size-class and counter totals of
+ *  @p vst (live heaps plus exited ones) to @p w. */
 void shd_stats(void *vst, hl_statw_t *w);
 
 /** Most blocks a page can hold (a small page of 16-byte blocks). */
@@ -450,6 +573,7 @@ void shd_stats(void *vst, hl_statw_t *w);
 /** Which list each carved block of a page is on (for checker, walker,
  *  snapshot and stats). */
 enum shd_on { SHD_ON_NONE, SHD_ON_FREE, SHD_ON_LOCAL, SHD_ON_THREAD, SHD_ON_DELAYED, SHD_ON_KINDS };
+/** Result of shd_page_mark(): the list of every carved block of a page. */
 typedef struct shd_marks {
 	uint8_t on[SHD_MAX_BLOCKS]; /**< enum shd_on, by block index */
 	long n[SHD_ON_KINDS];       /**< blocks per list (n[0]: live) */

@@ -103,8 +103,10 @@ enum {
 };
 #define SL_BG_MIN_INTERVAL_NS 100000000ull  /**< background thread sleeps >= 100 ms */
 #define SL_BG_IDLE_NS 1000000000ull         /**< ... and at most 1 s when idle */
+/** @cond HL_COMPILE_CHECKS */
 _Static_assert(SL_NSTEPS > 1 && SL_TCACHE_SMALL_MIN <= SL_TCACHE_SMALL_MAX, "tcache bounds");
 _Static_assert((SL_TCACHE_SMALL_MAX & 1) == 0, "tcache slots must be even");
+/** @endcond */
 
 /** What an extent's pages are. */
 typedef enum sl_estate {
@@ -123,6 +125,7 @@ typedef struct sl_phn {
 	struct sl_phn *prev;    /**< left sibling, or parent when leftmost */
 } sl_phn_t;
 
+/** One reservation from the page source (struct sl_chunk, below). */
 typedef struct sl_chunk sl_chunk_t;
 
 /** One extent: out-of-band record of a run of pages. */
@@ -136,7 +139,8 @@ typedef struct sl_extent {
 	uint16_t nfree;          /**< slab: regions not taken (bin lock) */
 	sl_chunk_t *chunk;       /**< reservation it lies in (fixed) */
 	sl_phn_t ph;             /**< bin nonfull heap or eset bucket (owner's lock) */
-	struct sl_extent *lru_prev, *lru_next; /**< eset LRU (ext lock) */
+	struct sl_extent *lru_prev; /**< older neighbour on its eset's LRU (ext lock) */
+	struct sl_extent *lru_next; /**< younger neighbour on its eset's LRU (ext lock) */
 	uint64_t bitmap[SL_BITMAP_WORDS]; /**< slab: bit set = region taken (bin lock) */
 } sl_extent_t;
 
@@ -152,7 +156,8 @@ struct sl_chunk {
 typedef struct sl_eset {
 	sl_phn_t *bucket[SL_NPSZ];      /**< per page size class, lowest address first */
 	uint64_t nonempty[(SL_NPSZ + 63) / 64]; /**< bit per non-empty bucket */
-	sl_extent_t *lru_head, *lru_tail;       /**< oldest first */
+	sl_extent_t *lru_head;          /**< oldest extent: the next one sl_purge() takes */
+	sl_extent_t *lru_tail;          /**< most recently freed extent */
 	size_t npages;                  /**< pages in all its extents */
 	size_t nextents;                /**< extents in it */
 	uint8_t state;                  /**< sl_estate_t of its members (fixed) */
@@ -177,7 +182,8 @@ typedef struct sl_bin {
 	size_t nonfull_count;      /**< slabs on that heap */
 	size_t nslabs;             /**< slabs of this class in this arena */
 	size_t curregs;            /**< regions taken (live or cached) */
-	uint64_t nfills, nflushes; /**< tcache batches served / received */
+	uint64_t nfills;           /**< tcache fill batches this bin served */
+	uint64_t nflushes;         /**< tcache flush batches it took back */
 	char pad[8];               /**< keeps neighbouring bins' locks apart */
 } sl_bin_t;
 
@@ -185,11 +191,18 @@ typedef struct sl_bin {
 typedef struct sl_astats {
 	uint64_t purge_lazy_calls;   /**< MADV_FREE calls by decay */
 	uint64_t purge_calls;        /**< MADV_DONTNEED calls by decay */
-	uint64_t purged_lazy_pages, purged_pages;
+	uint64_t purged_lazy_pages;  /**< pages those MADV_FREE calls covered */
+	uint64_t purged_pages;       /**< pages those MADV_DONTNEED calls covered */
 	uint64_t decay_epochs;       /**< epochs advanced */
-	uint64_t nlarge, large_bytes;/**< active large extents */
+	uint64_t nlarge;             /**< active large extents */
+	uint64_t large_bytes;        /**< bytes in them (also follows in-place resizes) */
 	uint64_t grows;              /**< chunks reserved */
-	uint64_t tc_hits, tc_fills, tc_flushes; /**< folded in from exited tcaches (arenas lock) */
+	/* An arena leaves the three below at 0: sl_stats() sums sl_astats_t
+	 * word by word over the arenas, then fills these in from the live
+	 * tcaches and sl_state.dead_hits/fills/flushes. */
+	uint64_t tc_hits;            /**< tcache hits (only in the stats sum) */
+	uint64_t tc_fills;           /**< tcache fills (only in the stats sum) */
+	uint64_t tc_flushes;         /**< tcache flushes (only in the stats sum) */
 } sl_astats_t;
 
 /** An arena: its own bins and extents, its own locks. */
@@ -201,8 +214,9 @@ typedef struct sl_arena {
 	sl_decay_t decay[2];         /**< of dirty, of muzzy */
 	sl_chunk_t *chunks;          /**< every reservation of this arena */
 	unsigned next_grow;          /**< page size class of the next reservation */
-	sl_astats_t st;
-	sl_bin_t bins[SL_NBINS_MAX];
+	sl_astats_t st;              /**< its counters (ext lock) */
+	sl_bin_t bins[SL_NBINS_MAX]; /**< one per small class (the first sc->nbins
+	                                  are used), each under its own lock */
 } sl_arena_t;
 
 /** One tcache bin: a stack of cached pointers. */
@@ -224,9 +238,14 @@ typedef struct sl_tcache {
 	int64_t gc_bytes;            /**< bytes left before the next GC step */
 	unsigned next_gc;            /**< bin the next GC step looks at */
 	pthread_t owner;             /**< creating thread (for fork) */
-	uint64_t hits, fills, flushes; /**< counters (owner writes, relaxed) */
-	struct sl_tcache *next, *prev; /**< state's list (arenas lock) */
-	sl_cbin_t bins[SL_MAX_NHBINS];
+	uint64_t hits;               /**< allocations served from the cache (owner
+	                                  writes with sl_count(), stats read relaxed) */
+	uint64_t fills;              /**< batches taken from a bin (same) */
+	uint64_t flushes;            /**< batches given back (same) */
+	struct sl_tcache *next;      /**< next on sl_state.tcaches (arenas lock) */
+	struct sl_tcache *prev;      /**< previous on sl_state.tcaches (arenas lock) */
+	sl_cbin_t bins[SL_MAX_NHBINS]; /**< small classes, then large classes up to
+	                                    tcache_max: the first nhbins are used */
 	void *slot_area[];           /**< all bins' slots */
 } sl_tcache_t;
 
@@ -267,7 +286,8 @@ typedef struct sl_state {
 	unsigned nhbins;             /**< tcache bins: small + large */
 	unsigned tc_slots;           /**< slots of one tcache */
 	uint16_t ncached_max[SL_MAX_NHBINS]; /**< capacity of each tcache bin (0: tcache off) */
-	int64_t dirty_ms, muzzy_ms;  /**< decay options */
+	int64_t dirty_ms;            /**< dirty_decay_ms option (fixed) */
+	int64_t muzzy_ms;            /**< muzzy_decay_ms option (fixed) */
 	hl_meta_pool_t ext_pool;     /**< sl_extent_t records */
 	hl_meta_pool_t chunk_pool;   /**< sl_chunk_t records */
 	hl_meta_pool_t tc_pool;      /**< sl_tcache_t records */
@@ -275,7 +295,9 @@ typedef struct sl_state {
 	sl_arena_t *arenas[SL_MAX_ARENAS]; /**< created lazily; atomic reads */
 	unsigned ninit;              /**< arenas created */
 	sl_tcache_t *tcaches;        /**< every live tcache */
-	uint64_t dead_hits, dead_fills, dead_flushes; /**< of exited tcaches */
+	uint64_t dead_hits;          /**< hits of destroyed tcaches (arenas lock) */
+	uint64_t dead_fills;         /**< fills of destroyed tcaches (arenas lock) */
+	uint64_t dead_flushes;       /**< flushes of destroyed tcaches (arenas lock) */
 	void **scratch;              /**< walker's sorted copy of cached pointers (arenas lock) */
 	size_t scratch_cap;          /**< pointers it holds */
 	void *scratch_fixed[SL_SCRATCH_FIXED]; /**< the first scratch: inside the state, so a
@@ -293,6 +315,8 @@ typedef struct sl_state {
 } sl_state_t;
 
 /* ---- size classes (slab_sz.c) ------------------------------------------ */
+/** The size class table, built on first use (pthread_once) and then
+ *  shared read-only by every slab heap. */
 const sl_sc_t *sl_sc_get(void);
 /** Class index of a request of @p n bytes (any n <= HL_MAX_REQUEST). */
 unsigned sl_size2index(const sl_sc_t *sc, size_t n);
@@ -305,23 +329,35 @@ unsigned sl_psz_floor(size_t pages);
 /** Pages of page size class @p i. */
 size_t sl_psz_pages(unsigned i);
 
+/** sl_size2index() through the lookup table for @p n <= 4096 bytes, the
+ *  computed way above that; @p sc from sl_sc_get(). */
 static inline unsigned sl_size2index_fast(const sl_sc_t *sc, size_t n)
 {
 	return n <= 4096 ? sc->lookup[(n + 7) >> 3] : sl_size2index(sc, n);
 }
 
 /* ---- pairing heap (slab_extent.c) --------------------------------------- */
+/** Clears node @p n's links and melds it into the heap whose root is
+ *  @p *root (the owning bin's or ext lock held). */
 void sl_ph_insert(sl_phn_t **root, sl_phn_t *n);
+/** Takes node @p n, anywhere in the heap rooted at @p *root, out of it;
+ *  its children are paired and melded back in. */
 void sl_ph_remove(sl_phn_t **root, sl_phn_t *n);
+/** The extent whose ph member is @p n; NULL for a NULL node. */
 static inline sl_extent_t *sl_ph_extent(sl_phn_t *n)
 {
 	return n ? (sl_extent_t *)((char *)n - __builtin_offsetof(sl_extent_t, ph)) : NULL;
 }
 
 /* ---- rtree (slab_rtree.c) ----------------------------------------------- */
+/** Sets up @p rt's lock and how a 48-bit address splits into root and
+ *  leaf index for pages of 2^@p lg_page bytes (the root comes zeroed). */
 void sl_rtree_init(sl_rtree_t *rt, unsigned lg_page);
 /** Maps the page holding @p addr to @p e; false when out of metadata. */
 bool sl_rtree_set(sl_state_t *s, uintptr_t addr, sl_extent_t *e);
+/** Lock-free lookup of the extent mapped at the page of @p addr in @p rt;
+ *  NULL when the address is beyond the tree, its leaf does not exist yet,
+ *  or the page was never mapped. */
 static inline sl_extent_t *sl_rtree_get(const sl_rtree_t *rt, uintptr_t addr)
 {
 	uintptr_t key = addr >> rt->lg_page;
@@ -346,14 +382,21 @@ bool sl_extent_shrink(sl_state_t *s, sl_arena_t *a, sl_extent_t *e, size_t size)
 bool sl_extent_expand(sl_state_t *s, sl_arena_t *a, sl_extent_t *e, size_t size);
 /** Registers every page of a slab in the rtree. */
 bool sl_extent_map_slab(sl_state_t *s, sl_extent_t *e);
+/** Makes @p es an empty set for extents of state @p st. */
 void sl_eset_init(sl_eset_t *es, sl_estate_t st);
+/** Takes free extent @p e out of @p es: off its page size bucket and the
+ *  LRU, with npages and nextents lowered. */
 void sl_eset_remove(sl_state_t *s, sl_eset_t *es, sl_extent_t *e);
 /** Moves @p npages of the oldest extents of eset @p from to the next state. */
 size_t sl_purge(sl_state_t *s, sl_arena_t *a, sl_estate_t from, size_t npages);
+/** Pages in @p bytes (a page multiple) for heap state @p s. */
 static inline size_t sl_npages(const sl_state_t *s, size_t bytes) { return bytes >> s->sc->lg_page; }
 
 /* ---- decay and background thread (slab_decay.c) ------------------------- */
+/** Resets @p d to a decay time of @p ms (0: at once, -1: never) whose
+ *  first epoch starts at @p now; @p seed starts the jitter of deadlines. */
 void sl_decay_init(sl_decay_t *d, int64_t ms, uint64_t now, uint64_t seed);
+/** Nanoseconds of CLOCK_MONOTONIC: the clock decay runs on. */
 uint64_t sl_now_ns(void);
 /** Runs both decays of @p a (ext lock held); returns ns until the next epoch, or 0 when idle. */
 uint64_t sl_decay_run(sl_state_t *s, sl_arena_t *a, uint64_t now);
@@ -361,7 +404,11 @@ uint64_t sl_decay_run(sl_state_t *s, sl_arena_t *a, uint64_t now);
 void sl_decay_immediate(sl_state_t *s, sl_arena_t *a);
 /** A thread's ticker ran out: try a decay step of its arena. */
 void sl_decay_tick(sl_state_t *s, sl_arena_t *a);
+/** Starts the background purging thread of @p s.
+ *  @return 0, or -1 when the thread could not be created. */
 int sl_bg_start(sl_state_t *s);
+/** Asks the background thread of @p s to end and joins it (no-op when it
+ *  is not running). */
 void sl_bg_stop(sl_state_t *s);
 /** Wakes a background thread that may be sleeping long (no locks held). */
 static inline void sl_bg_maybe_kick(sl_state_t *s)
@@ -379,8 +426,11 @@ static inline int sl_region_index(const sl_sc_t *sc, const sl_extent_t *e, uintp
 	uint32_t idx = (uint32_t)(((uint64_t)diff * sc->magic[e->szind]) >> 32);
 	return (diff < e->size && (uintptr_t)idx * sc->stride[e->szind] == diff) ? (int)idx : -1;
 }
+/** Bit @p i of bitmap @p bm (a slab's: set = region taken). */
 static inline bool sl_bit_get(const uint64_t *bm, unsigned i) { return (bm[i >> 6] >> (i & 63)) & 1; }
+/** Sets bit @p i of @p bm. */
 static inline void sl_bit_set(uint64_t *bm, unsigned i) { bm[i >> 6] |= 1ull << (i & 63); }
+/** Clears bit @p i of @p bm. */
 static inline void sl_bit_clear(uint64_t *bm, unsigned i) { bm[i >> 6] &= ~(1ull << (i & 63)); }
 
 /** Relaxed counter bump written only by its owner, read by anyone. */
@@ -389,8 +439,16 @@ static inline void sl_count(uint64_t *c, uint64_t n)
 	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
 }
 
+/** Arena @p i of @p s (acquire load, no lock), or NULL when it was not
+ *  created or @p i is out of range. */
 sl_arena_t *sl_arena_get(sl_state_t *s, unsigned i);
+/** Creates and publishes arena @p i of @p s in metadata memory: its locks,
+ *  empty esets, both decays and first chunk size (arenas lock held, or
+ *  during init).  @return the arena, or NULL when out of metadata. */
 sl_arena_t *sl_arena_create(sl_state_t *s, unsigned i);
+/** The arena a new thread of @p s is bound to: a new one while fewer than
+ *  narenas exist and every existing one has a thread, else the one with the
+ *  fewest threads (arenas lock held).  NULL only when none can be made. */
 sl_arena_t *sl_arena_choose(sl_state_t *s);
 /** A large extent of class @p ind aligned to @p align; its address or NULL. */
 void *sl_large_alloc(sl_state_t *s, sl_arena_t *a, unsigned ind, size_t align);
@@ -400,22 +458,48 @@ unsigned sl_bin_take(sl_state_t *s, sl_arena_t *a, unsigned ind, void **out, uns
 void sl_bin_give(sl_state_t *s, unsigned ind, void *const *ptrs, unsigned n);
 /** Frees a large extent to its arena. */
 void sl_large_free(sl_state_t *s, sl_extent_t *e);
+/** Makes the tcache of thread @p t: carves its bins' slots, binds it to an
+ *  arena (sl_arena_choose()), links it on s->tcaches and stores it in
+ *  t->policy_tls.  @return the tcache, or NULL when out of memory. */
 sl_tcache_t *sl_tcache_create(sl_state_t *s, hl_thread_t *t);
+/** Gives back all but @p keep pointers of tcache bin @p bin of @p tc,
+ *  the bottom (least recently cached) ones: small regions to their bins,
+ *  large extents to their arenas.  Lowers low_water to @p keep if needed. */
 void sl_tcache_flush(sl_state_t *s, sl_tcache_t *tc, unsigned bin, unsigned keep);
+/** Refills small class @p ind of @p tc with ncached_max >> lg_fill_div
+ *  regions (at least one) from its arena's bin, lowest address on top. */
 void sl_tcache_fill(sl_state_t *s, sl_tcache_t *tc, unsigned ind);
+/** Slow path of @p tc's counters: a decay tick of its arena when ticks ran
+ *  out, an incremental GC step when gc_bytes went below zero. */
 void sl_tcache_event(sl_state_t *s, sl_tcache_t *tc);
+/** Thread exit: flushes every bin of @p tc, unlinks it, unbinds it from its
+ *  arena and adds its counters to s->dead_*. */
 void sl_tcache_destroy(sl_state_t *s, sl_tcache_t *tc);
+/** Takes the arenas lock, then for each arena every bin lock in index
+ *  order and its ext lock (checker, walker, snapshot, fork). */
 void sl_lock_all(sl_state_t *s);
+/** Releases what sl_lock_all() took, in reverse order. */
 void sl_unlock_all(sl_state_t *s);
 
 /* ---- looking inside (slab_check.c, slab_dot.c, slab_stats.c) ------------ */
+/** The check hook: verifies the invariants above over every arena of
+ *  state @p st (all locks held) and the calling thread's tcache, reporting
+ *  to @p r.  @return the number of problems it added. */
 int sl_check(void *st, hl_report_t *r);
+/** The walk hook: calls @p fn with @p arg for every extent of every chunk
+ *  of @p st in address order, region by region for slabs (free, cached or
+ *  live).  @return the first nonzero value @p fn returned, else 0. */
 int sl_walk(void *st, hl_walk_fn fn, void *arg);
+/** The snapshot hook: draws each arena of @p st (its bins' slabs and its
+ *  chunks' extents, cached regions marked) into DOT writer @p d. */
 void sl_snapshot(void *st, hl_dot_t *d);
+/** The stats hook: writes totals over the arenas and tcaches of @p st, and
+ *  per-arena and per-class figures, to @p w. */
 void sl_stats(void *st, hl_statw_t *w);
 /** Sorted pointers held by every tcache, in the scratch buffer (arenas
  *  lock held, as by sl_lock_all); count in *n.  NULL when out of memory. */
 void **sl_cached_collect(sl_state_t *s, size_t *n);
+/** True when @p p is among the @p n sorted pointers @p v (binary search). */
 bool sl_cached_has(void *const *v, size_t n, const void *p);
 
 #endif
