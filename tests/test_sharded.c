@@ -353,8 +353,9 @@ START_TEST(secure_mode_has_guard_pages)
 }
 END_TEST
 
-static void double_free(void)
+static void double_free(const void *arg)
 {
+	(void)arg;
 	hl_heap_t *h = hl_heap_new("sharded", "secure:on,ledger:off");
 	void *p = hl_malloc(h, 64);
 	hl_malloc(h, 64);
@@ -362,8 +363,9 @@ static void double_free(void)
 	hl_free(h, p);
 }
 
-static void corrupt_free_list(void)
+static void corrupt_free_list(const void *arg)
 {
+	(void)arg;
 	/* debug:off — in a debug build the core's checker would find the smashed
 	 * link first; this is about what malloc itself notices */
 	hl_heap_t *h = hl_heap_new("sharded", "secure:on,ledger:off,debug:off");
@@ -376,48 +378,22 @@ static void corrupt_free_list(void)
 		hl_malloc(h, 64);
 }
 
-/* Runs @p fn in a child; it must abort with @p text on stderr. */
-static void expect_abort_with(void (*fn)(void), const char *text)
-{
-	int fd[2];
-	ck_assert_int_eq(pipe(fd), 0);
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		dup2(fd[1], 2);
-		close(fd[0]);
-		fn();
-		_exit(0);
-	}
-	close(fd[1]);
-	char buf[512] = { 0 };
-	size_t got = 0;
-	ssize_t n;
-	while (got < sizeof buf - 1 && (n = read(fd[0], buf + got, sizeof buf - 1 - got)) > 0)
-		got += (size_t)n;
-	close(fd[0]);
-	int status;
-	waitpid(pid, &status, 0);
-	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "no abort (status %d)", status);
-	ck_assert_msg(strstr(buf, text) != NULL, "stderr was: %s", buf);
-}
-
 START_TEST(secure_double_free_message)
 {
-	expect_abort_with(double_free, "heaplab: sharded: double free");
+	tl_expect_abort(double_free, NULL, "heaplab: sharded: double free");
 }
 END_TEST
 
 START_TEST(secure_corrupted_pointer_message)
 {
-	expect_abort_with(corrupt_free_list, "heaplab: sharded: corrupted free list pointer");
+	tl_expect_abort(corrupt_free_list, NULL, "heaplab: sharded: corrupted free list pointer");
 }
 END_TEST
 
-START_TEST(secure_double_free_aborts) { double_free(); }
+START_TEST(secure_double_free_aborts) { double_free(NULL); }
 END_TEST
 
-START_TEST(secure_corrupted_pointer_aborts) { corrupt_free_list(); }
+START_TEST(secure_corrupted_pointer_aborts) { corrupt_free_list(NULL); }
 END_TEST
 
 START_TEST(foreign_pointer_aborts)
