@@ -32,9 +32,9 @@ book_gen_figures_LDADD = libhlcore.la
 
 # What Doxygen reads: the chapters, the public header, the contract a policy
 # (a student's too) is written against, and the headers that hold each
-# policy's central structures.  A warning about the chapters or the public
-# header fails `make doc`; warnings about the other headers (written and
-# documented by their owners) are counted per file and reported.
+# policy's central structures.  Any Doxygen warning, about a chapter or a
+# header, fails `make doc` (HL_DOC_TOLERATED can name files to let through
+# while one is being written).
 HL_DOC_HDRS = core/heaplab.h core/policy.h core/os.h \
 	policies/bump/bump.h policies/firstfit/firstfit.h policies/bins/bins.h \
 	policies/slab/slab.h policies/sharded/sharded.h policies/pools/pools.h \
@@ -42,7 +42,7 @@ HL_DOC_HDRS = core/heaplab.h core/policy.h core/os.h \
 # (matched on the end of the path, since Doxygen prints it canonicalised,
 # not as $(abs_top_srcdir) spells it, e.g. ".../_build/.."; a warning's
 # continuation lines go with it)
-HL_DOC_TOLERATED = ^[^:]*/policies/(slab|sharded)/[^/:]+[.]h:
+HL_DOC_TOLERATED = ^$$
 
 doc: book/gen_figures$(EXEEXT) book/Doxyfile
 	@test -n "$(DOXYGEN)" || { echo "make doc: doxygen not found (Debian: apt-get install doxygen), re-run configure" >&2; exit 1; }
