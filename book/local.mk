@@ -65,7 +65,7 @@ doc: book/gen_figures$(EXEEXT) book/Doxyfile
 	  '/^[ \t]/ { if (!ok) print; next } { ok = $$0 ~ tol; if (!ok) print }' doc/warnings.log`; \
 	if test -n "$$bad"; then \
 	  echo "$$bad" >&2; \
-	  echo "make doc: the warnings above are about the book or the public API: fix them" >&2; \
+	  echo "make doc: Doxygen warned (above): document what it names" >&2; \
 	  exit 1; \
 	fi; \
 	if test -s doc/warnings.log; then \
