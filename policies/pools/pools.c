@@ -228,8 +228,25 @@ static void pools_thread_exit(void *st, hl_thread_t *t)
 /* ------------------------------------------------------------------ */
 /* malloc and free                                                     */
 
-/* Takes one block of class @p c (lock held): pymalloc_alloc. */
-static inline void *pl_pop(pl_state_t *s, unsigned c)
+/* The common case of pymalloc_alloc (lock held): the first pool on
+ * usedpools[c] has a freed block with another one behind it.  Returns
+ * the block, or NULL, having changed nothing, when pl_pop must run. */
+static inline void *pl_pop_quick(pl_state_t *s, unsigned c)
+{
+	pl_pool_t *pool = pl_used_head(s, c)->nextpool;
+	if (HL_UNLIKELY(pool == pl_used_head(s, c)))
+		return NULL;
+	void *bp = pool->freeblock;
+	void *next = *(void **)bp;
+	if (HL_UNLIKELY(((uintptr_t)next ^ (uintptr_t)pool) >= s->pool_size))
+		return NULL;                 /* NULL or outside the pool */
+	pool->ref.count++;
+	pool->freeblock = next;
+	return bp;
+}
+
+/* Takes one block of class @p c (lock held): pymalloc_alloc, every case. */
+static void *pl_pop(pl_state_t *s, unsigned c)
 {
 	pl_pool_t *pool = pl_used_head(s, c)->nextpool;
 	if (HL_UNLIKELY(pool == pl_used_head(s, c)))
@@ -245,17 +262,36 @@ static inline void *pl_pop(pl_state_t *s, unsigned c)
 	return bp;
 }
 
-static void *pools_malloc(void *st, hl_thread_t *t, size_t n)
+/* Every malloc that pl_pop_quick did not serve: enters unless @p bias says
+ * the caller already did, then pops, counts and leaves. */
+static __attribute__((noinline)) void *pl_malloc_slow(pl_state_t *s, hl_thread_t *t,
+						      size_t n, bool bias)
 {
-	pl_state_t *s = st;
-	if (HL_UNLIKELY(n > PL_THRESHOLD))
-		return pl_fb_malloc(s, t, n);
-	bool bias = pl_enter(s, t);
+	if (!bias)
+		bias = pl_enter(s, t);
 	void *p = pl_pop(s, pl_class_of(s, n));
 	s->small_mallocs += p != NULL;
 	pl_leave(s, bias);
 	if (HL_UNLIKELY(!p))
 		errno = ENOMEM;
+	return p;
+}
+
+/* The bias holder's common case runs here without a call; everything
+ * else goes to pl_malloc_slow (a tail call, so this path saves no
+ * registers). */
+static void *pools_malloc(void *st, hl_thread_t *t, size_t n)
+{
+	pl_state_t *s = st;
+	if (HL_UNLIKELY(n > PL_THRESHOLD))
+		return pl_fb_malloc(s, t, n);
+	if (HL_UNLIKELY(!pl_enter_by_bias(s, t)))
+		return pl_malloc_slow(s, t, n, false);
+	void *p = pl_pop_quick(s, pl_class_of(s, n));
+	if (HL_UNLIKELY(!p))
+		return pl_malloc_slow(s, t, n, true);
+	s->small_mallocs++;
+	pl_leave_bias(s);
 	return p;
 }
 
@@ -271,27 +307,51 @@ static void pl_free_deep_check(pl_state_t *s, pl_pool_t *pool, void *p)
 			hl_fatal("pools", b == p ? "double free" : "free list smashed", p);
 }
 
-/* Cheap checks kept on every free: the block lies in a carved, non-empty
- * pool, between the header and the never-used part, and is not the block
- * freed last. */
-static inline void pl_free_check(pl_state_t *s, pl_pool_t *pool, void *p)
+/* Cheap checks kept on every free (pl_free_check): the block lies in a
+ * carved pool between the header and the never-used part, the pool is not
+ * empty, and the block is not the one freed last. */
+static inline void pl_free_check_span(pl_pool_t *pool, void *p)
 {
 	uintptr_t off = (uintptr_t)p - (uintptr_t)pool;
 	if (HL_UNLIKELY(off < PL_POOL_OVERHEAD || off >= pool->nextoffset))
 		hl_fatal("pools", "free of a pointer pymalloc did not hand out", p);
+}
+
+static inline void pl_free_check(pl_state_t *s, pl_pool_t *pool, void *p)
+{
+	pl_free_check_span(pool, p);
 	if (HL_UNLIKELY(pool->ref.count == 0))
 		hl_fatal("pools", "double free (its pool is already empty)", p);
 	if (HL_UNLIKELY(p == pool->freeblock))
 		hl_fatal("pools", "double free", p);
-	if (HL_UNLIKELY(s->debug))
-		pl_free_deep_check(s, pool, p);
 }
 
-/* Returns a block to its pool (lock held): pymalloc_free. */
-static inline void pl_push(pl_state_t *s, void *p)
+/* The common case of pymalloc_free (lock held): @p pool stays on
+ * usedpools, neither full before nor empty after.  Runs pl_free_check's
+ * tests (count 0 falls to pl_push, which reports it); returns false,
+ * having changed nothing, when pl_push must run. */
+static inline bool pl_push_quick(pl_state_t *s, pl_pool_t *pool, void *p)
+{
+	pl_free_check_span(pool, p);
+	void *lastfree = pool->freeblock;
+	uint32_t count = pool->ref.count;
+	if (HL_UNLIKELY(lastfree == NULL || count <= 1 || s->debug))
+		return false;
+	if (HL_UNLIKELY(p == lastfree))
+		hl_fatal("pools", "double free", p);
+	*(void **)p = lastfree;
+	pool->freeblock = p;
+	pool->ref.count = count - 1;
+	return true;
+}
+
+/* Returns a block to its pool (lock held): pymalloc_free, every case. */
+static void pl_push(pl_state_t *s, void *p)
 {
 	pl_pool_t *pool = pl_pool_of(s, p);
 	pl_free_check(s, pool, p);
+	if (HL_UNLIKELY(s->debug))
+		pl_free_deep_check(s, pool, p);
 	void *lastfree = pool->freeblock;
 	*(void **)p = lastfree;
 	pool->freeblock = p;
@@ -302,6 +362,18 @@ static inline void pl_push(pl_state_t *s, void *p)
 		pl_insert_to_freepool(s, pool);      /* it is empty now */
 }
 
+/* Every free of a pool block that pl_push_quick did not take: enters
+ * unless @p bias says the caller already did, pushes, counts, leaves. */
+static __attribute__((noinline)) void pl_free_slow(pl_state_t *s, hl_thread_t *t, void *p,
+						   bool bias)
+{
+	if (!bias)
+		bias = pl_enter(s, t);
+	pl_push(s, p);
+	s->small_frees++;
+	pl_leave(s, bias);
+}
+
 static void pools_free(void *st, hl_thread_t *t, void *p)
 {
 	pl_state_t *s = st;
@@ -309,10 +381,16 @@ static void pools_free(void *st, hl_thread_t *t, void *p)
 		pl_fb_free(s, t, p);
 		return;
 	}
-	bool bias = pl_enter(s, t);
-	pl_push(s, p);
+	if (HL_UNLIKELY(!pl_enter_by_bias(s, t))) {
+		pl_free_slow(s, t, p, false);
+		return;
+	}
+	if (HL_UNLIKELY(!pl_push_quick(s, pl_pool_of(s, p), p))) {
+		pl_free_slow(s, t, p, true);
+		return;
+	}
 	s->small_frees++;
-	pl_leave(s, bias);
+	pl_leave_bias(s);
 }
 
 /* ------------------------------------------------------------------ */

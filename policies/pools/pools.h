@@ -275,18 +275,32 @@ static inline void pl_unlock(pl_state_t *s)
 {
 	__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
 }
+/** The bias holder's entry: true when @p t holds the bias and it still
+ *  stands (two plain stores and a load, no atomic read-modify-write);
+ *  false, with nothing held, otherwise. */
+static inline bool pl_enter_by_bias(pl_state_t *s, hl_thread_t *t)
+{
+	if (__atomic_load_n(&s->bias_owner, __ATOMIC_RELAXED) != t)
+		return false;
+	__atomic_store_n(&s->bias_busy, 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (HL_LIKELY(__atomic_load_n(&s->biased, __ATOMIC_ACQUIRE)))
+		return true;
+	__atomic_store_n(&s->bias_busy, 0, __ATOMIC_RELEASE);
+	return false;
+}
+/** Leaves what pl_enter_by_bias entered. */
+static inline void pl_leave_bias(pl_state_t *s)
+{
+	__atomic_store_n(&s->bias_busy, 0, __ATOMIC_RELEASE);
+}
 /** Enters for thread @p t: by bias when t holds it and it still stands,
  *  else through pl_enter_locked.  Returns whether it went by bias, for
  *  pl_leave. */
 static inline bool pl_enter_as(pl_state_t *s, hl_thread_t *t, bool reader)
 {
-	if (__atomic_load_n(&s->bias_owner, __ATOMIC_RELAXED) == t) {
-		__atomic_store_n(&s->bias_busy, 1, __ATOMIC_RELAXED);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		if (HL_LIKELY(__atomic_load_n(&s->biased, __ATOMIC_ACQUIRE)))
-			return true;
-		__atomic_store_n(&s->bias_busy, 0, __ATOMIC_RELEASE);
-	}
+	if (pl_enter_by_bias(s, t))
+		return true;
 	pl_enter_locked(s, t, reader);
 	return false;
 }
@@ -299,7 +313,7 @@ static inline bool pl_enter(pl_state_t *s, hl_thread_t *t)
 static inline void pl_leave(pl_state_t *s, bool by_bias)
 {
 	if (by_bias)
-		__atomic_store_n(&s->bias_busy, 0, __ATOMIC_RELEASE);
+		pl_leave_bias(s);
 	else
 		pl_unlock(s);
 }
