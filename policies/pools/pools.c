@@ -231,7 +231,7 @@ static void pools_thread_exit(void *st, hl_thread_t *t)
 /* The common case of pymalloc_alloc (lock held): the first pool on
  * usedpools[c] has a freed block with another one behind it.  Returns
  * the block, or NULL, having changed nothing, when pl_pop must run. */
-static inline void *pl_pop_quick(pl_state_t *s, unsigned c)
+static inline void *pl_pop_quick(pl_state_t *s, size_t c)
 {
 	pl_pool_t *pool = pl_used_head(s, c)->nextpool;
 	if (HL_UNLIKELY(pool == pl_used_head(s, c)))
@@ -269,7 +269,7 @@ static __attribute__((noinline)) void *pl_malloc_slow(pl_state_t *s, hl_thread_t
 {
 	if (!bias)
 		bias = pl_enter(s, t);
-	void *p = pl_pop(s, pl_class_of(s, n));
+	void *p = pl_pop(s, (unsigned)pl_class_of(s, n));
 	s->small_mallocs += p != NULL;
 	pl_leave(s, bias);
 	if (HL_UNLIKELY(!p))
@@ -307,38 +307,36 @@ static void pl_free_deep_check(pl_state_t *s, pl_pool_t *pool, void *p)
 			hl_fatal("pools", b == p ? "double free" : "free list smashed", p);
 }
 
-/* Cheap checks kept on every free (pl_free_check): the block lies in a
- * carved pool between the header and the never-used part, the pool is not
- * empty, and the block is not the one freed last. */
-static inline void pl_free_check_span(pl_pool_t *pool, void *p)
+/* Cheap checks kept on every free: the block lies in a carved pool
+ * between the header and the never-used part, the pool is not empty, and
+ * the block is not the one freed last. */
+static inline void pl_free_check(pl_state_t *s, pl_pool_t *pool, void *p)
 {
 	uintptr_t off = (uintptr_t)p - (uintptr_t)pool;
 	if (HL_UNLIKELY(off < PL_POOL_OVERHEAD || off >= pool->nextoffset))
 		hl_fatal("pools", "free of a pointer pymalloc did not hand out", p);
-}
-
-static inline void pl_free_check(pl_state_t *s, pl_pool_t *pool, void *p)
-{
-	pl_free_check_span(pool, p);
 	if (HL_UNLIKELY(pool->ref.count == 0))
 		hl_fatal("pools", "double free (its pool is already empty)", p);
 	if (HL_UNLIKELY(p == pool->freeblock))
 		hl_fatal("pools", "double free", p);
 }
 
-/* The common case of pymalloc_free (lock held): @p pool stays on
- * usedpools, neither full before nor empty after.  Runs pl_free_check's
- * tests (count 0 falls to pl_push, which reports it); returns false,
- * having changed nothing, when pl_push must run. */
-static inline bool pl_push_quick(pl_state_t *s, pl_pool_t *pool, void *p)
+/* The common case of pymalloc_free, for the bias holder (debug heaps
+ * never hand out the bias, so their frees all take pl_push): @p pool
+ * stays on usedpools, neither full before nor empty after, and
+ * pl_free_check's tests pass.  Returns false, having changed nothing,
+ * otherwise: pl_push then runs the checks again and reports what failed,
+ * so this path makes no call.  The span test is one comparison: a
+ * never-carved pool (nextoffset 0, below the header, so the subtraction
+ * wraps) passes it but has count 0 and goes to pl_push. */
+static inline bool pl_push_quick(pl_pool_t *pool, void *p)
 {
-	pl_free_check_span(pool, p);
+	uintptr_t off = (uintptr_t)p - (uintptr_t)pool - PL_POOL_OVERHEAD;
+	uintptr_t span = (uintptr_t)pool->nextoffset - PL_POOL_OVERHEAD;
 	void *lastfree = pool->freeblock;
 	uint32_t count = pool->ref.count;
-	if (HL_UNLIKELY(lastfree == NULL || count <= 1 || s->debug))
+	if (HL_UNLIKELY(off >= span || lastfree == NULL || p == lastfree || count <= 1))
 		return false;
-	if (HL_UNLIKELY(p == lastfree))
-		hl_fatal("pools", "double free", p);
 	*(void **)p = lastfree;
 	pool->freeblock = p;
 	pool->ref.count = count - 1;
@@ -385,7 +383,7 @@ static void pools_free(void *st, hl_thread_t *t, void *p)
 		pl_free_slow(s, t, p, false);
 		return;
 	}
-	if (HL_UNLIKELY(!pl_push_quick(s, pl_pool_of(s, p), p))) {
+	if (HL_UNLIKELY(!pl_push_quick(pl_pool_of(s, p), p))) {
 		pl_free_slow(s, t, p, true);
 		return;
 	}

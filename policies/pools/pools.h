@@ -219,9 +219,9 @@ static inline uint32_t pl_class_size(const pl_state_t *s, unsigned c)
 	return (uint32_t)(c + 1) << s->align_shift;
 }
 /** Class of a request of @p n bytes (1..512): (n - 1) >> align_shift. */
-static inline unsigned pl_class_of(const pl_state_t *s, size_t n)
+static inline size_t pl_class_of(const pl_state_t *s, size_t n)
 {
-	return (unsigned)((n - 1) >> s->align_shift);
+	return (n - 1) >> s->align_shift;
 }
 /** The pool holding block @p p: its address rounded down to pool_size
  *  (pools are pool-aligned inside arena-aligned arenas). */
@@ -335,19 +335,19 @@ int pl_map_init(pl_state_t *s);
 /** Marks [base, base + arena_size) as ours (used) or not; -1 without memory. */
 int pl_map_mark(pl_state_t *s, uintptr_t base, bool used);
 /** Root-node index of address @p a. */
-static inline unsigned pl_i1(const pl_state_t *s, uintptr_t a)
+static inline uintptr_t pl_i1(const pl_state_t *s, uintptr_t a)
 {
-	return (unsigned)(a >> s->map_shift[0]);
+	return (a >> s->map_shift[0]);
 }
 /** Mid-node index of address @p a. */
-static inline unsigned pl_i2(const pl_state_t *s, uintptr_t a)
+static inline uintptr_t pl_i2(const pl_state_t *s, uintptr_t a)
 {
-	return (unsigned)((a >> s->map_shift[1]) & s->map_mask[1]);
+	return ((a >> s->map_shift[1]) & s->map_mask[1]);
 }
 /** Bottom-node index of address @p a: its arena-sized slot. */
-static inline unsigned pl_i3(const pl_state_t *s, uintptr_t a)
+static inline uintptr_t pl_i3(const pl_state_t *s, uintptr_t a)
 {
-	return (unsigned)((a >> s->map_shift[2]) & s->map_mask[2]);
+	return ((a >> s->map_shift[2]) & s->map_mask[2]);
 }
 /** True when @p p lies in one of our arenas (CPython's address_in_range):
  *  three dependent loads, no lock. */

@@ -24,7 +24,9 @@
  * so after PL_BIAS_MOVES moves the heap is taken to be truly shared and the
  * bias is given up: from then on every entry takes the spinlock.  A fork
  * revokes the bias without moving it (the next caller claims it afresh).
- * Where membarrier is not available the bias is never claimed.
+ * Where membarrier is not available the bias is never claimed, nor on a
+ * debug heap: its every call takes the spinlock and the full checks, so
+ * the bias holder's quick free (pools.c) need not test for debug.
  */
 #include "config.h"
 #include <linux/membarrier.h>
@@ -61,7 +63,8 @@ static long pl_membarrier(int cmd)
 
 void pl_lock_init(pl_state_t *s)
 {
-	s->bias_ok = pl_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
+	s->bias_ok = !s->debug &&
+		pl_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
 }
 
 void pl_revoke_bias(pl_state_t *s)
