@@ -228,71 +228,77 @@ static void pools_thread_exit(void *st, hl_thread_t *t)
 /* ------------------------------------------------------------------ */
 /* malloc and free                                                     */
 
-/* The common case of pymalloc_alloc (lock held): the first pool on
- * usedpools[c] has a freed block with another one behind it.  Returns
- * the block, or NULL, having changed nothing, when pl_pop must run. */
-static inline void *pl_pop_quick(pl_state_t *s, size_t c)
-{
-	pl_pool_t *pool = pl_used_head(s, c)->nextpool;
-	if (HL_UNLIKELY(pool == pl_used_head(s, c)))
-		return NULL;
-	void *bp = pool->freeblock;
-	void *next = *(void **)bp;
-	if (HL_UNLIKELY(((uintptr_t)next ^ (uintptr_t)pool) >= s->pool_size))
-		return NULL;                 /* NULL or outside the pool */
-	pool->ref.count++;
-	pool->freeblock = next;
-	return bp;
-}
+/* The rare ends of pymalloc_alloc, out of line so that pl_malloc_in
+ * reaches them by tail calls and saves no registers.  Each finishes the
+ * call: counts, leaves what the caller entered (@p bias as pl_leave). */
 
-/* Takes one block of class @p c (lock held): pymalloc_alloc, every case. */
-static void *pl_pop(pl_state_t *s, unsigned c)
+/* usedpools[c] is empty: a pool from usable_arenas (or a new arena). */
+static __attribute__((noinline)) void *pl_malloc_new_pool(pl_state_t *s, unsigned c, bool bias)
 {
-	pl_pool_t *pool = pl_used_head(s, c)->nextpool;
-	if (HL_UNLIKELY(pool == pl_used_head(s, c)))
-		return pl_alloc_from_new_pool(s, c);
-	void *bp = pool->freeblock;
-	void *next = *(void **)bp;
-	if (HL_UNLIKELY(((uintptr_t)next ^ (uintptr_t)pool) >= s->pool_size && next))
-		hl_fatal("pools", "free list smashed", bp);
-	pool->ref.count++;
-	pool->freeblock = next;
-	if (HL_UNLIKELY(next == NULL))
-		pl_pool_extend(s, pool);
-	return bp;
-}
-
-/* Every malloc that pl_pop_quick did not serve: enters unless @p bias says
- * the caller already did, then pops, counts and leaves. */
-static __attribute__((noinline)) void *pl_malloc_slow(pl_state_t *s, hl_thread_t *t,
-						      size_t n, bool bias)
-{
-	if (!bias)
-		bias = pl_enter(s, t);
-	void *p = pl_pop(s, (unsigned)pl_class_of(s, n));
-	s->small_mallocs += p != NULL;
+	void *bp = pl_alloc_from_new_pool(s, c);
+	s->small_mallocs += bp != NULL;
 	pl_leave(s, bias);
-	if (HL_UNLIKELY(!p))
+	if (HL_UNLIKELY(!bp))
 		errno = ENOMEM;
-	return p;
+	return bp;
 }
 
-/* The bias holder's common case runs here without a call; everything
- * else goes to pl_malloc_slow (a tail call, so this path saves no
- * registers). */
+/* @p bp is the pool's last freed block: take it, then
+ * pymalloc_pool_extend. */
+static __attribute__((noinline)) void *pl_malloc_extend(pl_state_t *s, pl_pool_t *pool,
+							void *bp, bool bias)
+{
+	pool->ref.count++;
+	pool->freeblock = NULL;
+	pl_pool_extend(s, pool);
+	s->small_mallocs++;
+	pl_leave(s, bias);
+	return bp;
+}
+
+/* The freed block's link points outside its pool: report, never return. */
+static __attribute__((noinline)) void *pl_malloc_smashed(void *bp)
+{
+	hl_fatal("pools", "free list smashed", bp);
+}
+
+/* pymalloc_alloc for a request of @p n bytes, entered as @p bias says:
+ * the first pool on usedpools[class] gives its first freed block.  Also
+ * counts and leaves. */
+static inline void *pl_malloc_in(pl_state_t *s, size_t n, bool bias)
+{
+	unsigned c = (unsigned)pl_class_of(s, n);
+	pl_pool_t *pool = pl_used_head(s, c)->nextpool;
+	if (HL_UNLIKELY(pool == pl_used_head(s, c)))
+		return pl_malloc_new_pool(s, c, bias);
+	void *bp = pool->freeblock;
+	void *next = *(void **)bp;
+	if (HL_UNLIKELY(((uintptr_t)next ^ (uintptr_t)pool) >= s->pool_size)) {
+		if (next)                    /* not NULL, yet outside the pool */
+			return pl_malloc_smashed(bp);
+		return pl_malloc_extend(s, pool, bp, bias);
+	}
+	pool->ref.count++;
+	pool->freeblock = next;
+	s->small_mallocs++;
+	pl_leave(s, bias);
+	return bp;
+}
+
+/* A caller without the bias: the spinlock (which may claim the bias). */
+static __attribute__((noinline)) void *pl_malloc_locked(pl_state_t *s, hl_thread_t *t, size_t n)
+{
+	return pl_malloc_in(s, n, pl_enter(s, t));
+}
+
 static void *pools_malloc(void *st, hl_thread_t *t, size_t n)
 {
 	pl_state_t *s = st;
 	if (HL_UNLIKELY(n > PL_THRESHOLD))
 		return pl_fb_malloc(s, t, n);
 	if (HL_UNLIKELY(!pl_enter_by_bias(s, t)))
-		return pl_malloc_slow(s, t, n, false);
-	void *p = pl_pop_quick(s, pl_class_of(s, n));
-	if (HL_UNLIKELY(!p))
-		return pl_malloc_slow(s, t, n, true);
-	s->small_mallocs++;
-	pl_leave_bias(s);
-	return p;
+		return pl_malloc_locked(s, t, n);
+	return pl_malloc_in(s, n, true);
 }
 
 /* Slow, thorough validation of a block about to be freed (debug heaps). */
@@ -321,29 +327,8 @@ static inline void pl_free_check(pl_state_t *s, pl_pool_t *pool, void *p)
 		hl_fatal("pools", "double free", p);
 }
 
-/* The common case of pymalloc_free, for the bias holder (debug heaps
- * never hand out the bias, so their frees all take pl_push): @p pool
- * stays on usedpools, neither full before nor empty after, and
- * pl_free_check's tests pass.  Returns false, having changed nothing,
- * otherwise: pl_push then runs the checks again and reports what failed,
- * so this path makes no call.  The span test is one comparison: a
- * never-carved pool (nextoffset 0, below the header, so the subtraction
- * wraps) passes it but has count 0 and goes to pl_push. */
-static inline bool pl_push_quick(pl_pool_t *pool, void *p)
-{
-	uintptr_t off = (uintptr_t)p - (uintptr_t)pool - PL_POOL_OVERHEAD;
-	uintptr_t span = (uintptr_t)pool->nextoffset - PL_POOL_OVERHEAD;
-	void *lastfree = pool->freeblock;
-	uint32_t count = pool->ref.count;
-	if (HL_UNLIKELY(off >= span || lastfree == NULL || p == lastfree || count <= 1))
-		return false;
-	*(void **)p = lastfree;
-	pool->freeblock = p;
-	pool->ref.count = count - 1;
-	return true;
-}
-
-/* Returns a block to its pool (lock held): pymalloc_free, every case. */
+/* Returns a block to its pool (lock held): pymalloc_free after every
+ * check, for the cases pl_free_in leaves out. */
 static void pl_push(pl_state_t *s, void *p)
 {
 	pl_pool_t *pool = pl_pool_of(s, p);
@@ -360,16 +345,57 @@ static void pl_push(pl_state_t *s, void *p)
 		pl_insert_to_freepool(s, pool);      /* it is empty now */
 }
 
-/* Every free of a pool block that pl_push_quick did not take: enters
- * unless @p bias says the caller already did, pushes, counts, leaves. */
-static __attribute__((noinline)) void pl_free_slow(pl_state_t *s, hl_thread_t *t, void *p,
-						   bool bias)
+/* The rare ends of pymalloc_free, reached by tail calls from pl_free_in;
+ * each counts and leaves what the caller entered. */
+
+/* A check failed, the pool empties, or the heap is a debug one: pl_push
+ * runs every check again and reports what failed. */
+static __attribute__((noinline)) void pl_free_rare(pl_state_t *s, void *p, bool bias)
 {
-	if (!bias)
-		bias = pl_enter(s, t);
 	pl_push(s, p);
 	s->small_frees++;
 	pl_leave(s, bias);
+}
+
+/* @p pool was full: back on usedpools. */
+static __attribute__((noinline)) void pl_free_refill(pl_state_t *s, pl_pool_t *pool, bool bias)
+{
+	pl_insert_to_usedpool(s, pool);
+	s->small_frees++;
+	pl_leave(s, bias);
+}
+
+/* pymalloc_free of pool block @p p, entered as @p bias says (debug heaps
+ * never hold the bias): the cheap checks of pl_free_check as tests only,
+ * the push, then counts and leaves.  The span test is one comparison: a
+ * never-carved pool (nextoffset 0, below the header, so the subtraction
+ * wraps) passes it but has count 0 and goes to pl_free_rare. */
+static inline void pl_free_in(pl_state_t *s, void *p, bool bias)
+{
+	pl_pool_t *pool = pl_pool_of(s, p);
+	uintptr_t off = (uintptr_t)p - (uintptr_t)pool - PL_POOL_OVERHEAD;
+	uintptr_t span = (uintptr_t)pool->nextoffset - PL_POOL_OVERHEAD;
+	void *lastfree = pool->freeblock;
+	uint32_t count = pool->ref.count;
+	if (HL_UNLIKELY(off >= span || p == lastfree || count <= 1 || (!bias && s->debug))) {
+		pl_free_rare(s, p, bias);
+		return;
+	}
+	*(void **)p = lastfree;
+	pool->freeblock = p;
+	pool->ref.count = count - 1;
+	if (HL_UNLIKELY(lastfree == NULL)) {
+		pl_free_refill(s, pool, bias);
+		return;
+	}
+	s->small_frees++;
+	pl_leave(s, bias);
+}
+
+/* A caller without the bias: the spinlock (which may claim the bias). */
+static __attribute__((noinline)) void pl_free_locked(pl_state_t *s, hl_thread_t *t, void *p)
+{
+	pl_free_in(s, p, pl_enter(s, t));
 }
 
 static void pools_free(void *st, hl_thread_t *t, void *p)
@@ -380,15 +406,10 @@ static void pools_free(void *st, hl_thread_t *t, void *p)
 		return;
 	}
 	if (HL_UNLIKELY(!pl_enter_by_bias(s, t))) {
-		pl_free_slow(s, t, p, false);
+		pl_free_locked(s, t, p);
 		return;
 	}
-	if (HL_UNLIKELY(!pl_push_quick(pl_pool_of(s, p), p))) {
-		pl_free_slow(s, t, p, true);
-		return;
-	}
-	s->small_frees++;
-	pl_leave_bias(s);
+	pl_free_in(s, p, true);
 }
 
 /* ------------------------------------------------------------------ */
