@@ -604,35 +604,7 @@ END_TEST
 
 /* --- misuse ------------------------------------------------------------------------------- */
 
-/** Runs @p fn in a child with stderr captured; returns what it wrote and
- *  checks that it died of SIGABRT. */
-static void expect_abort(void (*fn)(const char *), const char *conf, const char *text)
-{
-	int fd[2];
-	ck_assert_int_eq(pipe(fd), 0);
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		dup2(fd[1], 2);
-		close(fd[0]);
-		signal(SIGABRT, SIG_DFL);
-		fn(conf);
-		_exit(0);
-	}
-	close(fd[1]);
-	char buf[512] = "";
-	size_t got = 0;
-	ssize_t k;
-	while (got < sizeof buf - 1 && (k = read(fd[0], buf + got, sizeof buf - 1 - got)) > 0)
-		got += (size_t)k;
-	close(fd[0]);
-	int status;
-	waitpid(pid, &status, 0);
-	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "%s: child did not abort", conf);
-	ck_assert_msg(strstr(buf, text) != NULL, "%s: stderr was \"%s\"", conf, buf);
-}
-
-static void free_twice(const char *conf)
+static void free_twice(const void *conf)
 {
 	hl_heap_t *h = hl_heap_new("bins", conf);
 	void *p = hl_malloc(h, 100);
@@ -644,9 +616,9 @@ static void free_twice(const char *conf)
 
 START_TEST(double_free_aborts_with_the_message)
 {
-	expect_abort(free_twice, "", "heaplab: bins: double free");          /* tcache key */
-	expect_abort(free_twice, "tcache_count:0", "heaplab: bins: double free"); /* tags */
-	expect_abort(free_twice, "tcache_count:0,fastbins:on", "heaplab: bins: double free");
+	tl_expect_abort(free_twice, "", "heaplab: bins: double free");          /* tcache key */
+	tl_expect_abort(free_twice, "tcache_count:0", "heaplab: bins: double free"); /* tags */
+	tl_expect_abort(free_twice, "tcache_count:0,fastbins:on", "heaplab: bins: double free");
 }
 END_TEST
 
@@ -703,7 +675,7 @@ START_TEST(checker_rejects_a_foreign_tcache_word)
 }
 END_TEST
 
-static void malloc_over_smashed_list(const char *conf)
+static void malloc_over_smashed_list(const void *conf)
 {
 	hl_heap_t *h = hl_heap_new("bins", conf);
 	size_t *a = hl_malloc(h, 2000);
@@ -715,7 +687,7 @@ static void malloc_over_smashed_list(const char *conf)
 
 START_TEST(malloc_aborts_on_a_smashed_list)
 {
-	expect_abort(malloc_over_smashed_list, "", "heaplab: bins: malloc(): unsorted double linked list corrupted");
+	tl_expect_abort(malloc_over_smashed_list, "", "heaplab: bins: malloc(): unsorted double linked list corrupted");
 }
 END_TEST
 

@@ -602,32 +602,8 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* misuse                                                              */
 
-/* Runs @p fn in a child and returns what it wrote to stderr. */
-static void expect_abort(void (*fn)(void), const char *want)
-{
-	int fd[2];
-	ck_assert_int_eq(pipe(fd), 0);
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(fd[1], 2);
-		fn();
-		_exit(0);
-	}
-	close(fd[1]);
-	char buf[512] = { 0 };
-	size_t n = 0;
-	ssize_t r;
-	while (n < sizeof buf - 1 && (r = read(fd[0], buf + n, sizeof buf - 1 - n)) > 0)
-		n += (size_t)r;
-	close(fd[0]);
-	int st;
-	waitpid(pid, &st, 0);
-	ck_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
-	ck_assert_msg(strstr(buf, want) != NULL, "stderr was: %s", buf);
-}
-
 /* ledger:off so the policy, not the core's ledger, meets the bad pointer */
-static void do_double_free(void)
+static void do_double_free(const void *unused)
 {
 	hl_heap_t *h = hl_heap_new("pools", "ledger:off,debug:off");
 	void *p = hl_malloc(h, 48);
@@ -636,7 +612,7 @@ static void do_double_free(void)
 	hl_free(h, p);
 }
 
-static void do_double_free_empty(void)
+static void do_double_free_empty(const void *unused)
 {
 	hl_heap_t *h = hl_heap_new("pools", NULL);
 	void *p = hl_malloc(h, 48);
@@ -644,7 +620,7 @@ static void do_double_free_empty(void)
 	hl_free(h, p);
 }
 
-static void do_interior_free(void)
+static void do_interior_free(const void *unused)
 {
 	hl_heap_t *h = hl_heap_new("pools", "debug:on,ledger:off");
 	char *p = hl_malloc(h, 48);
@@ -652,7 +628,7 @@ static void do_interior_free(void)
 	hl_free(h, p + 16);
 }
 
-static void do_empty_pool_free(void)
+static void do_empty_pool_free(const void *unused)
 {
 	hl_heap_t *h = hl_heap_new("pools", "ledger:off,debug:off");
 	char *p = hl_malloc(h, 48);
@@ -660,21 +636,21 @@ static void do_empty_pool_free(void)
 	hl_free(h, p + 16 * 1024 + 64);   /* inside a never-carved pool */
 }
 
-START_TEST(misuse_double_free) { expect_abort(do_double_free, "heaplab: pools: double free"); }
+START_TEST(misuse_double_free) { tl_expect_abort(do_double_free, NULL, "heaplab: pools: double free"); }
 END_TEST
 START_TEST(misuse_double_free_ledger)
 {
-	expect_abort(do_double_free_empty, "heaplab: pools: double free (its pool is already empty)");
+	tl_expect_abort(do_double_free_empty, NULL, "heaplab: pools: double free (its pool is already empty)");
 }
 END_TEST
 START_TEST(misuse_interior_free)
 {
-	expect_abort(do_interior_free, "heaplab: pools: free of a pointer inside a block");
+	tl_expect_abort(do_interior_free, NULL, "heaplab: pools: free of a pointer inside a block");
 }
 END_TEST
 START_TEST(misuse_foreign_free)
 {
-	expect_abort(do_empty_pool_free, "heaplab: pools: free of a pointer pymalloc did not hand out");
+	tl_expect_abort(do_empty_pool_free, NULL, "heaplab: pools: free of a pointer pymalloc did not hand out");
 }
 END_TEST
 
