@@ -40,6 +40,9 @@ int cli_policy_list(const char *arg, const char **names, int max);
  *  second and only when stderr is a terminal; cli_progress_done clears it. */
 void cli_progress(const char *what, size_t done, size_t total);
 void cli_progress_done(void);
+/** Loads a trace: NULL after printing "file:line: message"; the reader's
+ *  warnings go to stderr. */
+hl_trace_t *cli_load_trace(const char *path);
 /** Seconds since an arbitrary start (monotonic). */
 double cli_now(void);
 /** Path of libheaplab-preload.so (env HEAPLAB_PRELOAD, build tree, libdir). */

@@ -141,3 +141,14 @@ const char *cli_preload_path(void)
 	snprintf(path, sizeof path, "%s/libheaplab-preload.so", HL_LIBDIR);
 	return path;
 }
+
+hl_trace_t *cli_load_trace(const char *path)
+{
+	hl_trace_t *t = hl_trace_load(path);
+	if (!t) {
+		fprintf(stderr, "%s\n", hl_last_error());
+		return NULL;
+	}
+	fputs(hl_trace_warnings(t), stderr);
+	return t;
+}

@@ -102,7 +102,7 @@ int cmd_plot(int argc, char **argv)
 	if (samples) {
 		p = vis_samples_load(samples, pid ? atol(pid) : 0, &n, title, sizeof title);
 	} else {
-		hl_trace_t *t = vis_load_trace(trace);
+		hl_trace_t *t = cli_load_trace(trace);
 		p = t ? plot_trace(t, trace, names[0], conf, &n) : NULL;
 		snprintf(title, sizeof title, "%s on %s%s%s: bytes after each op", trace, names[0],
 			 conf && *conf ? ", " : "", conf ? conf : "");

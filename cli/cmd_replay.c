@@ -146,17 +146,6 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-static hl_trace_t *load(const char *path)
-{
-	hl_trace_t *t = hl_trace_load(path);
-	if (!t) {
-		fprintf(stderr, "%s\n", hl_last_error());
-		return NULL;
-	}
-	fputs(hl_trace_warnings(t), stderr);
-	return t;
-}
-
 static double kops(const hl_replay_result_t *r)
 {
 	return r->seconds > 0 ? (double)r->ops / r->seconds / 1000.0 : 0.0;
@@ -187,7 +176,7 @@ int cmd_replay(int argc, char **argv)
 	if (!a.json)
 		printf("%-22s %-9s %9s %7s %10s  %s\n", "trace", "policy", "ops", "util", "Kops/s", "result");
 	for (int i = 0; i < a.ntraces; i++) {
-		hl_trace_t *t = load(a.traces[i]);
+		hl_trace_t *t = cli_load_trace(a.traces[i]);
 		if (!t) {
 			status = 2;
 			continue;
@@ -243,7 +232,7 @@ int cmd_compare(int argc, char **argv)
 		printf("\n");
 	}
 	for (int i = 0; i < a.ntraces; i++) {
-		hl_trace_t *t = load(a.traces[i]);
+		hl_trace_t *t = cli_load_trace(a.traces[i]);
 		if (!t) {
 			status = 2;
 			continue;

@@ -84,9 +84,6 @@ void vis_walk_free(vis_walk_t *w);
  */
 size_t vis_walk_thin(vis_walk_t *w, char **svgs, size_t budget);
 
-/** Loads a trace, printing its warnings; NULL after a message. */
-hl_trace_t *vis_load_trace(const char *path);
-
 /** @name Graphviz (render.c) */
 /**@{*/
 /** True when the dot program configure found can be run. */

@@ -43,17 +43,6 @@ size_t vis_default_every(size_t nops)
 	return nops <= ALL_UP_TO ? 1 : (nops + PICTURES - 1) / PICTURES;
 }
 
-hl_trace_t *vis_load_trace(const char *path)
-{
-	hl_trace_t *t = hl_trace_load(path);
-	if (!t) {
-		fprintf(stderr, "%s\n", hl_last_error());
-		return NULL;
-	}
-	fputs(hl_trace_warnings(t), stderr);
-	return t;
-}
-
 typedef struct walk_ctx {
 	vis_walk_t *w;
 	const hl_trace_t *t;
