@@ -345,8 +345,10 @@ void shd_heap_abandon(shd_heap_t *hp, bool orphan)
 	shd_segment_t *s;
 	while ((s = hp->segs) != NULL) {
 		shd_unlink_heap(hp, s);
-		atomic_store_explicit(&s->owner, NULL, memory_order_release);
+		/* ownerless and on the abandoned list in one step under the lock,
+		 * so a checker never sees one without the other */
 		pthread_mutex_lock(&st->lock);
+		atomic_store_explicit(&s->owner, NULL, memory_order_release);
 		s->hnext = st->abandoned;
 		if (st->abandoned)
 			st->abandoned->hprev = s;
