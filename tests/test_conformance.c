@@ -39,6 +39,8 @@ static uint64_t rng_next(uint64_t *s)
 	return *s;
 }
 
+static int scaled(int ops);
+
 static size_t random_size(uint64_t *s)
 {
 	uint64_t r = rng_next(s) % 100;
@@ -164,7 +166,7 @@ END_TEST
 
 START_TEST(shadow_copy_long_sequence)
 {
-	shadow_run(policies[_i], 60000, 5000, 0xfeedbeef);
+	shadow_run(policies[_i], scaled(60000), 5000, 0xfeedbeef);
 }
 END_TEST
 
@@ -368,12 +370,23 @@ typedef struct hammer {
 
 enum { MAILBOX = 256, HAMMER_OPS = 40000 };
 
+/* With --enable-debug every call runs the checker, which walks the heap:
+ * the long tests then do a tenth of the work. */
+static int scaled(int ops)
+{
+	hl_heap_t *h = hl_heap_new(policies[0], NULL);
+	double debug = 0;
+	hl_stat(h, "debug", &debug);
+	hl_heap_destroy(h);
+	return debug ? ops / 10 : ops;
+}
+
 static void *hammer(void *arg)
 {
 	hammer_t *a = arg;
 	uint64_t s = 0x9e3779b9u * (uint64_t)(a->id + 1);
 	void *mine[64] = { 0 };
-	for (int op = 0; op < HAMMER_OPS; op++) {
+	for (int op = 0, n = scaled(HAMMER_OPS); op < n; op++) {
 		int i = (int)(rng_next(&s) % 64);
 		if (mine[i]) {
 			unsigned char *b = mine[i];
