@@ -90,6 +90,11 @@ int main(void)
 	}
 	pid_t pid = fork(); /* while the other threads allocate */
 	if (pid == 0) {
+		/* only this thread exists here: the program's own lock may have
+		 * been held by another thread at fork time (the allocator's locks
+		 * are its own business: its atfork handlers) */
+		pthread_mutex_init(&shared_lock, NULL);
+		shared = NULL;
 		char *p = malloc(1000);
 		strcpy(p, "child");
 		free(p);
