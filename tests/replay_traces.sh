@@ -3,7 +3,9 @@
 # checker) under every compiled-in policy.
 set -u
 heaplab="${abs_top_builddir:-.}/heaplab"
-out=$("$heaplab" replay --policy=all --repeat 0 --json "${srcdir:-.}"/traces/*.rep 2>&1)
+# (debug:off: in an --enable-debug build the replay's own checker passes
+# stand in for the checker after every call, which would be quadratic here)
+out=$("$heaplab" replay --policy=all --conf=debug:off --repeat 0 --json "${srcdir:-.}"/traces/*.rep 2>&1)
 status=$?
 total=$(echo "$out" | grep -c '"ok":')
 bad=$(echo "$out" | grep -c '"ok":false')
