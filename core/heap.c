@@ -136,7 +136,9 @@ static __attribute__((noinline)) void *handed_out(hl_heap_t *h, hl_thread_t *t, 
 static bool taking_back(hl_heap_t *h, hl_thread_t *t, void *p)
 {
 	if (!h->ledger_on) {
-		if (HL_UNLIKELY(h->debug))
+		/* junk only what the policy owns: a foreign pointer's "size" is
+		 * garbage, and the policy's free is about to say what is wrong */
+		if (HL_UNLIKELY(h->debug) && h->policy->owns(h->state, p))
 			memset(p, JUNK_FREED, h->policy->usable_size(h->state, p));
 		return true;
 	}

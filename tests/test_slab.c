@@ -364,7 +364,7 @@ static bool falls_within(hl_heap_t *h, double peak, double seconds, bool activit
 
 START_TEST(decay_with_activity)
 {
-	hl_heap_t *h = tl_heap("slab", "dirty_decay_ms:100,muzzy_decay_ms:100");
+	hl_heap_t *h = tl_heap("slab", "dirty_decay_ms:100,muzzy_decay_ms:100,debug:off");
 	double peak = fill_and_free(h, KIB_BLOCKS);
 	ck_assert_msg(falls_within(h, peak, 2.0, true), "resident %.0f of peak %.0f after 2 s",
 		      tl_stat(h, "resident_bytes"), peak);
@@ -377,7 +377,7 @@ END_TEST
 
 START_TEST(decay_background_no_activity)
 {
-	hl_heap_t *h = tl_heap("slab", "background_thread:true,dirty_decay_ms:100,muzzy_decay_ms:100");
+	hl_heap_t *h = tl_heap("slab", "background_thread:true,dirty_decay_ms:100,muzzy_decay_ms:100,debug:off");
 	ck_assert_int_eq(pstat(h, "background_thread"), 1);
 	double peak = fill_and_free(h, KIB_BLOCKS);
 	ck_assert_msg(falls_within(h, peak, 2.0, false), "resident %.0f of peak %.0f after 2 s",
@@ -391,7 +391,7 @@ END_TEST
 /* Decay follows a curve: part of the dirty pages are purged, some stay. */
 START_TEST(decay_is_gradual)
 {
-	hl_heap_t *h = tl_heap("slab", "dirty_decay_ms:1000");
+	hl_heap_t *h = tl_heap("slab", "dirty_decay_ms:1000,debug:off");
 	fill_and_free(h, 16 * 1024);
 	double total = pstat(h, "dirty_bytes"), lowest = total;
 	bool partial = false;
@@ -410,7 +410,7 @@ END_TEST
 
 START_TEST(decay_never)
 {
-	hl_heap_t *h = tl_heap("slab", "dirty_decay_ms:-1,muzzy_decay_ms:-1");
+	hl_heap_t *h = tl_heap("slab", "dirty_decay_ms:-1,muzzy_decay_ms:-1,debug:off");
 	double peak = fill_and_free(h, 16 * 1024);
 	ck_assert(!falls_within(h, peak, 0.3, true));
 	ck_assert_double_ge(tl_stat(h, "resident_bytes"), peak * 0.9);
@@ -423,7 +423,7 @@ END_TEST
 
 START_TEST(decay_zero_at_once)
 {
-	hl_heap_t *h = tl_heap("slab", "dirty_decay_ms:0");
+	hl_heap_t *h = tl_heap("slab", "dirty_decay_ms:0,debug:off");
 	double peak = fill_and_free(h, 16 * 1024);
 	ck_assert_double_lt(tl_stat(h, "resident_bytes"), peak / 10);
 	ck_assert_int_eq(pstat(h, "dirty_bytes"), 0);
@@ -450,7 +450,7 @@ END_TEST
 
 START_TEST(background_thread_survives_fork)
 {
-	hl_heap_t *h = tl_heap("slab", "background_thread:true,dirty_decay_ms:100,muzzy_decay_ms:100");
+	hl_heap_t *h = tl_heap("slab", "background_thread:true,dirty_decay_ms:100,muzzy_decay_ms:100,debug:off");
 	hl_free(h, hl_malloc(h, 100));
 	fflush(NULL);
 	pid_t pid = fork();
