@@ -1,6 +1,7 @@
 /*
  * The conformance suite: every contract of the public API, run against
- * every compiled-in policy (or those named in HL_TEST_POLICIES=a,b).
+ * every compiled-in policy (or those named in HL_TEST_POLICIES=a,b), and
+ * against the layouts a policy can switch to (pools with headers:table).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -12,7 +13,25 @@
 #include "testlib.h"
 
 static const char *policies[16];
+static const char *confs[16];     /**< the variant's options, or NULL */
 static int npolicies;
+
+/* Variants whose memory layout differs from their policy's default enough
+ * to deserve every contract again. */
+static const struct { const char *policy, *conf; } variants[] = {
+	{ "pools", "headers:table" },
+};
+
+static void add_variants(void)
+{
+	for (size_t v = 0; v < sizeof variants / sizeof *variants; v++)
+		for (int i = 0, n = npolicies; i < n && npolicies < 16; i++)
+			if (!strcmp(policies[i], variants[v].policy) && !confs[i]) {
+				policies[npolicies] = policies[i];
+				confs[npolicies++] = variants[v].conf;
+				break;
+			}
+}
 
 static void pick_policies(void)
 {
@@ -23,11 +42,13 @@ static void pick_policies(void)
 		for (char *save, *tok = strtok_r(buf, ",", &save); tok && npolicies < 16; tok = strtok_r(NULL, ",", &save))
 			if (tl_has_policy(tok))
 				policies[npolicies++] = tok;
+		add_variants();
 		return;
 	}
 	for (size_t i = 0; i < hl_policy_count() && npolicies < 16; i++)
 		if (strcmp(hl_policy_name(i), "student") != 0)
 			policies[npolicies++] = hl_policy_name(i);
+	add_variants();
 }
 
 /* A tiny deterministic generator, so failures reproduce. */
@@ -55,7 +76,7 @@ static size_t random_size(uint64_t *s)
 
 START_TEST(every_pointer_is_16_byte_aligned)
 {
-	hl_heap_t *h = tl_heap(policies[_i], NULL);
+	hl_heap_t *h = tl_heap(policies[_i], confs[_i]);
 	void *keep[600];
 	for (size_t n = 0; n < 600; n++) {
 		keep[n] = hl_malloc(h, n * 7);
@@ -72,7 +93,7 @@ END_TEST
 
 START_TEST(memalign_up_to_one_mebibyte)
 {
-	hl_heap_t *h = tl_heap(policies[_i], NULL);
+	hl_heap_t *h = tl_heap(policies[_i], confs[_i]);
 	void *keep[64];
 	int k = 0;
 	for (size_t align = 1; align <= (1u << 20); align *= 2) {
@@ -101,10 +122,10 @@ START_TEST(memalign_up_to_one_mebibyte)
 END_TEST
 
 /* Random operations checked against a shadow of every live block. */
-static void shadow_run(const char *policy, int ops, int check_every, uint64_t seed)
+static void shadow_run(const char *policy, const char *conf, int ops, int check_every, uint64_t seed)
 {
 	enum { SLOTS = 512 };
-	hl_heap_t *h = tl_heap(policy, NULL);
+	hl_heap_t *h = tl_heap(policy, conf);
 	void *p[SLOTS] = { 0 };
 	size_t n[SLOTS] = { 0 };
 	unsigned tag[SLOTS] = { 0 };
@@ -160,19 +181,19 @@ static void shadow_run(const char *policy, int ops, int check_every, uint64_t se
 
 START_TEST(shadow_copy_checked_after_every_step)
 {
-	shadow_run(policies[_i], 3000, 1, 0x1234567);
+	shadow_run(policies[_i], confs[_i], 3000, 1, 0x1234567);
 }
 END_TEST
 
 START_TEST(shadow_copy_long_sequence)
 {
-	shadow_run(policies[_i], scaled(60000), 5000, 0xfeedbeef);
+	shadow_run(policies[_i], confs[_i], scaled(60000), 5000, 0xfeedbeef);
 }
 END_TEST
 
 START_TEST(realloc_grow_shrink_in_place)
 {
-	hl_heap_t *h = tl_heap(policies[_i], NULL);
+	hl_heap_t *h = tl_heap(policies[_i], confs[_i]);
 	char *p = hl_malloc(h, 100);
 	tl_fill(p, 100, 7);
 	p = hl_realloc(h, p, 5000);
@@ -198,7 +219,7 @@ END_TEST
 
 START_TEST(calloc_zeroes_even_reused_memory)
 {
-	hl_heap_t *h = tl_heap(policies[_i], NULL);
+	hl_heap_t *h = tl_heap(policies[_i], confs[_i]);
 	for (size_t n = 8; n <= 200000; n *= 5) {
 		for (int round = 0; round < 3; round++) {
 			unsigned char *p = hl_malloc(h, n);
@@ -217,7 +238,7 @@ END_TEST
 
 START_TEST(error_paths)
 {
-	hl_heap_t *h = tl_heap(policies[_i], NULL);
+	hl_heap_t *h = tl_heap(policies[_i], confs[_i]);
 	errno = 0;
 	ck_assert_ptr_null(hl_calloc(h, SIZE_MAX / 2, 3));
 	ck_assert_int_eq(errno, ENOMEM);
@@ -266,7 +287,7 @@ END_TEST
 
 START_TEST(statistics_measure_the_heap)
 {
-	hl_heap_t *h = tl_heap(policies[_i], NULL);
+	hl_heap_t *h = tl_heap(policies[_i], confs[_i]);
 	const size_t n = 4 << 20;
 	char *p = hl_malloc(h, n);
 	memset(p, 1, n);
@@ -310,7 +331,7 @@ static int find_block(const hl_block_t *b, void *arg)
 
 START_TEST(walker_and_snapshot_see_live_blocks)
 {
-	hl_heap_t *h = tl_heap(policies[_i], NULL);
+	hl_heap_t *h = tl_heap(policies[_i], confs[_i]);
 	void *p[20];
 	for (int i = 0; i < 20; i++)
 		p[i] = hl_malloc(h, (size_t)(i * 40 + 1));
@@ -339,7 +360,7 @@ START_TEST(several_heaps_side_by_side)
 {
 	hl_heap_t *hs[16];
 	for (int k = 0; k < npolicies; k++)
-		hs[k] = tl_heap(policies[k], NULL);
+		hs[k] = tl_heap(policies[k], confs[k]);
 	void *p[16][50];
 	for (int i = 0; i < 50; i++)
 		for (int k = 0; k < npolicies; k++) {
@@ -417,7 +438,7 @@ static void *hammer(void *arg)
 START_TEST(threads_hammer_one_heap)
 {
 	for (int nthreads = 2; nthreads <= 8; nthreads *= 2) {
-		hl_heap_t *h = tl_heap(policies[_i], NULL);
+		hl_heap_t *h = tl_heap(policies[_i], confs[_i]);
 		void *_Atomic mailbox[MAILBOX] = { 0 };
 		pthread_t th[8];
 		hammer_t args[8];
@@ -442,7 +463,7 @@ END_TEST
 
 START_TEST(trim_keeps_live_blocks)
 {
-	hl_heap_t *h = tl_heap(policies[_i], NULL);
+	hl_heap_t *h = tl_heap(policies[_i], confs[_i]);
 	void *p[200];
 	for (int i = 0; i < 200; i++) {
 		p[i] = hl_malloc(h, 3000);

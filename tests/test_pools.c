@@ -251,6 +251,20 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* the old geometry                                                    */
 
+/* Fills exactly one arena with @p per_arena blocks of @p n bytes, then
+ * one more block opens a second arena; returns the per_arena + 1 blocks. */
+static void **fill_arena_and_spill(hl_heap_t *h, size_t per_arena, size_t n)
+{
+	void **v = malloc((per_arena + 1) * sizeof *v);
+	for (size_t i = 0; i < per_arena; i++)
+		v[i] = hl_malloc(h, n);
+	ck_assert_int_eq(pstat(h, "arenas_allocated_current"), 1);
+	v[per_arena] = hl_malloc(h, n);
+	ck_assert_int_eq(pstat(h, "arenas_allocated_current"), 2);
+	tl_check_clean(h);
+	return v;
+}
+
 START_TEST(old_geometry_gives_old_numbers)
 {
 	hl_heap_t *h = tl_heap("pools", "arena_size:256K,pool_size:4K,alignment:8,ledger:off,debug:off");
@@ -268,13 +282,7 @@ START_TEST(old_geometry_gives_old_numbers)
 	/* 16-byte blocks pack as in CPython: (4096 - 48) / 16 per pool */
 	size_t per_arena = 64 * per_pool(4096, 16);
 	ck_assert_int_eq(class_stat(h, 1, "blocks_per_pool"), per_pool(4096, 16));
-	void **v = malloc((per_arena + 1) * sizeof *v);
-	for (size_t i = 0; i < per_arena; i++)
-		v[i] = hl_malloc(h, 16);
-	ck_assert_int_eq(pstat(h, "arenas_allocated_current"), 1);
-	v[per_arena] = hl_malloc(h, 16);
-	ck_assert_int_eq(pstat(h, "arenas_allocated_current"), 2);
-	tl_check_clean(h);
+	void **v = fill_arena_and_spill(h, per_arena, 16);
 	for (size_t i = 0; i <= per_arena; i++)
 		hl_free(h, v[i]);
 	free(v);
@@ -600,6 +608,107 @@ START_TEST(fork_child_allocates)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* where the pool headers live (headers:inline, CPython's, or :table)  */
+
+enum { ARENA = 1 << 20, POOL = 16 << 10, SLOT = 64 };
+
+static uintptr_t arena_base(const void *p) { return (uintptr_t)p & ~(uintptr_t)(ARENA - 1); }
+static uintptr_t pool_base(const void *p) { return (uintptr_t)p & ~(uintptr_t)(POOL - 1); }
+static size_t pool_number(const void *p) { return (pool_base(p) - arena_base(p)) / POOL; }
+
+/* The live-block count is the header's first word (ref.count): inline it
+ * sits at the pool's start; in the table, at arena + 64 * pool number,
+ * and the pool's own first 48 bytes stay zero. */
+START_TEST(header_count_where_the_layout_puts_it)
+{
+	for (int table = 0; table <= 1; table++) {
+		hl_heap_t *h = tl_heap("pools", table ? "headers:table" : NULL);
+		void *v[5];
+		for (int i = 0; i < 5; i++)
+			v[i] = hl_malloc(h, 100);
+		void *w = hl_malloc(h, 300);           /* another class, another pool */
+		ck_assert_uint_ne(pool_base(v[0]), pool_base(w));
+		const uint32_t *inl = (const uint32_t *)pool_base(v[0]);
+		const uint32_t *slot = (const uint32_t *)(arena_base(v[0]) + SLOT * pool_number(v[0]));
+		if (table) {
+			ck_assert_uint_eq(pool_number(v[0]), 1);       /* pool 0 is the table */
+			ck_assert_uint_eq(*slot, 5);
+			ck_assert_uint_eq(*(const uint32_t *)(arena_base(w) + SLOT * pool_number(w)), 1);
+			for (int b = 0; b < HEADER / 4; b++)
+				ck_assert_uint_eq(inl[b], 0);
+		} else {
+			ck_assert_uint_eq(pool_number(v[0]), 0);
+			ck_assert_uint_eq(*inl, 5);
+			ck_assert_uint_eq(*(const uint32_t *)pool_base(w), 1);
+		}
+		hl_free(h, v[4]);
+		ck_assert_uint_eq(table ? *slot : *inl, 4);
+		/* blocks start after 48 bytes in both layouts */
+		ck_assert_uint_eq((uintptr_t)v[0] - pool_base(v[0]), HEADER);
+		tl_check_clean(h);
+		for (int i = 0; i < 4; i++)
+			hl_free(h, v[i]);
+		hl_free(h, w);
+		hl_heap_destroy(h);
+	}
+}
+END_TEST
+
+/* The layouts differ only in where headers live: the same program gets the
+ * same block (pool by pool, offset by offset) from both, one pool further
+ * along in the table layout; capacities and list orders are shared. */
+START_TEST(table_layout_hands_out_the_same_blocks)
+{
+	hl_heap_t *in = tl_heap("pools", "ledger:off,debug:off");
+	hl_heap_t *tb = tl_heap("pools", "headers:table,ledger:off,debug:off");
+	ck_assert_int_eq(pstat(in, "pools_per_arena"), ARENA / POOL);
+	ck_assert_int_eq(pstat(tb, "pools_per_arena"), ARENA / POOL - 1);
+	for (unsigned c = 0; c < THRESHOLD / 16; c++)
+		ck_assert_int_eq(class_stat(in, c, "blocks_per_pool"), class_stat(tb, c, "blocks_per_pool"));
+	enum { RING = 800, OPS = 40000 };
+	void *a[RING] = { 0 }, *b[RING] = { 0 };
+	uint64_t s = 0x2545f4914f6cdd1dull;
+	for (int op = 0; op < OPS; op++) {
+		int k = op % RING;
+		hl_free(in, a[k]);
+		hl_free(tb, b[k]);
+		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+		size_t n = 1 + s % THRESHOLD;
+		a[k] = hl_malloc(in, n);
+		b[k] = hl_malloc(tb, n);
+		ck_assert_uint_eq((uintptr_t)a[k] & (POOL - 1), (uintptr_t)b[k] & (POOL - 1));
+		ck_assert_uint_eq(pool_number(a[k]) + 1, pool_number(b[k]));
+	}
+	ck_assert_int_eq(pstat(in, "arenas_allocated_current"), 1);
+	ck_assert_int_eq(pstat(tb, "arenas_allocated_current"), 1);
+	ck_assert_int_eq(pstat(tb, "bytes_lost_header_table"), POOL);
+	tl_check_clean(in);
+	tl_check_clean(tb);
+	hl_heap_destroy(in);
+	hl_heap_destroy(tb);
+}
+END_TEST
+
+/* In the table layout an arena still goes back only when wholly free,
+ * and a full arena holds 63 pools' worth of blocks. */
+START_TEST(table_layout_arena_holds_63_pools)
+{
+	hl_heap_t *h = tl_heap("pools", "headers:table,ledger:off,debug:off");
+	size_t per_arena = 63 * per_pool(POOL, 512);
+	void **v = fill_arena_and_spill(h, per_arena, 512);
+	for (size_t i = 0; i + 1 < per_arena; i++)
+		hl_free(h, v[i]);
+	hl_free(h, v[per_arena]);           /* arena 1 is free but the last usable one */
+	ck_assert_int_eq(pstat(h, "arenas_reclaimed"), 0);
+	hl_free(h, v[per_arena - 1]);       /* arena 0 wholly free, arena 1 listed after it */
+	ck_assert_int_eq(pstat(h, "arenas_reclaimed"), 1);
+	tl_check_clean(h);
+	free(v);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 /* misuse                                                              */
 
 /* ledger:off so the policy, not the core's ledger, meets the bad pointer */
@@ -628,6 +737,13 @@ static void do_interior_free(const void *unused)
 	hl_free(h, p + 16);
 }
 
+static void do_table_free(const void *unused)
+{
+	hl_heap_t *h = hl_heap_new("pools", "headers:table,ledger:off,debug:off");
+	char *p = hl_malloc(h, 48);
+	hl_free(h, (void *)(((uintptr_t)p & ~(uintptr_t)(ARENA - 1)) + 5 * SLOT + 16));
+}
+
 static void do_empty_pool_free(const void *unused)
 {
 	hl_heap_t *h = hl_heap_new("pools", "ledger:off,debug:off");
@@ -646,6 +762,11 @@ END_TEST
 START_TEST(misuse_interior_free)
 {
 	tl_expect_abort(do_interior_free, NULL, "heaplab: pools: free of a pointer inside a block");
+}
+END_TEST
+START_TEST(misuse_free_inside_header_table)
+{
+	tl_expect_abort(do_table_free, NULL, "heaplab: pools: free of a pointer pymalloc did not hand out");
 }
 END_TEST
 START_TEST(misuse_foreign_free)
@@ -679,12 +800,16 @@ static Suite *pools_suite(void)
 	tcase_add_test(tc, threads_share_one_lock);
 	tcase_add_test(tc, bias_moves_then_gives_up);
 	tcase_add_test(tc, fork_child_allocates);
+	tcase_add_test(tc, header_count_where_the_layout_puts_it);
+	tcase_add_test(tc, table_layout_hands_out_the_same_blocks);
+	tcase_add_test(tc, table_layout_arena_holds_63_pools);
 	suite_add_tcase(s, tc);
 	TCase *mis = tcase_create("misuse");
 	tcase_add_test(mis, misuse_double_free);
 	tcase_add_test(mis, misuse_double_free_ledger);
 	tcase_add_test(mis, misuse_interior_free);
 	tcase_add_test(mis, misuse_foreign_free);
+	tcase_add_test(mis, misuse_free_inside_header_table);
 	suite_add_tcase(s, mis);
 	return s;
 }

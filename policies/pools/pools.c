@@ -39,6 +39,25 @@
  *   fallback:   bins   policy for large and aligned requests
  *                      (bins|firstfit|slab|sharded; when bins is not
  *                      compiled in, the first of those that is)
+ *   headers:    inline where the pool headers live: inline (CPython) or
+ *                      table (see below)
+ *
+ * headers:table, and why it exists
+ *   CPython puts each pool's header in the pool's first 48 bytes, and its
+ *   pools are aligned to their size.  So every header has the same address
+ *   bits below 16 KiB, and an L1 data cache indexes its sets with exactly
+ *   those bits (32 KiB, 8 ways: addresses 4 KiB apart share a set).  All
+ *   headers therefore compete for one set of 8 lines: a program using
+ *   more than 8 pools at once misses L1 on the header in almost every
+ *   malloc and free.  Real pymalloc does (cachegrind on CPython 3.11 under
+ *   bench/pyring), and so does this model by default.  headers:table moves
+ *   the headers into a table in each arena's first pool, 64 bytes apart, the
+ *   way mimalloc keeps page records at a segment's start: the headers then
+ *   spread over 64 sets.  Each pool keeps its first 48 bytes unused, so
+ *   block addresses and blocks per pool stay CPython's; an arena has one
+ *   pool fewer to carve (as CPython's usually does, its mmap being only
+ *   page-aligned).  The lists, the order of pools and arenas, and every
+ *   block handed out are the same in both layouts.
  *
  * alignment:8
  *   CPython on 32-bit (and before 3.8 everywhere) spaced classes 8 bytes
@@ -90,6 +109,8 @@ static const hl_option_t pl_options[] = {
 	  "size-class spacing: 16 (32 classes) or 8 (64 classes, stride kept 16)" },
 	{ "fallback", HL_OPT_ENUM, "bins", 0, 0, "bins|firstfit|slab|sharded",
 	  "policy serving requests above 512 bytes and memalign" },
+	{ "headers", HL_OPT_ENUM, "inline", 0, 0, "inline|table",
+	  "pool headers at each pool's start (CPython) or in a table in the arena's first pool" },
 	{ NULL, 0, NULL, 0, 0, NULL, NULL },
 };
 
@@ -118,6 +139,17 @@ static int pl_geometry(pl_state_t *s, const hl_conf_t *conf)
 	s->arena_bits = hl_log2(s->arena_size);
 	s->pool_bits = hl_log2(s->pool_size);
 	s->max_pools = (unsigned)(s->arena_size / s->pool_size);
+	s->header_table = hl_conf_enum(conf, "headers") == 1;
+	s->header_bits = s->header_table ? PL_SLOT_BITS : s->pool_bits;
+	s->table_pools = 0;
+	if (s->header_table) {
+		size_t table = (size_t)s->max_pools << PL_SLOT_BITS;
+		s->table_pools = (unsigned)((table + s->pool_size - 1) / s->pool_size);
+		if (s->table_pools >= s->max_pools) {
+			hl_set_error("pools: headers:table needs arenas of at least 2 pools");
+			return -1;
+		}
+	}
 	s->nclasses = PL_THRESHOLD >> s->align_shift;
 	for (unsigned c = 0; c < s->nclasses; c++) {
 		s->stride[c] = (uint32_t)hl_align_up(pl_class_size(s, c), HL_ALIGN);
@@ -273,7 +305,8 @@ static inline void *pl_malloc_in(pl_state_t *s, size_t n, bool bias)
 		return pl_malloc_new_pool(s, c, bias);
 	void *bp = pool->freeblock;
 	void *next = *(void **)bp;
-	if (HL_UNLIKELY(((uintptr_t)next ^ (uintptr_t)pool) >= s->pool_size)) {
+	/* same pool <=> the addresses agree above the pool bits */
+	if (HL_UNLIKELY(((uintptr_t)next ^ (uintptr_t)bp) >= s->pool_size)) {
 		if (next)                    /* not NULL, yet outside the pool */
 			return pl_malloc_smashed(bp);
 		return pl_malloc_extend(s, pool, bp, bias);
@@ -304,7 +337,7 @@ static void *pools_malloc(void *st, hl_thread_t *t, size_t n)
 /* Slow, thorough validation of a block about to be freed (debug heaps). */
 static void pl_free_deep_check(pl_state_t *s, pl_pool_t *pool, void *p)
 {
-	uintptr_t off = (uintptr_t)p - (uintptr_t)pool - PL_POOL_OVERHEAD;
+	uintptr_t off = (uintptr_t)p - (uintptr_t)pl_pool_base(s, pool) - PL_POOL_OVERHEAD;
 	if (pool->szidx >= s->nclasses || off % s->stride[pool->szidx])
 		hl_fatal("pools", "free of a pointer inside a block", p);
 	size_t hops = 0;
@@ -318,7 +351,7 @@ static void pl_free_deep_check(pl_state_t *s, pl_pool_t *pool, void *p)
  * the block is not the one freed last. */
 static inline void pl_free_check(pl_state_t *s, pl_pool_t *pool, void *p)
 {
-	uintptr_t off = (uintptr_t)p - (uintptr_t)pool;
+	uintptr_t off = (uintptr_t)p - (uintptr_t)pl_pool_base(s, pool);
 	if (HL_UNLIKELY(off < PL_POOL_OVERHEAD || off >= pool->nextoffset))
 		hl_fatal("pools", "free of a pointer pymalloc did not hand out", p);
 	if (HL_UNLIKELY(pool->ref.count == 0))
@@ -373,7 +406,7 @@ static __attribute__((noinline)) void pl_free_refill(pl_state_t *s, pl_pool_t *p
 static inline void pl_free_in(pl_state_t *s, void *p, bool bias)
 {
 	pl_pool_t *pool = pl_pool_of(s, p);
-	uintptr_t off = (uintptr_t)p - (uintptr_t)pool - PL_POOL_OVERHEAD;
+	uintptr_t off = ((uintptr_t)p & (s->pool_size - 1)) - PL_POOL_OVERHEAD;
 	uintptr_t span = (uintptr_t)pool->nextoffset - PL_POOL_OVERHEAD;
 	void *lastfree = pool->freeblock;
 	uint32_t count = pool->ref.count;

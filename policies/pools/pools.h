@@ -46,6 +46,14 @@
  *   │ pool 0 │ pool 1 │ pool 2 │ pool 3 │ ... │ never carved (pool_addr→)│
  *   │ c1 full│ c3 used│ free   │ c1 used│     │                          │
  *   └────────┴────────┴────────┴────────┴─────┴──────────────────────────┘
+ *   headers:table (an option; not CPython's layout) keeps the headers in a
+ *   table filling the arena's first pool, one 64-byte slot per pool, and
+ *   leaves the 48 bytes at each pool's start unused, so every block sits
+ *   where CPython puts it (pool 0 is the table: 63 pools to carve):
+ *   ┌──────────────────────┬────────┬────────┬─────┐
+ *   │ hdr1 hdr2 ... hdr63  │ pool 1 │ pool 2 │ ... │   hdr i at arena + 64 i
+ *   └──────────────────────┴────────┴────────┴─────┘
+ *
  *   one pool (16 KiB, class of 32 bytes):
  *   ┌ header 48 ┬ blk ┬ blk ┬ blk ┬ ... ┬ blk ├ never used ┬ tail < 32 ┐
  *   │count,free │live │free │live │     │live │            │ (lost)    │
@@ -94,6 +102,7 @@ enum {
 	PL_ARENA_OBJECTS0 = 16,    /**< INITIAL_ARENA_OBJECTS: first size of allarenas */
 	PL_ADDRESS_BITS = 64,      /**< radix tree covers whole pointers (IGNORE_BITS 0) */
 	PL_BIAS_MOVES = 16,        /**< lock-bias hand-overs before the plain spinlock */
+	PL_SLOT_BITS = 6,          /**< log2 of a header's slot in headers:table */
 };
 
 /** Pool header: the first bytes of every carved pool (CPython's layout). */
@@ -168,6 +177,12 @@ typedef struct pl_state {
 	unsigned align_shift;        /**< 4 (16-byte classes) or 3 (alignment:8) */
 	unsigned nclasses;           /**< 512 >> align_shift */
 	unsigned max_pools;          /**< arena_size / pool_size */
+	bool header_table;           /**< headers:table: headers in the arena's first pools */
+	unsigned header_bits;        /**< log2 of the distance between two pools'
+				      headers: pool_bits inline, PL_SLOT_BITS
+				      in a table */
+	unsigned table_pools;        /**< pools at an arena's start that hold the
+				      header table (0 inline) */
 	uint32_t stride[PL_MAX_CLASSES];   /**< bytes between blocks of a class */
 	uint32_t capacity[PL_MAX_CLASSES]; /**< blocks per pool of a class */
 
@@ -223,11 +238,32 @@ static inline size_t pl_class_of(const pl_state_t *s, size_t n)
 {
 	return (n - 1) >> s->align_shift;
 }
-/** The pool holding block @p p: its address rounded down to pool_size
- *  (pools are pool-aligned inside arena-aligned arenas). */
+/** The header of the pool holding block @p p.  Pools are pool-aligned
+ *  inside arena-aligned arenas, so the pool number is an address field;
+ *  header i sits at arena + (i << header_bits): the pool's own start
+ *  (CPython's layout) or slot i of the table in the arena's first pool. */
 static inline pl_pool_t *pl_pool_of(const pl_state_t *s, const void *p)
 {
-	return (pl_pool_t *)((uintptr_t)p & ~(uintptr_t)(s->pool_size - 1));
+	uintptr_t a = (uintptr_t)p, in = a & (s->arena_size - 1);
+	return (pl_pool_t *)(a - in + (in >> s->pool_bits << s->header_bits));
+}
+/** The first byte of the pool whose header is @p pool (the pool itself
+ *  with inline headers). */
+static inline char *pl_pool_base(const pl_state_t *s, const pl_pool_t *pool)
+{
+	uintptr_t a = (uintptr_t)pool, in = a & (s->arena_size - 1);
+	return (char *)(a - in + (in >> s->header_bits << s->pool_bits));
+}
+/** The header of pool number @p i of the arena at @p address. */
+static inline pl_pool_t *pl_pool_at(const pl_state_t *s, uintptr_t address, size_t i)
+{
+	return (pl_pool_t *)(address + (i << s->header_bits));
+}
+/** Pools of arena @p a up to its never-carved part (the header table's
+ *  pools included: the first carved pool is number table_pools). */
+static inline size_t pl_carved_end(const pl_state_t *s, const pl_arena_t *a)
+{
+	return (size_t)((uintptr_t)a->pool_address - a->address) >> s->pool_bits;
 }
 /** The descriptor of the arena @p pool was carved from. */
 static inline pl_arena_t *pl_arena_of_pool(const pl_state_t *s, const pl_pool_t *pool)
@@ -389,9 +425,10 @@ __attribute__((noinline)) void pl_insert_to_usedpool(pl_state_t *s, pl_pool_t *p
  *  sorted, or is unmapped when wholly free and not the last arena there. */
 __attribute__((noinline)) void pl_insert_to_freepool(pl_state_t *s, pl_pool_t *pool);
 /** True when @p pool of arena @p a has been carved (has a header). */
-static inline bool pl_pool_is_carved(const pl_arena_t *a, const pl_pool_t *pool)
+static inline bool pl_pool_is_carved(const pl_state_t *s, const pl_arena_t *a,
+				     const pl_pool_t *pool)
 {
-	return (const char *)pool < a->pool_address;
+	return pl_pool_base(s, pool) < a->pool_address;
 }
 
 /* ---- looking inside (pools_check.c, pools_dot.c, pools_stats.c) ---- */

@@ -58,8 +58,9 @@ static pl_arena_t *pl_new_arena(pl_state_t *s)
 	s->unused_arena_objects = a->nextarena;
 	a->address = (uintptr_t)base;
 	a->freepools = NULL;
-	a->pool_address = base;
-	a->nfreepools = s->max_pools;
+	/* headers:table: the first pools hold the headers, never carved */
+	a->pool_address = (char *)base + ((size_t)s->table_pools << s->pool_bits);
+	a->nfreepools = s->max_pools - s->table_pools;
 	uintptr_t excess = a->address & (s->pool_size - 1);
 	if (excess) {          /* never with arena-aligned mappings */
 		a->nfreepools--;
@@ -133,7 +134,7 @@ static pl_pool_t *pl_take_pool(pl_state_t *s)
 	if (pool) {
 		a->freepools = pool->nextpool;
 	} else {
-		pool = (pl_pool_t *)a->pool_address;
+		pool = pl_pool_of(s, a->pool_address);
 		pool->arenaindex = (uint32_t)(a - s->allarenas);
 		pool->szidx = PL_NO_CLASS;
 		a->pool_address += s->pool_size;
@@ -160,7 +161,7 @@ static void *pl_start_pool(pl_state_t *s, pl_pool_t *pool, unsigned c)
 		return bp;
 	}
 	uint32_t stride = s->stride[c];
-	char *bp = (char *)pool + PL_POOL_OVERHEAD;
+	char *bp = pl_pool_base(s, pool) + PL_POOL_OVERHEAD;
 	pool->szidx = c;
 	pool->nextoffset = PL_POOL_OVERHEAD + 2 * stride;
 	pool->maxnextoffset = (uint32_t)s->pool_size - stride;
@@ -184,7 +185,7 @@ void *pl_alloc_from_new_pool(pl_state_t *s, unsigned c)
 void pl_pool_extend(pl_state_t *s, pl_pool_t *pool)
 {
 	if (pool->nextoffset <= pool->maxnextoffset) {
-		pool->freeblock = (char *)pool + pool->nextoffset;
+		pool->freeblock = pl_pool_base(s, pool) + pool->nextoffset;
 		pool->nextoffset += s->stride[pool->szidx];
 		*(void **)pool->freeblock = NULL;
 		return;

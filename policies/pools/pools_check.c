@@ -24,7 +24,7 @@ int pl_free_bitmap(const pl_state_t *s, const pl_pool_t *pool, uint64_t *bits, s
 	uint32_t stride = s->stride[pool->szidx], cap = s->capacity[pool->szidx];
 	int n = 0;
 	for (const char *b = pool->freeblock; b; b = *(void *const *)b) {
-		uintptr_t off = (uintptr_t)(b - (const char *)pool);
+		uintptr_t off = (uintptr_t)(b - pl_pool_base(s, pool));
 		if (off < PL_POOL_OVERHEAD || off >= pool->nextoffset || (off - PL_POOL_OVERHEAD) % stride)
 			return -1;
 		size_t i = (off - PL_POOL_OVERHEAD) / stride;
@@ -42,9 +42,11 @@ int pl_freepool_bitmap(const pl_state_t *s, const pl_arena_t *a, uint64_t *bits,
 	int n = 0;
 	for (const pl_pool_t *p = a->freepools; p; p = p->nextpool) {
 		uintptr_t off = (uintptr_t)p - a->address;
-		if (off >= s->arena_size || off % s->pool_size || !pl_pool_is_carved(a, p))
+		if (off >= s->arena_size || off & (((uintptr_t)1 << s->header_bits) - 1))
 			return -1;
-		size_t i = off / s->pool_size;
+		size_t i = off >> s->header_bits;
+		if (i < s->table_pools || !pl_pool_is_carved(s, a, p))
+			return -1;
 		if (pl_bit(bits, i) || p->ref.count != 0)
 			return -1;
 		pl_bit_set(bits, i);
@@ -85,16 +87,16 @@ static void pl_check_arena(pl_state_t *s, const pl_arena_t *a, hl_report_t *r)
 	int nfree = pl_freepool_bitmap(s, a, fbits, PL_MAX_POOLS / 64);
 	if (!HL_EXPECT(r, nfree >= 0, "arena %p: freepools list broken", (void *)a->address))
 		return;
-	size_t carved = (size_t)((uintptr_t)a->pool_address - a->address) / s->pool_size;
+	size_t end = pl_carved_end(s, a), carved = end - s->table_pools;
 	HL_EXPECT(r, a->nfreepools == (uint32_t)nfree + (a->ntotalpools - carved),
 		  "arena %p: nfreepools %u but %d free + %zu never carved", (void *)a->address,
 		  a->nfreepools, nfree, a->ntotalpools - carved);
 	HL_EXPECT(r, pl_map_is_used(s, (void *)a->address) &&
 		  pl_map_is_used(s, (void *)(a->address + s->arena_size - 1)),
 		  "arena %p: not marked in the arena map", (void *)a->address);
-	for (size_t i = 0; i < carved; i++)
+	for (size_t i = s->table_pools; i < end; i++)
 		if (!pl_bit(fbits, i))
-			pl_check_pool(s, (const pl_pool_t *)(a->address + i * s->pool_size), r);
+			pl_check_pool(s, pl_pool_at(s, a->address, i), r);
 }
 
 /* Each usedpools ring holds partly used pools of its own class. */
@@ -185,7 +187,7 @@ static int pl_walk_pool(pl_state_t *s, const pl_pool_t *pool, pl_walk_t *w)
 	uint64_t bits[PL_BITMAP_WORDS];
 	unsigned c = pool->szidx;
 	uint32_t stride = s->stride[c], cap = s->capacity[c];
-	const char *base = (const char *)pool;
+	const char *base = pl_pool_base(s, pool);
 	if (pl_free_bitmap(s, pool, bits, PL_BITMAP_WORDS) < 0)
 		memset(bits, 0, sizeof bits);
 	int stop = pl_visit(w, base, PL_POOL_OVERHEAD, HL_BLOCK_META, c);
@@ -206,11 +208,12 @@ static int pl_walk_arena(pl_state_t *s, const pl_arena_t *a, pl_walk_t *w)
 	w->region = hl_os_locate(s->os, (void *)a->address, &off);
 	if (pl_freepool_bitmap(s, a, fbits, PL_MAX_POOLS / 64) < 0)
 		memset(fbits, 0, sizeof fbits);
-	size_t carved = (size_t)((uintptr_t)a->pool_address - a->address) / s->pool_size;
-	int stop = 0;
-	for (size_t i = 0; !stop && i < carved; i++) {
-		const pl_pool_t *p = (const pl_pool_t *)(a->address + i * s->pool_size);
-		stop = pl_bit(fbits, i) ? pl_visit(w, p, s->pool_size, HL_BLOCK_FREE, 0)
+	size_t end = pl_carved_end(s, a);
+	int stop = pl_visit(w, (const void *)a->address, (size_t)s->table_pools << s->pool_bits,
+			    HL_BLOCK_META, 0);
+	for (size_t i = s->table_pools; !stop && i < end; i++) {
+		const pl_pool_t *p = pl_pool_at(s, a->address, i);
+		stop = pl_bit(fbits, i) ? pl_visit(w, pl_pool_base(s, p), s->pool_size, HL_BLOCK_FREE, 0)
 					: pl_walk_pool(s, p, w);
 	}
 	if (!stop)

@@ -21,7 +21,7 @@ enum {
 	PL_DOT_USABLE = 64,    /**< usable_arenas entries drawn */
 };
 
-enum pl_pool_kind { PL_UNCARVED, PL_FREE, PL_USED, PL_FULL };
+enum pl_pool_kind { PL_UNCARVED, PL_FREE, PL_USED, PL_FULL, PL_TABLE };
 
 typedef struct pl_vpool {
 	uint8_t kind;          /**< enum pl_pool_kind */
@@ -61,10 +61,12 @@ static void pl_view_arena(const pl_state_t *s, const pl_arena_t *a, pl_varena_t 
 	v->nfree = a->nfreepools;
 	v->ntotal = a->ntotalpools;
 	for (unsigned i = 0; i < s->max_pools; i++) {
-		const pl_pool_t *p = (const pl_pool_t *)(a->address + i * s->pool_size);
+		const pl_pool_t *p = pl_pool_at(s, a->address, i);
 		pl_vpool_t *vp = &v->pool[i];
 		memset(vp, 0, sizeof *vp);
-		if (!pl_pool_is_carved(a, p) || i >= a->ntotalpools)
+		if (i < s->table_pools)
+			vp->kind = PL_TABLE;
+		if (i < s->table_pools || !pl_pool_is_carved(s, a, p))
 			continue;
 		vp->kind = p->ref.count == 0 || p->szidx >= s->nclasses ? PL_FREE
 			 : p->ref.count == s->capacity[p->szidx] ? PL_FULL : PL_USED;
@@ -80,7 +82,7 @@ static int pl_view_find(const pl_state_t *s, const pl_view_t *v, const pl_pool_t
 	uintptr_t a = (uintptr_t)pool & ~(uintptr_t)(s->arena_size - 1);
 	for (uint32_t k = 0; k < v->narenas; k++)
 		if ((uintptr_t)v->arena[k].address == a) {
-			*pi = (int)(((uintptr_t)pool - a) / s->pool_size);
+			*pi = (int)(((uintptr_t)pool - a) >> s->header_bits);
 			return (int)k;
 		}
 	return -1;
@@ -152,7 +154,9 @@ static void pl_draw_arena(const pl_state_t *s, hl_dot_t *d, const pl_varena_t *a
 		snprintf(port, sizeof port, "p%u", i);
 		const char *pt = p->port ? port : NULL;
 		uint32_t size = pl_class_size(s, p->cls);
-		if (p->kind == PL_UNCARVED)
+		if (p->kind == PL_TABLE)
+			hl_dot_cell(d, HL_BLOCK_META, pt, "pool headers");
+		else if (p->kind == PL_UNCARVED)
 			hl_dot_cell(d, HL_BLOCK_TOP, pt, "never carved");
 		else if (p->kind == PL_FREE)
 			hl_dot_cell(d, HL_BLOCK_FREE, pt, "free pool");

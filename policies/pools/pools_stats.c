@@ -29,11 +29,11 @@ typedef struct pl_tally {
 
 static void pl_tally_arena(const pl_state_t *s, const pl_arena_t *a, pl_tally_t *t)
 {
-	size_t carved = (size_t)((uintptr_t)a->pool_address - a->address) / s->pool_size;
+	size_t end = pl_carved_end(s, a);
 	t->unused_pools += a->nfreepools;
-	t->never_carved += a->ntotalpools - carved;
-	for (size_t i = 0; i < carved; i++) {
-		const pl_pool_t *p = (const pl_pool_t *)(a->address + i * s->pool_size);
+	t->never_carved += a->ntotalpools - (end - s->table_pools);
+	for (size_t i = s->table_pools; i < end; i++) {
+		const pl_pool_t *p = pl_pool_at(s, a->address, i);
 		if (p->ref.count == 0 || p->szidx >= s->nclasses) {
 			t->free_pools++;
 			continue;
@@ -120,6 +120,8 @@ static void pl_stats_bytes(const pl_state_t *s, const pl_tally_t *t, hl_statw_t 
 	hl_statw_u64(w, "bytes_in_available_blocks", avail);
 	hl_statw_u64(w, "bytes_in_unused_pools", t->unused_pools * s->pool_size);
 	hl_statw_u64(w, "bytes_lost_pool_headers", pools * PL_POOL_OVERHEAD);
+	hl_statw_u64(w, "bytes_lost_header_table",
+		     t->current * ((uint64_t)s->table_pools << s->pool_bits));
 	hl_statw_u64(w, "bytes_lost_quantization", quant);
 	hl_statw_u64(w, "bytes_lost_stride_padding", pad);
 	hl_statw_u64(w, "bytes_lost_arena_alignment", 0);
@@ -137,8 +139,9 @@ static void pl_stats_geometry(const pl_state_t *s, hl_statw_t *w)
 	hl_statw_u64(w, "alignment", 1u << s->align_shift);
 	hl_statw_u64(w, "arena_size", s->arena_size);
 	hl_statw_u64(w, "pool_size", s->pool_size);
-	hl_statw_u64(w, "pools_per_arena", s->max_pools);
+	hl_statw_u64(w, "pools_per_arena", s->max_pools - s->table_pools);
 	hl_statw_u64(w, "pool_header_bytes", PL_POOL_OVERHEAD);
+	hl_statw_str(w, "pool_headers", s->header_table ? "table" : "inline");
 }
 
 static void pl_stats_counts(pl_state_t *s, const pl_tally_t *t, hl_statw_t *w)
