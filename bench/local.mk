@@ -6,6 +6,15 @@ bench_halfgig_SOURCES = bench/workloads/halfgig.c bench/workloads/bench_util.h
 bench_xthread_SOURCES = bench/workloads/xthread.c bench/workloads/bench_util.h
 bench_cliff_SOURCES = bench/workloads/cliff.c bench/workloads/bench_util.h
 HL_BENCH_BINARIES = bench/ring$(EXEEXT) bench/halfgig$(EXEEXT) bench/xthread$(EXEEXT) bench/cliff$(EXEEXT)
+
+# sysreplay: malloc-lab traces on the C library's own malloc, for the
+# utilization of the real allocator next to heaplab replay's (not run by
+# make bench; built with the others).
+EXTRA_PROGRAMS += bench/sysreplay
+bench_sysreplay_SOURCES = bench/workloads/sysreplay.c
+bench_sysreplay_LDADD = libheaplab.la
+bench_sysreplay_LDFLAGS = -static-libtool-libs
+HL_BENCH_BINARIES += bench/sysreplay$(EXEEXT)
 CLEANFILES += $(HL_BENCH_BINARIES)
 EXTRA_DIST += bench/run.sh bench/demo.sh bench/RESULTS.md
 BENCH ?=
