@@ -15,6 +15,16 @@ bench_sysreplay_SOURCES = bench/workloads/sysreplay.c
 bench_sysreplay_LDADD = libheaplab.la
 bench_sysreplay_LDFLAGS = -static-libtool-libs
 HL_BENCH_BINARIES += bench/sysreplay$(EXEEXT)
+
+# pyring: the ring workload on the real CPython pymalloc, when configure
+# found an embeddable libpython.
+if HL_HAVE_PYEMBED
+EXTRA_PROGRAMS += bench/pyring
+bench_pyring_SOURCES = bench/workloads/pyring.c bench/workloads/bench_util.h
+bench_pyring_CPPFLAGS = $(AM_CPPFLAGS) $(PYEMBED_CFLAGS)
+bench_pyring_LDADD = $(PYEMBED_LIBS)
+HL_BENCH_BINARIES += bench/pyring$(EXEEXT)
+endif
 CLEANFILES += $(HL_BENCH_BINARIES)
 EXTRA_DIST += bench/run.sh bench/demo.sh bench/RESULTS.md
 BENCH ?=

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make bench: runs each workload under every heaplab policy and under the
 # real allocators (glibc, jemalloc, mimalloc, tcmalloc) through LD_PRELOAD,
-# prints ns/op and RSS as ratios to glibc, and appends the table with the
-# machine and the command to bench/RESULTS.md.
+# prints ns/op and RSS as ratios to glibc, adds the real CPython pymalloc on
+# the ring (bench/pyring, when libpython was found), and appends the tables
+# with the machine and the command to bench/RESULTS.md.
 #   bench/run.sh BUILD_DIR SRC_DIR [quick]
 set -uo pipefail
 build=$(cd "${1:-.}" && pwd)
@@ -77,7 +78,30 @@ table() {
 	done
 }
 
+# The real CPython pymalloc next to heaplab-pools' ring ≤512: bench/pyring
+# runs the same ring on an embedded libpython and on glibc in one process.
+pymalloc_table() {
+	local -A py=()
+	local out k v
+	out=$("$build/bench/pyring" $((4000000 / scale)) 512 2>/dev/null) || { echo "pymalloc: bench/pyring failed, left out" >&2; return; }
+	while read -r k v; do py[$k]=$v; done <<< "$out"
+	echo
+	printf 'Real CPython pymalloc on the ring ≤512 workload (`bench/pyring %d 512`: %s interleaved rounds on each allocator in one process, medians):\n' \
+		$((4000000 / scale)) "${py[rounds]:-?}"
+	echo
+	echo "| allocator | ring ≤512 ns/op | ×glibc (same process) |"
+	echo "|---|---|---|"
+	printf '| glibc (in bench/pyring) | %s | 1.00 |\n' "${py[libc_ns_per_op]:--}"
+	printf '| real CPython pymalloc (embedded, Python %s) | %s | %s |\n' "${py[python_version]:-?}" \
+		"${py[pymalloc_ns_per_op]:--}" "${py[ratio]:--}"
+}
+
 report=$(table)
+if [ -x "$build/bench/pyring" ]; then
+	report+=$'\n'$(pymalloc_table)
+else
+	echo "pymalloc: libpython not found, left out" >&2
+fi
 echo "$report"
 {
 	echo
