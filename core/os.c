@@ -222,6 +222,43 @@ void hl_os_release(hl_os_t *os, void *base, size_t committed)
 	add_bytes(&os->released_bytes, NULL, (int64_t)size);
 }
 
+void *hl_os_remap(hl_os_t *os, void *base, size_t size)
+{
+	size = hl_align_up(size, os->page);
+	pthread_mutex_lock(&os->lock);
+	hl_region_rec_t *r = region_at(os, (uintptr_t)base);
+	/* a move needs a free slot: grow the table first, as region_add does */
+	if (!r || r->kind != HL_REGION_MAP || !size ||
+	    ((os->used + 1) * 4 >= os->cap * 3 && table_grow(os) < 0)) {
+		pthread_mutex_unlock(&os->lock);
+		errno = ENOMEM;
+		return NULL;
+	}
+	r = region_at(os, (uintptr_t)base);    /* the table may have moved */
+	size_t old = r->size;
+	void *p = mremap(base, old, size, MREMAP_MAYMOVE);
+	count_call(os, HL_OS_MREMAP);
+	if (p == MAP_FAILED) {
+		pthread_mutex_unlock(&os->lock);
+		errno = ENOMEM;
+		return NULL;
+	}
+	hl_region_rec_t moved = *r;
+	moved.size = size;
+	if (p == base) {
+		*r = moved;
+	} else {
+		r->base = 1;            /* tombstone; the record moves to its new key */
+		moved.base = (uintptr_t)p;
+		table_put(os->table, os->cap, &moved);
+	}
+	pthread_mutex_unlock(&os->lock);
+	int64_t delta = (int64_t)size - (int64_t)old;
+	add_bytes(&os->reserved_bytes, &os->peak_reserved, delta);
+	add_bytes(&os->committed_bytes, &os->peak_committed, delta);
+	return p;
+}
+
 void hl_os_release_all(hl_os_t *os)
 {
 	for (size_t i = 0; i < os->cap; i++) {
@@ -400,7 +437,7 @@ void hl_os_stats(hl_os_t *os, hl_statw_t *w)
 {
 	static const char *const names[HL_OS_NCALLS] = {
 		"mmap_calls", "munmap_calls", "madvise_dontneed_calls", "madvise_free_calls",
-		"mprotect_calls", "mincore_calls", "brk_calls",
+		"mprotect_calls", "mincore_calls", "brk_calls", "mremap_calls",
 	};
 	hl_statw_object(w, "os");
 	for (int i = 0; i < HL_OS_NCALLS; i++)

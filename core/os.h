@@ -37,7 +37,7 @@
 /** Counted calls. */
 enum hl_os_call {
 	HL_OS_MMAP, HL_OS_MUNMAP, HL_OS_MADVISE_DONTNEED, HL_OS_MADVISE_FREE,
-	HL_OS_MPROTECT, HL_OS_MINCORE, HL_OS_BRK, HL_OS_NCALLS
+	HL_OS_MPROTECT, HL_OS_MINCORE, HL_OS_BRK, HL_OS_MREMAP, HL_OS_NCALLS
 };
 
 /** Region kinds, for statistics and pictures. */
@@ -117,6 +117,12 @@ void *hl_os_reserve(hl_os_t *os, size_t size, size_t align, bool commit);
 void *hl_os_reserve_meta(hl_os_t *os, size_t size);
 /** Unmaps the whole region at @p base; @p committed of it were committed. */
 void hl_os_release(hl_os_t *os, void *base, size_t committed);
+/** Resizes the committed region at @p base (from hl_os_reserve with
+ *  commit, never partly decommitted) to @p size bytes with mremap, which
+ *  may move it: pages move, they are not copied, so committed bytes change
+ *  by the difference only.  Shrinking never moves.
+ *  @return the new base, or NULL (errno = ENOMEM) with the region intact. */
+void *hl_os_remap(hl_os_t *os, void *base, size_t size);
 
 /** Makes reserved pages readable and writable (mprotect).
  *  @return 0, or -1 with errno = ENOMEM. */

@@ -15,7 +15,7 @@
 /* The calls that change what the heap holds; mincore only measures. */
 static const char *const os_call_stats[] = {
 	"os.mmap_calls", "os.munmap_calls", "os.madvise_dontneed_calls",
-	"os.madvise_free_calls", "os.mprotect_calls", "os.brk_calls",
+	"os.madvise_free_calls", "os.mprotect_calls", "os.brk_calls", "os.mremap_calls",
 };
 
 static double stat_or_zero(hl_heap_t *h, const char *path)

@@ -49,7 +49,7 @@
  * realloc(p, n):  shrink in place; grow into the top or a free chunk above;
  *   else take a chunk from the arena (not the tcache): glued on when it is
  *   the chunk right above (the top had to grow), else copied and p freed.
- *   Mapped chunks are resized as mremap would (bn_mremap_chunk).
+ *   Mapped chunks are resized with a real mremap (bn_mremap_chunk).
  *
  * Arenas:  a thread binds on its first tcache miss: the first thread gets
  *   the main arena; later ones a parked arena (all its threads exited),
@@ -74,8 +74,8 @@
  *   brk_max:4G           address space reserved for the main arena's break
  *
  * Left out
- *   a real mremap (emulated: see bn_mremap_chunk), the per-process
- *   getrandom key (a per-heap key from the heap id and time), the 12
+ *   the per-process getrandom key (a per-heap key from the heap id and
+ *   time), the 12
  *   optional large tcache bins of 2.42, arena_get_retry after a failed
  *   allocation, the tcache_unsorted_limit tunable, the main arena falling
  *   back to non-contiguous mappings when the break cannot grow (a request

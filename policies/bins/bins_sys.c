@@ -87,29 +87,13 @@ void bn_munmap_chunk(bn_state_t *st, bn_chunk_t *c)
 	hl_os_release(st->os, base, mh->map_size);
 }
 
-/* --- mremap, as the page source can emulate it ------------------------------ */
+/* --- mremap --------------------------------------------------------------- */
 
-enum { BN_REMAP_STEP = 64 * 1024 };   /**< bytes moved per commit + decommit */
-
-/** Commits @p len bytes at @p nw + @p done, copies what the old mapping
- *  has there, and decommits that part of the old mapping. */
-static int bn_remap_step(bn_state_t *st, char *old, size_t oldmap, char *nw, size_t done, size_t len)
-{
-	if (hl_os_commit(st->os, nw + done, len))
-		return -1;
-	if (done >= oldmap)
-		return 0;
-	size_t have = oldmap - done < len ? oldmap - done : len;
-	memcpy(nw + done, old + done, have);
-	return hl_os_decommit(st->os, old + done, have);
-}
-
-/** glibc resizes a mapped chunk with mremap, which moves pages instead of
- *  holding old and new copies at once.  Modelled as: shrink by
- *  decommitting the tail; grow by a new reservation filled a step at a time
- *  while the old one is emptied, so committed bytes never double.  Keeps
- *  the chunk's offset in its mapping (its alignment).  A request it
- *  already holds never moves it.  NULL on failure. */
+/** glibc resizes a mapped chunk with mremap (mremap_chunk): the kernel
+ *  moves or extends the pages, so the old and the new copy are never both
+ *  held.  The chunk keeps its offset in the mapping (its alignment).  A
+ *  request it already holds never moves it.  NULL on failure, the chunk
+ *  untouched. */
 void *bn_mremap_chunk(bn_state_t *st, bn_chunk_t *c, size_t n)
 {
 	size_t off = c->prev_size, nb = bn_request2size(n);
@@ -119,18 +103,7 @@ void *bn_mremap_chunk(bn_state_t *st, bn_chunk_t *c, size_t n)
 	if (map == oldmap || (map > oldmap && bn_usable(c) >= n))
 		return bn_chunk2mem(c);        /* what it has already fits */
 	pthread_mutex_lock(&st->mmap_lock);
-	char *nw = old;
-	if (map < oldmap) {
-		if (hl_os_decommit(st->os, old + map, oldmap - map))
-			nw = NULL;
-	} else if ((nw = hl_os_reserve(st->os, map, st->page, false))) {
-		for (size_t done = 0; done < map; done += BN_REMAP_STEP) {
-			size_t len = map - done < BN_REMAP_STEP ? map - done : BN_REMAP_STEP;
-			if (bn_remap_step(st, old, oldmap, nw, done, len))
-				hl_fatal("bins", "mremap emulation: page source failed midway", bn_chunk2mem(c));
-		}
-		hl_os_release(st->os, old, 0);
-	}
+	char *nw = hl_os_remap(st->os, old, map);
 	if (nw) {
 		bn_mmap_t *nh = (bn_mmap_t *)nw;
 		nh->map_size = map;
