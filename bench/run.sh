@@ -24,6 +24,8 @@ for t in jemalloc mimalloc tcmalloc; do
 done
 for p in $("$heaplab" policies | awk '{print $1}'); do
 	[ "$p" = student ] || targets+=("heaplab-$p")
+	# pools again with its headers in a table (no shared L1 set; see pools.c)
+	[ "$p" = pools ] && targets+=("heaplab-pools/headers:table")
 done
 
 # Runs one workload under one target; prints its "key value" lines.
@@ -31,6 +33,8 @@ run_one() {
 	local target=$1; shift
 	case "$target" in
 	glibc) "$@" ;;
+	heaplab-*/*) local spec=${target#heaplab-}
+		HEAPLAB_POLICY=${spec%%/*} HEAPLAB_CONF=${spec#*/} LD_PRELOAD="$preload" "$@" ;;
 	heaplab-*) HEAPLAB_POLICY=${target#heaplab-} LD_PRELOAD="$preload" "$@" ;;
 	*) LD_PRELOAD="${lib[$target]}" "$@" ;;
 	esac
@@ -44,6 +48,7 @@ workloads=(
 	"xthread|$build/bench/xthread $((2000000 / scale)) 256"
 	"halfgig|$build/bench/halfgig 1500"
 	"cliff|$build/bench/cliff $((1000000 / scale))"
+	"cliff16|$build/bench/cliff $((1000000 / scale)) 16"
 )
 total=$(( ${#workloads[@]} * ${#targets[@]} )); n=0
 for w in "${workloads[@]}"; do
@@ -64,17 +69,18 @@ ratio() { # value / glibc value, 2 decimals
 }
 
 table() {
-	echo "| target | ring 1T ns/op | ×glibc | ring 2T ns/op | ×glibc | ring ≤512 ns/op | ×glibc | xthread ns/op | ×glibc | halfgig peak MB | after free 90% MB | after free all MB | after 1.5 s MB | cliff 496 → 528 ns |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| target | ring 1T ns/op | ×glibc | ring 2T ns/op | ×glibc | ring ≤512 ns/op | ×glibc | xthread ns/op | ×glibc | halfgig peak MB | after free 90% MB | after free all MB | after 1.5 s MB | cliff 496 → 528 ns (100 live) | cliff 496 → 528 ns (16 live) |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for t in "${targets[@]}"; do
-		printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s → %s |\n' "$t" \
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s → %s | %s → %s |\n' "$t" \
 			"${value["ring1,$t,ns_per_op"]:--}" "$(ratio ring1 "$t" ns_per_op)" \
 			"${value["ring2,$t,ns_per_op"]:--}" "$(ratio ring2 "$t" ns_per_op)" \
 			"${value["ring512,$t,ns_per_op"]:--}" "$(ratio ring512 "$t" ns_per_op)" \
 			"${value["xthread,$t,ns_per_op"]:--}" "$(ratio xthread "$t" ns_per_op)" \
 			"${value["halfgig,$t,rss_after_alloc_mb"]:--}" "${value["halfgig,$t,rss_after_free90_mb"]:--}" \
 			"${value["halfgig,$t,rss_after_free_all_mb"]:--}" "${value["halfgig,$t,rss_after_wait_mb"]:--}" \
-			"${value["cliff,$t,ns_at_496"]:--}" "${value["cliff,$t,ns_at_528"]:--}"
+			"${value["cliff,$t,ns_at_496"]:--}" "${value["cliff,$t,ns_at_528"]:--}" \
+			"${value["cliff16,$t,ns_at_496"]:--}" "${value["cliff16,$t,ns_at_528"]:--}"
 	done
 }
 
