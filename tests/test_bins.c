@@ -471,6 +471,58 @@ START_TEST(thread_exit_drains_the_tcache_home)
 }
 END_TEST
 
+/* glibc's tcache_init takes the thread's tcache record from its arena: a
+ * 760-byte request, so a 768-byte chunk in front of everything the thread
+ * allocates there, reported as metadata; none without a tcache; a second
+ * thread's record is freed when the thread exits. */
+struct meta_count { size_t records; const void *first_live; };
+
+static int count_records(const hl_block_t *b, void *arg)
+{
+	struct meta_count *m = arg;
+	if (b->state == HL_BLOCK_META && b->size == 768)
+		m->records++;
+	if (b->state == HL_BLOCK_LIVE && !m->first_live)
+		m->first_live = b->addr;
+	return 0;
+}
+
+static struct meta_count records_in(hl_heap_t *h)
+{
+	struct meta_count m = { 0, NULL };
+	hl_walk(h, count_records, &m);
+	return m;
+}
+
+START_TEST(tcache_record_is_the_first_chunk_of_the_arena)
+{
+	hl_heap_t *h = tl_heap("bins", "ledger:off");
+	char *p = hl_malloc(h, 24);
+	struct meta_count m = records_in(h);
+	ck_assert_uint_eq(m.records, 1);
+	ck_assert_ptr_eq(m.first_live, p);
+	struct find rec = block_at(h, chunk_start(p) - 768);
+	ck_assert_int_eq(rec.state, HL_BLOCK_META);
+	ck_assert_uint_eq(rec.size, 768);
+	ck_assert_double_eq(pstat(h, "arena.0.tcache_struct_bytes"), 768);
+	ck_assert_double_eq(pstat(h, "arena.0.in_use_bytes"), (double)chunk_of(24));
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, tl_thread_touch, h), 0);
+	pthread_join(th, NULL);
+	ck_assert_uint_eq(records_in(h).records, 1);      /* the other thread's went back */
+	tl_check_clean(h);
+	hl_free(h, p);
+	hl_heap_destroy(h);
+
+	h = tl_heap("bins", "tcache_count:0,ledger:off");
+	p = hl_malloc(h, 24);
+	ck_assert_uint_eq(records_in(h).records, 0);
+	ck_assert_double_eq(pstat(h, "arena.0.tcache_struct_bytes"), 0);
+	hl_free(h, p);
+	hl_heap_destroy(h);
+}
+END_TEST
+
 START_TEST(realloc_grows_in_place_into_free_space)
 {
 	hl_heap_t *h = tl_heap("bins", "tcache_count:0");
@@ -716,6 +768,7 @@ static Suite *bins_suite(void)
 	tcase_add_test(tc, secondary_arena_chunks_are_found_by_masking);
 	tcase_add_test(tc, arena_cap_per_core_once_arena_test_is_passed);
 	tcase_add_test(tc, thread_exit_drains_the_tcache_home);
+	tcase_add_test(tc, tcache_record_is_the_first_chunk_of_the_arena);
 	tcase_add_test(tc, realloc_grows_in_place_into_free_space);
 	tcase_add_test(tc, secondary_arena_spans_sub_heaps_and_drops_empty_ones);
 	tcase_add_test(tc, random_operations_keep_every_invariant);

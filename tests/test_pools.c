@@ -542,13 +542,6 @@ START_TEST(threads_share_one_lock)
 }
 END_TEST
 
-static void *one_malloc(void *arg)
-{
-	hl_heap_t *h = arg;
-	hl_free(h, hl_malloc(h, 64));
-	return NULL;
-}
-
 /* The lock is biased to one thread (as the GIL stays with the running
  * thread); another thread arriving takes the bias over, and after
  * lock_bias_moves_max hand-overs the heap gives the bias up for the plain
@@ -561,7 +554,7 @@ START_TEST(bias_moves_then_gives_up)
 		return;                  /* no membarrier(2) here: plain spinlock */
 	ck_assert_int_eq(pstat(h, "lock_bias_moves"), 0);
 	pthread_t t;
-	pthread_create(&t, NULL, one_malloc, h);
+	pthread_create(&t, NULL, tl_thread_touch, h);
 	pthread_join(t, NULL);
 	ck_assert_int_eq(pstat(h, "lock_bias_moves"), 1);   /* main -> worker */
 	int max = (int)pstat(h, "lock_bias_moves_max");
@@ -570,9 +563,9 @@ START_TEST(bias_moves_then_gives_up)
 	 * (a new thread may get the old one's record, so main interleaves) */
 	int rounds = max / 2 + 1;
 	for (int i = 0; i < rounds; i++) {
-		pthread_create(&t, NULL, one_malloc, h);
+		pthread_create(&t, NULL, tl_thread_touch, h);
 		pthread_join(t, NULL);
-		one_malloc(h);
+		tl_thread_touch(h);
 	}
 	ck_assert_int_eq(pstat(h, "lock_bias_enabled"), 0);
 	ck_assert_int_eq(pstat(h, "lock_bias_moves"), max + 1);

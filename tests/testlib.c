@@ -95,3 +95,10 @@ void tl_expect_abort(void (*fn)(const void *arg), const void *arg, const char *t
 		      status, buf);
 	ck_assert_msg(strstr(buf, text) != NULL, "stderr was \"%s\", wanted \"%s\"", buf, text);
 }
+
+void *tl_thread_touch(void *heap)
+{
+	hl_heap_t *h = heap;
+	hl_free(h, hl_malloc(h, 64));
+	return NULL;
+}

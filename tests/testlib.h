@@ -25,6 +25,9 @@ int tl_intact(const void *p, size_t n, unsigned seed);
 int tl_run(Suite *s);
 /** Page size. */
 size_t tl_page(void);
+/** Thread body: one malloc(64) and its free on heap @p heap (an
+ *  hl_heap_t *), so the thread gets its per-heap state; returns NULL. */
+void *tl_thread_touch(void *heap);
 /** Path of a trace shipped in traces/ (uses $srcdir). */
 const char *tl_trace_path(const char *name, char *buf, size_t len);
 

@@ -73,14 +73,21 @@
  *   fastbins:off         the pre-2.43 fastbin layer (chunks <= 128 bytes)
  *   brk_max:4G           address space reserved for the main arena's break
  *
+ * The tcache record
+ *   As glibc's tcache_init does, a thread's first call binds it to an arena
+ *   and takes its tcache record from there: 760 bytes asked (2.43's struct),
+ *   so a 768-byte chunk ahead of the thread's own blocks, freed when the
+ *   thread exits.  The walker reports it as metadata.  Only with
+ *   tcache_count:0 (or if that chunk cannot be had) does the record live in
+ *   heaplab's metadata instead.
+ *
  * Left out
  *   the per-process getrandom key (a per-heap key from the heap id and
- *   time), the 12
- *   optional large tcache bins of 2.42, arena_get_retry after a failed
- *   allocation, the tcache_unsorted_limit tunable, the main arena falling
- *   back to non-contiguous mappings when the break cannot grow (a request
- *   gets its own mapping instead), and the tcache structure itself lives in
- *   heaplab metadata, not in the heap.
+ *   time), the 12 optional large tcache bins of 2.42 (their slots are
+ *   counted in the record's size, not used), arena_get_retry after a failed
+ *   allocation, the tcache_unsorted_limit tunable, and the main arena
+ *   falling back to non-contiguous mappings when the break cannot grow (a
+ *   request gets its own mapping instead).
  */
 #include "bins.h"
 #include <errno.h>
@@ -163,21 +170,6 @@ static void bn_double_free_scan(bn_state_t *st, bn_tcache_t *tc, bn_tentry_t *e,
 	}
 }
 
-static bn_tcache_t *bn_tcache_new(bn_state_t *st, hl_thread_t *t)
-{
-	bn_tcache_t *tc = hl_meta_alloc(&st->tcache_pool);
-	if (!tc)
-		return NULL;
-	tc->thread = t->index;
-	pthread_mutex_lock(&st->list_lock);
-	tc->next = st->tcaches;
-	if (st->tcaches)
-		st->tcaches->prev = tc;
-	st->tcaches = tc;
-	pthread_mutex_unlock(&st->list_lock);
-	t->policy_tls = tc;
-	return tc;
-}
 
 /* --- arenas: binding a thread (glibc's arena_get2) ---------------------------- */
 
@@ -220,6 +212,8 @@ static bn_arena_t *bn_make_arena(bn_state_t *st)
 	return a;
 }
 
+/** Binds the calling thread to an arena (glibc's arena_get2) and records
+ *  it in @p tc when there is a record already. */
 static bn_arena_t *bn_bind(bn_state_t *st, bn_tcache_t *tc)
 {
 	bn_arena_t *a = NULL;
@@ -237,9 +231,53 @@ static bn_arena_t *bn_bind(bn_state_t *st, bn_tcache_t *tc)
 	if (!a)
 		a = bn_reuse(st);
 	a->attached++;
-	tc->arena = a;
+	if (tc)
+		tc->arena = a;
 	pthread_mutex_unlock(&st->list_lock);
 	return a;
+}
+
+/** glibc's tcache_init: the thread binds to an arena and its tcache record
+ *  is the first chunk it takes there (BN_TC_STRUCT bytes asked).  Without
+ *  a tcache, or when that chunk cannot be had, the record comes from the
+ *  policy's metadata and the binding waits for the first allocation. */
+static bn_tcache_t *bn_tcache_record(bn_state_t *st)
+{
+	if (st->tcache_count > 0) {
+		bn_arena_t *a = bn_bind(st, NULL);
+		bn_lock(a);
+		bn_tcache_t *tc = (bn_tcache_t *)bn_int_malloc(st, a, NULL, bn_request2size(BN_TC_STRUCT));
+		bn_unlock(a);
+		if (tc) {
+			memset(tc, 0, sizeof *tc);
+			tc->in_heap = true;
+			tc->arena = a;
+			return tc;
+		}
+		bn_tcache_t *m = hl_meta_alloc(&st->tcache_pool);
+		if (m)
+			m->arena = a;
+		return m;
+	}
+	return hl_meta_alloc(&st->tcache_pool);
+}
+
+static bn_tcache_t *bn_tcache_new(bn_state_t *st, hl_thread_t *t)
+{
+	bn_tcache_t *tc = bn_tcache_record(st);
+	if (!tc)
+		return NULL;
+	tc->self = tc;
+	tc->mark = st->key ^ BN_TC_MARK;
+	tc->thread = t->index;
+	pthread_mutex_lock(&st->list_lock);
+	tc->next = st->tcaches;
+	if (st->tcaches)
+		st->tcaches->prev = tc;
+	st->tcaches = tc;
+	pthread_mutex_unlock(&st->list_lock);
+	t->policy_tls = tc;
+	return tc;
 }
 
 /* --- the policy's entry points --------------------------------------------------- */
@@ -393,11 +431,8 @@ static void bn_thread_exit(void *stp, hl_thread_t *t)
 			bn_unlock(a);
 		}
 	}
+	bn_arena_t *bound = tc->arena;
 	pthread_mutex_lock(&st->list_lock);
-	if (tc->arena && --tc->arena->attached == 0) {
-		tc->arena->next_free = st->parked;
-		st->parked = tc->arena;
-	}
 	if (tc->prev)
 		tc->prev->next = tc->next;
 	else
@@ -408,7 +443,22 @@ static void bn_thread_exit(void *stp, hl_thread_t *t)
 	st->old_misses += tc->misses;
 	pthread_mutex_unlock(&st->list_lock);
 	t->policy_tls = NULL;
-	hl_meta_free(&st->tcache_pool, tc);
+	if (tc->in_heap) {        /* the record goes back like any chunk */
+		bn_chunk_t *c = bn_mem2chunk(tc);
+		bn_arena_t *a = bn_arena_of(st, c);
+		tc->mark = 0;
+		bn_lock(a);
+		bn_int_free(st, a, c, true);
+		bn_unlock(a);
+	} else {
+		hl_meta_free(&st->tcache_pool, tc);
+	}
+	pthread_mutex_lock(&st->list_lock);
+	if (bound && --bound->attached == 0) {
+		bound->next_free = st->parked;
+		st->parked = bound;
+	}
+	pthread_mutex_unlock(&st->list_lock);
 }
 
 static void bn_fork_prepare(void *stp)

@@ -28,7 +28,10 @@
  *              64 MiB, so a chunk's sub-heap is its address masked.
  *   tcache     per-thread cache: 64 LIFO singly linked lists of exact sizes
  *              (chunks 32..1040, i.e. up to 1032 usable bytes), each holding
- *              at most `tcache_count` chunks; used without any lock.
+ *              at most `tcache_count` chunks; used without any lock.  As in
+ *              glibc, the record itself is a chunk of the thread's arena
+ *              (760 bytes asked, glibc 2.43's struct: a 768-byte chunk),
+ *              taken on the thread's first call and freed at its exit.
  *   key        per-heap random word stored in the second payload word of a
  *              cached chunk; finding it there again on free means a
  *              probable double free.
@@ -42,8 +45,8 @@
  * Block diagram
  *
  *   thread ── t->policy_tls ──► bn_tcache_t  entries[64] (LIFO, no lock)
- *      │ miss                        │ bound arena
- *      ▼                             ▼
+ *      │ miss                        │ bound arena; the record is itself
+ *      ▼                             ▼ a 768-byte chunk of that arena
  *   bn_arena_t (mutex) ── main: [chunk|chunk|free|chunk|....|  top  ]◄─ break
  *     bins[1]  unsorted ─┐        secondary: sub-heap (64 MiB aligned)
  *     bins[2..63] small  ├─► free chunks   [hdr|chunk|...|top ....|reserved]
@@ -117,6 +120,8 @@ enum {
 	BN_MAX_ITERS = 10000,      /**< unsorted chunks sorted per malloc */
 	BN_MAPHDR = 32,            /**< link header in front of a mapped chunk */
 	BN_HEAP_MIN = 32 * 1024,   /**< smallest first commit of a sub-heap */
+	BN_TC_STRUCT = 760,        /**< bytes asked for a tcache record: glibc
+				        2.43's 76 x 2 slot counts + 76 x 8 heads */
 };
 #define BN_HEAP_MAX ((size_t)64 << 20)          /**< sub-heap reservation */
 #define BN_MMAP_THRESHOLD_MAX ((size_t)32 << 20)/**< self-tuning ceiling */
@@ -191,8 +196,17 @@ _Static_assert(sizeof(bn_mmap_t) == BN_MAPHDR, "mapping header size");
 _Static_assert(sizeof(bn_heap_t) % 16 == 0, "sub-heap header keeps chunks aligned");
 /** @endcond */
 
-/** Per (thread, heap) state: t->policy_tls. */
+/** Per (thread, heap) state: t->policy_tls.  With a tcache it lives in a
+ *  chunk of the thread's arena, as glibc's tcache_perthread_struct does;
+ *  without one (tcache_count 0, or that chunk could not be had) in the
+ *  policy's metadata. */
 typedef struct bn_tcache {
+	struct bn_tcache *self;            /**< this record (the payload's first word) */
+	uint64_t mark;                     /**< st->key ^ BN_TC_MARK in the second
+					        word, where a cached chunk keeps the
+					        key: tells the walker this chunk is a
+					        tcache record (set once) */
+	bool in_heap;                      /**< the record is a chunk (set once) */
 	bn_tentry_t *entries[BN_TC_BINS];  /**< list heads (owner thread only) */
 	uint16_t counts[BN_TC_BINS];       /**< entries per bin (owner only) */
 	bn_arena_t *arena;                 /**< bound arena, NULL until needed */
@@ -204,6 +218,12 @@ typedef struct bn_tcache {
 	struct bn_tcache *next;            /**< next in the registry (list_lock) */
 	struct bn_tcache *prev;            /**< previous in the registry (list_lock) */
 } bn_tcache_t;
+/** @cond HL_COMPILE_CHECKS */
+_Static_assert(sizeof(bn_tcache_t) <= BN_TC_STRUCT, "a tcache record fits glibc's struct");
+/** @endcond */
+/** Mixed into the key to mark a tcache record's chunk (any odd constant
+ *  that differs from 0 serves: the record then never looks cached). */
+#define BN_TC_MARK 0x7463616368655f31ull
 
 /** The policy state of one heap. */
 typedef struct bn_state {
@@ -426,6 +446,14 @@ typedef int (*bn_chunk_fn)(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, hl_bloc
  *  oldest first); stops at the first non-zero return and returns it, or
  *  -1 when a size runs out of the arena. */
 int bn_arena_chunks(bn_state_t *st, bn_arena_t *a, bn_chunk_fn fn, void *arg);
-/** State of chunk @p c as the tags (and keys) tell. */
+/** State of chunk @p c as the tags (and keys) tell; a tcache record's
+ *  chunk is HL_BLOCK_META. */
 hl_block_state_t bn_chunk_state(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c);
+/** True when in-use chunk @p c holds a tcache record (its mark word). */
+static inline bool bn_is_tcache_record(const bn_state_t *st, const bn_chunk_t *c)
+{
+	const bn_tcache_t *tc = (const bn_tcache_t *)bn_chunk2mem(c);
+	return bn_csize(c) >= BN_HDR + sizeof *tc && tc->mark == (st->key ^ BN_TC_MARK) &&
+	       tc->self == tc;
+}
 #endif

@@ -67,7 +67,10 @@ static int bn_dot_chunk(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, hl_block_s
 		hl_dot_cell(sp->d, s, port, "top %zu%s", sz, flags);
 		break;
 	case HL_BLOCK_META:
-		hl_dot_cell(sp->d, s, NULL, "fencepost");
+		if (bn_is_tcache_record(st, c))
+			hl_dot_cell(sp->d, s, NULL, "tcache %zu%s", sz, flags);
+		else
+			hl_dot_cell(sp->d, s, NULL, "fencepost");
 		break;
 	default:
 		hl_dot_cell(sp->d, s, port, "%zu%s", sz, flags);

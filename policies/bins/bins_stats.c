@@ -10,7 +10,7 @@
 
 /** Tallies of one arena, gathered by walking its chunks. */
 struct bn_tally {
-	size_t live, cached, free, top, nfree, fences;
+	size_t live, cached, free, top, nfree, fences, records;
 	size_t count[BN_NBINS], bytes[BN_NBINS];
 	size_t fast_count, fast_bytes;
 };
@@ -19,11 +19,16 @@ static int bn_tally_one(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, hl_block_s
 {
 	struct bn_tally *t = arg;
 	size_t sz = bn_csize(c);
-	(void)st, (void)a;
+	(void)a;
 	switch (s) {
 	case HL_BLOCK_TOP: t->top += sz; break;
 	case HL_BLOCK_CACHED: t->cached += sz; break;
-	case HL_BLOCK_META: t->fences += sz + 16; break;
+	case HL_BLOCK_META:
+		if (bn_is_tcache_record(st, c))
+			t->records += sz;
+		else
+			t->fences += sz + 16;
+		break;
 	case HL_BLOCK_FREE:
 		t->free += sz;
 		t->nfree++;
@@ -108,6 +113,7 @@ static void bn_stats_arena(bn_state_t *st, bn_arena_t *a, hl_statw_t *w)
 	hl_statw_u64(w, "system_max", peak);
 	hl_statw_u64(w, "in_use_bytes", t.live);
 	hl_statw_u64(w, "cached_bytes", t.cached);
+	hl_statw_u64(w, "tcache_struct_bytes", t.records);
 	hl_statw_u64(w, "free_bytes", t.free);
 	hl_statw_u64(w, "free_chunks", t.nfree);
 	hl_statw_u64(w, "unsorted_count", t.count[BN_UNSORTED]);
