@@ -27,7 +27,8 @@ bool lab_full(void);
 /** True when @p policy is compiled in; says so once when it is not. */
 bool lab_has(const char *policy);
 /** A heap, or NULL (after a note) when the policy is not compiled in;
- *  exits 2 when the policy exists but rejects @p conf. */
+ *  exits 2 when the policy exists but rejects @p conf.  debug:off is
+ *  added unless @p conf names debug. */
 hl_heap_t *lab_heap(const char *policy, const char *conf);
 /** A statistic by path; exits 2 when the heap does not have it. */
 double lab_stat(hl_heap_t *h, const char *path);

@@ -34,8 +34,11 @@ failed=0
 
 # run NAME POLICY CONF [workload options]: the program with samples of its
 # heap every 20 ms; the statistics at exit go to NAME.err.
+# debug:off always: an --enable-debug build would otherwise run the whole
+# heap checker on every call of the interpreter, and junk-fill what it frees
+# (the measured resident bytes would be the checker's, not the policy's).
 run() {
-	name=$1 policy=$2 conf=$3
+	name=$1 policy=$2 conf=${3:+$3,}debug:off
 	shift 3
 	if ! PYTHONMALLOC=malloc "$heaplab" run --policy="$policy" ${conf:+--conf="$conf"} --stats \
 		--sample-ms 20 --sample-file "$tmp/$name.samples" -- \
