@@ -41,7 +41,11 @@ HL_GOLDEN_TESTS = tests/golden/bump.test tests/golden/firstfit.test tests/golden
 	tests/golden/slab.test tests/golden/sharded.test tests/golden/pools.test
 TESTS += $(HL_GOLDEN_TESTS)
 TEST_LOG_COMPILER = $(SHELL) $(srcdir)/visualize/check-pictures.sh
-EXTRA_DIST += tests/golden
+# The golden folders and lists by name: the folder tests/golden itself would
+# also carry a build tree's test logs into the tarball (make dist copies a
+# listed folder from the build tree as well as from the sources).
+EXTRA_DIST += $(HL_GOLDEN_TESTS) tests/golden/bump tests/golden/firstfit tests/golden/bins \
+	tests/golden/slab tests/golden/sharded tests/golden/pools
 
 # `make examples`: one stepper page per compiled-in policy for teach.rep,
 # and an index, in examples/ (open examples/index.html from disk).
