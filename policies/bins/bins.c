@@ -51,7 +51,8 @@
  *   the chunk right above (the top had to grow), else copied and p freed.
  *   Mapped chunks are resized with a real mremap (bn_mremap_chunk).
  *
- * Arenas:  a thread binds on its first tcache miss: the first thread gets
+ * Arenas:  a thread binds on its first call, when its tcache record is
+ *   taken (with tcache_count:0, on its first allocation): the first thread gets
  *   the main arena; later ones a parked arena (all its threads exited),
  *   else a new one while fewer than the cap exist (arena_max, or once more
  *   than arena_test exist arenas_per_core x online cores), else the next
@@ -169,7 +170,6 @@ static void bn_double_free_scan(bn_state_t *st, bn_tcache_t *tc, bn_tentry_t *e,
 			hl_fatal(BN, "free(): too many or unaligned chunks detected in tcache", x);
 	}
 }
-
 
 /* --- arenas: binding a thread (glibc's arena_get2) ---------------------------- */
 
