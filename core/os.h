@@ -120,7 +120,8 @@ void hl_os_release(hl_os_t *os, void *base, size_t committed);
 /** Resizes the committed region at @p base (from hl_os_reserve with
  *  commit, never partly decommitted) to @p size bytes with mremap, which
  *  may move it: pages move, they are not copied, so committed bytes change
- *  by the difference only.  Shrinking never moves.
+ *  by the difference only.  Shrinking never moves; a move keeps page
+ *  alignment only (reserve's @p align is not kept).
  *  @return the new base, or NULL (errno = ENOMEM) with the region intact. */
 void *hl_os_remap(hl_os_t *os, void *base, size_t size);
 

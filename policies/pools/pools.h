@@ -47,7 +47,7 @@
  *   │ c1 full│ c3 used│ free   │ c1 used│     │                          │
  *   └────────┴────────┴────────┴────────┴─────┴──────────────────────────┘
  *   headers:table (an option; not CPython's layout) keeps the headers in a
- *   table filling the arena's first pool, one 64-byte slot per pool, and
+ *   table in the arena's first pool, one 64-byte slot per pool, and
  *   leaves the 48 bytes at each pool's start unused, so every block sits
  *   where CPython puts it (pool 0 is the table: 63 pools to carve):
  *   ┌──────────────────────┬────────┬────────┬─────┐
@@ -105,7 +105,8 @@ enum {
 	PL_SLOT_BITS = 6,          /**< log2 of a header's slot in headers:table */
 };
 
-/** Pool header: the first bytes of every carved pool (CPython's layout). */
+/** Pool header: the first bytes of every carved pool (CPython's layout),
+ *  or with headers:table a 64-byte slot of its arena's header table. */
 typedef struct pl_pool {
 	union {
 		void *pad;                /**< keeps the header layout of CPython */
