@@ -14,3 +14,7 @@ tests_mt_program_SOURCES = tests/mt_program.c
 tests_mt_program_LDADD = -lpthread
 TESTS += tests/real_programs.sh tests/replay_traces.sh tests/bad_input.sh
 EXTRA_DIST += tests/real_programs.sh tests/replay_traces.sh tests/bad_input.sh
+
+# bins next to the real glibc: peak bytes trace by trace (bench/sysreplay).
+TESTS += tests/glibc_side_by_side.sh
+EXTRA_DIST += tests/glibc_side_by_side.sh

@@ -4,8 +4,10 @@
  * the figure `heaplab replay` gives for a heaplab policy.
  *
  * "Held" is mallinfo2().arena + mallinfo2().hblkhd (sbrk'd arena bytes plus
- * mmapped chunks), sampled after every operation, less its value just
- * before the replay starts.
+ * mmapped chunks), less its value just before the replay starts.  It can
+ * only change when the break moves or a chunk with its own mapping comes or
+ * goes, so it is read after exactly those operations (mallinfo2 walks every
+ * free chunk: reading it after every op made long traces take seconds).
  *
  * Nothing but the trace may allocate during the replay, and glibc's heap
  * must be fresh when it starts, or space left over by the reader would be
@@ -53,7 +55,8 @@ static int usage(FILE *out)
 		"usage: sysreplay TRACE...\n"
 		"Replays malloc-lab traces on the C library's own malloc, each in a fresh\n"
 		"process, and prints per trace the ops, peak live requested bytes, peak bytes\n"
-		"held from the system (mallinfo2 arena + hblkhd, sampled after every op, less\n"
+		"held from the system (mallinfo2 arena + hblkhd after every op that moves the\n"
+		"break or maps or unmaps a chunk, less\n"
 		"the value before the first op) and utilization = live / held, then the mean.\n"
 		"glibc's tunables apply as usual, e.g.\n"
 		"  GLIBC_TUNABLES=glibc.malloc.top_pad=0 sysreplay traces/*-bal.rep\n"
@@ -70,6 +73,21 @@ static size_t held_now(void)
 	struct mallinfo2 mi = mallinfo2();
 	return mi.arena + mi.hblkhd;
 }
+
+/* glibc marks a chunk with a mapping of its own by bit 1 of its size word,
+ * the word just below the payload.  Reading that word is reading glibc's
+ * chunk header on purpose, which GCC's bounds check cannot know. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
+static bool own_mapping(const void *p)
+{
+	size_t size_word;
+	if (!p)
+		return false;
+	memcpy(&size_word, (const char *)p - sizeof size_word, sizeof size_word);
+	return size_word & 2;
+}
+#pragma GCC diagnostic pop
 
 static void *map_zeroed(size_t bytes)
 {
@@ -97,12 +115,14 @@ static int replay(const sr_ops_t *t, sr_result_t *r)
 	if (!block || !bytes)
 		return -1;
 	size_t base = held_now(), live = 0;
+	void *brk = sbrk(0);
 	memset(r, 0, sizeof *r);
 	for (size_t i = 0; i < t->nops; i++) {
 		const sr_op_t *op = &t->op[i];
 		size_t n = op->kind == 'c' ? op->aux * op->size : op->size;
 		if (block[op->id] && (op->kind == 'f' || op->kind == 'r'))
 			live -= bytes[op->id];
+		bool mapped = own_mapping(block[op->id]);
 		void *p = call_libc(op, block[op->id]);
 		block[op->id] = p;
 		bytes[op->id] = n;
@@ -111,9 +131,13 @@ static int replay(const sr_ops_t *t, sr_result_t *r)
 				return (int)i + 1;
 			live += n;
 		}
-		size_t held = held_now() - base;
 		if (live > r->peak_live)
 			r->peak_live = live;
+		void *now = sbrk(0);
+		if (now == brk && !mapped && !own_mapping(p))
+			continue;                    /* nothing held has changed */
+		brk = now;
+		size_t held = held_now() - base;
 		if (held > r->peak_held)
 			r->peak_held = held;
 	}
