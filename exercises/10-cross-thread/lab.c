@@ -162,9 +162,17 @@ int main(int argc, char **argv)
 			later += f.reuse[r] / (ROUNDS - 1);
 		lab_expect(later > 0.3, "%s: the consumer's frees come back to the producer (%.0f%% reused on average)",
 			   policies[i], 100 * later);
-		double early = f.mib[0] > f.mib[1] ? f.mib[0] : f.mib[1];
-		lab_expect(f.mib[ROUNDS - 1] < 1.5 * early + 0.5, "%s: the heap does not grow round after round",
-			   policies[i]);
+		/* Resident bytes after a round swing with trimming (bins gives a
+		 * wholly free top back or not, as the threads interleave), so the
+		 * claim is a bound: memory freed by the consumer is reused, and
+		 * four rounds never hold more than two rounds' worth of blocks
+		 * (a heap that kept each round's blocks would reach four). */
+		double most = 0, round_mib = (double)N * SIZE / (1024.0 * 1024.0);
+		for (int r = 0; r < ROUNDS; r++)
+			most = f.mib[r] > most ? f.mib[r] : most;
+		lab_expect(most < 2 * round_mib + 0.5,
+			   "%s: the heap does not grow round after round (%.1f MiB at most; a round's blocks are %.1f MiB)",
+			   policies[i], most, round_mib);
 		if (!strcmp(policies[i], "sharded"))
 			lab_expect(f.remote >= N - N / 10 && f.thread_free > 0,
 				   "sharded: every consumer free is a remote free, left on thread_free for the owner (%.0f there)",
