@@ -54,7 +54,8 @@ hl_heap_t *hl_heap_new(const char *policy, const char *conf)
 	h->debug = hl_conf_bool(&h->conf, "debug");
 	h->ledger_on = hl_conf_bool(&h->conf, "ledger");
 	hl_os_init(&h->os);
-	hl_ledger_init(&h->ledger, &h->os);
+	hl_os_init(&h->ledger_os);
+	hl_ledger_init(&h->ledger, &h->ledger_os);
 	hl_meta_init(&h->threads_pool, &h->os, sizeof(hl_thread_t));
 	pthread_mutex_init(&h->threads_lock, NULL);
 	pthread_mutex_init(&h->debug_lock, NULL);
@@ -65,6 +66,7 @@ hl_heap_t *hl_heap_new(const char *policy, const char *conf)
 	if (!h->state) {
 		hl_heap_slot_release(h);
 		hl_os_release_all(&h->os);
+		hl_os_release_all(&h->ledger_os);
 		hl_os_boot_free(h, sizeof *h);
 		return NULL;
 	}
@@ -79,6 +81,7 @@ void hl_heap_destroy(hl_heap_t *h)
 	if (h->policy->destroy)
 		h->policy->destroy(h->state);
 	hl_os_release_all(&h->os);
+	hl_os_release_all(&h->ledger_os);
 	hl_os_boot_free(h, sizeof *h);
 }
 
@@ -420,6 +423,7 @@ static void emit_common(hl_heap_t *h, hl_statw_t *w)
 	hl_statw_u64(w, "resident_bytes", resident);
 	hl_statw_u64(w, "threads", threads);
 	hl_statw_bool(w, "ledger", h->ledger_on);
+	hl_statw_u64(w, "ledger_bytes", h->ledger_os.meta_bytes);
 	hl_statw_bool(w, "debug", h->debug);
 	hl_statw_object(w, "ops");
 	for (int i = 0; i < HL_OP_NOPS; i++)

@@ -30,6 +30,10 @@ struct hl_heap {
 	bool debug;               /**< checker after every op, junk fill */
 	hl_os_t os;               /**< this heap's page source */
 	hl_ledger_t ledger;       /**< pointer -> requested size (when enabled) */
+	hl_os_t ledger_os;        /**< the ledger's own page source: heaplab's
+				       bookkeeping, so its mappings are neither
+				       the heap's OS calls nor its metadata (their
+				       number follows the pointers' hashes) */
 	bool ledger_on;
 	hl_conf_t conf;
 	hl_meta_pool_t threads_pool;   /**< thread records */

@@ -5,7 +5,10 @@
  * Policies keep usable sizes, not requested ones, yet "live requested
  * bytes" (and so utilization and the bloat factor) need the request.  The
  * ledger is a striped open-addressing hash table from pointer to request,
- * kept in metadata regions of the heap's page source.  It costs one hash
+ * kept in a page source of its own (the heap's ledger_os), so its mappings
+ * are not counted among the policy's OS calls or metadata: it is heaplab's
+ * measuring apparatus, and how many stripes a run touches depends on the
+ * pointers' hashes, which change from run to run.  It costs one hash
  * insert per malloc and one delete per free; a heap can switch it off with
  * `ledger:off`, and then live_requested_bytes is not reported.
  */

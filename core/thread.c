@@ -140,12 +140,14 @@ static void prepare_one(hl_heap_t *h)
 	pthread_mutex_lock(&h->threads_lock);
 	pthread_mutex_lock(&h->threads_pool.lock);
 	hl_ledger_fork_prepare(&h->ledger);
+	pthread_mutex_lock(&h->ledger_os.lock);
 	pthread_mutex_lock(&h->os.lock);
 }
 
 static void parent_one(hl_heap_t *h)
 {
 	pthread_mutex_unlock(&h->os.lock);
+	pthread_mutex_unlock(&h->ledger_os.lock);
 	hl_ledger_fork_parent(&h->ledger);
 	pthread_mutex_unlock(&h->threads_pool.lock);
 	pthread_mutex_unlock(&h->threads_lock);
@@ -156,6 +158,7 @@ static void parent_one(hl_heap_t *h)
 static void child_one(hl_heap_t *h)
 {
 	pthread_mutex_init(&h->os.lock, NULL);
+	pthread_mutex_init(&h->ledger_os.lock, NULL);
 	hl_ledger_fork_child(&h->ledger);
 	hl_meta_fork_child(&h->threads_pool);
 	pthread_mutex_init(&h->threads_lock, NULL);
