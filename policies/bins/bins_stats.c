@@ -10,7 +10,7 @@
 
 /** Tallies of one arena, gathered by walking its chunks. */
 struct bn_tally {
-	size_t live, cached, free, top, nfree, fences, records;
+	size_t live, cached, free, top, nfree, records;
 	size_t count[BN_NBINS], bytes[BN_NBINS];
 	size_t fast_count, fast_bytes;
 };
@@ -23,11 +23,9 @@ static int bn_tally_one(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, hl_block_s
 	switch (s) {
 	case HL_BLOCK_TOP: t->top += sz; break;
 	case HL_BLOCK_CACHED: t->cached += sz; break;
-	case HL_BLOCK_META:
+	case HL_BLOCK_META:          /* a tcache record, or a sub-heap's fencepost */
 		if (bn_is_tcache_record(st, c))
 			t->records += sz;
-		else
-			t->fences += sz + 16;
 		break;
 	case HL_BLOCK_FREE:
 		t->free += sz;
