@@ -6,8 +6,8 @@
  * For every figure a chapter shows, builds a fresh heap of the chapter's
  * policy with the public API (core/heaplab.h), performs a short scripted
  * sequence of allocations and frees, and writes the heap as Graphviz DOT
- * with hl_snapshot_dot() to OUTDIR/<figure>.dot.  `make doc` renders each
- * one to SVG with dot.  A figure whose policy is not compiled in gets a
+ * with hl_snapshot_dot() to OUTDIR/<figure>.dot, then renders it to
+ * OUTDIR/<figure>.svg through the visualize library (Graphviz's dot).  A figure whose policy is not compiled in gets a
  * small DOT note saying so, so the book still builds (and says why the
  * picture is missing).  A snapshot that fails is an error: the book must
  * never show a picture that did not come from the code.
@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "heaplab.h"
+#include "../visualize/vis.h"
 
 /** Enough slots for the largest script below. */
 enum { FIG_SLOTS = 512 };
@@ -276,10 +277,33 @@ static const fig_t figures[] = {
 
 /* ---- the driver ------------------------------------------------------- */
 
+static void fig_path(char *path, size_t len, const char *dir, const char *name, const char *ext)
+{
+	snprintf(path, len, "%s/%s.%s", dir, name, ext);
+}
+
+/** Renders DIR/NAME.dot to DIR/NAME.svg; Graphviz's warnings are shown,
+ *  its failure is an error. */
+static int fig_render(const char *dir, const char *name)
+{
+	char dot[4096], svg[4096];
+	fig_path(dot, sizeof dot, dir, name, "dot");
+	fig_path(svg, sizeof svg, dir, name, "svg");
+	char *diag = NULL;
+	printf("  DOT      %s\n", svg);
+	int rc = vis_dot_file(dot, "svg", svg, &diag);
+	if (diag)
+		fputs(diag, stderr);
+	free(diag);
+	if (rc == 2)
+		fprintf(stderr, "gen_figures: %s: %s\n", name, hl_last_error());
+	return rc == 2;
+}
+
 static FILE *fig_open(const char *dir, const char *name)
 {
 	char path[4096];
-	snprintf(path, sizeof path, "%s/%s.dot", dir, name);
+	fig_path(path, sizeof path, dir, name, "dot");
 	FILE *f = fopen(path, "w");
 	if (!f)
 		fprintf(stderr, "gen_figures: %s: %s\n", path, strerror(errno));
@@ -347,6 +371,8 @@ int main(int argc, char **argv)
 		if (fig_draw(out, &figures[i]))
 			bad++;
 		if (fclose(out))
+			bad++;
+		else if (fig_render(argv[1], figures[i].file))
 			bad++;
 	}
 	return bad ? 1 : 0;

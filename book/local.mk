@@ -25,10 +25,11 @@ TESTS += tests/book_questions.sh tests/book_quiz.sh tests/book_chapters.sh
 dist_noinst_SCRIPTS += tests/book_questions.sh tests/book_quiz.sh tests/book_chapters.sh
 
 # The figures: one small program performs each chapter's script on a real
-# heap and writes hl_snapshot_dot() output; dot renders it.
+# heap, writes hl_snapshot_dot() output and renders it with the visualize
+# library (libhlvis), as `heaplab render` does.
 noinst_PROGRAMS += book/gen_figures
 book_gen_figures_SOURCES = book/gen_figures.c
-book_gen_figures_LDADD = libhlcore.la
+book_gen_figures_LDADD = libhlvis.la libhlcore.la
 
 # What Doxygen reads: the chapters, the public header, the contract a policy
 # (a student's too) is written against, and the headers that hold each
@@ -50,10 +51,6 @@ doc: book/gen_figures$(EXEEXT) book/Doxyfile
 	rm -rf doc/html doc/figures doc/warnings.log
 	$(MKDIR_P) doc/figures
 	./book/gen_figures doc/figures
-	@for f in doc/figures/*.dot; do \
-	  echo "  DOT      $${f%.dot}.svg"; \
-	  $(DOT) -Tsvg "$$f" -o "$${f%.dot}.svg" || exit 1; \
-	done
 	@echo "  DOXYGEN  doc/html"
 	@HL_DOC_INPUT="$(HL_BOOK_CHAPTERS:%=$(abs_top_srcdir)/%) $(HL_DOC_HDRS:%=$(abs_top_srcdir)/%)" \
 	  HL_DOC_IMAGES="$(abs_top_builddir)/doc/figures" $(DOXYGEN) book/Doxyfile

@@ -40,6 +40,11 @@ int cli_policy_list(const char *arg, const char **names, int max);
  *  second and only when stderr is a terminal; cli_progress_done clears it. */
 void cli_progress(const char *what, size_t done, size_t total);
 void cli_progress_done(void);
+/** cli_progress as a visualize progress callback: clears the line when
+ *  done == total. */
+void cli_progress_cb(const char *what, size_t done, size_t total);
+/** Prints hl_last_error() as "heaplab: <msg>" and returns 2. */
+int cli_last_error(void);
 /** Loads a trace: NULL after printing "file:line: message"; the reader's
  *  warnings go to stderr. */
 hl_trace_t *cli_load_trace(const char *path);

@@ -114,6 +114,19 @@ void cli_progress_done(void)
 	progress_start = progress_last = 0;
 }
 
+void cli_progress_cb(const char *what, size_t done, size_t total)
+{
+	if (done >= total)
+		cli_progress_done();
+	else
+		cli_progress(what, done, total);
+}
+
+int cli_last_error(void)
+{
+	return cli_error("%s", hl_last_error());
+}
+
 const char *cli_preload_path(void)
 {
 	static char path[PATH_MAX];

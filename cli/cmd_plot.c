@@ -101,6 +101,8 @@ int cmd_plot(int argc, char **argv)
 	vis_point_t *p;
 	if (samples) {
 		p = vis_samples_load(samples, pid ? atol(pid) : 0, &n, title, sizeof title);
+		if (!p)
+			return cli_last_error();
 	} else {
 		hl_trace_t *t = cli_load_trace(trace);
 		p = t ? plot_trace(t, trace, names[0], conf, &n) : NULL;

@@ -81,6 +81,8 @@ int cmd_render(int argc, char **argv)
 	int rc = vis_dot_file(in, format, target, &diag);
 	if (diag)
 		fputs(diag, stderr);
+	if (rc == 2)
+		cli_last_error();
 	if (rc == 2 && vis_have_dot())
 		cli_error("render: dot could not draw %s", in);
 	else if (rc == 1 && strict)

@@ -100,6 +100,11 @@ static int draw(const vis_walk_t *w, bool strict, char ***svgs_out)
 		cli_progress("drawing pictures with Graphviz", done + n, w->kept);
 	}
 	cli_progress_done();
+	if (rc == 2) {
+		if (diag)
+			fputs(diag, stderr);
+		cli_last_error();
+	}
 	if (rc == 1)
 		fprintf(stderr, "heaplab: step: Graphviz warned:\n%s", diag);
 	free(diag);
@@ -128,13 +133,13 @@ static int html_step(const step_args_t *a, const hl_trace_t *t)
 		return cli_error("step: %s has %zu ops; a page holds at most %d (cut the trace, or use "
 				 "'heaplab plot' for the whole story)", a->trace, nops, STEP_MAX_OPS);
 	if (vis_need_dot())
-		return 2;
+		return cli_last_error();
 	size_t every = a->every > 0 ? (size_t)a->every : vis_default_every(nops);
 	vis_walk_t w;
-	int rc = vis_walk_trace(a->policy, a->conf, t, every, a->trace, &w);
+	int rc = vis_walk_trace(a->policy, a->conf, t, every, a->trace, cli_progress_cb, &w);
 	if (rc == 2) {
 		vis_walk_free(&w);
-		return 2;
+		return cli_last_error();
 	}
 	if (rc == 1)
 		fprintf(stderr, "heaplab: step: %s\n", w.result.message);
@@ -170,6 +175,8 @@ int cmd_step(int argc, char **argv)
 			.out = stdout,
 		};
 		rc = vis_tty_walk(a.policy, a.conf, t, &o);
+		if (rc == 2)
+			cli_last_error();
 	} else {
 		rc = html_step(&a, t);
 	}

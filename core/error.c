@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "policy.h"
+#include <stdint.h>
+#include "error.h"
+#include "heaplab.h"
 #include "report.h"
 
 static __thread char last_error[512];

@@ -43,6 +43,7 @@
 #include "stats.h"
 #include "dot.h"
 #include "report.h"
+#include "error.h"
 
 /** The core's record of one thread in one heap (struct hl_thread). */
 typedef struct hl_thread hl_thread_t;
@@ -145,11 +146,5 @@ unsigned hl_heap_id(const hl_heap_t *h);
  *  use: the record every policy function of this heap, a hosted policy's
  *  included, is called with on this thread. */
 hl_thread_t *hl_thread_get(hl_heap_t *h);
-
-/** Reports heap corruption as "heaplab: <policy>: <what> (<ptr>)" and aborts.
- *  Uses write(2) only; safe anywhere. */
-__attribute__((noreturn)) void hl_fatal(const char *policy, const char *what, const void *p);
-/** Sets this thread's hl_last_error() text (printf-style). */
-void hl_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

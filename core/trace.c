@@ -14,7 +14,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "policy.h"
+#include "error.h"
 #include "trace.h"
 
 typedef struct reader {

@@ -11,13 +11,18 @@
  *    "label x N" counted N times) are the walker's live blocks;
  *  - every colour a picture uses is explained by its legend, and every
  *    edge into a cell points at a port the picture defines.
+ *  - the visualize library (libhlvis) is usable without the command: a
+ *    walk keeps a frame per op and reports progress through its callback,
+ *    and a failure is left in hl_last_error(), never printed.
  * The teaching trace is visualize/traces/teach.rep.
  */
 #include "config.h"
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "dot.h"
 #include "testlib.h"
+#include "../visualize/vis.h"
 
 enum { MAX_OPS = 64, MAX_IDS = 64 };
 
@@ -232,6 +237,70 @@ START_TEST(legend_and_ports_are_consistent)
 }
 END_TEST
 
+/* ---- the visualize library, called directly ---------------------------- */
+
+static size_t progress_calls, progress_last, progress_total;
+
+static void count_progress(const char *what, size_t done, size_t total)
+{
+	ck_assert_str_eq(what, "teach");
+	ck_assert_uint_ge(done, progress_last); /* never goes back */
+	progress_calls++;
+	progress_last = done;
+	progress_total = total;
+}
+
+START_TEST(walk_keeps_a_frame_per_op)
+{
+	hl_trace_t *t = teach();
+	size_t nops = hl_trace_ops(t);
+	for (size_t p = 0; p < hl_policy_count(); p++) {
+		progress_calls = progress_last = progress_total = 0;
+		vis_walk_t w;
+		int rc = vis_walk_trace(hl_policy_name(p), NULL, t, 1, "teach", count_progress, &w);
+		ck_assert_msg(rc == 0, "%s: %s", hl_policy_name(p), w.result.message);
+		ck_assert_uint_eq(w.nframes, nops + 1);
+		ck_assert_uint_eq(w.kept, nops + 1); /* every op keeps its picture */
+		for (size_t i = 0; i < w.nframes; i++) {
+			ck_assert_int_eq(w.frames[i].op, (long)i - 1);
+			ck_assert_ptr_nonnull(w.frames[i].dot);
+			if (i > 0 && hl_trace_op_label(t, i - 1))
+				ck_assert_str_eq(w.frames[i].label, hl_trace_op_label(t, i - 1));
+		}
+		/* one call per op, then the closing call with done == total */
+		ck_assert_uint_eq(progress_calls, nops + 1);
+		ck_assert_uint_eq(progress_last, nops);
+		ck_assert_uint_eq(progress_total, nops);
+		vis_walk_free(&w);
+	}
+	hl_trace_free(t);
+}
+END_TEST
+
+START_TEST(walk_failure_is_left_in_last_error)
+{
+	hl_trace_t *t = teach();
+	char path[] = "/tmp/heaplab-vis-stderr-XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	int saved = dup(2);
+	dup2(fd, 2);
+	vis_walk_t w;
+	int rc = vis_walk_trace("no-such-policy", NULL, t, 1, "teach", NULL, &w);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	off_t printed = lseek(fd, 0, SEEK_END);
+	close(fd);
+	unlink(path);
+	ck_assert_int_eq(rc, 2);
+	ck_assert_msg(strstr(hl_last_error(), "no-such-policy") != NULL, "last error: %s", hl_last_error());
+	ck_assert_int_eq(printed, 0); /* the library said nothing itself */
+	vis_walk_free(&w);
+	hl_trace_free(t);
+}
+END_TEST
+
 static Suite *visualize_suite(void)
 {
 	Suite *s = suite_create("visualize");
@@ -242,6 +311,11 @@ static Suite *visualize_suite(void)
 	tcase_add_test(tc, live_cells_are_the_live_blocks);
 	tcase_add_test(tc, legend_and_ports_are_consistent);
 	suite_add_tcase(s, tc);
+	TCase *lib = tcase_create("library");
+	tcase_set_timeout(lib, 60);
+	tcase_add_test(lib, walk_keeps_a_frame_per_op);
+	tcase_add_test(lib, walk_failure_is_left_in_last_error);
+	suite_add_tcase(s, lib);
 	return s;
 }
 

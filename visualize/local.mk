@@ -2,14 +2,20 @@
 # and terminal walk with the quiz) and `plot`, their tests, and the example
 # stepper pages (`make examples`).  Appends to the lists in Makefile.am.
 
-heaplab_SOURCES += visualize/vis.h visualize/render.c visualize/walk.c \
+# libhlvis: a library of its own (walks, Graphviz, the stepper page, the
+# terminal walk, plots) that reports errors through hl_last_error() and
+# progress through a callback.  The heaplab command is one caller; the
+# book's figure generator and the C tests are others.  Link it before
+# libhlcore.la, which it builds on.
+noinst_LTLIBRARIES += libhlvis.la
+libhlvis_la_SOURCES = visualize/vis.h visualize/text.c visualize/render.c visualize/walk.c \
 	visualize/html.c visualize/tty.c visualize/plot.c
-heaplab_LDADD += -lm
+libhlvis_la_LIBADD = -lm
 
 # The stepper's style and script live in their own files and are compiled
 # into heaplab as strings, so a page needs nothing but itself.
 HL_VIS_ASSETS = visualize/stepper.css visualize/stepper.js
-nodist_heaplab_SOURCES = visualize/stepper_assets.c
+nodist_libhlvis_la_SOURCES = visualize/stepper_assets.c
 BUILT_SOURCES += visualize/stepper_assets.c
 CLEANFILES += visualize/stepper_assets.c
 EXTRA_DIST += $(HL_VIS_ASSETS) visualize/embed.awk visualize/traces
@@ -24,7 +30,7 @@ visualize/stepper_assets.c: $(HL_VIS_ASSETS:%=$(srcdir)/%) $(srcdir)/visualize/e
 check_PROGRAMS += tests/test_visualize
 tests_test_visualize_SOURCES = tests/test_visualize.c tests/testlib.h tests/testlib.c
 tests_test_visualize_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_visualize_LDADD = libhlcore.la $(CHECK_LIBS)
+tests_test_visualize_LDADD = libhlvis.la libhlcore.la $(CHECK_LIBS)
 HL_VIS_CHECKS = tests/test_visualize_render.sh tests/test_visualize_quiz.sh \
 	tests/test_visualize_browser.sh tests/test_visualize_plot.sh
 TESTS += tests/test_visualize $(HL_VIS_CHECKS)

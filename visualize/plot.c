@@ -16,7 +16,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../cli/cli.h"
 #include "vis.h"
 
 enum { PLOT_W = 800, PLOT_H = 420, LEFT = 90, RIGHT = 150, TOP = 40, BOTTOM = 50 };
@@ -176,7 +175,7 @@ static sample_line_t *read_samples(FILE *f, const char *path, size_t *n, char *f
 			continue;
 		sample_line_t s;
 		if (sscanf(line, "%ld %lf %lf %lf %lf", &s.pid, &s.p.x, &s.p.live, &s.p.committed, &s.p.resident) != 5) {
-			cli_error("%s:%zu: expected 'pid ms live committed resident'", path, lineno);
+			vis_fail("%s:%zu: expected 'pid ms live committed resident'", path, lineno);
 			free(v);
 			return NULL;
 		}
@@ -184,7 +183,7 @@ static sample_line_t *read_samples(FILE *f, const char *path, size_t *n, char *f
 			sample_line_t *nv = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof *nv);
 			if (!nv) {
 				free(v);
-				cli_error("out of memory");
+				vis_fail("out of memory");
 				return NULL;
 			}
 			v = nv;
@@ -228,7 +227,7 @@ vis_point_t *vis_samples_load(const char *path, long pid, size_t *n, char *title
 {
 	FILE *f = fopen(path, "r");
 	if (!f) {
-		cli_error("cannot read %s: %s", path, strerror(errno));
+		vis_fail("cannot read %s: %s", path, strerror(errno));
 		return NULL;
 	}
 	char first[256];
@@ -247,7 +246,7 @@ vis_point_t *vis_samples_load(const char *path, long pid, size_t *n, char *title
 	free(lines);
 	if (p && !*n) {
 		free(p);
-		cli_error("%s: no samples%s (was the program run with 'heaplab run --sample-ms N'?)", path,
+		vis_fail("%s: no samples%s (was the program run with 'heaplab run --sample-ms N'?)", path,
 			  nlines ? " of that pid" : "");
 		return NULL;
 	}

@@ -16,7 +16,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "../cli/cli.h"
 #include "vis.h"
 
 extern char **environ;
@@ -48,7 +47,7 @@ int vis_need_dot(void)
 {
 	if (vis_have_dot())
 		return 0;
-	return cli_error("Graphviz 'dot' was not found at '%s' (Debian: apt-get install graphviz, then "
+	return vis_fail("Graphviz 'dot' was not found at '%s' (Debian: apt-get install graphviz, then "
 			 "re-run configure, or set HEAPLAB_DOT)", dot_path());
 }
 
@@ -130,7 +129,7 @@ static int tmp_dir(char *dir, size_t len)
 	const char *base = getenv("TMPDIR");
 	snprintf(dir, len, "%s/heaplab-dot-XXXXXX", base && *base ? base : "/tmp");
 	if (!mkdtemp(dir))
-		return cli_error("cannot make a temporary folder %s: %s", dir, strerror(errno));
+		return vis_fail("cannot make a temporary folder %s: %s", dir, strerror(errno));
 	return 0;
 }
 
@@ -153,12 +152,14 @@ static int dot_judged(const char *format, const char *in, const char *out, const
 	int rc = run_dot(format, in, out, err);
 	if (rc < 0) {
 		tmp_clean(dir);
-		return cli_error("cannot run %s: %s", dot_path(), strerror(errno));
+		return vis_fail("cannot run %s: %s", dot_path(), strerror(errno));
 	}
 	size_t before = diag && *diag ? strlen(*diag) : 0;
 	append_file(diag, err);
 	bool said = diag && *diag && strlen(*diag) > before;
-	return rc != 0 ? 2 : said ? 1 : 0;
+	if (rc != 0)
+		return vis_fail("%s exited with status %d", dot_path(), rc);
+	return said ? 1 : 0;
 }
 
 int vis_dot_file(const char *in, const char *format, const char *out, char **diag)
@@ -181,11 +182,11 @@ static int split_svgs(char *all, char **svgs, size_t n)
 		char *start = p ? strstr(p, "<svg") : NULL;
 		char *end = start ? strstr(start, "</svg>") : NULL;
 		if (!end)
-			return cli_error("dot gave %zu pictures for %zu graphs", i, n);
+			return vis_fail("dot gave %zu pictures for %zu graphs", i, n);
 		end += strlen("</svg>");
 		svgs[i] = strndup(start, (size_t)(end - start));
 		if (!svgs[i])
-			return cli_error("out of memory");
+			return vis_fail("out of memory");
 		p = end;
 	}
 	return 0;
@@ -205,17 +206,14 @@ int vis_dot_svgs(char *const *dots, size_t n, char **svgs, char **diag)
 		fputs(dots[i], f);
 	if (!f || fclose(f) != 0) {
 		tmp_clean(dir);
-		return cli_error("cannot write %s", in);
+		return vis_fail("cannot write %s", in);
 	}
 	int rc = dot_judged("svg", in, out, dir, diag);
 	char *all = rc < 2 ? slurp(out, NULL) : NULL;
 	tmp_clean(dir);
-	if (rc == 2) {
-		if (diag && *diag)
-			fputs(*diag, stderr);
-		return cli_error("dot failed");
-	}
-	int bad = !all ? cli_error("dot wrote nothing") : split_svgs(all, svgs, n);
+	if (rc == 2)
+		return vis_fail("dot failed%s", diag && *diag ? " (its messages are in the diagnostics)" : "");
+	int bad = !all ? vis_fail("dot wrote nothing") : split_svgs(all, svgs, n);
 	free(all);
 	return bad ? 2 : rc;
 }

@@ -26,7 +26,6 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
-#include "../cli/cli.h"
 #include "dot.h"
 #include "vis.h"
 
@@ -359,7 +358,7 @@ int vis_tty_walk(const char *policy, const char *conf, const hl_trace_t *t, cons
 {
 	hl_heap_t *h = hl_heap_new(policy, conf);
 	if (!h)
-		return cli_error("%s", hl_last_error());
+		return 2;
 	tty_ctx_t c = { .o = o, .t = t, .h = h, .max_id = highest_id(t), .pending = -1 };
 	fprintf(o->out, "heaplab step: %zu ops on %s%s%s\n", hl_trace_ops(t), policy, conf && *conf ? ", " : "",
 		conf ? conf : "");

@@ -16,6 +16,12 @@
  *                          └──▶ tty.c  (map after each op, the quiz)
  *   DOT ──render.c (Graphviz `dot`, HL_DOT_PATH)──▶ SVG / PNG
  *
+ * Errors
+ *   visualize is a library: it prints nothing on stderr.  A function that
+ *   fails returns 2 (or NULL) after hl_set_error(); the caller shows
+ *   hl_last_error() as it sees fit (the heaplab command prints it).  Long
+ *   work reports progress through a vis_progress_fn the caller passes.
+ *
  * Invariants
  *   nframes == hl_trace_ops(trace) + 1   (fewer when the replay failed)
  *   frames[i].dot != NULL  =>  frames[i].diagram == i
@@ -59,6 +65,16 @@ typedef struct vis_walk {
 	hl_replay_result_t result; /**< how the replay went */
 } vis_walk_t;
 
+/**
+ * Progress of long work: @p done of @p total steps of @p what (total 0:
+ * unknown).  Called with done == total once at the end, so a progress
+ * line can be cleared.  May be NULL wherever it is taken.
+ */
+typedef void (*vis_progress_fn)(const char *what, size_t done, size_t total);
+
+/** Sets hl_last_error() to the formatted message and returns 2. */
+int vis_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /** Reads all six statistics of @p h. */
 void vis_read_stats(hl_heap_t *h, vis_stats_t *st);
 
@@ -69,12 +85,13 @@ size_t vis_default_every(size_t nops);
 /**
  * Replays @p t on a fresh heap of @p policy with @p conf, recording a frame
  * per op; pictures are kept every @p every ops (0: statistics only).
+ * @p progress (may be NULL) hears of every op, as @p what.
  * @return 0 when the replay held; 1 when it failed (w->result says why,
  *         the frames up to the failure are kept); 2 when the heap could
- *         not be made (after a message on stderr).
+ *         not be made (hl_last_error() says why).
  */
 int vis_walk_trace(const char *policy, const char *conf, const hl_trace_t *t, size_t every,
-		   const char *what, vis_walk_t *w);
+		   const char *what, vis_progress_fn progress, vis_walk_t *w);
 void vis_walk_free(vis_walk_t *w);
 /**
  * Keeps fewer pictures until their SVG (svgs[], one per kept frame, in
@@ -88,13 +105,13 @@ size_t vis_walk_thin(vis_walk_t *w, char **svgs, size_t budget);
 /**@{*/
 /** True when the dot program configure found can be run. */
 bool vis_have_dot(void);
-/** 0 when dot can be run, else 2 after saying how to get it. */
+/** 0 when dot can be run, else 2 (hl_last_error() says how to get it). */
 int vis_need_dot(void);
 /**
  * Runs dot on the file @p in, writing @p format ("svg", "png") to @p out.
  * Graphviz's warnings and errors are appended to @p diag (may be NULL)
  * as text.  @return 0 ok, 1 dot warned, 2 dot failed or is missing
- * (message printed).
+ * (hl_last_error() says which).
  */
 int vis_dot_file(const char *in, const char *format, const char *out, char **diag);
 /**
@@ -118,7 +135,9 @@ typedef struct vis_tty_opts {
 	bool pause;       /**< wait for Enter after each op (stdin is a terminal) */
 	FILE *in, *out;   /**< answers / keys; the walk */
 } vis_tty_opts_t;
-/** Walks @p t on a fresh heap in the terminal.  Returns an exit status. */
+/** Walks @p t on a fresh heap in the terminal.  Returns an exit status:
+ *  0, 1 when the replay stopped (said on o->out), 2 when the heap could
+ *  not be made (hl_last_error() says why). */
 int vis_tty_walk(const char *policy, const char *conf, const hl_trace_t *t, const vis_tty_opts_t *o);
 
 /** One series point of a plot. */
@@ -129,7 +148,8 @@ typedef struct vis_point {
 /** Writes the plot of @p n points as SVG. */
 int vis_plot_svg(FILE *out, const vis_point_t *p, size_t n, const char *title, const char *xlabel);
 /** Reads a `heaplab run --sample-ms` file: the samples of process @p pid,
- *  or (pid <= 0) of the process that wrote the most; NULL after a message. */
+ *  or (pid <= 0) of the process that wrote the most; NULL when it cannot
+ *  (hl_last_error() says why). */
 vis_point_t *vis_samples_load(const char *path, long pid, size_t *n, char *title, size_t title_len);
 /**@}*/
 

@@ -9,7 +9,6 @@
 #include "config.h"
 #include <stdlib.h>
 #include <string.h>
-#include "../cli/cli.h"
 #include "vis.h"
 
 /* The calls that change what the heap holds; mincore only measures. */
@@ -47,6 +46,7 @@ typedef struct walk_ctx {
 	vis_walk_t *w;
 	const hl_trace_t *t;
 	const char *what;
+	vis_progress_fn progress;
 } walk_ctx_t;
 
 /* Whether frame @p k (already holding its label) keeps a picture, when
@@ -100,23 +100,24 @@ static int after_op(hl_heap_t *h, const hl_trace_t *t, size_t op, void *arg)
 {
 	walk_ctx_t *c = arg;
 	record(c, h, op + 1);
-	cli_progress(c->what, op + 1, hl_trace_ops(t));
+	if (c->progress)
+		c->progress(c->what, op + 1, hl_trace_ops(t));
 	return 0;
 }
 
 int vis_walk_trace(const char *policy, const char *conf, const hl_trace_t *t, size_t every,
-		   const char *what, vis_walk_t *w)
+		   const char *what, vis_progress_fn progress, vis_walk_t *w)
 {
 	memset(w, 0, sizeof *w);
 	size_t nops = hl_trace_ops(t);
 	w->frames = calloc(nops + 1, sizeof *w->frames);
 	if (!w->frames)
-		return cli_error("out of memory for %zu frames", nops + 1);
+		return vis_fail("out of memory for %zu frames", nops + 1);
 	w->every = every;
 	hl_heap_t *h = hl_heap_new(policy, conf);
 	if (!h)
-		return cli_error("%s", hl_last_error());
-	walk_ctx_t c = { w, t, what };
+		return 2;
+	walk_ctx_t c = { w, t, what, progress };
 	record(&c, h, 0);
 	hl_replay_opts_t o = {
 		.verify = true,
@@ -127,7 +128,8 @@ int vis_walk_trace(const char *policy, const char *conf, const hl_trace_t *t, si
 		.arg = &c,
 	};
 	int rc = hl_replay(h, t, &o, &w->result) == 0 ? 0 : 1;
-	cli_progress_done();
+	if (progress)
+		progress(what, nops, nops);
 	hl_heap_destroy(h);
 	return rc;
 }
@@ -170,53 +172,4 @@ void vis_walk_free(vis_walk_t *w)
 		free(w->frames[i].dot);
 	free(w->frames);
 	memset(w, 0, sizeof *w);
-}
-
-const char *vis_bytes(double b, char *buf, size_t len)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	int u = 0;
-	while (b >= 1024 && u < 4) {
-		b /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, len, "%.0f B", b);
-	else
-		snprintf(buf, len, "%.*f %s", b < 10 ? 2 : 1, b, units[u]);
-	return buf;
-}
-
-void vis_put_xml(FILE *out, const char *s)
-{
-	static const char *const entity[256] = {
-		['<'] = "&lt;", ['>'] = "&gt;", ['&'] = "&amp;", ['"'] = "&quot;",
-	};
-	for (; *s; s++) {
-		const char *e = entity[(unsigned char)*s];
-		if (e)
-			fputs(e, out);
-		else
-			fputc(*s, out);
-	}
-}
-
-void vis_json_string(FILE *out, const char *s)
-{
-	const char *start = s;
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", out);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else if (c == '/' && s > start && s[-1] == '<')
-			fputs("\\/", out); /* no "</script>" can end the script */
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
 }
