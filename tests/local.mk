@@ -18,3 +18,7 @@ EXTRA_DIST += tests/real_programs.sh tests/replay_traces.sh tests/bad_input.sh
 # bins next to the real glibc: peak bytes trace by trace (bench/sysreplay).
 TESTS += tests/glibc_side_by_side.sh
 EXTRA_DIST += tests/glibc_side_by_side.sh
+
+# The one OS seam: no file but core/os.c makes a kernel memory call.
+TESTS += tests/os_seam.sh
+EXTRA_DIST += tests/os_seam.sh tests/os_seam.py

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""The one OS seam: only the page source (core/os.c) may ask the kernel for
+memory.  Lists every call of mmap, munmap, mremap, madvise, mprotect, brk,
+sbrk or mincore (or their SYS_ numbers) in the C files under ROOT, outside
+the files allowed below; comments and string literals do not count.
+
+    os_seam.py ROOT        exit 0 when the seam holds, 1 (and a list) when not
+"""
+import os
+import re
+import sys
+
+CALLS = r"mmap|mmap64|munmap|mremap|madvise|posix_madvise|mprotect|brk|sbrk|mincore"
+CALL = re.compile(r"\b(?:" + CALLS + r")\s*\(|\bSYS_(?:" + CALLS + r")\b")
+
+# Allowed by name, each with its reason.
+ALLOWED = {
+    "core/os.c": "the page source itself",
+    "bench/workloads/sysreplay.c": "drives the real glibc and reads its break, not heaplab's",
+}
+# Programs that observe a real allocator from outside (the fidelity probes
+# read glibc's break and map their own scratch memory); none is part of
+# heaplab's allocator.
+ALLOWED_DIRS = ("fidelity/probes/",)
+SKIP_DIRS = {".git", "_build", "node_modules", "autom4te.cache"}
+
+
+def strip_comments_and_strings(text):
+    """Blanks out comments, string and character literals (keeps newlines)."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("\n" * text.count("\n", i, j))
+            i = j
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            out.append(" ")
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def violations(root):
+    found = []
+    for d, dirs, files in os.walk(root):
+        dirs[:] = sorted(x for x in dirs if x not in SKIP_DIRS and not x.startswith("_build"))
+        for f in sorted(files):
+            if not f.endswith((".c", ".h")):
+                continue
+            path = os.path.join(d, f)
+            rel = os.path.relpath(path, root)
+            if rel in ALLOWED or rel.startswith(ALLOWED_DIRS):
+                continue
+            with open(path, errors="replace") as fh:
+                code = strip_comments_and_strings(fh.read())
+            for lineno, line in enumerate(code.split("\n"), 1):
+                for m in CALL.finditer(line):
+                    found.append(f"{rel}:{lineno}: {m.group(0).rstrip('( ')}")
+    return found
+
+
+def main():
+    if len(sys.argv) != 2:
+        print("usage: os_seam.py ROOT", file=sys.stderr)
+        return 2
+    bad = violations(sys.argv[1])
+    for v in bad:
+        print(f"{v}: kernel memory call outside the page source (core/os.c)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
