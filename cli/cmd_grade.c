@@ -27,7 +27,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli.h"
-#include "trace.h"
 
 #ifndef HL_BOOK_DIR
 #define HL_BOOK_DIR "book"
@@ -148,15 +147,16 @@ static int add_defaults(grade_args_t *a)
 /* Which measures a trace counts in, from its header's weight. */
 static int trace_scoring(const hl_trace_t *t)
 {
-	if (!t->has_header)
+	long header[4];
+	if (!hl_trace_header(t, header))
 		return SCORE_ALL;
 	/* 64-bit lab: weight code first, peak bytes last.  Classic: heap size
 	 * first, weight (unused) last. */
-	bool later_style = t->header[0] >= 0 && t->header[0] <= 3 && t->header[3] > 3;
+	bool later_style = header[0] >= 0 && header[0] <= 3 && header[3] > 3;
 	if (!later_style)
 		return SCORE_ALL;
 	static const int codes[4] = { 0, SCORE_ALL, SCORE_UTIL, SCORE_TPUT };
-	return codes[t->header[0]];
+	return codes[header[0]];
 }
 
 /* ---- one replay in a child process --------------------------------------- */

@@ -36,12 +36,14 @@ static void sample(plot_ctx_t *c, hl_heap_t *h, double x)
 	c->p[c->n++] = (vis_point_t){ x, st.live, st.committed, st.resident };
 }
 
-static int after_op(hl_heap_t *h, const hl_trace_t *t, size_t op, void *arg)
+static int after_op(const hl_replay_t *rp, void *arg)
 {
+	const hl_trace_t *t = hl_replay_trace(rp);
+	size_t op = hl_replay_op(rp);
 	plot_ctx_t *c = arg;
 	size_t nops = hl_trace_ops(t);
 	if ((op + 1) % c->stride == 0 || op + 1 == nops)
-		sample(c, h, (double)(op + 1));
+		sample(c, hl_replay_heap(rp), (double)(op + 1));
 	cli_progress(c->what, op + 1, nops);
 	return 0;
 }

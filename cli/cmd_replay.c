@@ -98,8 +98,11 @@ static void write_snapshot(hl_heap_t *h, const char *path, const char *title)
 	fclose(f);
 }
 
-static int after_op(hl_heap_t *h, const hl_trace_t *t, size_t op, void *arg)
+static int after_op(const hl_replay_t *rp, void *arg)
 {
+	hl_heap_t *h = hl_replay_heap(rp);
+	const hl_trace_t *t = hl_replay_trace(rp);
+	size_t op = hl_replay_op(rp);
 	progress_ctx_t *pc = arg;
 	pc->done++;
 	cli_progress(pc->what, pc->done, hl_trace_ops(t) * pc->passes);

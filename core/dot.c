@@ -30,7 +30,7 @@ static const struct {
 	[HL_EDGE_NEXT] = { "roving pointer", "color=\"#9d4edd\", style=dashed" },
 };
 
-const char *hl_dot_state_color(hl_block_state_t st)
+const char *hl_block_state_color(hl_block_state_t st)
 {
 	return st < HL_BLOCK_NSTATES ? palette[st].fill : "#ffffff";
 }

@@ -78,10 +78,8 @@ void hl_dot_edge(hl_dot_t *d, const char *from, const char *to, hl_dot_edge_kind
 
 /** "region#k+0xoff" for @p p (into @p buf, which is returned). */
 const char *hl_dot_addr(hl_dot_t *d, const void *p, char *buf, size_t len);
-/** Fill colour of a block state (the one palette of every picture). */
-const char *hl_dot_state_color(hl_block_state_t st);
-/** Name of a block state ("live", "free", ...). */
-const char *hl_block_state_name(hl_block_state_t st);
+/* hl_block_state_name and hl_block_state_color (the one palette) are
+ * public: heaplab.h. */
 
 /* used by the core */
 void hl_dot_begin(hl_dot_t *d, FILE *out, hl_heap_t *h, const char *title);

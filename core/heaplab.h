@@ -133,6 +133,11 @@ typedef enum hl_block_state {
 	HL_BLOCK_GUARD,     /**< inaccessible guard pages */
 	HL_BLOCK_NSTATES
 } hl_block_state_t;
+/** Name of a block state ("live", "free", ...), as every picture's legend
+ *  says it. */
+HL_API const char *hl_block_state_name(hl_block_state_t st);
+/** Fill colour of a block state: the one palette of every picture. */
+HL_API const char *hl_block_state_color(hl_block_state_t st);
 
 /** One block as the walker sees it. */
 typedef struct hl_block {
@@ -184,6 +189,13 @@ HL_API void hl_trace_free(hl_trace_t *t);
 HL_API const char *hl_trace_warnings(const hl_trace_t *t);
 /** Number of operations in the trace (snapshot and thread ops included). */
 HL_API size_t hl_trace_ops(const hl_trace_t *t);
+/** The four numbers of the trace's header into @p header; false (and -1s)
+ *  when the file has no header. */
+HL_API bool hl_trace_header(const hl_trace_t *t, long header[4]);
+
+/** A replay under way, as an after_op callback sees it; opaque, valid only
+ *  during the callback. */
+typedef struct hl_replay hl_replay_t;
 
 /** Result of replaying a trace on a heap. */
 typedef struct hl_replay_result {
@@ -205,7 +217,7 @@ typedef struct hl_replay_opts {
 	size_t check_every; /**< ... every N ops (1 = after each; 0 = at the end only) */
 	int repeat;         /**< timed passes without checks after the checked one (0 = none) */
 	/** called after each op (progress, stepping); return non-zero to stop */
-	int (*after_op)(hl_heap_t *h, const hl_trace_t *t, size_t op, void *arg);
+	int (*after_op)(const hl_replay_t *rp, void *arg);
 	void *arg;          /**< passed to after_op unchanged */
 } hl_replay_opts_t;
 
@@ -225,8 +237,14 @@ HL_API char hl_trace_op_kind(const hl_trace_t *t, size_t i);
 HL_API size_t hl_trace_op_size(const hl_trace_t *t, size_t i);
 /** Block id of op @p i (-1 when none). */
 HL_API long hl_trace_op_id(const hl_trace_t *t, size_t i);
-/** Address currently held by block @p id during a replay (NULL if not live). */
-HL_API void *hl_replay_block(const hl_trace_t *t, long id);
+/** The heap a replay runs on. */
+HL_API hl_heap_t *hl_replay_heap(const hl_replay_t *rp);
+/** The trace a replay runs. */
+HL_API const hl_trace_t *hl_replay_trace(const hl_replay_t *rp);
+/** Index of the op just performed (the one after_op is called for). */
+HL_API size_t hl_replay_op(const hl_replay_t *rp);
+/** Address block @p id of the trace holds now (NULL if not live). */
+HL_API void *hl_replay_block(const hl_replay_t *rp, long id);
 /**@}*/
 
 #ifdef __cplusplus

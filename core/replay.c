@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "heap_internal.h"
+#include "policy.h"
 #include "trace.h"
 
 /* ---- payload patterns -------------------------------------------------- */
@@ -106,7 +106,8 @@ static void worker_run(worker_t *w, void (*job)(void *), void *arg)
 
 /* ---- one pass ---------------------------------------------------------- */
 
-typedef struct pass {
+/* A pass is the replay context after_op callbacks see (hl_replay_t). */
+typedef struct hl_replay {
 	hl_heap_t *h;
 	const hl_trace_t *t;
 	const hl_replay_opts_t *o;
@@ -120,7 +121,17 @@ typedef struct pass {
 	size_t live, peak_live;
 	const hl_trace_op_t *op; /* op being run by a worker */
 	void *result;
+	size_t index;          /* the op just performed, for after_op */
 } pass_t;
+
+hl_heap_t *hl_replay_heap(const hl_replay_t *rp) { return rp->h; }
+const hl_trace_t *hl_replay_trace(const hl_replay_t *rp) { return rp->t; }
+size_t hl_replay_op(const hl_replay_t *rp) { return rp->index; }
+
+void *hl_replay_block(const hl_replay_t *rp, long id)
+{
+	return rp && id >= 0 && id < rp->t->max_id ? rp->blocks[id] : NULL;
+}
 
 static int failf(pass_t *ps, size_t i, const char *fmt, const char *extra)
 {
@@ -320,14 +331,14 @@ static int run_pass(pass_t *ps, bool verify, bool last)
 {
 	const hl_trace_t *t = ps->t;
 	ps->verify = verify;
-	((hl_trace_t *)t)->live = ps->blocks;
 	double start = now_seconds();
 	for (size_t i = 0; i < t->nops; i++) {
 		if (step(ps, i) < 0)
 			return -1;
 		if (verify && ps->o->check_heap && want_check(ps->o, i, t->nops) && check_heap(ps, i) < 0)
 			return -1;
-		if (ps->o->after_op && ps->o->after_op(ps->h, t, i, ps->o->arg))
+		ps->index = i;
+		if (ps->o->after_op && ps->o->after_op(ps, ps->o->arg))
 			break;
 	}
 	if (!verify)
@@ -336,6 +347,18 @@ static int run_pass(pass_t *ps, bool verify, bool last)
 	if (!last)
 		drain(ps);
 	return 0;
+}
+
+/* Utilization: peak live requested bytes over the heap's peak committed
+ * bytes (the page source's figure, through the public statistics). */
+static void measure(pass_t *ps)
+{
+	hl_replay_result_t *r = ps->r;
+	double peak = 0;
+	hl_stat(ps->h, "os.peak_committed_bytes", &peak);
+	r->peak_requested = ps->peak_live;
+	r->peak_committed = (size_t)peak;
+	r->utilization = r->peak_committed ? (double)r->peak_requested / (double)r->peak_committed : 0;
 }
 
 int hl_replay(hl_heap_t *h, const hl_trace_t *t, const hl_replay_opts_t *o, hl_replay_result_t *r)
@@ -357,22 +380,15 @@ int hl_replay(hl_heap_t *h, const hl_trace_t *t, const hl_replay_opts_t *o, hl_r
 	int passes = o->repeat > 0 ? o->repeat : 0;
 	if (r->ok && o->verify && run_pass(&ps, true, passes == 0) < 0)
 		r->ok = false;
-	if (r->ok) {
-		r->peak_requested = ps.peak_live;
-		r->peak_committed = h->os.peak_committed;
-		r->utilization = r->peak_committed ? (double)r->peak_requested / (double)r->peak_committed : 0;
-	}
+	if (r->ok)
+		measure(&ps);
 	for (int k = 0; r->ok && k < passes; k++)
 		if (run_pass(&ps, false, k + 1 == passes) < 0)
 			r->ok = false;
-	if (!o->verify && r->ok) {
-		r->peak_requested = ps.peak_live;
-		r->peak_committed = h->os.peak_committed;
-		r->utilization = r->peak_committed ? (double)r->peak_requested / (double)r->peak_committed : 0;
-	}
+	if (!o->verify && r->ok)
+		measure(&ps);
 	stop_workers(&ps);
 	tdestroy(ps.tree, free_tree_node);
-	((hl_trace_t *)t)->live = NULL;
 	free(ps.blocks);
 	free(ps.sizes);
 	free(ps.ranges);

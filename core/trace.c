@@ -317,7 +317,6 @@ void hl_trace_free(hl_trace_t *t)
 	free(t->ops);
 	free(t->labels);
 	free(t->warnings);
-	free(t->live);
 	free(t);
 }
 
@@ -365,7 +364,9 @@ const char *hl_trace_op_text(const hl_trace_t *t, size_t i, char *buf, size_t le
 	return buf;
 }
 
-void *hl_replay_block(const hl_trace_t *t, long id)
+bool hl_trace_header(const hl_trace_t *t, long header[4])
 {
-	return t->live && id >= 0 && id < t->max_id ? t->live[id] : NULL;
+	for (int k = 0; k < 4; k++)
+		header[k] = t->has_header ? t->header[k] : -1;
+	return t->has_header;
 }

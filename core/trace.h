@@ -44,6 +44,5 @@ struct hl_trace {
 	size_t labels_len, labels_cap;
 	char *warnings;       /**< "file:line: warning: ..." lines */
 	size_t warnings_len;
-	void **live;          /**< during a replay: address of each block id */
 };
 #endif

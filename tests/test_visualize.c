@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "dot.h"
 #include "testlib.h"
 #include "../visualize/vis.h"
 
@@ -48,8 +47,10 @@ static int count_live(const hl_block_t *b, void *arg)
 	return 0;
 }
 
-static int shoot(hl_heap_t *h, const hl_trace_t *t, size_t op, void *arg)
+static int shoot(const hl_replay_t *rp, void *arg)
 {
+	hl_heap_t *h = hl_replay_heap(rp);
+	size_t op = hl_replay_op(rp);
 	shots_t *s = arg;
 	size_t len;
 	FILE *f = open_memstream(&s->dot[op], &len);
@@ -174,7 +175,7 @@ static bool draws_every_block(const char *policy)
 START_TEST(live_cells_are_the_live_blocks)
 {
 	hl_trace_t *t = teach();
-	const char *live = hl_dot_state_color(HL_BLOCK_LIVE);
+	const char *live = hl_block_state_color(HL_BLOCK_LIVE);
 	for (size_t p = 0; p < hl_policy_count(); p++) {
 		if (!draws_every_block(hl_policy_name(p)))
 			continue;

@@ -26,7 +26,6 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
-#include "dot.h"
 #include "vis.h"
 
 enum { BAR_WIDTH = 64, BAR_MAX = 3 * BAR_WIDTH, FOLD_AT = 4 };
@@ -53,6 +52,7 @@ typedef struct tty_ctx {
 	const vis_tty_opts_t *o;
 	const hl_trace_t *t;
 	hl_heap_t *h;
+	const hl_replay_t *rp;  /**< the replay, once it runs (NULL before) */
 	long max_id;            /**< highest block id of the trace */
 	hl_block_t *blocks;     /**< the map last drawn, in walk order */
 	size_t nblocks, cap;
@@ -126,7 +126,7 @@ static void bar(tty_ctx_t *c, size_t from, size_t to)
 static long owner(tty_ctx_t *c, const void *addr)
 {
 	for (long id = 0; id <= c->max_id; id++)
-		if (hl_replay_block(c->t, id) == addr)
+		if (hl_replay_block(c->rp, id) == addr)
 			return id;
 	return -1;
 }
@@ -289,7 +289,7 @@ static bool judge_answer(tty_ctx_t *c, const tty_run_t *run, const hl_block_t *b
 /* After op @p op ran: reveals where it went (using the map drawn before it). */
 static void judge(tty_ctx_t *c, size_t op)
 {
-	void *p = hl_replay_block(c->t, hl_trace_op_id(c->t, op));
+	void *p = hl_replay_block(c->rp, hl_trace_op_id(c->t, op));
 	char exact[64];
 	hl_addr_name(c->h, p, exact, sizeof exact);
 	const hl_block_t *b = NULL;
@@ -309,9 +309,12 @@ static void judge(tty_ctx_t *c, size_t op)
 	c->pending = -1;
 }
 
-static int after_op(hl_heap_t *h, const hl_trace_t *t, size_t op, void *arg)
+static int after_op(const hl_replay_t *rp, void *arg)
 {
 	tty_ctx_t *c = arg;
+	const hl_trace_t *t = hl_replay_trace(rp);
+	size_t op = hl_replay_op(rp);
+	c->rp = rp;
 	char text[64];
 	fprintf(c->o->out, "\nop %zu (line %u): %s\n", op + 1, hl_trace_op_line(t, op),
 		hl_trace_op_text(t, op, text, sizeof text));

@@ -96,12 +96,13 @@ static void record(walk_ctx_t *c, hl_heap_t *h, size_t k)
 	w->nframes = k + 1;
 }
 
-static int after_op(hl_heap_t *h, const hl_trace_t *t, size_t op, void *arg)
+static int after_op(const hl_replay_t *rp, void *arg)
 {
 	walk_ctx_t *c = arg;
-	record(c, h, op + 1);
+	size_t op = hl_replay_op(rp);
+	record(c, hl_replay_heap(rp), op + 1);
 	if (c->progress)
-		c->progress(c->what, op + 1, hl_trace_ops(t));
+		c->progress(c->what, op + 1, hl_trace_ops(hl_replay_trace(rp)));
 	return 0;
 }
 
