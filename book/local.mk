@@ -36,10 +36,8 @@ book_gen_figures_LDADD = libhlvis.la libhlcore.la
 # policy's central structures.  Any Doxygen warning, about a chapter or a
 # header, fails `make doc` (HL_DOC_TOLERATED can name files to let through
 # while one is being written).
-HL_DOC_HDRS = core/heaplab.h core/policy.h core/os.h \
-	policies/bump/bump.h policies/firstfit/firstfit.h policies/bins/bins.h \
-	policies/slab/slab.h policies/sharded/sharded.h policies/pools/pools.h \
-	policies/student/student.h
+HL_DOC_HDRS = core/heaplab.h core/policy.h core/error.h core/os.h \
+	$(foreach p,$(HL_EVERY_POLICY),policies/$(p)/$(p).h)
 # (matched on the end of the path, since Doxygen prints it canonicalised,
 # not as $(abs_top_srcdir) spells it, e.g. ".../_build/.."; a warning's
 # continuation lines go with it)
@@ -52,7 +50,7 @@ doc: book/gen_figures$(EXEEXT) book/Doxyfile
 	$(MKDIR_P) doc/figures
 	./book/gen_figures doc/figures
 	@echo "  DOXYGEN  doc/html"
-	@HL_DOC_INPUT="$(HL_BOOK_CHAPTERS:%=$(abs_top_srcdir)/%) $(HL_DOC_HDRS:%=$(abs_top_srcdir)/%)" \
+	@HL_DOC_INPUT="$(HL_BOOK_CHAPTERS:%=$(abs_top_srcdir)/%) $(abs_top_srcdir)/HACKING.md $(HL_DOC_HDRS:%=$(abs_top_srcdir)/%)" \
 	  HL_DOC_IMAGES="$(abs_top_builddir)/doc/figures" $(DOXYGEN) book/Doxyfile
 	@# the chapters link to the code and the labs as ../policies/, ../exercises/
 	@ln -sfn "$(abs_top_srcdir)/policies" doc/policies

@@ -8,7 +8,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-const char *const lab_policies[] = { "bump", "firstfit", "bins", "slab", "sharded", "pools", NULL };
+/* The allocator models, compiled in or not (policies/policies.list). */
+const char *const lab_policies[] = {
+#define X(name) #name,
+	HL_MODEL_POLICY_XLIST
+#undef X
+	NULL
+};
 
 static struct {
 	const char *title;

@@ -22,3 +22,8 @@ EXTRA_DIST += tests/glibc_side_by_side.sh
 # The one OS seam: no file but core/os.c makes a kernel memory call.
 TESTS += tests/os_seam.sh
 EXTRA_DIST += tests/os_seam.sh tests/os_seam.py
+
+# A policy is added by its folder, its tests and one line in
+# policies/policies.list (shown on a copy of the tree with a dummy policy).
+TESTS += tests/add_policy.sh
+EXTRA_DIST += tests/add_policy.sh

@@ -43,15 +43,14 @@ EXTRA_DIST += visualize/browser-test.mjs
 # tests/golden/POLICY/*.dot.  A policy that is not compiled in is reported
 # as SKIP.  (.test is automake's default test extension; only these files
 # use it.)
-HL_GOLDEN_TESTS = tests/golden/bump.test tests/golden/firstfit.test tests/golden/bins.test \
-	tests/golden/slab.test tests/golden/sharded.test tests/golden/pools.test
+# (HL_GOLDEN_TESTS and HL_GOLDEN_DIRS: one per allocator model of
+# policies/policies.list, written by ./bootstrap into policies/local.mk)
 TESTS += $(HL_GOLDEN_TESTS)
 TEST_LOG_COMPILER = $(SHELL) $(srcdir)/visualize/check-pictures.sh
 # The golden folders and lists by name: the folder tests/golden itself would
 # also carry a build tree's test logs into the tarball (make dist copies a
 # listed folder from the build tree as well as from the sources).
-EXTRA_DIST += $(HL_GOLDEN_TESTS) tests/golden/bump tests/golden/firstfit tests/golden/bins \
-	tests/golden/slab tests/golden/sharded tests/golden/pools
+EXTRA_DIST += $(HL_GOLDEN_TESTS) $(HL_GOLDEN_DIRS)
 
 # `make examples`: one stepper page per compiled-in policy for teach.rep,
 # and an index, in examples/ (open examples/index.html from disk).
