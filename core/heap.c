@@ -87,6 +87,14 @@ void hl_heap_destroy(hl_heap_t *h)
 
 const char *hl_heap_policy(const hl_heap_t *h) { return h->policy->name; }
 struct hl_os *hl_heap_os(hl_heap_t *h) { return &h->os; }
+
+void *hl_policy_state_new(hl_heap_t *h, size_t size)
+{
+	void *st = hl_os_reserve_meta(&h->os, hl_align_up(size, hl_os_page(&h->os)));
+	if (!st)
+		hl_set_error("%s: out of memory for the policy state", h->policy->name);
+	return st; /* fresh anonymous pages: already zero */
+}
 bool hl_heap_debug(const hl_heap_t *h) { return h->debug; }
 unsigned hl_heap_id(const hl_heap_t *h) { return h->id; }
 

@@ -138,6 +138,10 @@ const hl_policy_t *hl_policy_find(const char *name);
 
 /** The heap's page source (for policies' hl_os_* calls). */
 struct hl_os *hl_heap_os(hl_heap_t *h);
+/** A policy's state for heap @p h: @p size zeroed bytes of metadata from
+ *  the heap's page source, page-rounded.  NULL after hl_set_error("<policy>:
+ *  out of memory for the policy state") — an init may return it as is. */
+void *hl_policy_state_new(hl_heap_t *h, size_t size);
 /** True when the heap runs its checker after every operation. */
 bool hl_heap_debug(const hl_heap_t *h);
 /** A stable small number for this heap instance (for keys and colours). */

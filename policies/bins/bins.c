@@ -520,12 +520,9 @@ static void bn_read_options(bn_state_t *st, const hl_conf_t *conf)
 static void *bn_init(hl_heap_t *h, const hl_conf_t *conf)
 {
 	hl_os_t *os = hl_heap_os(h);
-	bn_state_t *st = hl_os_reserve_meta(os, sizeof(*st));
-	if (!st) {
-		hl_set_error("bins: no memory for the policy state");
+	bn_state_t *st = hl_policy_state_new(h, sizeof(*st));
+	if (!st)
 		return NULL;
-	}
-	memset(st, 0, sizeof(*st));
 	st->heap = h;
 	st->os = os;
 	st->page = hl_os_page(os);

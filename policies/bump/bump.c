@@ -125,11 +125,9 @@ static void *carve(bump_state_t *s, size_t n, size_t align)
 static void *bump_init(hl_heap_t *h, const hl_conf_t *conf)
 {
 	hl_os_t *os = hl_heap_os(h);
-	bump_state_t *s = hl_os_reserve_meta(os, sizeof *s);
-	if (!s) {
-		hl_set_error("bump: out of memory");
+	bump_state_t *s = hl_policy_state_new(h, sizeof *s);
+	if (!s)
 		return NULL;
-	}
 	s->heap = h;
 	pthread_mutex_init(&s->lock, NULL);
 	s->region_size = hl_align_up(hl_conf_size(conf, "region_size"), hl_os_page(os));

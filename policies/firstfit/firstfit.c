@@ -104,13 +104,9 @@ static void ff_read_options(ff_state_t *st, const hl_conf_t *conf)
 static void *ff_init(hl_heap_t *h, const hl_conf_t *conf)
 {
 	hl_os_t *os = hl_heap_os(h);
-	ff_state_t *st = hl_os_reserve_meta(os, sizeof *st);
-
-	if (!st) {
-		hl_set_error("firstfit: no memory for the policy state");
+	ff_state_t *st = hl_policy_state_new(h, sizeof *st);
+	if (!st)
 		return NULL;
-	}
-	memset(st, 0, sizeof *st);
 	pthread_mutex_init(&st->lock, NULL);
 	st->heap = h;
 	st->os = os;

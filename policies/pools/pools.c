@@ -203,11 +203,9 @@ static int pl_fallback_init(pl_state_t *s, hl_heap_t *h, const hl_conf_t *conf)
 static void *pools_init(hl_heap_t *h, const hl_conf_t *conf)
 {
 	hl_os_t *os = hl_heap_os(h);
-	pl_state_t *s = hl_os_reserve_meta(os, hl_align_up(sizeof *s, hl_os_page(os)));
-	if (!s) {
-		hl_set_error("pools: out of memory for the policy state");
+	pl_state_t *s = hl_policy_state_new(h, sizeof *s);
+	if (!s)
 		return NULL;
-	}
 	s->heap = h;
 	s->os = os;
 	s->debug = hl_heap_debug(h);

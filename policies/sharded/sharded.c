@@ -359,9 +359,11 @@ static size_t shd_trim(void *vst, size_t pad)
 static void *shd_init(hl_heap_t *h, const hl_conf_t *conf)
 {
 	hl_os_t *os = hl_heap_os(h);
-	shd_state_t *st = hl_os_reserve_meta(os, sizeof *st);
+	shd_state_t *st = hl_policy_state_new(h, sizeof *st);
 	size_t mapsize = (size_t)1 << (47 - SHD_SEGMENT_SHIFT - 3);
-	if (!st || !(st->segmap = hl_os_reserve_meta(os, mapsize))) {
+	if (!st)
+		return NULL;
+	if (!(st->segmap = hl_os_reserve_meta(os, mapsize))) {
 		hl_set_error("sharded: out of memory for the policy state");
 		return NULL;
 	}

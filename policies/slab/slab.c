@@ -358,11 +358,9 @@ static void *sl_init(hl_heap_t *h, const hl_conf_t *conf)
 		return NULL;
 	}
 	hl_os_t *os = hl_heap_os(h);
-	sl_state_t *s = hl_os_reserve_meta(os, sizeof *s);
-	if (!s) {
-		hl_set_error("slab: out of memory for the heap state");
+	sl_state_t *s = hl_policy_state_new(h, sizeof *s);
+	if (!s)
 		return NULL;
-	}
 	s->heap = h;
 	s->os = os;
 	s->sc = sc;

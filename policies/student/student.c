@@ -230,11 +230,9 @@ static void *st_realloc(void *st, hl_thread_t *t, void *p, size_t n)
 static void *st_init(hl_heap_t *h, const hl_conf_t *conf)
 {
 	hl_os_t *os = hl_heap_os(h);
-	st_state_t *s = hl_os_reserve_meta(os, sizeof *s);
-	if (!s) {
-		hl_set_error("student: out of memory");
+	st_state_t *s = hl_policy_state_new(h, sizeof *s);
+	if (!s)
 		return NULL;
-	}
 	s->heap = h;
 	s->os = os;
 	pthread_mutex_init(&s->lock, NULL);
