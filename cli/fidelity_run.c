@@ -5,6 +5,7 @@
  * the row's key are compared. */
 #include "config.h"
 #include <errno.h>
+#include <gnu/libc-version.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -315,6 +316,9 @@ static bool row_unrunnable(const fid_row_t *row, const char *probe_path, const c
 		set_verdict(res, FID_SKIP, "no real allocator known for family %s", row->family);
 	else if (*real_lib && access(real_lib, R_OK) != 0)
 		set_verdict(res, FID_SKIP, "%s is not installed", real_lib);
+	else if (row->real_version && strcmp(row->real_version, gnu_get_libc_version()))
+		set_verdict(res, FID_SKIP, "the row is for glibc %s; this is glibc %s", row->real_version,
+			    gnu_get_libc_version());
 	else if (access(probe_path, X_OK) != 0)
 		set_verdict(res, FID_SKIP, "probe %s was not built", probe_path);
 	else if (!policy)
