@@ -260,12 +260,12 @@ static void set_verdict(fid_result_t *r, fid_status_t st, const char *fmt, ...)
 	r->status = st;
 }
 
-/* One side, start to value.  Returns true with the value in @p value, or
- * false with the row's verdict set (SKIP when the probe exits 77). */
-static bool side_value(const fid_row_t *row, const side_t *s, const words_t *argv, outcome_t *out, char *value,
+/* One side, start to value (its output kept in *o).  Returns true with the
+ * value in @p value, or false with the row's verdict set (SKIP when the
+ * probe exits 77). */
+static bool side_value(const fid_row_t *row, const side_t *s, const words_t *argv, outcome_t *o, char *value,
 		       size_t len, fid_result_t *res)
 {
-	outcome_t o_ = { 0 }, *o = out ? out : &o_;
 	if (!run_side(s, argv, o)) {
 		set_verdict(res, FID_FAIL, "%s side: %s", s->name, o->err);
 		return false;
