@@ -5,6 +5,7 @@
  * the row's key are compared. */
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <gnu/libc-version.h>
 #include <math.h>
 #include <poll.h>
@@ -189,7 +190,8 @@ static bool run_side(const side_t *s, const words_t *argv, outcome_t *o)
 	words_t env = { 0 };
 	build_env(s, &env);
 	int out_pipe[2], err_pipe[2];
-	if (pipe(out_pipe) || pipe(err_pipe)) {
+	/* close-on-exec: the child keeps only the copies dup2 makes (1 and 2) */
+	if (pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC)) {
 		snprintf(o->err, sizeof o->err, "pipe: %s", strerror(errno));
 		words_free(&env);
 		return false;
@@ -198,8 +200,6 @@ static bool run_side(const side_t *s, const words_t *argv, outcome_t *o)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
-	posix_spawn_file_actions_addclose(&fa, out_pipe[0]);
-	posix_spawn_file_actions_addclose(&fa, err_pipe[0]);
 	pid_t pid;
 	int rc = posix_spawn(&pid, argv->v[0], &fa, NULL, argv->v, env.v);
 	posix_spawn_file_actions_destroy(&fa);
