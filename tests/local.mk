@@ -27,3 +27,9 @@ EXTRA_DIST += tests/os_seam.sh tests/os_seam.py
 # policies/policies.list (shown on a copy of the tree with a dummy policy).
 TESTS += tests/add_policy.sh
 EXTRA_DIST += tests/add_policy.sh
+
+# heaplab fidelity: every row of every family (each model against its real
+# allocator), and the runner itself on rows made for the test.
+TESTS += tests/fidelity.sh tests/fidelity_runner.sh
+EXTRA_DIST += tests/fidelity.sh tests/fidelity_runner.sh tests/fidelity/glibc.rows \
+	tests/fidelity/jemalloc.rows tests/fidelity/damaged/glibc.rows
