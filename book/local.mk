@@ -7,10 +7,14 @@ HL_BOOK_CHAPTERS = \
 	book/06-boundary-tags-bins.md book/07-thread-caches-arenas.md \
 	book/08-slabs-decay.md book/09-sharded.md book/10-pools.md \
 	book/11-giving-back.md book/12-measuring.md book/13-security.md \
-	book/14-choosing.md book/15-instructor-guide.md
+	book/14-choosing.md book/15-instructor-guide.md book/claims.md
 EXTRA_DIST += $(HL_BOOK_CHAPTERS) book/Doxyfile.in book/traces/reuse.rep \
 	book/traces/big-twice.rep book/traces/small.rep \
-	book/traces/survivors.rep
+	book/traces/survivors.rep book/traces/top-200k.rep \
+	book/traces/many-small.rep book/traces/layers.rep \
+	book/traces/unsorted.rep book/traces/fast-max.rep \
+	book/traces/stash.rep book/traces/tcache-full.rep \
+	book/traces/one-25.rep book/traces/small-large.rep
 
 # The question bank: read by `heaplab quiz` from the source tree (HL_BOOK_DIR)
 # or, once installed, from $(pkgdatadir) (see cli/cmd_quiz.c).

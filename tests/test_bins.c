@@ -746,6 +746,106 @@ START_TEST(malloc_aborts_on_a_smashed_list)
 }
 END_TEST
 
+/* Safe-linking: a tcache link is stored as (slot address >> 12) XOR target.
+ * A link forged to a target that is not 16-byte aligned once decoded is
+ * refused with glibc 2.36's message, whoever wrote it. */
+static void malloc_over_forged_tcache_link(const void *conf)
+{
+	hl_heap_t *h = hl_heap_new("bins", conf);
+	void *z = hl_malloc(h, 100);
+	uintptr_t *a = hl_malloc(h, 100);
+	char *guard = hl_malloc(h, 100);
+	hl_free(h, z);
+	hl_free(h, a);                           /* a heads its bin, which counts 2 */
+	a[0] = ((uintptr_t)&a[0] >> 12) ^ (uintptr_t)(guard + 8);
+	hl_malloc(h, 100);
+	hl_malloc(h, 100);
+}
+
+START_TEST(safe_linking_refuses_a_forged_tcache_link)
+{
+	tl_expect_abort(malloc_over_forged_tcache_link, "", "heaplab: bins: malloc(): unaligned tcache chunk detected");
+}
+END_TEST
+
+/* Three free chunks of one size sorted into a large bin: glibc 2.36 takes
+ * the one after the size's skip-list leader (the chunk sorted first), so
+ * the leader keeps its nextsize links.  With the tcache off, A, B and C
+ * freed in that order are sorted A, then C and B behind it; malloc takes C
+ * (what the same sequence returns on the real glibc 2.36). */
+START_TEST(large_bin_spares_the_skip_list_leader)
+{
+	hl_heap_t *h = tl_heap("bins", "tcache_count:0");
+	char *a = hl_malloc(h, 2000), *b, *c;
+	hl_malloc(h, 100);
+	b = hl_malloc(h, 2000);
+	hl_malloc(h, 100);
+	c = hl_malloc(h, 2000);
+	hl_malloc(h, 100);
+	hl_free(h, a);
+	hl_free(h, b);
+	hl_free(h, c);
+	hl_malloc(h, 5000);                      /* sorts A, B, C into their large bin */
+	ck_assert_ptr_eq(hl_malloc(h, 2000), c);
+	ck_assert_ptr_eq(hl_malloc(h, 2000), b);
+	ck_assert_ptr_eq(hl_malloc(h, 2000), a); /* the leader goes last */
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* Allocator-induced false sharing: two threads that take turns at malloc(16)
+ * get neighbouring 32-byte chunks when they share an arena (arena_max:1),
+ * so some pair of their blocks falls on one 64-byte cache line; with an
+ * arena each (the default) no block of one is near the other's. */
+struct turns {
+	hl_heap_t *h;
+	pthread_barrier_t step;
+	char *block[2][2];                       /* [thread][turn] */
+};
+
+static void *take_turns(void *arg)
+{
+	struct turns *r = arg;
+	hl_free(r->h, hl_malloc(r->h, 16));      /* bind an arena, make the tcache */
+	pthread_barrier_wait(&r->step);
+	for (int turn = 0; turn < 2; turn++) {
+		pthread_barrier_wait(&r->step);  /* the main thread has had its turn */
+		r->block[1][turn] = hl_malloc(r->h, 16);
+		pthread_barrier_wait(&r->step);
+	}
+	return NULL;
+}
+
+static bool threads_share_a_line(const char *conf)
+{
+	struct turns r = { .h = tl_heap("bins", conf) };
+	hl_free(r.h, hl_malloc(r.h, 16));
+	pthread_barrier_init(&r.step, NULL, 2);
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, take_turns, &r), 0);
+	pthread_barrier_wait(&r.step);
+	for (int turn = 0; turn < 2; turn++) {
+		r.block[0][turn] = hl_malloc(r.h, 16);
+		pthread_barrier_wait(&r.step);
+		pthread_barrier_wait(&r.step);
+	}
+	pthread_join(th, NULL);
+	pthread_barrier_destroy(&r.step);
+	bool shared = false;
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2; j++)
+			shared |= (uintptr_t)r.block[0][i] / 64 == (uintptr_t)r.block[1][j] / 64;
+	hl_heap_destroy(r.h);
+	return shared;
+}
+
+START_TEST(a_shared_arena_puts_two_threads_on_one_cache_line)
+{
+	ck_assert(threads_share_a_line("arena_max:1"));
+	ck_assert(!threads_share_a_line(""));
+}
+END_TEST
+
 static Suite *bins_suite(void)
 {
 	Suite *s = suite_create("bins");
@@ -777,6 +877,9 @@ static Suite *bins_suite(void)
 	tcase_add_test(tc, checker_reports_broken_tags_and_lists);
 	tcase_add_test(tc, checker_rejects_a_foreign_tcache_word);
 	tcase_add_test(tc, malloc_aborts_on_a_smashed_list);
+	tcase_add_test(tc, safe_linking_refuses_a_forged_tcache_link);
+	tcase_add_test(tc, large_bin_spares_the_skip_list_leader);
+	tcase_add_test(tc, a_shared_arena_puts_two_threads_on_one_cache_line);
 	tcase_add_test_raise_signal(tc, double_free_raises_sigabrt, SIGABRT);
 	suite_add_tcase(s, tc);
 	return s;
