@@ -64,7 +64,8 @@ int main(int argc, char **argv)
 	if (mb < 1 || mb > 4096 || wait_ms < 0 || (m == IDLE && strcmp(argv[3], "idle") != 0))
 		probe_die("MB must be 1..4096, WAIT_MS >= 0, MODE idle, small or large");
 	int in_child = argc > 4 && strcmp(argv[4], "fork") == 0;
-	free(malloc(64));   /* the allocator is set up (and its threads started) before any fork */
+	void *volatile warm = malloc(64);   /* volatile: the pair must not be optimised away */
+	free(warm);         /* the allocator is set up (and its threads started) before any fork */
 	nap_ms(50);
 	if (!in_child) {
 		run(mb, wait_ms, m);

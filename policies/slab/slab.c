@@ -77,7 +77,7 @@ static const hl_option_t sl_options[] = {
 static inline void sl_tick(sl_state_t *s, sl_tcache_t *tc, size_t bytes)
 {
 	tc->gc_bytes -= (int64_t)bytes;
-	if (HL_UNLIKELY(--tc->ticks <= 0 || tc->gc_bytes < 0))
+	if (HL_UNLIKELY(tc->ticks <= 0 || tc->gc_bytes < 0))
 		sl_tcache_event(s, tc);
 }
 
@@ -110,6 +110,7 @@ static __attribute__((noinline)) void *sl_malloc_slow(sl_state_t *s, hl_thread_t
 		if (b->ncached)
 			return sl_cbin_pop(b);
 	}
+	sl_decay_ticks(tc, 1);
 	if (ind < s->sc->nbins) {
 		void *p = NULL;
 		return sl_bin_take(s, tc->arena, ind, &p, 1) ? p : NULL;
@@ -148,6 +149,7 @@ static void *sl_memalign(void *st, hl_thread_t *t, size_t align, size_t n)
 	if (!tc && !(tc = sl_tcache_create(s, t)))
 		return NULL;
 	unsigned ind = sl_size2index(s->sc, n < s->sc->large_min ? s->sc->large_min : n);
+	sl_decay_ticks(tc, 1);
 	void *p = sl_large_alloc(s, tc->arena, ind, align);
 	sl_bg_maybe_kick(s);
 	return p;
@@ -190,6 +192,8 @@ static __attribute__((noinline)) void sl_free_slow(sl_state_t *s, hl_thread_t *t
 		b->slots[b->ncached++] = p;
 		return;
 	}
+	if (tc)
+		sl_decay_ticks(tc, 1);
 	if (e->state == SL_SLAB)
 		sl_bin_give(s, ind, &p, 1);
 	else
@@ -446,7 +450,10 @@ static void sl_fork_parent(void *st)
 }
 
 /* In the child only the forking thread lives: the other threads' caches
- * go back to their arenas, then the background thread starts again. */
+ * go back to their arenas.  The background thread is not started again:
+ * jemalloc 5.3 switches background threads off in a fork child
+ * (background_thread_postfork_child), so there decay runs on the child's
+ * own allocator activity, as with background_thread:false. */
 static void sl_fork_child(void *st)
 {
 	sl_state_t *s = st;
@@ -467,8 +474,7 @@ static void sl_fork_child(void *st)
 			sl_tcache_destroy(s, tc);
 	}
 	s->bg_running = false;
-	if (s->bg_on)
-		sl_bg_start(s);
+	s->bg_on = false;
 }
 
 const hl_policy_t hl_policy_slab = {

@@ -439,6 +439,12 @@ static inline void sl_count(uint64_t *c, uint64_t n)
 	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
 }
 
+/** Counts @p n decay ticks on @p tc: work that reached an arena (a fill,
+ *  a flushed pointer, an uncached small or a large allocation or free).
+ *  As in jemalloc 5.3, thread-cache hits tick nothing, so a thread that only
+ *  hits its cache never drives decay; the check runs at its next operation. */
+static inline void sl_decay_ticks(sl_tcache_t *tc, unsigned n) { tc->ticks -= (int32_t)n; }
+
 /** Arena @p i of @p s (acquire load, no lock), or NULL when it was not
  *  created or @p i is out of range. */
 sl_arena_t *sl_arena_get(sl_state_t *s, unsigned i);

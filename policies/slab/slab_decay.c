@@ -16,10 +16,15 @@
  * an S-curve over one period instead of all at once when it ends.  A decay
  * time of 0 purges at once, -1 never.
  *
- * Who runs it: every SL_DECAY_NTICKS operations of a thread (its tcache
- * ticker) a time check on the thread's arena, or, with
- * background_thread:on, a thread per heap that sleeps until the next epoch
- * is due (at least 100 ms, as jemalloc) and then decays every arena.
+ * Who runs it: after every SL_DECAY_NTICKS ticks of a thread a time check
+ * on the thread's arena, or, with background_thread:on, a thread per heap
+ * that sleeps until the next epoch is due (at least 100 ms, as jemalloc)
+ * and then decays every arena.  Only work that reaches an arena ticks (a
+ * tcache fill, each pointer a flush gives back, an uncached or large
+ * allocation or free), as in jemalloc 5.3: a program whose mallocs all hit
+ * the thread cache never decays without the background thread.  jemalloc
+ * draws each tick's chance (1 in 1000) at random; the model counts down.
+ * A fork child has no background thread (jemalloc turns it off there).
  */
 #include "config.h"
 #include <errno.h>
