@@ -69,6 +69,8 @@ static const hl_option_t sl_options[] = {
 	  "ms until muzzy pages are returned; 0 at once, -1 never" },
 	{ "background_thread", HL_OPT_BOOL, "off", 0, 0, NULL,
 	  "purge from a background thread instead of on allocator activity" },
+	{ "oversize_threshold", HL_OPT_SIZE, "8M", 0, (int64_t)1 << 40, NULL,
+	  "large classes from this size go to the huge arena, which purges at once; 0 = none" },
 	{ NULL, 0, NULL, 0, 0, NULL, NULL }
 };
 
@@ -293,7 +295,7 @@ static size_t sl_trim(void *st, size_t pad)
 	sl_state_t *s = st;
 	size_t pages = 0;
 	(void)pad;
-	for (unsigned i = 0; i < SL_MAX_ARENAS; i++) {
+	for (unsigned i = 0; i <= SL_HUGE_ARENA; i++) {
 		sl_arena_t *a = sl_arena_get(s, i);
 		if (!a)
 			continue;
@@ -341,6 +343,9 @@ static void sl_read_options(sl_state_t *s, const hl_conf_t *conf)
 	s->dirty_ms = hl_conf_int(conf, "dirty_decay_ms");
 	s->muzzy_ms = hl_conf_int(conf, "muzzy_decay_ms");
 	s->bg_on = hl_conf_bool(conf, "background_thread");
+	/* As jemalloc: a threshold below the smallest large class is no threshold. */
+	size_t over = hl_conf_size(conf, "oversize_threshold");
+	s->oversize = over < s->sc->large_min ? 0 : over;
 }
 
 static void sl_init_locks(sl_state_t *s)
@@ -410,8 +415,8 @@ static hl_meta_pool_t *sl_pool(sl_state_t *s, int i)
 void sl_lock_all(sl_state_t *s)
 {
 	pthread_mutex_lock(&s->arenas_lock);
-	for (unsigned i = 0; i < s->ninit; i++) {
-		sl_arena_t *a = s->arenas[i];
+	sl_arena_t *a;
+	for (unsigned i = 0; (a = sl_arena_nth(s, i)); i++) {
 		for (unsigned b = 0; b < s->sc->nbins; b++)
 			pthread_mutex_lock(&a->bins[b].lock);
 		pthread_mutex_lock(&a->ext_lock);
@@ -420,8 +425,10 @@ void sl_lock_all(sl_state_t *s)
 
 void sl_unlock_all(sl_state_t *s)
 {
-	for (unsigned i = s->ninit; i-- > 0;) {
-		sl_arena_t *a = s->arenas[i];
+	for (unsigned i = s->ninit + 1; i-- > 0;) {
+		sl_arena_t *a = sl_arena_nth(s, i);
+		if (!a)
+			continue;
 		pthread_mutex_unlock(&a->ext_lock);
 		for (unsigned b = s->sc->nbins; b-- > 0;)
 			pthread_mutex_unlock(&a->bins[b].lock);
@@ -460,8 +467,8 @@ static void sl_fork_child(void *st)
 	for (int i = 0; i < 3; i++)
 		hl_meta_fork_child(sl_pool(s, i));
 	pthread_mutex_init(&s->rtree.lock, NULL);
-	for (unsigned i = 0; i < s->ninit; i++) {
-		sl_arena_t *a = s->arenas[i];
+	sl_arena_t *a;
+	for (unsigned i = 0; (a = sl_arena_nth(s, i)); i++) {
 		pthread_mutex_init(&a->ext_lock, NULL);
 		for (unsigned b = 0; b < s->sc->nbins; b++)
 			pthread_mutex_init(&a->bins[b].lock, NULL);

@@ -97,10 +97,12 @@ enum {
 	SL_NPSZ = 140,              /**< page size classes up to 2^46 bytes */
 	SL_BITMAP_WORDS = 8,        /**< 512 regions: an 8-byte class in a 4K page */
 	SL_MAX_ARENAS = 256,        /**< narenas is clamped to this */
+	SL_HUGE_ARENA = SL_MAX_ARENAS, /**< slot (and extents' arena index) of the huge arena */
 	SL_RT_ROOT_BITS = 18,       /**< rtree root level: 2^18 slots */
 	SL_COMMIT_GRAIN = 64 << 10, /**< a chunk is made read/write this much at a time */
 	SL_SCRATCH_FIXED = 16384,   /**< cached pointers a walk sorts without mapping memory */
 };
+#define SL_OVERSIZE_DEFAULT ((size_t)8 << 20) /**< oversize_threshold's default */
 #define SL_BG_MIN_INTERVAL_NS 100000000ull  /**< background thread sleeps >= 100 ms */
 #define SL_BG_IDLE_NS 1000000000ull         /**< ... and at most 1 s when idle */
 /** @cond HL_COMPILE_CHECKS */
@@ -214,6 +216,8 @@ typedef struct sl_arena {
 	sl_decay_t decay[2];         /**< of dirty, of muzzy */
 	sl_chunk_t *chunks;          /**< every reservation of this arena */
 	unsigned next_grow;          /**< page size class of the next reservation */
+	size_t oversize;             /**< a freed extent of a large size that merges into
+	                                  one this big is purged at once; 0 = never (fixed) */
 	sl_astats_t st;              /**< its counters (ext lock) */
 	sl_bin_t bins[SL_NBINS_MAX]; /**< one per small class (the first sc->nbins
 	                                  are used), each under its own lock */
@@ -282,6 +286,8 @@ typedef struct sl_state {
 	bool tcache_on;              /**< tcache option */
 	bool bg_on;                  /**< background_thread option */
 	unsigned narenas;            /**< arenas allowed */
+	size_t oversize;             /**< large classes from this size go to the huge
+	                                  arena; 0 = no huge arena (fixed) */
 	size_t tcache_max;           /**< largest cached class */
 	unsigned nhbins;             /**< tcache bins: small + large */
 	unsigned tc_slots;           /**< slots of one tcache */
@@ -292,8 +298,9 @@ typedef struct sl_state {
 	hl_meta_pool_t chunk_pool;   /**< sl_chunk_t records */
 	hl_meta_pool_t tc_pool;      /**< sl_tcache_t records */
 	pthread_mutex_t arenas_lock; /**< arenas[], nthreads, tcache list */
-	sl_arena_t *arenas[SL_MAX_ARENAS]; /**< created lazily; atomic reads */
-	unsigned ninit;              /**< arenas created */
+	sl_arena_t *arenas[SL_MAX_ARENAS + 1]; /**< created lazily; atomic reads; the
+	                                  last slot is the huge arena */
+	unsigned ninit;              /**< arenas created, not counting the huge one */
 	sl_tcache_t *tcaches;        /**< every live tcache */
 	uint64_t dead_hits;          /**< hits of destroyed tcaches (arenas lock) */
 	uint64_t dead_fills;         /**< fills of destroyed tcaches (arenas lock) */
@@ -450,8 +457,20 @@ static inline void sl_decay_ticks(sl_tcache_t *tc, unsigned n) { tc->ticks -= (i
 sl_arena_t *sl_arena_get(sl_state_t *s, unsigned i);
 /** Creates and publishes arena @p i of @p s in metadata memory: its locks,
  *  empty esets, both decays and first chunk size (arenas lock held, or
- *  during init).  @return the arena, or NULL when out of metadata. */
+ *  during init).  @p i == SL_HUGE_ARENA makes the huge arena, whose decay
+ *  times are 0 where the heap's are positive.  @return the arena, or NULL
+ *  when out of metadata. */
 sl_arena_t *sl_arena_create(sl_state_t *s, unsigned i);
+/** The @p i-th arena to visit in a walk over all of them: arenas 0 to
+ *  ninit - 1, then the huge arena if it exists; NULL past the last.  Reads
+ *  ninit and the slots plainly: arenas lock held. */
+static inline sl_arena_t *sl_arena_nth(const sl_state_t *s, unsigned i)
+{
+	return i < s->ninit ? s->arenas[i] : i == s->ninit ? s->arenas[SL_HUGE_ARENA] : NULL;
+}
+/** The arena a large extent of @p usize bytes comes from for a thread bound
+ *  to @p a: the huge arena (made on first use) from oversize up, else @p a. */
+sl_arena_t *sl_large_arena(sl_state_t *s, sl_arena_t *a, size_t usize);
 /** The arena a new thread of @p s is bound to: a new one while fewer than
  *  narenas exist and every existing one has a thread, else the one with the
  *  fewest threads (arenas lock held).  NULL only when none can be made. */

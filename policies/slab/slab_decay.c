@@ -125,9 +125,9 @@ uint64_t sl_decay_run(sl_state_t *s, sl_arena_t *a, uint64_t now)
 
 void sl_decay_immediate(sl_state_t *s, sl_arena_t *a)
 {
-	if (s->dirty_ms == 0 && a->esets[0].npages)
+	if (a->decay[0].ms == 0 && a->esets[0].npages)
 		sl_purge(s, a, SL_DIRTY, a->esets[0].npages);
-	if (s->muzzy_ms == 0 && a->esets[1].npages)
+	if (a->decay[1].ms == 0 && a->esets[1].npages)
 		sl_purge(s, a, SL_MUZZY, a->esets[1].npages);
 }
 
@@ -146,7 +146,7 @@ static uint64_t sl_bg_pass(sl_state_t *s)
 {
 	uint64_t sleep = 0;
 	__atomic_store_n(&s->bg_idle, 1, __ATOMIC_SEQ_CST);
-	for (unsigned i = 0; i < SL_MAX_ARENAS; i++) {
+	for (unsigned i = 0; i <= SL_HUGE_ARENA; i++) {
 		sl_arena_t *a = sl_arena_get(s, i);
 		if (!a)
 			continue;

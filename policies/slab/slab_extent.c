@@ -260,10 +260,10 @@ static sl_extent_t *sl_grow(sl_state_t *s, sl_arena_t *a, size_t need)
 	void *base = hl_os_reserve(s->os, bytes, page, false);
 	if (!base)
 		return NULL;
-	/* the next chunk is one page size class larger (a failed or oversized
-	 * request does not push it further: jemalloc would skip ahead) */
-	if (a->next_grow + 1 < SL_NPSZ)
-		a->next_grow++;
+	/* the next chunk is one page size class larger than this one, which
+	 * may have skipped ahead for a big request (jemalloc's exp_grow) */
+	if (idx + 1 < SL_NPSZ)
+		a->next_grow = idx + 1;
 	size_t span = page << s->rtree.leaf_bits;
 	for (uintptr_t p = hl_align_down((uintptr_t)base, span); p < (uintptr_t)base + bytes; p += span)
 		if (!sl_rtree_set(s, p < (uintptr_t)base ? (uintptr_t)base : p, NULL))
@@ -358,15 +358,31 @@ sl_extent_t *sl_extent_alloc(sl_state_t *s, sl_arena_t *a, size_t size, size_t a
 	return r;
 }
 
+static void sl_purge_one(sl_state_t *s, sl_arena_t *a, sl_extent_t *e, sl_estate_t to);
+
+/* jemalloc's extent_record: a freed extent of a large size that merged
+ * into one of at least the arena's oversize threshold is purged whole at
+ * once (MADV_DONTNEED, straight to returned), unless a decay time is -1. */
+static bool sl_purge_oversize(const sl_state_t *s, const sl_arena_t *a, size_t freed, const sl_extent_t *merged)
+{
+	return a->oversize && freed >= s->sc->large_min && merged->size >= a->oversize &&
+	       a->decay[0].ms != -1 && a->decay[1].ms != -1;
+}
+
 void sl_extent_dalloc(sl_state_t *s, sl_arena_t *a, sl_extent_t *e)
 {
+	size_t freed = e->size;
 	if (e->state == SL_SLAB)
 		sl_unmap_interior(s, e);
 	e->state = SL_DIRTY;
 	e->nfree = 0;
 	e = sl_coalesce(s, a, e);
+	if (sl_purge_oversize(s, a, freed, e)) {
+		sl_purge_one(s, a, e, SL_RETURNED);
+		return;
+	}
 	sl_eset_insert(s, sl_eset_of(a, SL_DIRTY), e, false);
-	if (s->dirty_ms == 0)
+	if (a->decay[0].ms == 0)
 		sl_decay_immediate(s, a);
 }
 
@@ -393,7 +409,7 @@ static void sl_purge_one(sl_state_t *s, sl_arena_t *a, sl_extent_t *e, sl_estate
 size_t sl_purge(sl_state_t *s, sl_arena_t *a, sl_estate_t from, size_t npages)
 {
 	sl_eset_t *es = sl_eset_of(a, from);
-	sl_estate_t to = (from == SL_DIRTY && s->muzzy_ms != 0) ? SL_MUZZY : SL_RETURNED;
+	sl_estate_t to = (from == SL_DIRTY && a->decay[1].ms != 0) ? SL_MUZZY : SL_RETURNED;
 	size_t done = 0;
 	while (done < npages && es->lru_head) {
 		sl_extent_t *e = es->lru_head;
