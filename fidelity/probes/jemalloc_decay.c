@@ -57,12 +57,13 @@ static void run(long mb, long wait_ms, enum mode m)
 
 int main(int argc, char **argv)
 {
+	probe_static_stdout();
 	if (argc < 4)
 		probe_die("usage: jemalloc_decay MB WAIT_MS idle|small|large [fork]");
-	long mb = atol(argv[1]), wait_ms = atol(argv[2]);
+	long mb = probe_arg(argc, argv, 1, 0), wait_ms = probe_arg(argc, argv, 2, 0);
 	enum mode m = !strcmp(argv[3], "small") ? SMALL : !strcmp(argv[3], "large") ? LARGE : IDLE;
-	if (mb < 1 || mb > 4096 || wait_ms < 0 || (m == IDLE && strcmp(argv[3], "idle") != 0))
-		probe_die("MB must be 1..4096, WAIT_MS >= 0, MODE idle, small or large");
+	if (mb < 1 || mb > 4096 || (m == IDLE && strcmp(argv[3], "idle") != 0))
+		probe_die("MB must be 1..4096 and MODE idle, small or large");
 	int in_child = argc > 4 && strcmp(argv[4], "fork") == 0;
 	void *volatile warm = malloc(64);   /* volatile: the pair must not be optimised away */
 	free(warm);         /* the allocator is set up (and its threads started) before any fork */

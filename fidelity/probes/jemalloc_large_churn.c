@@ -25,7 +25,8 @@ static uint64_t next_random(void)
 
 int main(int argc, char **argv)
 {
-	long iters = argc > 1 ? atol(argv[1]) : 2000;
+	probe_static_stdout();
+	long iters = probe_arg(argc, argv, 1, 2000);
 	if (iters < 1 || iters > 1000000)
 		probe_die("ITERATIONS must be from 1 to 1000000");
 	char *buf[NBUF] = { 0 };

@@ -19,13 +19,16 @@ static void touched(void *p)
 
 int main(int argc, char **argv)
 {
+	probe_static_stdout();
 	char *p[MAX_BLOCKS];
 	int n = argc - 1;
 	if (n < 1 || n > MAX_BLOCKS)
 		probe_die("usage: jemalloc_oversize KIB... (1 to 8 sizes)");
+	void *volatile warm = malloc(64);   /* the allocator's own start-up is not */
+	free(warm);                         /* part of what the blocks leave behind */
 	long base = probe_rss_bytes();
 	for (int i = 0; i < n; i++) {
-		long kib = atol(argv[i + 1]);
+		long kib = probe_arg(argc, argv, i + 1, 0);
 		if (kib < 16 || kib > (1L << 20))
 			probe_die("each KIB must be from 16 to 1048576");
 		size_t size = (size_t)kib << 10;
