@@ -511,6 +511,55 @@ START_TEST(fork_child_has_no_background_thread)
 }
 END_TEST
 
+/* ---- oversize: the huge arena and the eager purge ---------------------- */
+
+/* Allocates @p mib MiB, touches it, frees it; returns the part of it still
+ * resident right after the free (0..1). */
+static double kept_after_free(hl_heap_t *h, size_t mib)
+{
+	double before = tl_stat(h, "resident_bytes");
+	char *p = hl_malloc(h, mib << 20);
+	ck_assert_ptr_nonnull(p);
+	memset(p, 1, mib << 20);
+	double peak = tl_stat(h, "resident_bytes") - before;
+	hl_free(h, p);
+	return (tl_stat(h, "resident_bytes") - before) / peak;
+}
+
+/* Expected values from the real jemalloc 5.3, fidelity rows
+ * jemalloc.oversize-freed-at-once (a freed 10 MiB block: 2-3 % left),
+ * jemalloc.below-oversize-kept (6 MiB: 100 %), jemalloc.oversize-decay-never
+ * (10 MiB with dirty_decay_ms:-1: 100 %) and jemalloc.oversize-arena0
+ * (10 MiB with oversize_threshold:0: 2 %, arena 0 keeps its 8 MiB purge). */
+START_TEST(oversize_goes_to_huge_arena)
+{
+	hl_heap_t *h = tl_heap("slab", "debug:off");
+	ck_assert_int_eq(pstat(h, "huge_arena"), 0);
+	ck_assert_double_gt(kept_after_free(h, 6), 0.9);
+	ck_assert_int_eq(pstat(h, "huge_arena"), 0);
+	ck_assert_double_lt(kept_after_free(h, 10), 0.05);
+	ck_assert_int_eq(pstat(h, "huge_arena"), 1);
+	/* the huge arena is listed after the automatic ones, decay 0 */
+	ck_assert_int_eq(pstat(h, "arena_list.1.huge"), 1);
+	ck_assert_int_eq(pstat(h, "arena_list.1.dirty_decay_ms"), 0);
+	ck_assert_int_eq(pstat(h, "arena_list.0.dirty_decay_ms"), 10000);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+
+	h = tl_heap("slab", "dirty_decay_ms:-1,debug:off");
+	ck_assert_double_gt(kept_after_free(h, 10), 0.9);
+	ck_assert_int_eq(pstat(h, "arena_list.1.dirty_decay_ms"), -1);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+
+	h = tl_heap("slab", "oversize_threshold:0,debug:off");
+	ck_assert_double_lt(kept_after_free(h, 10), 0.05);
+	ck_assert_int_eq(pstat(h, "huge_arena"), 0);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
 /* ---- arenas ------------------------------------------------------------- */
 
 typedef struct {
@@ -625,6 +674,7 @@ static Suite *slab_suite(void)
 	tcase_add_test(dc, decay_never);
 	tcase_add_test(dc, decay_zero_at_once);
 	tcase_add_test(dc, fork_child_has_no_background_thread);
+	tcase_add_test(dc, oversize_goes_to_huge_arena);
 	suite_add_tcase(s, dc);
 	TCase *mc = tcase_create("misuse");
 	tcase_add_test_raise_signal(mc, double_free_aborts, SIGABRT);

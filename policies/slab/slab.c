@@ -9,8 +9,12 @@
  *   threads are spread over, a thread cache per thread and class, and
  *   decay: freed pages are dirty, become muzzy (MADV_FREE) after
  *   dirty_decay_ms and returned (MADV_DONTNEED) after muzzy_decay_ms,
- *   along a smoothstep curve, driven by allocator activity or a
- *   background thread.  See slab.h for the structures and invariants.
+ *   along a smoothstep curve, driven by allocator activity that reaches
+ *   an arena or by a background thread (never in a fork child).  Large
+ *   requests from oversize_threshold up go to a huge arena that purges at
+ *   once, and any arena purges a freed large extent at once when it merges
+ *   into one that big.  See slab.h for the structures, the invariants and
+ *   how the model compares with jemalloc (fidelity).
  *
  * Overhead and alignment
  *   No per-block header: a region is exactly its class size, so
@@ -40,14 +44,18 @@
  *   tcache_max:32K       largest class a tcache holds
  *   dirty_decay_ms:10000 dirty -> muzzy (or returned); 0 at once, -1 never
  *   muzzy_decay_ms:0     muzzy -> returned; 0 skips muzzy
- *   background_thread:off  decay in a thread of its own
+ *   background_thread:off  decay in a thread of its own (not in a fork child)
+ *   oversize_threshold:8M  large classes from here go to the huge arena,
+ *                        whose decay times are 0; 0 (or below 16 KiB) =
+ *                        no huge arena (arena 0 still purges from 8 MiB)
  *
  * Left out
- *   Huge-page (HPA) and "oversize" arena handling, serial-number ordering
- *   of extents (address order only), extent hooks, profiling, per-CPU
- *   arenas, bin sharding, delayed coalescing of dirty extents (extents
- *   merge at once; purging splits the oldest extent to the exact page
- *   count, so decay follows its curve), and one background thread per CPU
+ *   Huge-page (HPA) allocation, serial-number ordering of extents
+ *   (address order only), lg_extent_max_active_fit, extent hooks,
+ *   profiling, per-CPU arenas, bin sharding, delayed coalescing of dirty
+ *   extents (extents merge at once; purging splits the oldest extent to
+ *   the exact page count, so decay follows its curve), and one background
+ *   thread per CPU
  *   (one per heap here).  The tcache of a thread is read without a lock
  *   by the walker and snapshot: they assume a quiet heap.
  */
