@@ -50,12 +50,11 @@
  *                        no huge arena (arena 0 still purges from 8 MiB)
  *
  * Left out
- *   Huge-page (HPA) allocation, serial-number ordering of extents
- *   (address order only), lg_extent_max_active_fit, extent hooks,
- *   profiling, per-CPU arenas, bin sharding, delayed coalescing of dirty
- *   extents (extents merge at once; purging splits the oldest extent to
- *   the exact page count, so decay follows its curve), and one background
- *   thread per CPU
+ *   Huge-page (HPA) allocation, extent hooks, profiling, per-CPU arenas,
+ *   bin sharding, delayed coalescing of dirty extents (extents merge at
+ *   once, never across two reservations; purging splits the oldest extent
+ *   to the exact page count, so decay follows its curve), and one
+ *   background thread per CPU
  *   (one per heap here).  The tcache of a thread is read without a lock
  *   by the walker and snapshot: they assume a quiet heap.
  */

@@ -74,17 +74,21 @@
  *   background thread); the background thread; no background thread in a
  *   fork child (background_thread_postfork_child); the huge arena and the
  *   oversize purge (a freed 10 MiB block leaves at once, 6 MiB stays);
- *   narenas = 4 per CPU and how threads take arenas.  Within a tolerance:
- *   malloc-large (peak RSS, page faults) and the half-gigabyte program.
+ *   narenas = 4 per CPU and how threads take arenas; extents and slabs
+ *   picked oldest first (serial number, then address), dirty extents not
+ *   cut for requests under 1/64 of them.  Within a tolerance: malloc-large
+ *   (peak RSS, page faults) and the half-gigabyte program.
  *   Named deviations, and why:
  *   - decay ticks count down from SL_DECAY_NTICKS; jemalloc flips a coin
- *     (1 in 1000) per tick: the same rate without a random source;
+ *     (1 in 1000) per tick: the same rate without a random source, so
+ *     where ticks are few (only the tcache GC's flushes) jemalloc purges
+ *     in some runs and the model in none;
  *   - small dirty extents merge at once (jemalloc delays that until it
- *     purges or runs short), extents are picked lowest address first
- *     (jemalloc: oldest serial number first), and dirty extents of any
- *     size may be split (jemalloc: at most 64 times the request): one
- *     extent engine is enough to teach; it costs malloc-large with decay
- *     off about 4 % more peak RSS (523 MB against 505 at 200 replacements);
+ *     purges or runs short), and extents never merge across two
+ *     reservations (jemalloc merges neighbouring mappings): one extent
+ *     engine is enough to teach; malloc-large with decay off then peaks
+ *     about 3 % lower (488 MB against 505 at 200 replacements; 621 against
+ *     634 at the full 2,000);
  *   - the huge arena is made on first use; jemalloc reserves its index at
  *     start (arenas.narenas is then 9 on 2 CPUs: the model's statistics
  *     say narenas 8 plus oversize_threshold > 0);
@@ -134,6 +138,7 @@ enum {
 	SL_BITMAP_WORDS = 8,        /**< 512 regions: an 8-byte class in a 4K page */
 	SL_MAX_ARENAS = 256,        /**< narenas is clamped to this */
 	SL_HUGE_ARENA = SL_MAX_ARENAS, /**< slot (and extents' arena index) of the huge arena */
+	SL_LG_MAX_ACTIVE_FIT = 6,   /**< a dirty extent serves requests down to 1/64 of it */
 	SL_RT_ROOT_BITS = 18,       /**< rtree root level: 2^18 slots */
 	SL_COMMIT_GRAIN = 64 << 10, /**< a chunk is made read/write this much at a time */
 	SL_SCRATCH_FIXED = 16384,   /**< cached pointers a walk sorts without mapping memory */
@@ -156,7 +161,8 @@ typedef enum sl_estate {
 	SL_NSTATES
 } sl_estate_t;
 
-/** Node of an intrusive pairing heap (min-heap by extent address). */
+/** Node of an intrusive pairing heap (min-heap by extent serial number,
+ *  then address: jemalloc's edata_snad_comp). */
 typedef struct sl_phn {
 	struct sl_phn *child;   /**< leftmost child */
 	struct sl_phn *next;    /**< right sibling */
@@ -176,6 +182,8 @@ typedef struct sl_extent {
 	uint16_t szind;          /**< size class (slab or large) (set at alloc) */
 	uint16_t nfree;          /**< slab: regions not taken (bin lock) */
 	sl_chunk_t *chunk;       /**< reservation it lies in (fixed) */
+	uint64_t sn;             /**< serial number of the reservation it came from
+	                              (the lowest, after a merge): older first (ext lock) */
 	sl_phn_t ph;             /**< bin nonfull heap or eset bucket (owner's lock) */
 	struct sl_extent *lru_prev; /**< older neighbour on its eset's LRU (ext lock) */
 	struct sl_extent *lru_next; /**< younger neighbour on its eset's LRU (ext lock) */
@@ -192,7 +200,8 @@ struct sl_chunk {
 
 /** A set of free extents of one state. */
 typedef struct sl_eset {
-	sl_phn_t *bucket[SL_NPSZ];      /**< per page size class, lowest address first */
+	sl_phn_t *bucket[SL_NPSZ];      /**< per page size class, oldest (serial number,
+	                                     then address) first */
 	uint64_t nonempty[(SL_NPSZ + 63) / 64]; /**< bit per non-empty bucket */
 	sl_extent_t *lru_head;          /**< oldest extent: the next one sl_purge() takes */
 	sl_extent_t *lru_tail;          /**< most recently freed extent */
@@ -216,7 +225,7 @@ typedef struct sl_decay {
 typedef struct sl_bin {
 	pthread_mutex_t lock;      /**< guards every field and its slabs' bitmaps */
 	sl_extent_t *cur;          /**< slabcur: regions come from here first */
-	sl_phn_t *nonfull;         /**< other slabs with free regions, lowest address first */
+	sl_phn_t *nonfull;         /**< other slabs with free regions, oldest first */
 	size_t nonfull_count;      /**< slabs on that heap */
 	size_t nslabs;             /**< slabs of this class in this arena */
 	size_t curregs;            /**< regions taken (live or cached) */
@@ -252,6 +261,7 @@ typedef struct sl_arena {
 	sl_decay_t decay[2];         /**< of dirty, of muzzy */
 	sl_chunk_t *chunks;          /**< every reservation of this arena */
 	unsigned next_grow;          /**< page size class of the next reservation */
+	uint64_t next_sn;            /**< serial number of the next reservation */
 	size_t oversize;             /**< a freed extent of a large size that merges into
 	                                  one this big is purged at once; 0 = never (fixed) */
 	sl_astats_t st;              /**< its counters (ext lock) */
@@ -383,6 +393,12 @@ static inline unsigned sl_size2index_fast(const sl_sc_t *sc, size_t n)
 /** Clears node @p n's links and melds it into the heap whose root is
  *  @p *root (the owning bin's or ext lock held). */
 void sl_ph_insert(sl_phn_t **root, sl_phn_t *n);
+/** True when extent @p a comes before @p b: lower serial number, then
+ *  lower address (jemalloc prefers old extents and slabs, low ones). */
+static inline bool sl_extent_older(const sl_extent_t *a, const sl_extent_t *b)
+{
+	return a->sn != b->sn ? a->sn < b->sn : a->base < b->base;
+}
 /** Takes node @p n, anywhere in the heap rooted at @p *root, out of it;
  *  its children are paired and melded back in. */
 void sl_ph_remove(sl_phn_t **root, sl_phn_t *n);

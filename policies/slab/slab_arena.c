@@ -3,12 +3,12 @@
  *
  * An arena owns one bin per small class and the extents of its chunks.  A
  * bin hands out regions from its current slab (slabcur), lowest region
- * first; when slabcur is full it takes the lowest-addressed slab of its
- * nonfull heap, and only then asks the arena for a fresh slab extent.  A
- * slab that becomes empty goes straight back to the arena as dirty pages;
- * a full slab that gets a region back becomes slabcur if it lies lower
- * than the current one (jemalloc keeps allocations packed at low
- * addresses so high slabs drain and can be purged).
+ * first; when slabcur is full it takes the oldest slab of its nonfull
+ * heap (lowest serial number, then address), and only then asks the arena
+ * for a fresh slab extent.  A slab that becomes empty goes straight back
+ * to the arena as dirty pages; a full slab that gets a region back becomes
+ * slabcur if it is older than the current one (jemalloc keeps allocations
+ * packed in old, low slabs so young, high ones drain and can be purged).
  */
 #include "config.h"
 #include <string.h>
@@ -149,14 +149,14 @@ unsigned sl_bin_take(sl_state_t *s, sl_arena_t *a, unsigned ind, void **out, uns
 	return got;
 }
 
-/* A full slab got a region back: keep the lowest slab current. */
+/* A full slab got a region back: keep the oldest slab current. */
 static void sl_bin_lower(sl_bin_t *bin, sl_extent_t *e)
 {
 	if (!bin->cur) {
 		bin->cur = e;
 		return;
 	}
-	if (e->base < bin->cur->base) {
+	if (sl_extent_older(e, bin->cur)) {
 		sl_extent_t *old = bin->cur;
 		bin->cur = e;
 		e = old;

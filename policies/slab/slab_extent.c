@@ -3,11 +3,13 @@
  * freed, kept in three esets by state (dirty, muzzy, returned).
  *
  * Allocation looks in dirty, then muzzy, then returned pages (jemalloc's
- * order: the cheapest to reuse first) and takes the lowest-addressed
- * extent that is large enough (first fit across the page size class
- * buckets); only when none fits does the arena reserve a new chunk, each
- * one a page size class larger than the last (2 MiB, 2.5 MiB, 3 MiB ...)
- * or as large as the request needs.
+ * order: the cheapest to reuse first) and takes the oldest extent that is
+ * large enough: lowest serial number (the order chunks were reserved in),
+ * then lowest address, across the page size class buckets (a dirty extent
+ * over 64 times the request is left for bigger ones); only when none fits
+ * does the arena reserve a new chunk, each one a page size class larger
+ * than the last (2 MiB, 2.5 MiB, 3 MiB ...) or, skipping ahead, as large
+ * as the request needs.
  * The unused end of a chunk is a returned extent.  Every function here
  * runs under the arena's ext lock.
  */
@@ -15,11 +17,11 @@
 #include <string.h>
 #include "slab.h"
 
-/* ---- pairing heap, ordered by extent address ---------------------------- */
+/* ---- pairing heap, oldest extent first ---------------------------------- */
 
 static inline bool sl_ph_less(sl_phn_t *a, sl_phn_t *b)
 {
-	return sl_ph_extent(a)->base < sl_ph_extent(b)->base;
+	return sl_extent_older(sl_ph_extent(a), sl_ph_extent(b));
 }
 
 /* Melds two roots (their prev and next are NULL). */
@@ -148,10 +150,14 @@ void sl_eset_remove(sl_state_t *s, sl_eset_t *es, sl_extent_t *e)
 	es->nextents--;
 }
 
-/* The lowest-addressed extent of at least @p pages pages, or NULL. */
+/* The oldest extent of at least @p pages pages, or NULL (jemalloc's
+ * eset_first_fit).  Dirty extents more than 64 times the request are not
+ * cut up for it (opt_lg_extent_max_active_fit), so a big run of dirty
+ * pages is not spent on a small request while it could serve a big one. */
 static sl_extent_t *sl_eset_fit(sl_eset_t *es, size_t pages)
 {
 	sl_extent_t *best = NULL;
+	size_t most = es->state == SL_DIRTY ? pages << SL_LG_MAX_ACTIVE_FIT : SIZE_MAX;
 	for (unsigned w = sl_psz_ceil(pages) / 64; w < (SL_NPSZ + 63) / 64; w++) {
 		uint64_t bits = es->nonempty[w];
 		if (w == sl_psz_ceil(pages) / 64)
@@ -159,8 +165,10 @@ static sl_extent_t *sl_eset_fit(sl_eset_t *es, size_t pages)
 		while (bits) {
 			unsigned b = w * 64 + (unsigned)__builtin_ctzll(bits);
 			bits &= bits - 1;
+			if (sl_psz_pages(b) > most)
+				return best;
 			sl_extent_t *e = sl_ph_extent(es->bucket[b]);
-			if (!best || e->base < best->base)
+			if (!best || sl_extent_older(e, best))
 				best = e;
 		}
 	}
@@ -205,6 +213,7 @@ static sl_extent_t *sl_split(sl_state_t *s, sl_extent_t *e, size_t lead)
 	t->state = e->state;
 	t->arena = e->arena;
 	t->chunk = e->chunk;
+	t->sn = e->sn;
 	e->size = lead;
 	sl_map_bounds(s, t);
 	sl_rtree_set(s, sl_last_page(s, e), e);
@@ -219,6 +228,8 @@ static void sl_merge(sl_state_t *s, sl_extent_t *a, sl_extent_t *b)
 	if (b->size > s->sc->page)
 		sl_rtree_set(s, b->base, NULL);
 	a->size += b->size;
+	if (b->sn < a->sn)
+		a->sn = b->sn;
 	sl_rtree_set(s, sl_last_page(s, a), a);
 	hl_meta_free(&s->ext_pool, b);
 }
@@ -283,6 +294,7 @@ static sl_extent_t *sl_grow(sl_state_t *s, sl_arena_t *a, size_t need)
 	e->state = SL_RETURNED;
 	e->arena = (uint16_t)a->index;
 	e->chunk = c;
+	e->sn = a->next_sn++;
 	sl_map_bounds(s, e);
 	a->st.grows++;
 	return e;
