@@ -96,15 +96,13 @@ static int parse_compare(const reader_t *r, fid_row_t *row)
 }
 
 /* Every word of an env field must be NAME=value. */
-static int check_env(const reader_t *r, const fid_row_t *row, const char *env)
+static int check_env(const reader_t *r, const char *env)
 {
-	if (!env)
-		return 0;
 	char *copy = strdup(env);
 	int rc = 0;
 	for (char *save = NULL, *w = strtok_r(copy, " \t", &save); w && !rc; w = strtok_r(NULL, " \t", &save))
 		if (!strchr(w, '=') || *w == '=')
-			rc = damaged(r, row->line, "environment word '%s' is not NAME=value", w);
+			rc = damaged(r, r->line, "environment word '%s' is not NAME=value", w);
 	free(copy);
 	return rc;
 }
@@ -126,8 +124,6 @@ static int finish_row(const reader_t *r, fid_row_t *row, const fid_row_t *rows, 
 		return 2;
 	if (row->compare == FID_DEVIATION && !row->why)
 		return damaged(r, row->line, "row '%s' is a deviation: it needs a 'why'", row->id);
-	if (check_env(r, row, row->real_env) || check_env(r, row, row->model_env))
-		return 2;
 	row->family = strdup(r->family);
 	row->file = r->path;
 	return 0;
@@ -159,6 +155,9 @@ static int take_field(const reader_t *r, fid_row_t *row, char *text)
 		return damaged(r, r->line, "field '%s' given twice in this row", text);
 	if (!strcmp(text, "row"))
 		row->line = r->line;
+	if (!strcmp(text, "real_env") || !strcmp(text, "model_env"))
+		if (check_env(r, value))
+			return 2;
 	*slot = strdup(value);
 	return 0;
 }
