@@ -4,10 +4,13 @@
  * "small" (2,000 malloc(64)/free pairs: thread-cache hits) or "large" (50
  * malloc(64 KiB)/free pairs: above tcache_max, so each goes to the arena).
  * Without a background thread, decay runs only when allocator activity
- * ticks it; the two kinds of activity show which activity does.  Prints the peak above the
- * starting RSS and kept_pct: the RSS left above the start after the wait,
- * in percent of that peak.  With "fork", all of it runs in a child forked
- * first, which prints the figures (the parent only waits for it). */
+ * ticks it; the two kinds of activity show which activity does.  Prints,
+ * above the starting RSS: peak_mb, the peak; kept_pct, what is left after
+ * the wait, in percent of the peak; drop_pct, what left during the wait
+ * alone (the frees tick decay too, and on a loaded machine they take long
+ * enough for early pages to age out before the wait begins).  With
+ * "fork", all of it runs in a child forked first, which prints the
+ * figures (the parent only waits for it). */
 #include <sys/wait.h>
 #include <time.h>
 #include "probe.h"
@@ -46,12 +49,15 @@ static void run(long mb, long wait_ms, enum mode m)
 	long peak = probe_rss_bytes() - base;
 	for (size_t i = 0; i < n; i++)
 		free(v[i]);
+	long freed = probe_rss_bytes() - base;
 	for (long t = 0; t < wait_ms; t += 10) {
 		activity(m);
 		nap_ms(10);
 	}
 	long kept = probe_rss_bytes() - base;
-	printf("peak_mb=%ld\nkept_pct=%.0f\n", peak >> 20, peak > 0 ? 100.0 * (double)kept / (double)peak : 0.0);
+	double pct = peak > 0 ? 100.0 / (double)peak : 0.0;
+	printf("peak_mb=%ld\nkept_pct=%.0f\ndrop_pct=%.0f\n", peak >> 20, pct * (double)kept,
+	       pct * (double)(freed - kept));
 	free(v);
 }
 

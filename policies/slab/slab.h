@@ -75,8 +75,7 @@
  *   fork child (background_thread_postfork_child); the huge arena and the
  *   oversize purge (a freed 10 MiB block leaves at once, 6 MiB stays);
  *   narenas = 4 per CPU and how threads take arenas; extents and slabs
- *   picked oldest first (serial number, then address), dirty extents not
- *   cut for requests under 1/64 of them.  Within a tolerance: malloc-large
+ *   picked oldest first (serial number, then address).  Within a tolerance: malloc-large
  *   (peak RSS, page faults) and the half-gigabyte program.
  *   Named deviations, and why:
  *   - decay ticks count down from SL_DECAY_NTICKS; jemalloc flips a coin
@@ -84,11 +83,11 @@
  *     where ticks are few (only the tcache GC's flushes) jemalloc purges
  *     in some runs and the model in none;
  *   - small dirty extents merge at once (jemalloc delays that until it
- *     purges or runs short), and extents never merge across two
- *     reservations (jemalloc merges neighbouring mappings): one extent
- *     engine is enough to teach; malloc-large with decay off then peaks
- *     about 3 % lower (488 MB against 505 at 200 replacements; 621 against
- *     634 at the full 2,000);
+ *     purges or runs short), extents never merge across two reservations
+ *     (jemalloc merges neighbouring mappings), and a dirty extent may be
+ *     cut for any request (jemalloc: down to 1/64 of it, which only makes
+ *     sense with its unmerged small extents): one extent engine is enough
+ *     to teach; malloc-large with decay off stays within a few per cent;
  *   - the huge arena is made on first use; jemalloc reserves its index at
  *     start (arenas.narenas is then 9 on 2 CPUs: the model's statistics
  *     say narenas 8 plus oversize_threshold > 0);
@@ -138,7 +137,6 @@ enum {
 	SL_BITMAP_WORDS = 8,        /**< 512 regions: an 8-byte class in a 4K page */
 	SL_MAX_ARENAS = 256,        /**< narenas is clamped to this */
 	SL_HUGE_ARENA = SL_MAX_ARENAS, /**< slot (and extents' arena index) of the huge arena */
-	SL_LG_MAX_ACTIVE_FIT = 6,   /**< a dirty extent serves requests down to 1/64 of it */
 	SL_RT_ROOT_BITS = 18,       /**< rtree root level: 2^18 slots */
 	SL_COMMIT_GRAIN = 64 << 10, /**< a chunk is made read/write this much at a time */
 	SL_SCRATCH_FIXED = 16384,   /**< cached pointers a walk sorts without mapping memory */

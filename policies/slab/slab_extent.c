@@ -5,8 +5,7 @@
  * Allocation looks in dirty, then muzzy, then returned pages (jemalloc's
  * order: the cheapest to reuse first) and takes the oldest extent that is
  * large enough: lowest serial number (the order chunks were reserved in),
- * then lowest address, across the page size class buckets (a dirty extent
- * over 64 times the request is left for bigger ones); only when none fits
+ * then lowest address, across the page size class buckets; only when none fits
  * does the arena reserve a new chunk, each one a page size class larger
  * than the last (2 MiB, 2.5 MiB, 3 MiB ...) or, skipping ahead, as large
  * as the request needs.
@@ -151,13 +150,13 @@ void sl_eset_remove(sl_state_t *s, sl_eset_t *es, sl_extent_t *e)
 }
 
 /* The oldest extent of at least @p pages pages, or NULL (jemalloc's
- * eset_first_fit).  Dirty extents more than 64 times the request are not
- * cut up for it (opt_lg_extent_max_active_fit), so a big run of dirty
- * pages is not spent on a small request while it could serve a big one. */
+ * eset_first_fit).  jemalloc does not cut a dirty extent over 64 times the
+ * request (opt_lg_extent_max_active_fit); the model leaves that out: its
+ * small dirty extents merge at once, so freed slabs would otherwise end up
+ * too big for the slabs that could reuse them (jemalloc keeps them apart). */
 static sl_extent_t *sl_eset_fit(sl_eset_t *es, size_t pages)
 {
 	sl_extent_t *best = NULL;
-	size_t most = es->state == SL_DIRTY ? pages << SL_LG_MAX_ACTIVE_FIT : SIZE_MAX;
 	for (unsigned w = sl_psz_ceil(pages) / 64; w < (SL_NPSZ + 63) / 64; w++) {
 		uint64_t bits = es->nonempty[w];
 		if (w == sl_psz_ceil(pages) / 64)
@@ -165,8 +164,6 @@ static sl_extent_t *sl_eset_fit(sl_eset_t *es, size_t pages)
 		while (bits) {
 			unsigned b = w * 64 + (unsigned)__builtin_ctzll(bits);
 			bits &= bits - 1;
-			if (sl_psz_pages(b) > most)
-				return best;
 			sl_extent_t *e = sl_ph_extent(es->bucket[b]);
 			if (!best || sl_extent_older(e, best))
 				best = e;
