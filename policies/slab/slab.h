@@ -75,9 +75,9 @@
  *   fork child (background_thread_postfork_child); the huge arena and the
  *   oversize purge (a freed 10 MiB block leaves at once, 6 MiB stays);
  *   narenas = 4 per CPU and how threads take arenas; extents and slabs
- *   picked oldest first (serial number, then address).  Within a tolerance: malloc-large
- *   (peak RSS, page faults) and the half-gigabyte program.
- *   Named deviations, and why:
+ *   picked oldest first (serial number, then address).  Within a
+ *   tolerance: malloc-large (peak RSS, page faults) and the half-gigabyte
+ *   program.  Named deviations, and why:
  *   - decay ticks count down from SL_DECAY_NTICKS; jemalloc flips a coin
  *     (1 in 1000) per tick: the same rate without a random source, so
  *     where ticks are few (only the tcache GC's flushes) jemalloc purges
@@ -91,11 +91,11 @@
  *   - the huge arena is made on first use; jemalloc reserves its index at
  *     start (arenas.narenas is then 9 on 2 CPUs: the model's statistics
  *     say narenas 8 plus oversize_threshold > 0);
- *   - arena 0 purges oversize extents from 8 MiB even with
- *     oversize_threshold:0 (jemalloc creates arena 0 before it reads the
- *     option): not a deviation, a faithful quirk;
  *   - one background thread per heap, not one per CPU; the 8-byte class
  *     sits 16 bytes apart (heaplab's alignment promise).
+ *   Arena 0 purging oversize extents from 8 MiB even with
+ *   oversize_threshold:0 is no deviation: jemalloc creates arena 0 before
+ *   it reads the option, and the model copies that.
  *
  * Locks, in the order they are taken
  *   1. sl_state.bg_lock      the background thread's sleep; a thread that
