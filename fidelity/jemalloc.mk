@@ -1,2 +1,12 @@
-# Probes and rows of the jemalloc family (see fidelity/README.md).
-EXTRA_DIST += fidelity/jemalloc.rows
+# Probes and rows of the jemalloc family (see fidelity/README.md).  The rows
+# file is installed by fidelity/local.mk; the family also uses the generic
+# probes sizes, reuse and halfgig.
+pkglibexec_PROGRAMS += fidelity/probes/jemalloc_reuse fidelity/probes/jemalloc_decay \
+	fidelity/probes/jemalloc_oversize fidelity/probes/jemalloc_large_churn \
+	fidelity/probes/jemalloc_arenas
+fidelity_probes_jemalloc_reuse_SOURCES = fidelity/probes/jemalloc_reuse.c
+fidelity_probes_jemalloc_decay_SOURCES = fidelity/probes/jemalloc_decay.c
+fidelity_probes_jemalloc_oversize_SOURCES = fidelity/probes/jemalloc_oversize.c
+fidelity_probes_jemalloc_large_churn_SOURCES = fidelity/probes/jemalloc_large_churn.c
+fidelity_probes_jemalloc_arenas_SOURCES = fidelity/probes/jemalloc_arenas.c
+fidelity_probes_jemalloc_arenas_LDADD = -lpthread

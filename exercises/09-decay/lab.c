@@ -3,10 +3,11 @@
  *
  * Four slab heaps (jemalloc's model) side by side, dirty_decay_ms 0, 1000,
  * 10000 and -1.  Each gets the same burst: 16 MiB of 2 KiB blocks, touched,
- * then all freed.  Then the heaps run quietly — 1000 tiny malloc/free pairs
- * each quarter second (jemalloc looks at the clock for decay only every
- * 1000 operations of a thread, unless a background thread does it) — and a
- * second burst comes at the end.  Printed:
+ * then all freed.  Then the heaps run quietly — 1000 malloc/free pairs of
+ * 64 KiB each quarter second (jemalloc looks at the clock for decay only
+ * after about 1000 operations that reach an arena, unless a background
+ * thread does it; thread-cache hits do not count) — and a second burst
+ * comes at the end.  Printed:
  * resident MiB over time, the purge calls each heap made, and how much of
  * the second burst had to be faulted in again — the cost side.
  */
@@ -43,12 +44,15 @@ static double purge_calls(hl_heap_t *h)
 	       lab_stat(h, "os.munmap_calls");
 }
 
-/* A program that is still busy with small things: jemalloc checks the clock
- * for decay every 1000 operations of a thread, so an idle heap never does. */
+/* A program that is still busy: jemalloc 5.3 checks the clock for decay
+ * after about 1000 operations that reach an arena (a tcache fill or flush,
+ * a large block), so an idle heap never does, and neither does one whose
+ * mallocs all hit the thread cache.  64 KiB is above tcache_max: every
+ * malloc and free here goes to the arena. */
 static void tick(hl_heap_t *h)
 {
 	for (int i = 0; i < 1000; i++)
-		hl_free(h, hl_malloc(h, 16));
+		hl_free(h, hl_malloc(h, 64 << 10));
 }
 
 static void nap(int ms)

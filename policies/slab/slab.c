@@ -9,8 +9,12 @@
  *   threads are spread over, a thread cache per thread and class, and
  *   decay: freed pages are dirty, become muzzy (MADV_FREE) after
  *   dirty_decay_ms and returned (MADV_DONTNEED) after muzzy_decay_ms,
- *   along a smoothstep curve, driven by allocator activity or a
- *   background thread.  See slab.h for the structures and invariants.
+ *   along a smoothstep curve, driven by allocator activity that reaches
+ *   an arena or by a background thread (never in a fork child).  Large
+ *   requests from oversize_threshold up go to a huge arena that purges at
+ *   once, and any arena purges a freed large extent at once when it merges
+ *   into one that big.  See slab.h for the structures, the invariants and
+ *   how the model compares with jemalloc (fidelity).
  *
  * Overhead and alignment
  *   No per-block header: a region is exactly its class size, so
@@ -40,14 +44,17 @@
  *   tcache_max:32K       largest class a tcache holds
  *   dirty_decay_ms:10000 dirty -> muzzy (or returned); 0 at once, -1 never
  *   muzzy_decay_ms:0     muzzy -> returned; 0 skips muzzy
- *   background_thread:off  decay in a thread of its own
+ *   background_thread:off  decay in a thread of its own (not in a fork child)
+ *   oversize_threshold:8M  large classes from here go to the huge arena,
+ *                        whose decay times are 0; 0 (or below 16 KiB) =
+ *                        no huge arena (arena 0 still purges from 8 MiB)
  *
  * Left out
- *   Huge-page (HPA) and "oversize" arena handling, serial-number ordering
- *   of extents (address order only), extent hooks, profiling, per-CPU
- *   arenas, bin sharding, delayed coalescing of dirty extents (extents
- *   merge at once; purging splits the oldest extent to the exact page
- *   count, so decay follows its curve), and one background thread per CPU
+ *   Huge-page (HPA) allocation, extent hooks, profiling, per-CPU arenas,
+ *   bin sharding, delayed coalescing of dirty extents (extents merge at
+ *   once, never across two reservations; purging splits the oldest extent
+ *   to the exact page count, so decay follows its curve), and one
+ *   background thread per CPU
  *   (one per heap here).  The tcache of a thread is read without a lock
  *   by the walker and snapshot: they assume a quiet heap.
  */
@@ -69,6 +76,8 @@ static const hl_option_t sl_options[] = {
 	  "ms until muzzy pages are returned; 0 at once, -1 never" },
 	{ "background_thread", HL_OPT_BOOL, "off", 0, 0, NULL,
 	  "purge from a background thread instead of on allocator activity" },
+	{ "oversize_threshold", HL_OPT_SIZE, "8M", 0, (int64_t)1 << 40, NULL,
+	  "large classes from this size go to the huge arena, which purges at once; 0 = none" },
 	{ NULL, 0, NULL, 0, 0, NULL, NULL }
 };
 
@@ -77,7 +86,7 @@ static const hl_option_t sl_options[] = {
 static inline void sl_tick(sl_state_t *s, sl_tcache_t *tc, size_t bytes)
 {
 	tc->gc_bytes -= (int64_t)bytes;
-	if (HL_UNLIKELY(--tc->ticks <= 0 || tc->gc_bytes < 0))
+	if (HL_UNLIKELY(tc->ticks <= 0 || tc->gc_bytes < 0))
 		sl_tcache_event(s, tc);
 }
 
@@ -110,6 +119,7 @@ static __attribute__((noinline)) void *sl_malloc_slow(sl_state_t *s, hl_thread_t
 		if (b->ncached)
 			return sl_cbin_pop(b);
 	}
+	sl_decay_ticks(tc, 1);
 	if (ind < s->sc->nbins) {
 		void *p = NULL;
 		return sl_bin_take(s, tc->arena, ind, &p, 1) ? p : NULL;
@@ -148,6 +158,7 @@ static void *sl_memalign(void *st, hl_thread_t *t, size_t align, size_t n)
 	if (!tc && !(tc = sl_tcache_create(s, t)))
 		return NULL;
 	unsigned ind = sl_size2index(s->sc, n < s->sc->large_min ? s->sc->large_min : n);
+	sl_decay_ticks(tc, 1);
 	void *p = sl_large_alloc(s, tc->arena, ind, align);
 	sl_bg_maybe_kick(s);
 	return p;
@@ -190,6 +201,8 @@ static __attribute__((noinline)) void sl_free_slow(sl_state_t *s, hl_thread_t *t
 		b->slots[b->ncached++] = p;
 		return;
 	}
+	if (tc)
+		sl_decay_ticks(tc, 1);
 	if (e->state == SL_SLAB)
 		sl_bin_give(s, ind, &p, 1);
 	else
@@ -289,7 +302,7 @@ static size_t sl_trim(void *st, size_t pad)
 	sl_state_t *s = st;
 	size_t pages = 0;
 	(void)pad;
-	for (unsigned i = 0; i < SL_MAX_ARENAS; i++) {
+	for (unsigned i = 0; i <= SL_HUGE_ARENA; i++) {
 		sl_arena_t *a = sl_arena_get(s, i);
 		if (!a)
 			continue;
@@ -337,6 +350,9 @@ static void sl_read_options(sl_state_t *s, const hl_conf_t *conf)
 	s->dirty_ms = hl_conf_int(conf, "dirty_decay_ms");
 	s->muzzy_ms = hl_conf_int(conf, "muzzy_decay_ms");
 	s->bg_on = hl_conf_bool(conf, "background_thread");
+	/* As jemalloc: a threshold below the smallest large class is no threshold. */
+	size_t over = hl_conf_size(conf, "oversize_threshold");
+	s->oversize = over < s->sc->large_min ? 0 : over;
 }
 
 static void sl_init_locks(sl_state_t *s)
@@ -404,8 +420,8 @@ static hl_meta_pool_t *sl_pool(sl_state_t *s, int i)
 void sl_lock_all(sl_state_t *s)
 {
 	pthread_mutex_lock(&s->arenas_lock);
-	for (unsigned i = 0; i < s->ninit; i++) {
-		sl_arena_t *a = s->arenas[i];
+	sl_arena_t *a;
+	for (unsigned i = 0; (a = sl_arena_nth(s, i)); i++) {
 		for (unsigned b = 0; b < s->sc->nbins; b++)
 			pthread_mutex_lock(&a->bins[b].lock);
 		pthread_mutex_lock(&a->ext_lock);
@@ -414,8 +430,10 @@ void sl_lock_all(sl_state_t *s)
 
 void sl_unlock_all(sl_state_t *s)
 {
-	for (unsigned i = s->ninit; i-- > 0;) {
-		sl_arena_t *a = s->arenas[i];
+	for (unsigned i = s->ninit + 1; i-- > 0;) {
+		sl_arena_t *a = sl_arena_nth(s, i);
+		if (!a)
+			continue;
 		pthread_mutex_unlock(&a->ext_lock);
 		for (unsigned b = s->sc->nbins; b-- > 0;)
 			pthread_mutex_unlock(&a->bins[b].lock);
@@ -444,15 +462,18 @@ static void sl_fork_parent(void *st)
 }
 
 /* In the child only the forking thread lives: the other threads' caches
- * go back to their arenas, then the background thread starts again. */
+ * go back to their arenas.  The background thread is not started again:
+ * jemalloc 5.3 switches background threads off in a fork child
+ * (background_thread_postfork_child), so there decay runs on the child's
+ * own allocator activity, as with background_thread:false. */
 static void sl_fork_child(void *st)
 {
 	sl_state_t *s = st;
 	for (int i = 0; i < 3; i++)
 		hl_meta_fork_child(sl_pool(s, i));
 	pthread_mutex_init(&s->rtree.lock, NULL);
-	for (unsigned i = 0; i < s->ninit; i++) {
-		sl_arena_t *a = s->arenas[i];
+	sl_arena_t *a;
+	for (unsigned i = 0; (a = sl_arena_nth(s, i)); i++) {
 		pthread_mutex_init(&a->ext_lock, NULL);
 		for (unsigned b = 0; b < s->sc->nbins; b++)
 			pthread_mutex_init(&a->bins[b].lock, NULL);
@@ -465,8 +486,7 @@ static void sl_fork_child(void *st)
 			sl_tcache_destroy(s, tc);
 	}
 	s->bg_running = false;
-	if (s->bg_on)
-		sl_bg_start(s);
+	s->bg_on = false;
 }
 
 const hl_policy_t hl_policy_slab = {

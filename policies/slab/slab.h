@@ -30,6 +30,14 @@
  *            per small class (and of extents per large class up to
  *            tcache_max); filled and flushed in batches, without a lock.
  *   chunk    one reservation from the page source; extents never span two.
+ *   huge arena  the arena of large requests of oversize_threshold (8 MiB)
+ *            and up, whoever asks; its decay times are 0 (made on first use).
+ *   oversize purge  in any arena, a freed large-sized extent that merges
+ *            into one of at least the arena's threshold is purged whole at
+ *            once (MADV_DONTNEED), unless a decay time is -1.
+ *   tick     work that reaches an arena (a tcache fill, each pointer a
+ *            flush gives back, an uncached or large malloc or free); about
+ *            every 1000 ticks a thread checks the clock for decay.
  *
  *     thread ─► tcache (no lock) ──miss──► arena[i] (threads spread)
  *                 bins[sc] │                 │ bin lock        │ ext lock
@@ -57,6 +65,37 @@
  *   per eset:   npages == sum of its extents' pages; state(e) == eset's state
  *   rtree:      map(first page of e) == e == map(last page of e); for a slab
  *               every page maps to it
+ *
+ * Fidelity (fidelity/jemalloc.rows: `heaplab fidelity --family jemalloc`
+ * runs each row on libjemalloc 5.3.0 and on this model)
+ *   Equal: the size ladder 1..70,000; thread-cache reuse (LIFO, the order
+ *   after a flush, large classes); decay 0 / -1 / 100 ms; that tcache hits
+ *   tick nothing (an idle or cache-only program never decays without the
+ *   background thread); the background thread; no background thread in a
+ *   fork child (background_thread_postfork_child); the huge arena and the
+ *   oversize purge (a freed 10 MiB block leaves at once, 6 MiB stays);
+ *   narenas = 4 per CPU and how threads take arenas; extents and slabs
+ *   picked oldest first (serial number, then address).  Within a
+ *   tolerance: malloc-large (peak RSS, page faults) and the half-gigabyte
+ *   program.  Named deviations, and why:
+ *   - decay ticks count down from SL_DECAY_NTICKS; jemalloc flips a coin
+ *     (1 in 1000) per tick: the same rate without a random source, so
+ *     where ticks are few (only the tcache GC's flushes) jemalloc purges
+ *     in some runs and the model in none;
+ *   - small dirty extents merge at once (jemalloc delays that until it
+ *     purges or runs short), extents never merge across two reservations
+ *     (jemalloc merges neighbouring mappings), and a dirty extent may be
+ *     cut for any request (jemalloc: down to 1/64 of it, which only makes
+ *     sense with its unmerged small extents): one extent engine is enough
+ *     to teach; malloc-large with decay off stays within a few per cent;
+ *   - the huge arena is made on first use; jemalloc reserves its index at
+ *     start (arenas.narenas is then 9 on 2 CPUs: the model's statistics
+ *     say narenas 8 plus oversize_threshold > 0);
+ *   - one background thread per heap, not one per CPU; the 8-byte class
+ *     sits 16 bytes apart (heaplab's alignment promise).
+ *   Arena 0 purging oversize extents from 8 MiB even with
+ *   oversize_threshold:0 is no deviation: jemalloc creates arena 0 before
+ *   it reads the option, and the model copies that.
  *
  * Locks, in the order they are taken
  *   1. sl_state.bg_lock      the background thread's sleep; a thread that
@@ -97,10 +136,12 @@ enum {
 	SL_NPSZ = 140,              /**< page size classes up to 2^46 bytes */
 	SL_BITMAP_WORDS = 8,        /**< 512 regions: an 8-byte class in a 4K page */
 	SL_MAX_ARENAS = 256,        /**< narenas is clamped to this */
+	SL_HUGE_ARENA = SL_MAX_ARENAS, /**< slot (and extents' arena index) of the huge arena */
 	SL_RT_ROOT_BITS = 18,       /**< rtree root level: 2^18 slots */
 	SL_COMMIT_GRAIN = 64 << 10, /**< a chunk is made read/write this much at a time */
 	SL_SCRATCH_FIXED = 16384,   /**< cached pointers a walk sorts without mapping memory */
 };
+#define SL_OVERSIZE_DEFAULT ((size_t)8 << 20) /**< oversize_threshold's default */
 #define SL_BG_MIN_INTERVAL_NS 100000000ull  /**< background thread sleeps >= 100 ms */
 #define SL_BG_IDLE_NS 1000000000ull         /**< ... and at most 1 s when idle */
 /** @cond HL_COMPILE_CHECKS */
@@ -118,7 +159,8 @@ typedef enum sl_estate {
 	SL_NSTATES
 } sl_estate_t;
 
-/** Node of an intrusive pairing heap (min-heap by extent address). */
+/** Node of an intrusive pairing heap (min-heap by extent serial number,
+ *  then address: jemalloc's edata_snad_comp). */
 typedef struct sl_phn {
 	struct sl_phn *child;   /**< leftmost child */
 	struct sl_phn *next;    /**< right sibling */
@@ -138,6 +180,8 @@ typedef struct sl_extent {
 	uint16_t szind;          /**< size class (slab or large) (set at alloc) */
 	uint16_t nfree;          /**< slab: regions not taken (bin lock) */
 	sl_chunk_t *chunk;       /**< reservation it lies in (fixed) */
+	uint64_t sn;             /**< serial number of the reservation it came from
+	                              (the lowest, after a merge): older first (ext lock) */
 	sl_phn_t ph;             /**< bin nonfull heap or eset bucket (owner's lock) */
 	struct sl_extent *lru_prev; /**< older neighbour on its eset's LRU (ext lock) */
 	struct sl_extent *lru_next; /**< younger neighbour on its eset's LRU (ext lock) */
@@ -154,7 +198,8 @@ struct sl_chunk {
 
 /** A set of free extents of one state. */
 typedef struct sl_eset {
-	sl_phn_t *bucket[SL_NPSZ];      /**< per page size class, lowest address first */
+	sl_phn_t *bucket[SL_NPSZ];      /**< per page size class, oldest (serial number,
+	                                     then address) first */
 	uint64_t nonempty[(SL_NPSZ + 63) / 64]; /**< bit per non-empty bucket */
 	sl_extent_t *lru_head;          /**< oldest extent: the next one sl_purge() takes */
 	sl_extent_t *lru_tail;          /**< most recently freed extent */
@@ -178,7 +223,7 @@ typedef struct sl_decay {
 typedef struct sl_bin {
 	pthread_mutex_t lock;      /**< guards every field and its slabs' bitmaps */
 	sl_extent_t *cur;          /**< slabcur: regions come from here first */
-	sl_phn_t *nonfull;         /**< other slabs with free regions, lowest address first */
+	sl_phn_t *nonfull;         /**< other slabs with free regions, oldest first */
 	size_t nonfull_count;      /**< slabs on that heap */
 	size_t nslabs;             /**< slabs of this class in this arena */
 	size_t curregs;            /**< regions taken (live or cached) */
@@ -214,6 +259,9 @@ typedef struct sl_arena {
 	sl_decay_t decay[2];         /**< of dirty, of muzzy */
 	sl_chunk_t *chunks;          /**< every reservation of this arena */
 	unsigned next_grow;          /**< page size class of the next reservation */
+	uint64_t next_sn;            /**< serial number of the next reservation */
+	size_t oversize;             /**< a freed extent of a large size that merges into
+	                                  one this big is purged at once; 0 = never (fixed) */
 	sl_astats_t st;              /**< its counters (ext lock) */
 	sl_bin_t bins[SL_NBINS_MAX]; /**< one per small class (the first sc->nbins
 	                                  are used), each under its own lock */
@@ -282,6 +330,8 @@ typedef struct sl_state {
 	bool tcache_on;              /**< tcache option */
 	bool bg_on;                  /**< background_thread option */
 	unsigned narenas;            /**< arenas allowed */
+	size_t oversize;             /**< large classes from this size go to the huge
+	                                  arena; 0 = no huge arena (fixed) */
 	size_t tcache_max;           /**< largest cached class */
 	unsigned nhbins;             /**< tcache bins: small + large */
 	unsigned tc_slots;           /**< slots of one tcache */
@@ -292,8 +342,9 @@ typedef struct sl_state {
 	hl_meta_pool_t chunk_pool;   /**< sl_chunk_t records */
 	hl_meta_pool_t tc_pool;      /**< sl_tcache_t records */
 	pthread_mutex_t arenas_lock; /**< arenas[], nthreads, tcache list */
-	sl_arena_t *arenas[SL_MAX_ARENAS]; /**< created lazily; atomic reads */
-	unsigned ninit;              /**< arenas created */
+	sl_arena_t *arenas[SL_MAX_ARENAS + 1]; /**< created lazily; atomic reads; the
+	                                  last slot is the huge arena */
+	unsigned ninit;              /**< arenas created, not counting the huge one */
 	sl_tcache_t *tcaches;        /**< every live tcache */
 	uint64_t dead_hits;          /**< hits of destroyed tcaches (arenas lock) */
 	uint64_t dead_fills;         /**< fills of destroyed tcaches (arenas lock) */
@@ -340,6 +391,12 @@ static inline unsigned sl_size2index_fast(const sl_sc_t *sc, size_t n)
 /** Clears node @p n's links and melds it into the heap whose root is
  *  @p *root (the owning bin's or ext lock held). */
 void sl_ph_insert(sl_phn_t **root, sl_phn_t *n);
+/** True when extent @p a comes before @p b: lower serial number, then
+ *  lower address (jemalloc prefers old extents and slabs, low ones). */
+static inline bool sl_extent_older(const sl_extent_t *a, const sl_extent_t *b)
+{
+	return a->sn != b->sn ? a->sn < b->sn : a->base < b->base;
+}
 /** Takes node @p n, anywhere in the heap rooted at @p *root, out of it;
  *  its children are paired and melded back in. */
 void sl_ph_remove(sl_phn_t **root, sl_phn_t *n);
@@ -439,13 +496,31 @@ static inline void sl_count(uint64_t *c, uint64_t n)
 	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
 }
 
+/** Counts @p n decay ticks on @p tc: work that reached an arena (a fill,
+ *  a flushed pointer, an uncached small or a large allocation or free).
+ *  As in jemalloc 5.3, thread-cache hits tick nothing, so a thread that only
+ *  hits its cache never drives decay; the check runs at its next operation. */
+static inline void sl_decay_ticks(sl_tcache_t *tc, unsigned n) { tc->ticks -= (int32_t)n; }
+
 /** Arena @p i of @p s (acquire load, no lock), or NULL when it was not
  *  created or @p i is out of range. */
 sl_arena_t *sl_arena_get(sl_state_t *s, unsigned i);
 /** Creates and publishes arena @p i of @p s in metadata memory: its locks,
  *  empty esets, both decays and first chunk size (arenas lock held, or
- *  during init).  @return the arena, or NULL when out of metadata. */
+ *  during init).  @p i == SL_HUGE_ARENA makes the huge arena, whose decay
+ *  times are 0 where the heap's are positive.  @return the arena, or NULL
+ *  when out of metadata. */
 sl_arena_t *sl_arena_create(sl_state_t *s, unsigned i);
+/** The @p i-th arena to visit in a walk over all of them: arenas 0 to
+ *  ninit - 1, then the huge arena if it exists; NULL past the last.  Reads
+ *  ninit and the slots plainly: arenas lock held. */
+static inline sl_arena_t *sl_arena_nth(const sl_state_t *s, unsigned i)
+{
+	return i < s->ninit ? s->arenas[i] : i == s->ninit ? s->arenas[SL_HUGE_ARENA] : NULL;
+}
+/** The arena a large extent of @p usize bytes comes from for a thread bound
+ *  to @p a: the huge arena (made on first use) from oversize up, else @p a. */
+sl_arena_t *sl_large_arena(sl_state_t *s, sl_arena_t *a, size_t usize);
 /** The arena a new thread of @p s is bound to: a new one while fewer than
  *  narenas exist and every existing one has a thread, else the one with the
  *  fewest threads (arenas lock held).  NULL only when none can be made. */

@@ -3,12 +3,12 @@
  *
  * An arena owns one bin per small class and the extents of its chunks.  A
  * bin hands out regions from its current slab (slabcur), lowest region
- * first; when slabcur is full it takes the lowest-addressed slab of its
- * nonfull heap, and only then asks the arena for a fresh slab extent.  A
- * slab that becomes empty goes straight back to the arena as dirty pages;
- * a full slab that gets a region back becomes slabcur if it lies lower
- * than the current one (jemalloc keeps allocations packed at low
- * addresses so high slabs drain and can be purged).
+ * first; when slabcur is full it takes the oldest slab of its nonfull
+ * heap (lowest serial number, then address), and only then asks the arena
+ * for a fresh slab extent.  A slab that becomes empty goes straight back
+ * to the arena as dirty pages; a full slab that gets a region back becomes
+ * slabcur if it is older than the current one (jemalloc keeps allocations
+ * packed in old, low slabs so young, high ones drain and can be purged).
  */
 #include "config.h"
 #include <string.h>
@@ -18,7 +18,7 @@
 
 sl_arena_t *sl_arena_get(sl_state_t *s, unsigned i)
 {
-	return i < SL_MAX_ARENAS ? __atomic_load_n(&s->arenas[i], __ATOMIC_ACQUIRE) : NULL;
+	return i <= SL_HUGE_ARENA ? __atomic_load_n(&s->arenas[i], __ATOMIC_ACQUIRE) : NULL;
 }
 
 /* Creates arena @p i (arenas lock held, or at init). */
@@ -32,14 +32,38 @@ sl_arena_t *sl_arena_create(sl_state_t *s, unsigned i)
 	for (int st = SL_DIRTY; st <= SL_RETURNED; st++)
 		sl_eset_init(&a->esets[st - SL_DIRTY], (sl_estate_t)st);
 	uint64_t now = sl_now_ns();
-	sl_decay_init(&a->decay[0], s->dirty_ms, now, hl_mix64(i * 2 + 1 + (uintptr_t)s));
-	sl_decay_init(&a->decay[1], s->muzzy_ms, now, hl_mix64(i * 2 + 2 + (uintptr_t)s));
+	/* jemalloc's arena_choose_huge: the huge arena purges at once (decay
+	 * 0) unless the heap's decay time is 0 or -1 already. */
+	bool huge = i == SL_HUGE_ARENA;
+	int64_t dirty_ms = huge && s->dirty_ms > 0 ? 0 : s->dirty_ms;
+	int64_t muzzy_ms = huge && s->muzzy_ms > 0 ? 0 : s->muzzy_ms;
+	sl_decay_init(&a->decay[0], dirty_ms, now, hl_mix64(i * 2 + 1 + (uintptr_t)s));
+	sl_decay_init(&a->decay[1], muzzy_ms, now, hl_mix64(i * 2 + 2 + (uintptr_t)s));
+	/* jemalloc 5.3 creates arena 0 before it reads oversize_threshold, so
+	 * arena 0 keeps the default whatever the option says. */
+	a->oversize = i == 0 ? SL_OVERSIZE_DEFAULT : s->oversize;
 	a->next_grow = sl_psz_ceil(((size_t)2 << 20) >> s->sc->lg_page);
 	for (unsigned b = 0; b < s->sc->nbins; b++)
 		pthread_mutex_init(&a->bins[b].lock, NULL);
 	__atomic_store_n(&s->arenas[i], a, __ATOMIC_RELEASE);
-	s->ninit = i + 1;
+	if (!huge)
+		s->ninit = i + 1;
 	return a;
+}
+
+sl_arena_t *sl_large_arena(sl_state_t *s, sl_arena_t *a, size_t usize)
+{
+	if (!s->oversize || usize < s->oversize)
+		return a;
+	sl_arena_t *huge = sl_arena_get(s, SL_HUGE_ARENA);
+	if (HL_UNLIKELY(!huge)) {
+		pthread_mutex_lock(&s->arenas_lock);
+		huge = s->arenas[SL_HUGE_ARENA];
+		if (!huge)
+			huge = sl_arena_create(s, SL_HUGE_ARENA);
+		pthread_mutex_unlock(&s->arenas_lock);
+	}
+	return huge ? huge : a;   /* out of metadata: the thread's own arena will do */
 }
 
 /* The arena a new thread joins: an unused one while narenas allows,
@@ -125,14 +149,14 @@ unsigned sl_bin_take(sl_state_t *s, sl_arena_t *a, unsigned ind, void **out, uns
 	return got;
 }
 
-/* A full slab got a region back: keep the lowest slab current. */
+/* A full slab got a region back: keep the oldest slab current. */
 static void sl_bin_lower(sl_bin_t *bin, sl_extent_t *e)
 {
 	if (!bin->cur) {
 		bin->cur = e;
 		return;
 	}
-	if (e->base < bin->cur->base) {
+	if (sl_extent_older(e, bin->cur)) {
 		sl_extent_t *old = bin->cur;
 		bin->cur = e;
 		e = old;
@@ -218,6 +242,7 @@ void sl_bin_give(sl_state_t *s, unsigned ind, void *const *ptrs, unsigned n)
 void *sl_large_alloc(sl_state_t *s, sl_arena_t *a, unsigned ind, size_t align)
 {
 	size_t usize = sl_index2size(s->sc, ind);
+	a = sl_large_arena(s, a, usize);
 	pthread_mutex_lock(&a->ext_lock);
 	sl_extent_t *e = sl_extent_alloc(s, a, usize, align, SL_LARGE);
 	if (e) {

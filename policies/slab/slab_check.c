@@ -211,8 +211,9 @@ int sl_check(void *st, hl_report_t *r)
 	sl_state_t *s = st;
 	int before = r->problems;
 	sl_lock_all(s);
-	for (unsigned i = 0; i < s->ninit; i++)
-		sl_check_arena(s, r, s->arenas[i]);
+	sl_arena_t *a;
+	for (unsigned i = 0; (a = sl_arena_nth(s, i)); i++)
+		sl_check_arena(s, r, a);
 	sl_unlock_all(s);
 	hl_thread_t *t = hl_thread_get(s->heap);
 	if (t && t->policy_tls)
@@ -262,8 +263,9 @@ int sl_walk(void *st, hl_walk_fn fn, void *arg)
 	int rc = 0;
 	sl_lock_all(s);
 	w.cached = sl_cached_collect(s, &w.ncached);
-	for (unsigned i = 0; i < s->ninit && !rc; i++)
-		for (sl_chunk_t *c = s->arenas[i]->chunks; c && !rc; c = c->next) {
+	sl_arena_t *a;
+	for (unsigned i = 0; !rc && (a = sl_arena_nth(s, i)); i++)
+		for (sl_chunk_t *c = a->chunks; c && !rc; c = c->next) {
 			size_t off;
 			w.region = hl_os_locate(s->os, (void *)c->base, &off);
 			for (uintptr_t p = c->base; p < c->base + c->size && !rc;) {

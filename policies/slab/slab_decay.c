@@ -16,10 +16,15 @@
  * an S-curve over one period instead of all at once when it ends.  A decay
  * time of 0 purges at once, -1 never.
  *
- * Who runs it: every SL_DECAY_NTICKS operations of a thread (its tcache
- * ticker) a time check on the thread's arena, or, with
- * background_thread:on, a thread per heap that sleeps until the next epoch
- * is due (at least 100 ms, as jemalloc) and then decays every arena.
+ * Who runs it: after every SL_DECAY_NTICKS ticks of a thread a time check
+ * on the thread's arena, or, with background_thread:on, a thread per heap
+ * that sleeps until the next epoch is due (at least 100 ms, as jemalloc)
+ * and then decays every arena.  Only work that reaches an arena ticks (a
+ * tcache fill, each pointer a flush gives back, an uncached or large
+ * allocation or free), as in jemalloc 5.3: a program whose mallocs all hit
+ * the thread cache never decays without the background thread.  jemalloc
+ * draws each tick's chance (1 in 1000) at random; the model counts down.
+ * A fork child has no background thread (jemalloc turns it off there).
  */
 #include "config.h"
 #include <errno.h>
@@ -120,9 +125,9 @@ uint64_t sl_decay_run(sl_state_t *s, sl_arena_t *a, uint64_t now)
 
 void sl_decay_immediate(sl_state_t *s, sl_arena_t *a)
 {
-	if (s->dirty_ms == 0 && a->esets[0].npages)
+	if (a->decay[0].ms == 0 && a->esets[0].npages)
 		sl_purge(s, a, SL_DIRTY, a->esets[0].npages);
-	if (s->muzzy_ms == 0 && a->esets[1].npages)
+	if (a->decay[1].ms == 0 && a->esets[1].npages)
 		sl_purge(s, a, SL_MUZZY, a->esets[1].npages);
 }
 
@@ -141,7 +146,7 @@ static uint64_t sl_bg_pass(sl_state_t *s)
 {
 	uint64_t sleep = 0;
 	__atomic_store_n(&s->bg_idle, 1, __ATOMIC_SEQ_CST);
-	for (unsigned i = 0; i < SL_MAX_ARENAS; i++) {
+	for (unsigned i = 0; i <= SL_HUGE_ARENA; i++) {
 		sl_arena_t *a = sl_arena_get(s, i);
 		if (!a)
 			continue;

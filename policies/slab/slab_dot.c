@@ -101,9 +101,10 @@ void sl_snapshot(void *st, hl_dot_t *d)
 	char label[128];
 	sl_lock_all(s);
 	void **cached = sl_cached_collect(s, &ncached);
-	for (unsigned i = 0; i < s->ninit; i++) {
-		sl_arena_t *a = s->arenas[i];
-		snprintf(label, sizeof label, "arena %u (%u threads; dirty %zu, muzzy %zu, returned %zu pages)", i,
+	sl_arena_t *a;
+	for (unsigned i = 0; (a = sl_arena_nth(s, i)); i++) {
+		snprintf(label, sizeof label, "%s %u (%u threads; dirty %zu, muzzy %zu, returned %zu pages)",
+			 a->index == SL_HUGE_ARENA ? "huge arena" : "arena", i,
 			 a->nthreads, a->esets[0].npages, a->esets[1].npages, a->esets[2].npages);
 		hl_dot_cluster_begin(d, label);
 		char tcnode[32];

@@ -3,11 +3,12 @@
  * freed, kept in three esets by state (dirty, muzzy, returned).
  *
  * Allocation looks in dirty, then muzzy, then returned pages (jemalloc's
- * order: the cheapest to reuse first) and takes the lowest-addressed
- * extent that is large enough (first fit across the page size class
- * buckets); only when none fits does the arena reserve a new chunk, each
- * one a page size class larger than the last (2 MiB, 2.5 MiB, 3 MiB ...)
- * or as large as the request needs.
+ * order: the cheapest to reuse first) and takes the oldest extent that is
+ * large enough: lowest serial number (the order chunks were reserved in),
+ * then lowest address, across the page size class buckets; only when none fits
+ * does the arena reserve a new chunk, each one a page size class larger
+ * than the last (2 MiB, 2.5 MiB, 3 MiB ...) or, skipping ahead, as large
+ * as the request needs.
  * The unused end of a chunk is a returned extent.  Every function here
  * runs under the arena's ext lock.
  */
@@ -15,11 +16,11 @@
 #include <string.h>
 #include "slab.h"
 
-/* ---- pairing heap, ordered by extent address ---------------------------- */
+/* ---- pairing heap, oldest extent first ---------------------------------- */
 
 static inline bool sl_ph_less(sl_phn_t *a, sl_phn_t *b)
 {
-	return sl_ph_extent(a)->base < sl_ph_extent(b)->base;
+	return sl_extent_older(sl_ph_extent(a), sl_ph_extent(b));
 }
 
 /* Melds two roots (their prev and next are NULL). */
@@ -148,7 +149,11 @@ void sl_eset_remove(sl_state_t *s, sl_eset_t *es, sl_extent_t *e)
 	es->nextents--;
 }
 
-/* The lowest-addressed extent of at least @p pages pages, or NULL. */
+/* The oldest extent of at least @p pages pages, or NULL (jemalloc's
+ * eset_first_fit).  jemalloc does not cut a dirty extent over 64 times the
+ * request (opt_lg_extent_max_active_fit); the model leaves that out: its
+ * small dirty extents merge at once, so freed slabs would otherwise end up
+ * too big for the slabs that could reuse them (jemalloc keeps them apart). */
 static sl_extent_t *sl_eset_fit(sl_eset_t *es, size_t pages)
 {
 	sl_extent_t *best = NULL;
@@ -160,7 +165,7 @@ static sl_extent_t *sl_eset_fit(sl_eset_t *es, size_t pages)
 			unsigned b = w * 64 + (unsigned)__builtin_ctzll(bits);
 			bits &= bits - 1;
 			sl_extent_t *e = sl_ph_extent(es->bucket[b]);
-			if (!best || e->base < best->base)
+			if (!best || sl_extent_older(e, best))
 				best = e;
 		}
 	}
@@ -205,6 +210,7 @@ static sl_extent_t *sl_split(sl_state_t *s, sl_extent_t *e, size_t lead)
 	t->state = e->state;
 	t->arena = e->arena;
 	t->chunk = e->chunk;
+	t->sn = e->sn;
 	e->size = lead;
 	sl_map_bounds(s, t);
 	sl_rtree_set(s, sl_last_page(s, e), e);
@@ -219,6 +225,8 @@ static void sl_merge(sl_state_t *s, sl_extent_t *a, sl_extent_t *b)
 	if (b->size > s->sc->page)
 		sl_rtree_set(s, b->base, NULL);
 	a->size += b->size;
+	if (b->sn < a->sn)
+		a->sn = b->sn;
 	sl_rtree_set(s, sl_last_page(s, a), a);
 	hl_meta_free(&s->ext_pool, b);
 }
@@ -260,10 +268,10 @@ static sl_extent_t *sl_grow(sl_state_t *s, sl_arena_t *a, size_t need)
 	void *base = hl_os_reserve(s->os, bytes, page, false);
 	if (!base)
 		return NULL;
-	/* the next chunk is one page size class larger (a failed or oversized
-	 * request does not push it further: jemalloc would skip ahead) */
-	if (a->next_grow + 1 < SL_NPSZ)
-		a->next_grow++;
+	/* the next chunk is one page size class larger than this one, which
+	 * may have skipped ahead for a big request (jemalloc's exp_grow) */
+	if (idx + 1 < SL_NPSZ)
+		a->next_grow = idx + 1;
 	size_t span = page << s->rtree.leaf_bits;
 	for (uintptr_t p = hl_align_down((uintptr_t)base, span); p < (uintptr_t)base + bytes; p += span)
 		if (!sl_rtree_set(s, p < (uintptr_t)base ? (uintptr_t)base : p, NULL))
@@ -283,6 +291,7 @@ static sl_extent_t *sl_grow(sl_state_t *s, sl_arena_t *a, size_t need)
 	e->state = SL_RETURNED;
 	e->arena = (uint16_t)a->index;
 	e->chunk = c;
+	e->sn = a->next_sn++;
 	sl_map_bounds(s, e);
 	a->st.grows++;
 	return e;
@@ -358,15 +367,31 @@ sl_extent_t *sl_extent_alloc(sl_state_t *s, sl_arena_t *a, size_t size, size_t a
 	return r;
 }
 
+static void sl_purge_one(sl_state_t *s, sl_arena_t *a, sl_extent_t *e, sl_estate_t to);
+
+/* jemalloc's extent_record: a freed extent of a large size that merged
+ * into one of at least the arena's oversize threshold is purged whole at
+ * once (MADV_DONTNEED, straight to returned), unless a decay time is -1. */
+static bool sl_purge_oversize(const sl_state_t *s, const sl_arena_t *a, size_t freed, const sl_extent_t *merged)
+{
+	return a->oversize && freed >= s->sc->large_min && merged->size >= a->oversize &&
+	       a->decay[0].ms != -1 && a->decay[1].ms != -1;
+}
+
 void sl_extent_dalloc(sl_state_t *s, sl_arena_t *a, sl_extent_t *e)
 {
+	size_t freed = e->size;
 	if (e->state == SL_SLAB)
 		sl_unmap_interior(s, e);
 	e->state = SL_DIRTY;
 	e->nfree = 0;
 	e = sl_coalesce(s, a, e);
+	if (sl_purge_oversize(s, a, freed, e)) {
+		sl_purge_one(s, a, e, SL_RETURNED);
+		return;
+	}
 	sl_eset_insert(s, sl_eset_of(a, SL_DIRTY), e, false);
-	if (s->dirty_ms == 0)
+	if (a->decay[0].ms == 0)
 		sl_decay_immediate(s, a);
 }
 
@@ -393,7 +418,7 @@ static void sl_purge_one(sl_state_t *s, sl_arena_t *a, sl_extent_t *e, sl_estate
 size_t sl_purge(sl_state_t *s, sl_arena_t *a, sl_estate_t from, size_t npages)
 {
 	sl_eset_t *es = sl_eset_of(a, from);
-	sl_estate_t to = (from == SL_DIRTY && s->muzzy_ms != 0) ? SL_MUZZY : SL_RETURNED;
+	sl_estate_t to = (from == SL_DIRTY && a->decay[1].ms != 0) ? SL_MUZZY : SL_RETURNED;
 	size_t done = 0;
 	while (done < npages && es->lru_head) {
 		sl_extent_t *e = es->lru_head;

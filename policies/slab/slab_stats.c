@@ -42,8 +42,8 @@ static void sl_sum(sl_state_t *s, sl_sum_t *m)
 {
 	memset(m, 0, sizeof *m);
 	pthread_mutex_lock(&s->arenas_lock);
-	for (unsigned i = 0; i < s->ninit; i++) {
-		sl_arena_t *a = s->arenas[i];
+	sl_arena_t *a;
+	for (unsigned i = 0; (a = sl_arena_nth(s, i)); i++) {
 		m->used += a->nthreads > 0;
 		m->threads += a->nthreads;
 		if (a->nthreads > m->max_threads)
@@ -92,11 +92,14 @@ static void sl_stats_arenas(sl_state_t *s, hl_statw_t *w)
 	unsigned lg = s->sc->lg_page;
 	hl_statw_list(w, "arena_list");
 	pthread_mutex_lock(&s->arenas_lock);
-	for (unsigned i = 0; i < s->ninit; i++) {
-		sl_arena_t *a = s->arenas[i];
+	sl_arena_t *a;
+	for (unsigned i = 0; (a = sl_arena_nth(s, i)); i++) {
 		hl_statw_object(w, NULL);
+		hl_statw_bool(w, "huge", a->index == SL_HUGE_ARENA);
 		hl_statw_u64(w, "threads", a->nthreads);
 		pthread_mutex_lock(&a->ext_lock);
+		hl_statw_i64(w, "dirty_decay_ms", a->decay[0].ms);
+		hl_statw_i64(w, "muzzy_decay_ms", a->decay[1].ms);
 		hl_statw_u64(w, "dirty_bytes", (uint64_t)a->esets[0].npages << lg);
 		hl_statw_u64(w, "muzzy_bytes", (uint64_t)a->esets[1].npages << lg);
 		hl_statw_u64(w, "returned_bytes", (uint64_t)a->esets[2].npages << lg);
@@ -116,6 +119,8 @@ void sl_stats(void *st, hl_statw_t *w)
 	unsigned lg = s->sc->lg_page;
 	hl_statw_u64(w, "narenas", s->narenas);
 	hl_statw_u64(w, "arenas", s->ninit);
+	hl_statw_u64(w, "oversize_threshold", s->oversize);
+	hl_statw_bool(w, "huge_arena", sl_arena_get(s, SL_HUGE_ARENA) != NULL);
 	hl_statw_u64(w, "arenas_in_use", m.used);
 	hl_statw_u64(w, "threads", m.threads);
 	hl_statw_u64(w, "max_threads_per_arena", m.max_threads);

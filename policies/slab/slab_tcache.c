@@ -66,6 +66,7 @@ void sl_tcache_fill(sl_state_t *s, sl_tcache_t *tc, unsigned ind)
 	b->ncached = (uint16_t)(b->ncached + got);
 	b->refilled = 1;
 	sl_count(&tc->fills, 1);
+	sl_decay_ticks(tc, 1);
 }
 
 void sl_tcache_flush(sl_state_t *s, sl_tcache_t *tc, unsigned bin, unsigned keep)
@@ -85,6 +86,7 @@ void sl_tcache_flush(sl_state_t *s, sl_tcache_t *tc, unsigned bin, unsigned keep
 	if (b->low_water > keep)
 		b->low_water = (uint16_t)keep;
 	sl_count(&tc->flushes, 1);
+	sl_decay_ticks(tc, nflush);
 }
 
 /* One incremental GC step on the next bin. */
