@@ -3,8 +3,14 @@ EXTRA_DIST += fidelity/mimalloc.rows
 FIDELITY_MIMALLOC_PROBES = \
 	fidelity/probes/mimalloc_ladder \
 	fidelity/probes/mimalloc_reuse \
-	fidelity/probes/mimalloc_purge
+	fidelity/probes/mimalloc_purge \
+	fidelity/probes/mimalloc_xthread \
+	fidelity/probes/mimalloc_halfgig
 noinst_PROGRAMS += $(FIDELITY_MIMALLOC_PROBES)
 fidelity_probes_mimalloc_ladder_SOURCES = fidelity/probes/mimalloc_ladder.c
 fidelity_probes_mimalloc_reuse_SOURCES = fidelity/probes/mimalloc_reuse.c
 fidelity_probes_mimalloc_purge_SOURCES = fidelity/probes/mimalloc_purge.c
+fidelity_probes_mimalloc_xthread_SOURCES = fidelity/probes/mimalloc_xthread.c
+fidelity_probes_mimalloc_xthread_LDADD = -lpthread
+noinst_HEADERS += fidelity/probes/probe_util.h
+fidelity_probes_mimalloc_halfgig_SOURCES = fidelity/probes/mimalloc_halfgig.c

@@ -7,22 +7,10 @@
  * whole segment.
  *   at_free_pct=P     % of the grown resident memory gone right after free
  *   after_wait_pct=P  % gone after the wait and the trigger */
-#include <time.h>
 #include "probe.h"
+#include "probe_util.h"
 
 enum { MAXN = 65536, SIZE = 1000, OTHER = 5000, NOTHER = 40 };
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	while (nanosleep(&ts, &ts) != 0)
-		;
-}
-
-static long pct(long part, long whole)
-{
-	return whole > 0 ? (part * 100 + whole / 2) / whole : 0;
-}
 
 int main(int argc, char **argv)
 {
@@ -50,12 +38,12 @@ int main(int argc, char **argv)
 	for (long i = 0; i < n; i++)
 		free(p[i]);
 	long at_free = probe_rss_bytes();
-	sleep_ms(wait);
+	probe_sleep_ms(wait);
 	for (int i = 0; i < NOTHER; i++)
 		free(other[i]);
 	long after = probe_rss_bytes();
 	printf("grown_kib=%ld\nat_free_pct=%ld\nafter_wait_pct=%ld\n", grown / 1024,
-	       pct(base + grown - at_free, grown), pct(base + grown - after, grown));
+	       probe_pct(base + grown - at_free, grown), probe_pct(base + grown - after, grown));
 	free(keep);
 	return 0;
 }
