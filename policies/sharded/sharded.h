@@ -16,7 +16,8 @@
  *             <= 128 KiB), large (one block of <= 32 MiB, as many slices
  *             as it needs).  "OS page" always means the kernel's 4 KiB.
  *   huge      a block above 32 MiB: a segment of its own, one page.
- *   bin       a size class: 4 classes per doubling, 12.5% apart; bin 73
+ *   bin       a size class: 8 bytes (bin 1), 16-byte steps to 64, then
+ *             4 classes per doubling, 12.5% apart; bin 73
  *             is the "huge" queue, bin 74 the queue of full pages (large
  *             and huge pages hold one block, so they start out full).
  *   wsize     a size in 8-byte words; sizes up to 1 KiB (wsize <= 128)
@@ -190,7 +191,9 @@ typedef struct shd_page {
 	uint8_t bin;              /**< size class; 0 = slice not in a page */
 	uint8_t retire;           /**< slow paths left before an empty page is
 	                               freed (0 = not retired) */
-	size_t block_size;        /**< bytes per block (set at page init) */
+	size_t block_size;        /**< bytes from one block to the next (set at
+	                               page init; shd_block_usable() for the
+	                               usable size) */
 	uint8_t *start;           /**< first block */
 	uintptr_t keys[2];        /**< secure mode: free-list encoding keys */
 	_Atomic uintptr_t thread_free; /**< remote frees | delay state (CAS) */
@@ -372,12 +375,16 @@ static inline bool shd_segmap_has(const shd_state_t *st, const void *seg)
 
 /* ---- size classes ------------------------------------------------------ */
 
-/** Bin of a size in words: exact to 8 words (even only: blocks are 16-byte
- *  aligned), then four bins per doubling. */
+/** Bin 1: blocks of 8 usable bytes (mimalloc's smallest class). */
+enum { SHD_BIN_TINY = 1 };
+
+/** Bin of a size in words: one word (8 bytes) is bin 1, then even word
+ *  counts to 8 words (16-byte steps, as the Debian build of mimalloc
+ *  2.0.9 measures), then four bins per doubling. */
 static inline unsigned shd_bin_of_wsize(size_t w)
 {
-	if (w <= 2)
-		return 2;
+	if (w <= 1)
+		return SHD_BIN_TINY;
 	if (w <= 8)
 		return (unsigned)((w + 1) & ~(size_t)1);
 	w--;
@@ -396,6 +403,17 @@ static inline size_t shd_bin_wsize(unsigned bin)
 
 /** Bin of a request of @p n bytes (rounded up to whole words). */
 static inline unsigned shd_bin_of(size_t n) { return shd_bin_of_wsize((n + 7) >> 3); }
+
+/** Distance between the blocks of a page whose bin holds @p bsize bytes:
+ *  the size, but 16 for the 8-byte bin, because heaplab promises 16-byte
+ *  alignment (mimalloc packs those blocks 8 bytes apart). */
+static inline size_t shd_block_stride(size_t bsize) { return bsize < 16 ? 16 : bsize; }
+
+/** Usable bytes of a block of page @p pg: its stride, but 8 in bin 1. */
+static inline size_t shd_block_usable(const shd_page_t *pg)
+{
+	return pg->bin == SHD_BIN_TINY ? 8 : pg->block_size;
+}
 
 /* ---- encoded free lists ------------------------------------------------ */
 

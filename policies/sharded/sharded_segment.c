@@ -177,7 +177,7 @@ static shd_page_t *shd_page_init(shd_heap_t *hp, shd_segment_t *s, size_t i, siz
 	pg->slice_count = (uint32_t)n;
 	pg->kind = (uint8_t)kind;
 	pg->bin = (uint8_t)(kind >= SHD_PAGE_LARGE ? SHD_BIN_HUGE : shd_bin_of(bsize));
-	pg->block_size = bsize;
+	pg->block_size = shd_block_stride(bsize);
 	pg->start = shd_slice_addr(s, i);
 	if (st->secure) {
 		span -= st->ospage;
@@ -185,7 +185,7 @@ static shd_page_t *shd_page_init(shd_heap_t *hp, shd_segment_t *s, size_t i, siz
 		pg->keys[0] = shd_random(hp) | 1;
 		pg->keys[1] = shd_random(hp);
 	}
-	pg->reserved = (uint32_t)(span / bsize);
+	pg->reserved = (uint32_t)(span / pg->block_size);
 	atomic_store_explicit(&pg->thread_free, SHD_NO_DELAYED, memory_order_relaxed);
 	atomic_store_explicit(&pg->heap, hp, memory_order_release);
 	s->used++;
