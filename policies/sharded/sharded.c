@@ -3,8 +3,8 @@
  *
  * What it models
  *   mimalloc's free-list sharding, as in mimalloc 2.0.9 (the version
- *   Debian ships and bench/ compares with).  Memory comes in 64 MiB
- *   segments aligned to 64 MiB, cut into pages (64 KiB small, 512 KiB medium, one
+ *   Debian ships and bench/ compares with).  Memory comes in 32 MiB
+ *   segments aligned to 32 MiB, cut into pages (64 KiB small, 512 KiB medium, one
  *   block per large page, a segment per huge block).  Each page serves one
  *   size class and keeps three free lists: `free` (malloc pops it),
  *   `local_free` (the owner's frees) and `thread_free` (other threads'
@@ -15,7 +15,7 @@
  * Overhead and alignment
  *   No per-block header: a block's page is found by masking its address
  *   (segment) and shifting (slice index).  Per page a 104-byte descriptor in
- *   its segment's first two slices (128 KiB per 64 MiB segment, 0.2%).  Internal
+ *   its segment's first slice (64 KiB per 32 MiB segment, 0.2%).  Internal
  *   fragmentation of the size classes: at most 12.5% above 64 bytes.
  *   Every block is 16-byte aligned: requests of 1 to 8 bytes get 8
  *   usable bytes, as in mimalloc, but their blocks sit 16 bytes apart
@@ -25,7 +25,7 @@
  * Complexity
  *   malloc <= 1 KiB: one load of the direct table, one pop.  free: one
  *   mask, one push (local) or one CAS (remote).  Slow paths walk one page
- *   queue; a fresh page is a first-fit search of 1024 slice bits.
+ *   queue; a fresh page is a first-fit search of 512 slice bits.
  *
  * Options (key:default)
  *   secure:off       encoded free lists, guard pages, shuffled free lists,
@@ -44,7 +44,7 @@
  *   unmapped at once), span queues of free slices (first fit over a bitmap
  *   instead), the heartbeat and deferred-free hooks, heap tags and
  *   first-class heaps (one heap per thread), reclaim-on-free, and the
- *   huge alignments (memalign refuses alignments above 32 MiB).  A
+ *   huge alignments (memalign refuses alignments above 16 MiB).  A
  *   double free is caught in secure or debug mode only, and only when the
  *   freeing thread may read the page's lists (it owns the page, or the page
  *   is abandoned).  trim (malloc_trim) collects and purges the calling
@@ -137,7 +137,7 @@ static inline void *shd_pop(shd_page_t *pg)
 	return b;
 }
 
-/* One block of a large page (<= 32 MiB) or a huge segment; such a page
+/* One block of a large page (<= 16 MiB) or a huge segment; such a page
  * is full from the start, so it waits in the full queue. */
 static void *shd_alloc_large(shd_heap_t *hp, size_t n)
 {

@@ -6,16 +6,18 @@
  *
  * Glossary
  * --------
- *   segment   64 MiB of address space aligned to 64 MiB (mimalloc 2.0;
- *             2.1 has 32 MiB).  Masking any pointer with ~(64 MiB - 1)
- *             gives its segment.  Its first two slices (the "info"
- *             slices) hold the segment header and the page descriptors.
- *   slice     64 KiB, the unit a segment is cut into (1024 per segment).
+ *   segment   32 MiB of address space aligned to 32 MiB (mimalloc 2.0.9
+ *             and 2.1; 2.0.6 had 64 MiB).  Masking any pointer with
+ *             ~(32 MiB - 1) gives its segment.  Its first slice (the
+ *             "info" slice) holds the segment header and the page
+ *             descriptors: no block of mimalloc 2.0.9 starts in the first
+ *             64 KiB of a 32 MiB-aligned stretch (measured).
+ *   slice     64 KiB, the unit a segment is cut into (512 per segment).
  *   page      a run of slices holding blocks of ONE size: small (1 slice,
  *             blocks <= 16 KiB), medium (8 slices = 512 KiB, blocks
- *             <= 128 KiB), large (one block of <= 32 MiB, as many slices
+ *             <= 128 KiB), large (one block of <= 16 MiB, as many slices
  *             as it needs).  "OS page" always means the kernel's 4 KiB.
- *   huge      a block above 32 MiB: a segment of its own, one page.
+ *   huge      a block above 16 MiB: a segment of its own, one page.
  *   bin       a size class: 8 bytes (bin 1), 16-byte steps to 64, then
  *             4 classes per doubling, 12.5% apart; bin 73
  *             is the "huge" queue, bin 74 the queue of full pages (large
@@ -47,8 +49,8 @@
  *        │        ──full queue──────► page (in_full)
  *        │  delayed_free ◄── remote frees into A's full pages
  *        ▼ owns
- *   ┌ segment (64 MiB, aligned) ─────────────────────────────────────────┐
- *   │ slices 0-1: header+pages[1024] │ small │ small │ medium (8 sl.) │ ..│
+ *   ┌ segment (32 MiB, aligned) ─────────────────────────────────────────┐
+ *   │ slice 0: header + pages[512]   │ small │ small │ medium (8 sl.) │ ..│
  *   └────────────────────────────────┴───┬───┴───────┴────────────────┴───┘
  *                                        ▼
  *       page: [blk][blk][blk][blk][blk] ... [never used yet ........]
@@ -99,9 +101,9 @@
 /* ---- tunable constants (mimalloc v2, 64-bit) ---------------------------- */
 enum {
 	SHD_SLICE_SHIFT = 16,                        /**< 64 KiB slices */
-	SHD_SEGMENT_SHIFT = 10 + SHD_SLICE_SHIFT,    /**< 64 MiB segments */
-	SHD_SLICES = 1 << (SHD_SEGMENT_SHIFT - SHD_SLICE_SHIFT), /**< 1024 */
-	SHD_INFO_SLICES = 2,                         /**< header + descriptors */
+	SHD_SEGMENT_SHIFT = 9 + SHD_SLICE_SHIFT,     /**< 32 MiB segments */
+	SHD_SLICES = 1 << (SHD_SEGMENT_SHIFT - SHD_SLICE_SHIFT), /**< 512 */
+	SHD_INFO_SLICES = 1,                         /**< header + descriptors */
 	SHD_MEDIUM_SLICES = 8,                       /**< 512 KiB medium page */
 	SHD_BIN_HUGE = 73,                           /**< queue of large pages */
 	SHD_BIN_FULL = 74,                           /**< queue of full pages */
@@ -116,7 +118,7 @@ enum {
 };
 /** Bytes in a slice (64 KiB). */
 #define SHD_SLICE_SIZE ((size_t)1 << SHD_SLICE_SHIFT)
-/** Bytes in a segment, which is also its alignment (64 MiB). */
+/** Bytes in a segment, which is also its alignment (32 MiB). */
 #define SHD_SEGMENT_SIZE ((size_t)1 << SHD_SEGMENT_SHIFT)
 /** Span of a small page: exactly one slice. */
 #define SHD_SMALL_PAGE SHD_SLICE_SIZE
@@ -126,7 +128,7 @@ enum {
 #define SHD_SMALL_OBJ_MAX (SHD_SMALL_PAGE / 4)
 /** Largest block a medium page takes (128 KiB), again at least four a page. */
 #define SHD_MEDIUM_OBJ_MAX (SHD_MEDIUM_PAGE / 4)
-/** Largest block a large page (inside a shared segment) takes (32 MiB);
+/** Largest block a large page (inside a shared segment) takes (16 MiB);
  *  anything bigger is huge and gets a segment of its own. */
 #define SHD_LARGE_OBJ_MAX (SHD_SEGMENT_SIZE / 2)
 /** Largest request served through the heap's direct table (1 KiB). */
@@ -210,7 +212,7 @@ typedef struct shd_page {
  *  rest belongs to the owning heap's thread unless said otherwise. */
 typedef struct shd_segment {
 	uintptr_t cookie;         /**< address ^ policy key: "this is ours" */
-	size_t size;              /**< bytes reserved (64 MiB, or a huge block's) */
+	size_t size;              /**< bytes reserved (32 MiB, or a huge block's) */
 	bool huge;                /**< one huge page */
 	_Atomic(shd_heap_t *) owner; /**< owning heap, NULL while abandoned;
 	                               set by abandon, and by reclaim under
@@ -289,7 +291,7 @@ struct shd_state {
 	shd_segment_t *abandoned; /**< abandoned segments (hnext) */
 	_Atomic size_t nabandoned;/**< length of `abandoned` (read unlocked) */
 	shd_heap_t *heaps;        /**< live thread heaps */
-	_Atomic uint8_t *segmap;  /**< one bit per 64 MiB of address space */
+	_Atomic uint8_t *segmap;  /**< one bit per 32 MiB of address space */
 	shd_counts_t gone;        /**< counters of heaps of exited threads */
 	uint64_t segments_made;   /**< segments reserved so far (lock) */
 	uint64_t segments_released; /**< segments given back to the page source (lock) */
@@ -364,7 +366,7 @@ static inline size_t shd_next_page(const shd_segment_t *s, size_t i)
 }
 
 /** True when @p seg is the start of one of this policy's segments (one
- *  bit per 64 MiB of the 47-bit address space). */
+ *  bit per 32 MiB of the 47-bit address space). */
 static inline bool shd_segmap_has(const shd_state_t *st, const void *seg)
 {
 	uintptr_t i = (uintptr_t)seg >> SHD_SEGMENT_SHIFT;

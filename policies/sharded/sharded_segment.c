@@ -65,7 +65,7 @@ static int shd_slices_commit(shd_state_t *st, shd_segment_t *s, size_t i, size_t
 	return 0;
 }
 
-/* ---- the segment map: one bit per 64 MiB, so free can tell ours ------- */
+/* ---- the segment map: one bit per 32 MiB, so free can tell ours ------- */
 
 static void shd_segmap_set(shd_state_t *st, const void *seg, bool on)
 {
@@ -103,7 +103,7 @@ static void shd_unlink_heap(shd_heap_t *hp, shd_segment_t *s)
 }
 
 /* A new segment of @p size bytes (SHD_SEGMENT_SIZE, or what one @p huge
- * block needs), aligned to 64 MiB, its info slices committed as the
+ * block needs), aligned to 32 MiB, its info slices committed as the
  * header (a huge segment is committed whole). */
 static shd_segment_t *shd_segment_new(shd_heap_t *hp, size_t size, bool huge)
 {
