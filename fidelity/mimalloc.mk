@@ -5,7 +5,8 @@ FIDELITY_MIMALLOC_PROBES = \
 	fidelity/probes/mimalloc_reuse \
 	fidelity/probes/mimalloc_purge \
 	fidelity/probes/mimalloc_xthread \
-	fidelity/probes/mimalloc_halfgig
+	fidelity/probes/mimalloc_halfgig \
+	fidelity/probes/mimalloc_segment
 noinst_PROGRAMS += $(FIDELITY_MIMALLOC_PROBES)
 fidelity_probes_mimalloc_ladder_SOURCES = fidelity/probes/mimalloc_ladder.c
 fidelity_probes_mimalloc_reuse_SOURCES = fidelity/probes/mimalloc_reuse.c
@@ -14,3 +15,4 @@ fidelity_probes_mimalloc_xthread_SOURCES = fidelity/probes/mimalloc_xthread.c
 fidelity_probes_mimalloc_xthread_LDADD = -lpthread
 noinst_HEADERS += fidelity/probes/probe_util.h
 fidelity_probes_mimalloc_halfgig_SOURCES = fidelity/probes/mimalloc_halfgig.c
+fidelity_probes_mimalloc_segment_SOURCES = fidelity/probes/mimalloc_segment.c
