@@ -8,7 +8,7 @@
 #include "probe.h"
 #include "probe_util.h"
 
-enum { N = 500000, SIZE = 1024, OTHER = 5000, NOTHER = 40 };
+enum { N = 500000, SIZE = 1024 };
 
 static long mib_over(long base)
 {
@@ -23,10 +23,8 @@ int main(int argc, char **argv)
 	if (wait < 0)
 		probe_die("WAIT_MS must be >= 0");
 	static char *p[N];
-	char *other[NOTHER];
-	for (int i = 0; i < NOTHER; i++)
-		if (!(other[i] = malloc(OTHER)))
-			probe_die("malloc failed");
+	probe_trigger_t trigger;
+	probe_trigger_arm(&trigger);
 	long base = probe_rss_bytes();
 	for (int i = 0; i < N; i++) {
 		if (!(p[i] = malloc(SIZE)))
@@ -44,8 +42,7 @@ int main(int argc, char **argv)
 		free(p[i]);
 	printf("freeall_mib=%ld\n", mib_over(base));
 	probe_sleep_ms(wait);
-	for (int i = 0; i < NOTHER; i++)
-		free(other[i]);
+	probe_trigger_fire(&trigger);
 	printf("after_wait_mib=%ld\n", mib_over(base));
 	return 0;
 }

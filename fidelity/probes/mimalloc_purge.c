@@ -10,7 +10,7 @@
 #include "probe.h"
 #include "probe_util.h"
 
-enum { MAXN = 65536, SIZE = 1000, OTHER = 5000, NOTHER = 40 };
+enum { MAXN = 65536, SIZE = 1000 };
 
 int main(int argc, char **argv)
 {
@@ -21,13 +21,11 @@ int main(int argc, char **argv)
 	if (n < 1 || n > MAXN || wait < 0)
 		probe_die("need 1 <= KIB <= 64000 and WAIT_MS >= 0");
 	static char *p[MAXN];
-	char *other[NOTHER];
+	probe_trigger_t trigger;
 	char *keep = malloc(SIZE);
 	if (!keep)
 		probe_die("malloc failed");
-	for (int i = 0; i < NOTHER; i++)
-		if (!(other[i] = malloc(OTHER)))
-			probe_die("malloc failed");
+	probe_trigger_arm(&trigger);
 	long base = probe_rss_bytes();
 	for (long i = 0; i < n; i++) {
 		if (!(p[i] = malloc(SIZE)))
@@ -39,8 +37,7 @@ int main(int argc, char **argv)
 		free(p[i]);
 	long at_free = probe_rss_bytes();
 	probe_sleep_ms(wait);
-	for (int i = 0; i < NOTHER; i++)
-		free(other[i]);
+	probe_trigger_fire(&trigger);
 	long after = probe_rss_bytes();
 	printf("grown_kib=%ld\nat_free_pct=%ld\nafter_wait_pct=%ld\n", grown / 1024,
 	       probe_pct(base + grown - at_free, grown), probe_pct(base + grown - after, grown));

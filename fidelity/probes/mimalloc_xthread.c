@@ -46,10 +46,9 @@ static void produce(void)
 int main(void)
 {
 	static uintptr_t old[N];
-	char *keep = malloc(SIZE), *trigger[40];
-	for (int i = 0; i < 40; i++)
-		if (!(trigger[i] = malloc(5000)))
-			probe_die("malloc failed");
+	char *keep = malloc(SIZE);
+	probe_trigger_t trigger;
+	probe_trigger_arm(&trigger);
 	long base = probe_rss_bytes();
 	produce();
 	long first = probe_rss_bytes() - base;
@@ -71,8 +70,7 @@ int main(void)
 	for (int i = 0; i < N; i++)
 		free(blocks[i]);
 	probe_sleep_ms(1000);
-	for (int i = 0; i < 40; i++)
-		free(trigger[i]);
+	probe_trigger_fire(&trigger);
 	long after = probe_rss_bytes();
 	printf("idle_returned_pct=%ld\n", probe_pct(base + first - before, first));
 	printf("reused_pct=%ld\nregrowth_pct=%ld\nreturned_pct=%ld\n", probe_pct(reused, N), probe_pct(second, first),

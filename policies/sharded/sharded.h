@@ -83,7 +83,7 @@
  *
  * Files: sharded.c (options, malloc/free, life cycle), sharded_page.c
  * (queues, lists, remote and delayed frees), sharded_segment.c (segments,
- * commit, purge, abandon/reclaim), sharded_check.c (checker, walker),
+ * commit, purge, abandon/reclaim), sharded_cache.c (the segment cache), sharded_check.c (checker, walker),
  * sharded_stats.c, sharded_dot.c.
  */
 #ifndef HL_SHARDED_H
@@ -115,6 +115,9 @@ enum {
 	SHD_LIST_WORDS = SHD_SLICES / 64,            /**< words of a slice mask */
 	SHD_PURGE_EXTEND = 1,                        /**< ms a further free page
 	                                                  adds to a pending purge */
+	SHD_CACHE_SLOTS = 1024,                      /**< parked segments at most */
+	SHD_CACHE_PROBE = 16,                        /**< slots parking looks at */
+	SHD_CACHE_PURGES = 4,                        /**< purges past which it stops */
 };
 /** Bytes in a slice (64 KiB). */
 #define SHD_SLICE_SIZE ((size_t)1 << SHD_SLICE_SHIFT)
@@ -297,6 +300,15 @@ struct shd_state {
 	uint64_t segments_released; /**< segments given back to the page source (lock) */
 	uint64_t segments_abandoned; /**< times a segment went onto `abandoned` (lock) */
 	shd_page_t empty;         /**< page with no free blocks: direct[] filler */
+	bool cache_on;            /**< segment_cache:on — park empty segments */
+	int64_t segment_purge_delay; /**< ms before a parked segment may be
+	                               purged; 0 at once, -1 never */
+	size_t cached;            /**< parked segments (lock) */
+	uint64_t cache_purges;    /**< parked segments purged (lock) */
+	uint64_t cache_purged_bytes; /**< bytes those purges gave back (lock) */
+	shd_segment_t *cache[SHD_CACHE_SLOTS]; /**< parked segments (lock) */
+	int64_t cache_expire[SHD_CACHE_SLOTS]; /**< ms when a slot may be purged;
+	                               0 = purged already, or never (lock) */
 };
 
 /* ---- page flags: the owner writes, any thread's free reads ---------- */
@@ -568,6 +580,20 @@ void shd_heap_abandon(shd_heap_t *hp, bool orphan);
  *  pages; the ones found empty are freed.
  *  @return false when no segment was waiting. */
 bool shd_reclaim_one(shd_heap_t *hp);
+
+/* ---- sharded_cache.c: the segment cache --------------------------------- */
+/** Parks segment @p s, whose last page was freed and which has left every
+ *  list, in the first free cache slot, first purging the expired slots a
+ *  probe of SHD_CACHE_PROBE finds.  Takes st->lock.
+ *  @return false when it was not parked (cache off, secure mode, a huge
+ *  segment, or no free slot): the caller releases it. */
+bool shd_cache_park(shd_state_t *st, shd_segment_t *s);
+/** Takes the parked segment of the lowest slot, its header cleared but its
+ *  committed slices still committed; NULL when none.  Takes st->lock. */
+shd_segment_t *shd_cache_take(shd_state_t *st);
+/** Gives every parked segment back to the page source (trim).
+ *  @return the committed bytes released.  Takes st->lock. */
+size_t shd_cache_release_all(shd_state_t *st);
 
 /* ---- sharded_check.c, sharded_dot.c ------------------------------------ */
 /** The policy's check hook: verifies the invariants above for the state

@@ -104,19 +104,22 @@ static void shd_unlink_heap(shd_heap_t *hp, shd_segment_t *s)
 
 /* A new segment of @p size bytes (SHD_SEGMENT_SIZE, or what one @p huge
  * block needs), aligned to 32 MiB, its info slices committed as the
- * header (a huge segment is committed whole). */
+ * header (a huge segment is committed whole); a regular one is the
+ * parked segment of the cache's lowest slot when there is one. */
 static shd_segment_t *shd_segment_new(shd_heap_t *hp, size_t size, bool huge)
 {
 	shd_state_t *st = hp->st;
-	shd_segment_t *s = hl_os_reserve(st->os, size, SHD_SEGMENT_SIZE, false);
-	if (!s)
-		return NULL;
-	size_t head = huge ? size : SHD_INFO_SLICES * SHD_SLICE_SIZE;
-	if (hl_os_commit(st->os, s, head) < 0) {
-		hl_os_release(st->os, s, 0);
-		return NULL;
+	shd_segment_t *s = huge ? NULL : shd_cache_take(st);
+	if (!s) {
+		if (!(s = hl_os_reserve(st->os, size, SHD_SEGMENT_SIZE, false)))
+			return NULL;
+		size_t head = huge ? size : SHD_INFO_SLICES * SHD_SLICE_SIZE;
+		if (hl_os_commit(st->os, s, head) < 0) {
+			hl_os_release(st->os, s, 0);
+			return NULL;
+		}
+		s->committed_bytes = head;
 	}
-	s->committed_bytes = head;
 	s->cookie = (uintptr_t)s ^ st->key;
 	s->size = size;
 	s->huge = huge;
@@ -153,7 +156,8 @@ static void shd_segment_release(shd_heap_t *hp, shd_segment_t *s)
 	st->segments_released++;
 	pthread_mutex_unlock(&st->lock);
 	shd_segmap_set(st, s, false);
-	hl_os_release(st->os, s, s->committed_bytes);
+	if (!shd_cache_park(st, s))
+		hl_os_release(st->os, s, s->committed_bytes);
 }
 
 /* ---- pages inside segments ------------------------------------------- */
