@@ -24,6 +24,7 @@ int cmd_step(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_quiz(int argc, char **argv);
 int cmd_grade(int argc, char **argv);
+int cmd_fidelity(int argc, char **argv);
 
 /** Prints "heaplab: <msg>" to stderr and returns 2 (for `return cli_usage_error(...)`). */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -43,6 +44,8 @@ void cli_progress_done(void);
 /** Loads a trace: NULL after printing "file:line: message"; the reader's
  *  warnings go to stderr. */
 hl_trace_t *cli_load_trace(const char *path);
+/** Prints "key":"v" (v escaped for JSON; NULL as "") and a comma if asked. */
+void cli_json_str(const char *key, const char *v, bool comma);
 /** Seconds since an arbitrary start (monotonic). */
 double cli_now(void);
 /** Path of libheaplab-preload.so (env HEAPLAB_PRELOAD, build tree, libdir). */

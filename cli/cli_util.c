@@ -152,3 +152,16 @@ hl_trace_t *cli_load_trace(const char *path)
 	fputs(hl_trace_warnings(t), stderr);
 	return t;
 }
+
+void cli_json_str(const char *key, const char *v, bool comma)
+{
+	printf("\"%s\":\"", key);
+	for (const char *c = v ? v : ""; *c; c++)
+		if (*c == '"' || *c == '\\')
+			printf("\\%c", *c);
+		else if ((unsigned char)*c < 0x20)
+			printf("\\u%04x", *c);
+		else
+			putchar(*c);
+	printf("\"%s", comma ? "," : "");
+}

@@ -315,29 +315,16 @@ static void print_table(const grade_args_t *a, const row_t *rows, int n, const t
 	       100 * (1 - a->weight) * s->ratio, s->index);
 }
 
-static void json_str(const char *key, const char *v, bool comma)
-{
-	printf("\"%s\":\"", key);
-	for (const char *c = v; *c; c++)
-		if (*c == '"' || *c == '\\')
-			printf("\\%c", *c);
-		else if ((unsigned char)*c < 0x20)
-			printf("\\u%04x", *c);
-		else
-			putchar(*c);
-	printf("\"%s", comma ? "," : "");
-}
-
 static void print_json(const grade_args_t *a, const row_t *rows, int n, const totals_t *s)
 {
 	printf("{");
-	json_str("policy", a->policy, true);
-	json_str("reference", a->reference, true);
+	cli_json_str("policy", a->policy, true);
+	cli_json_str("reference", a->reference, true);
 	printf("\"weight\":%.3f,\"repeat\":%d,\"traces\":[", a->weight, a->repeat);
 	for (int i = 0; i < n; i++) {
 		const row_t *w = &rows[i];
 		printf("%s{", i ? "," : "");
-		json_str("trace", w->name, true);
+		cli_json_str("trace", w->name, true);
 		printf("\"valid\":%s,\"scored_util\":%s,\"scored_throughput\":%s,\"ops\":%zu,\"utilization\":%.4f,"
 		       "\"kops\":%.1f,\"ref_valid\":%s,\"ref_kops\":%.1f",
 		       w->mine.ok ? "true" : "false", w->scoring & SCORE_UTIL ? "true" : "false",
@@ -345,7 +332,7 @@ static void print_json(const grade_args_t *a, const row_t *rows, int n, const to
 		       w->ref.ok ? "true" : "false", kops_of(&w->ref));
 		if (!w->mine.ok) {
 			printf(",");
-			json_str("error", w->mine.error, false);
+			cli_json_str("error", w->mine.error, false);
 		}
 		printf("}");
 	}

@@ -100,6 +100,12 @@ HL_API int hl_reset(hl_heap_t *h);
 /** @name Looking inside */
 /**@{*/
 
+/** The heap behind malloc when the program runs under libheaplab-preload.so
+ *  (the shim's default heap, once built); NULL from libheaplab, which never
+ *  replaces malloc.  A program finds it with dlsym(RTLD_DEFAULT, ...) to read
+ *  the model's own statistics (see fidelity/probes/probe.h). */
+HL_API hl_heap_t *hl_default_heap(void);
+
 /** Runs the policy's checker; writes each problem to @p report (may be NULL).
  *  @return 0 when the heap is consistent, else the number of problems. */
 HL_API int hl_check(hl_heap_t *h, FILE *report);

@@ -140,6 +140,13 @@ static inline hl_heap_t *get_heap(void)
 	return heap;
 }
 
+/* The default heap for a program that wants to read its model's statistics
+ * (see hl_default_heap in heaplab.h); NULL until the first allocation. */
+SHIM_API hl_heap_t *hl_default_heap(void)
+{
+	return __atomic_load_n(&state, __ATOMIC_ACQUIRE) == READY ? heap : NULL;
+}
+
 /* ---- the malloc family -------------------------------------------------- */
 
 SHIM_API void *malloc(size_t n)

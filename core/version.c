@@ -8,3 +8,10 @@ const char *hl_version(void)
 {
 	return PACKAGE_VERSION;
 }
+
+/* libheaplab never replaces malloc: there is no default heap here (the
+ * preload library's own definition is in core/shim.c). */
+hl_heap_t *hl_default_heap(void)
+{
+	return NULL;
+}

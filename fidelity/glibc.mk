@@ -1,2 +1,15 @@
-# Probes and rows of the glibc family (see fidelity/README.md).
-EXTRA_DIST += fidelity/glibc.rows
+# Probes and rows of the glibc family (see fidelity/README.md).  The rows
+# file is installed by fidelity/local.mk.
+pkglibexec_PROGRAMS += fidelity/probes/sizes fidelity/probes/reuse fidelity/probes/halfgig \
+	fidelity/probes/glibc_mmap fidelity/probes/glibc_trim fidelity/probes/glibc_arenas \
+	fidelity/probes/glibc_arena_keep
+noinst_HEADERS += fidelity/probes/glibc_chunk.h
+fidelity_probes_sizes_SOURCES = fidelity/probes/sizes.c
+fidelity_probes_reuse_SOURCES = fidelity/probes/reuse.c
+fidelity_probes_halfgig_SOURCES = fidelity/probes/halfgig.c
+fidelity_probes_glibc_mmap_SOURCES = fidelity/probes/glibc_mmap.c
+fidelity_probes_glibc_trim_SOURCES = fidelity/probes/glibc_trim.c
+fidelity_probes_glibc_arenas_SOURCES = fidelity/probes/glibc_arenas.c
+fidelity_probes_glibc_arenas_LDADD = -lpthread
+fidelity_probes_glibc_arena_keep_SOURCES = fidelity/probes/glibc_arena_keep.c
+fidelity_probes_glibc_arena_keep_LDADD = -lpthread

@@ -1,7 +1,15 @@
-# heaplab fidelity: probe programs, one fragment per allocator family.
-# (heaplab fidelity finds them in the build tree, or installed in pkglibexecdir.)
-EXTRA_DIST += fidelity/README.md
+# heaplab fidelity: rows and probe programs, one fragment per allocator family.
+# heaplab fidelity reads the rows from the source tree (HL_FIDELITY_DIR) or,
+# once installed, from $(fidelitydir); the probes from the build tree's
+# fidelity/probes/ or, once installed, from $(pkglibexecdir).
+fidelitydir = $(pkgdatadir)/fidelity
+dist_fidelity_DATA = fidelity/README.md fidelity/glibc.rows fidelity/jemalloc.rows \
+	fidelity/mimalloc.rows fidelity/pymalloc.rows
 noinst_HEADERS += fidelity/probes/probe.h
+heaplab_CPPFLAGS += -DHL_FIDELITY_DIR='"$(abs_top_srcdir)/fidelity"' \
+	-DHL_PKGLIBEXECDIR='"$(pkglibexecdir)"'
+# Each family's fragment adds its probes: pkglibexec_PROGRAMS += fidelity/probes/NAME
+pkglibexec_PROGRAMS =
 include fidelity/glibc.mk
 include fidelity/jemalloc.mk
 include fidelity/mimalloc.mk

@@ -18,3 +18,9 @@ EXTRA_DIST += tests/real_programs.sh tests/replay_traces.sh tests/bad_input.sh
 # bins next to the real glibc: peak bytes trace by trace (bench/sysreplay).
 TESTS += tests/glibc_side_by_side.sh
 EXTRA_DIST += tests/glibc_side_by_side.sh
+
+# heaplab fidelity: every row of every family (each model against its real
+# allocator), and the runner itself on rows made for the test.
+TESTS += tests/fidelity.sh tests/fidelity_runner.sh
+EXTRA_DIST += tests/fidelity.sh tests/fidelity_runner.sh tests/fidelity/glibc.rows \
+	tests/fidelity/jemalloc.rows tests/fidelity/damaged/glibc.rows

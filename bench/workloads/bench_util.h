@@ -4,6 +4,7 @@
 #ifndef HL_BENCH_UTIL_H
 #define HL_BENCH_UTIL_H
 
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,17 +19,32 @@ static inline double bench_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Resident set size now, in MiB, from /proc/self/statm. */
+/* Resident set size now, in MiB, from /proc/self/statm.  Read with open
+ * and read, not stdio: fopen would malloc a FILE in the middle of the
+ * workload, and that one block (or the thread cache keeping it after
+ * fclose) can sit above the workload's blocks and pin the top of a heap. */
 static inline double bench_rss_mb(void)
 {
+	char text[128];
 	long pages = 0, resident = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-	if (f) {
-		if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
-			resident = 0;
-		fclose(f);
-	}
+	int fd = open("/proc/self/statm", O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	text[n] = 0;
+	if (sscanf(text, "%ld %ld", &pages, &resident) != 2)
+		resident = 0;
 	return (double)resident * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
+}
+
+/* Gives stdout a static buffer: printing a result then never allocates
+ * (a workload calls this before its first malloc). */
+static inline void bench_static_stdout(void)
+{
+	static char buf[1 << 14];
+	setvbuf(stdout, buf, _IOFBF, sizeof buf);
 }
 
 /* Peak resident set size, in MiB. */

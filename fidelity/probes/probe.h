@@ -6,10 +6,19 @@
 #ifndef HL_FIDELITY_PROBE_H
 #define HL_FIDELITY_PROBE_H
 
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* Fails the probe with one line on stderr and exit status 2. */
+static inline void probe_die(const char *what)
+{
+	fprintf(stderr, "probe: %s\n", what);
+	exit(2);
+}
 
 /* "real" or "model", as heaplab fidelity sets FIDELITY_SIDE. */
 static inline const char *probe_side(void)
@@ -23,24 +32,64 @@ static inline int probe_is_model(void)
 	return strcmp(probe_side(), "model") == 0;
 }
 
-/* Resident bytes of the whole process now, from /proc/self/statm. */
+/* Resident bytes of the whole process now, from /proc/self/statm.  Read
+ * with open and read, not stdio: fopen would malloc a FILE, and a block
+ * allocated (or cached by the thread cache) above the probe's own blocks
+ * changes what the probe measures. */
 static inline long probe_rss_bytes(void)
 {
+	char text[128];
 	long pages = 0, resident = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-	if (f) {
-		if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
-			resident = 0;
-		fclose(f);
-	}
+	int fd = open("/proc/self/statm", O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	text[n] = 0;
+	if (sscanf(text, "%ld %ld", &pages, &resident) != 2)
+		return 0;
 	return resident * sysconf(_SC_PAGESIZE);
 }
 
-/* Fails the probe with one line on stderr and exit status 2. */
-static inline void probe_die(const char *what)
+/* Reads one of the model's own statistics (a path as hl_stat takes it, e.g.
+ * "policy_stats.arenas") from the heap behind malloc.  Returns 0 with the
+ * value in *out, or -1 on the real side, or when the statistic is unknown.
+ * The functions are looked up at run time, so a probe links nothing of
+ * heaplab's and runs unchanged on the real allocator. */
+static inline int probe_model_stat(const char *name, double *out)
 {
-	fprintf(stderr, "probe: %s\n", what);
-	exit(2);
+	void *(*default_heap)(void);
+	int (*stat)(void *, const char *, double *);
+	if (!probe_is_model())
+		return -1;
+	*(void **)&default_heap = dlsym(RTLD_DEFAULT, "hl_default_heap");
+	*(void **)&stat = dlsym(RTLD_DEFAULT, "hl_stat");
+	void *heap = default_heap ? default_heap() : NULL;
+	if (!heap || !stat)
+		return -1;
+	return stat(heap, name, out);
+}
+
+/* Gives stdout a static buffer, so printing never calls malloc: a probe
+ * calls this first, before its first allocation, and its heap then holds
+ * only what it allocates itself. */
+static inline void probe_static_stdout(void)
+{
+	static char buf[1 << 16];
+	setvbuf(stdout, buf, _IOFBF, sizeof buf);
+}
+
+/* argv[i] as a non-negative number, or @p def when absent; dies if bad. */
+static inline long probe_arg(int argc, char **argv, int i, long def)
+{
+	if (i >= argc)
+		return def;
+	char *end;
+	long v = strtol(argv[i], &end, 10);
+	if (*end || end == argv[i] || v < 0)
+		probe_die("bad number argument");
+	return v;
 }
 
 #endif

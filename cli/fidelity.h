@@ -1,0 +1,64 @@
+/* heaplab fidelity: the rows (fidelity/<family>.rows), how one is run on the
+ * real allocator and on its model, and the verdict.  The row format is
+ * described in fidelity/README.md; cmd_fidelity.c prints the table. */
+#ifndef HL_CLI_FIDELITY_H
+#define HL_CLI_FIDELITY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/** How a row compares the two values. */
+typedef enum fid_compare {
+	FID_EQUAL,      /**< the two values as strings */
+	FID_WITHIN_PCT, /**< |model - real| <= tol% of |real| */
+	FID_WITHIN_ABS, /**< |model - real| <= tol */
+	FID_DEVIATION,  /**< a named departure: both shown, `why` says why */
+} fid_compare_t;
+
+/** One row, as read from its file. */
+typedef struct fid_row {
+	const char *file;   /**< the rows file it came from */
+	unsigned line;      /**< the line of its `row` field */
+	char *family;       /**< the file's family (glibc, jemalloc, ...) */
+	char *id;           /**< `row`: <family>.<name> */
+	char *claim;        /**< `claim`: one line a student can read */
+	char *probe;        /**< `probe`: program and arguments */
+	char *key;          /**< `key`: the key=value line compared */
+	char *compare_text; /**< `compare`, as written */
+	fid_compare_t compare;
+	double tolerance;   /**< for within N% / within N */
+	char *model;        /**< `model`: policy, then its conf (optional) */
+	char *real_env;     /**< `real_env`: NAME=value words (optional) */
+	char *model_env;    /**< `model_env`: NAME=value words (optional) */
+	char *why;          /**< `why`: shown under the row (optional) */
+	double timeout;     /**< `timeout`: seconds per side (optional, default 20) */
+} fid_row_t;
+
+/** A row's outcome. */
+typedef enum fid_status { FID_PASS, FID_FAIL, FID_SKIP } fid_status_t;
+
+typedef struct fid_result {
+	fid_status_t status;
+	char real[128];     /**< the real side's value ("" when not run) */
+	char model[128];    /**< the model side's value */
+	char verdict[256];  /**< "equal", "within 5%", "deviation", or the reason */
+} fid_result_t;
+
+/** The families heaplab knows, in table order; NULL-terminated. */
+extern const char *const fid_families[];
+
+/** The real library of @p family to preload ("" for none, NULL if unknown). */
+const char *fid_real_preload(const char *family);
+
+/** Reads @p path, appending its rows to *rows (count *n).  Returns 0, or 2
+ *  after printing "file:line: message" to stderr. */
+int fid_rows_read(const char *path, const char *family, fid_row_t **rows, size_t *n);
+
+/** Runs one row on both sides and compares.  @p probes_dir holds the probe
+ *  programs, @p preload is heaplab's preload library. */
+void fid_row_run(const fid_row_t *row, const char *probes_dir, const char *preload, fid_result_t *out);
+
+/** Compares two values as @p row says; fills out->status and out->verdict. */
+void fid_compare(const fid_row_t *row, fid_result_t *out);
+
+#endif

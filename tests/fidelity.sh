@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Every fidelity row of every family present (fidelity/*.rows): each model
+# against the real allocator it models, on this machine.  One line per row
+# (PASS / FAIL / SKIP and its id), then "fidelity: N passed, N failed,
+# N skipped", which .ci/summarize counts row by row.  A row whose real
+# library or probe is missing is SKIP; the script fails when a row fails.
+set -u
+build="${abs_top_builddir:-.}"
+"$build/heaplab" fidelity --check --brief
