@@ -1,5 +1,5 @@
-# Probes and rows of the mimalloc family (see fidelity/README.md).
-EXTRA_DIST += fidelity/mimalloc.rows
+# Probes of the mimalloc family (see fidelity/README.md); the rows file is
+# installed by fidelity/local.mk.
 FIDELITY_MIMALLOC_PROBES = \
 	fidelity/probes/mimalloc_ladder \
 	fidelity/probes/mimalloc_reuse \
@@ -7,7 +7,7 @@ FIDELITY_MIMALLOC_PROBES = \
 	fidelity/probes/mimalloc_xthread \
 	fidelity/probes/mimalloc_halfgig \
 	fidelity/probes/mimalloc_segment
-noinst_PROGRAMS += $(FIDELITY_MIMALLOC_PROBES)
+pkglibexec_PROGRAMS += $(FIDELITY_MIMALLOC_PROBES)
 fidelity_probes_mimalloc_ladder_SOURCES = fidelity/probes/mimalloc_ladder.c
 fidelity_probes_mimalloc_reuse_SOURCES = fidelity/probes/mimalloc_reuse.c
 fidelity_probes_mimalloc_purge_SOURCES = fidelity/probes/mimalloc_purge.c

@@ -17,11 +17,10 @@ static long mib_over(long base)
 
 int main(int argc, char **argv)
 {
+	probe_static_stdout();
 	if (argc != 2)
 		probe_die("usage: mimalloc_halfgig WAIT_MS");
-	long wait = strtol(argv[1], NULL, 10);
-	if (wait < 0)
-		probe_die("WAIT_MS must be >= 0");
+	long wait = probe_arg(argc, argv, 1, 0);
 	static char *p[N];
 	probe_trigger_t trigger;
 	probe_trigger_arm(&trigger);

@@ -27,9 +27,10 @@ static size_t usable_of(size_t n)
 
 int main(int argc, char **argv)
 {
+	probe_static_stdout();
 	if (argc != 3)
 		probe_die("usage: mimalloc_ladder LO HI");
-	size_t lo = strtoul(argv[1], NULL, 10), hi = strtoul(argv[2], NULL, 10);
+	size_t lo = (size_t)probe_arg(argc, argv, 1, 0), hi = (size_t)probe_arg(argc, argv, 2, 0);
 	if (lo < 1 || hi < lo)
 		probe_die("need 1 <= LO <= HI");
 	static char text[16384];

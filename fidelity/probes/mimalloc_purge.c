@@ -14,10 +14,11 @@ enum { MAXN = 65536, SIZE = 1000 };
 
 int main(int argc, char **argv)
 {
+	probe_static_stdout();
 	if (argc != 3)
 		probe_die("usage: mimalloc_purge KIB WAIT_MS");
-	long n = strtol(argv[1], NULL, 10) * 1024 / SIZE;
-	long wait = strtol(argv[2], NULL, 10);
+	long n = probe_arg(argc, argv, 1, 0) * 1024 / SIZE;
+	long wait = probe_arg(argc, argv, 2, 0);
 	if (n < 1 || n > MAXN || wait < 0)
 		probe_die("need 1 <= KIB <= 64000 and WAIT_MS >= 0");
 	static char *p[MAXN];

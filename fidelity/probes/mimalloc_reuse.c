@@ -26,9 +26,10 @@ static int which_of(void *const *freed, void *p)
 
 int main(int argc, char **argv)
 {
+	probe_static_stdout();
 	if (argc != 2)
 		probe_die("usage: mimalloc_reuse SIZE");
-	size_t size = strtoul(argv[1], NULL, 10);
+	size_t size = (size_t)probe_arg(argc, argv, 1, 0);
 	if (size < 1 || size > 1024)
 		probe_die("SIZE must be 1..1024");
 	void *live[LIVE];

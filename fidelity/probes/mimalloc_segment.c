@@ -11,6 +11,7 @@ enum { N = 200000, SIZE = 1024 };
 
 int main(void)
 {
+	probe_static_stdout();
 	static void *p[N];
 	uintptr_t low = UINTPTR_MAX, span = (uintptr_t)32 << 20;
 	for (int i = 0; i < N; i++) {

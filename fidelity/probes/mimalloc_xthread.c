@@ -45,6 +45,7 @@ static void produce(void)
 
 int main(void)
 {
+	probe_static_stdout();
 	static uintptr_t old[N];
 	char *keep = malloc(SIZE);
 	probe_trigger_t trigger;
