@@ -111,6 +111,9 @@ static const hl_option_t pl_options[] = {
 	  "policy serving requests above 512 bytes and memalign" },
 	{ "headers", HL_OPT_ENUM, "inline", 0, 0, "inline|table",
 	  "pool headers at each pool's start (CPython) or in a table in the arena's first pool" },
+	{ "arenas", HL_OPT_ENUM, "mmap", 0, 0, "mmap|aligned",
+	  "arenas where mmap puts them, losing a pool when not pool-aligned (CPython), "
+	  "or aligned to arena_size (every pool usable; headers:table implies it)" },
 	{ NULL, 0, NULL, 0, 0, NULL, NULL },
 };
 
@@ -140,6 +143,9 @@ static int pl_geometry(pl_state_t *s, const hl_conf_t *conf)
 	s->pool_bits = hl_log2(s->pool_size);
 	s->max_pools = (unsigned)(s->arena_size / s->pool_size);
 	s->header_table = hl_conf_enum(conf, "headers") == 1;
+	/* the header table is found by masking an address down to its arena */
+	bool aligned = s->header_table || hl_conf_enum(conf, "arenas") == 1;
+	s->arena_align = aligned ? s->arena_size : 0; /* 0: the page source's page */
 	s->header_bits = s->header_table ? PL_SLOT_BITS : s->pool_bits;
 	s->table_pools = 0;
 	if (s->header_table) {
