@@ -12,7 +12,11 @@
  *   pool       pool_size bytes (16 KiB) inside an arena, holding blocks of one
  *              class after a 48-byte header (pl_pool_t).
  *   arena      arena_size bytes (1 MiB) with a page-source mapping of its own,
- *              cut into pools; described by a pl_arena_t in `allarenas`.
+ *              cut into pools from its first pool boundary on: 64 pools
+ *              when the mapping is pool-aligned, 63 when not (the bytes
+ *              before the first boundary and after the last pool are lost,
+ *              CPython's "bytes lost to arena alignment"); described by a
+ *              pl_arena_t in `allarenas`.
  *   usedpools  per class, the ring of pools that have both live and free
  *              blocks: the only place malloc looks first.
  *   freepools  per arena, the singly linked pools that are wholly free.
@@ -41,7 +45,8 @@
  *                 ▼ none
  *   new arena ◄── page source (hl_os_reserve arena_size)
  *
- *   one arena (1 MiB = 64 pools):
+ *   one arena (1 MiB = 64 pools when its mapping is pool-aligned, else
+ *   63 between two lost stretches; arenas:mmap, the default, as CPython):
  *   ┌────────┬────────┬────────┬────────┬─────┬──────────────────────────┐
  *   │ pool 0 │ pool 1 │ pool 2 │ pool 3 │ ... │ never carved (pool_addr→)│
  *   │ c1 full│ c3 used│ free   │ c1 used│     │                          │
