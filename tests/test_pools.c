@@ -314,6 +314,7 @@ START_TEST(arena_loses_a_pool_when_mmap_is_not_pool_aligned)
 	bool lost = off != HEADER;       /* the pool did not start the mapping */
 	if (_i)
 		ck_assert(!lost);
+	ck_assert_int_eq(pstat(h, "arena_pools"), 64 - lost);
 	size_t per_arena = (64 - lost) * per_pool(16 << 10, THRESHOLD);
 	void **v = fill_arena_and_spill(h, per_arena - 1, THRESHOLD);
 	ck_assert_int_eq(pstat(h, "bytes_lost_arena_alignment") >= (lost ? 16 << 10 : 0), 1);
