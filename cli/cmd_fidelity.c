@@ -32,8 +32,9 @@ static int usage(FILE *out)
 		"models it, and prints claim | real | model | verdict.  Families: glibc,\n"
 		"jemalloc, mimalloc, tcmalloc, pymalloc (default: every family with a rows\n"
 		"file).  --row keeps the rows whose id matches GLOB; --check exits 1 when a\n"
-		"row fails; --brief prints one PASS/FAIL/SKIP line per row; --list prints the\n"
-		"rows without running them.  Rows come from $HEAPLAB_FIDELITY_DIR, the source\n"
+		"row fails; --brief prints one PASS/FAIL/SKIP line per row, --markdown the\n"
+		"table of bench/FIDELITY.md, --json one object; --list prints the rows\n"
+		"without running them.  Rows come from $HEAPLAB_FIDELITY_DIR, the source\n"
 		"tree or %s/fidelity; probes from $HEAPLAB_FIDELITY_PROBES, the\n"
 		"build tree or %s.  The row format: fidelity/README.md.\n",
 		HL_PKGDATADIR, HL_PKGLIBEXECDIR);

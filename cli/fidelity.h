@@ -31,6 +31,8 @@ typedef struct fid_row {
 	char *real_env;     /**< `real_env`: NAME=value words (optional) */
 	char *model_env;    /**< `model_env`: NAME=value words (optional) */
 	char *why;          /**< `why`: shown under the row (optional) */
+	char *real_version; /**< `real_version`: the version the row's values
+				 are for; elsewhere SKIP (glibc rows only) */
 	double timeout;     /**< `timeout`: seconds per side (optional, default 20) */
 } fid_row_t;
 

@@ -5,6 +5,8 @@
  * the row's key are compared. */
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <gnu/libc-version.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -188,7 +190,8 @@ static bool run_side(const side_t *s, const words_t *argv, outcome_t *o)
 	words_t env = { 0 };
 	build_env(s, &env);
 	int out_pipe[2], err_pipe[2];
-	if (pipe(out_pipe) || pipe(err_pipe)) {
+	/* close-on-exec: the child keeps only the copies dup2 makes (1 and 2) */
+	if (pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC)) {
 		snprintf(o->err, sizeof o->err, "pipe: %s", strerror(errno));
 		words_free(&env);
 		return false;
@@ -197,8 +200,6 @@ static bool run_side(const side_t *s, const words_t *argv, outcome_t *o)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
-	posix_spawn_file_actions_addclose(&fa, out_pipe[0]);
-	posix_spawn_file_actions_addclose(&fa, err_pipe[0]);
 	pid_t pid;
 	int rc = posix_spawn(&pid, argv->v[0], &fa, NULL, argv->v, env.v);
 	posix_spawn_file_actions_destroy(&fa);
@@ -259,12 +260,12 @@ static void set_verdict(fid_result_t *r, fid_status_t st, const char *fmt, ...)
 	r->status = st;
 }
 
-/* One side, start to value.  Returns true with the value in @p value, or
- * false with the row's verdict set (SKIP when the probe exits 77). */
-static bool side_value(const fid_row_t *row, const side_t *s, const words_t *argv, outcome_t *out, char *value,
+/* One side, start to value (its output kept in *o).  Returns true with the
+ * value in @p value, or false with the row's verdict set (SKIP when the
+ * probe exits 77). */
+static bool side_value(const fid_row_t *row, const side_t *s, const words_t *argv, outcome_t *o, char *value,
 		       size_t len, fid_result_t *res)
 {
-	outcome_t o_ = { 0 }, *o = out ? out : &o_;
 	if (!run_side(s, argv, o)) {
 		set_verdict(res, FID_FAIL, "%s side: %s", s->name, o->err);
 		return false;
@@ -315,6 +316,9 @@ static bool row_unrunnable(const fid_row_t *row, const char *probe_path, const c
 		set_verdict(res, FID_SKIP, "no real allocator known for family %s", row->family);
 	else if (*real_lib && access(real_lib, R_OK) != 0)
 		set_verdict(res, FID_SKIP, "%s is not installed", real_lib);
+	else if (row->real_version && strcmp(row->real_version, gnu_get_libc_version()))
+		set_verdict(res, FID_SKIP, "the row is for glibc %s; this is glibc %s", row->real_version,
+			    gnu_get_libc_version());
 	else if (access(probe_path, X_OK) != 0)
 		set_verdict(res, FID_SKIP, "probe %s was not built", probe_path);
 	else if (!policy)

@@ -27,6 +27,9 @@ expect "unknown option" 2 "unknown option 'colour'" "$heaplab" replay --policy="
 expect "bad value" 2 "bad value 'maybe'" "$heaplab" replay --policy="$p" --conf=debug:maybe "$src/traces/short1.rep"
 expect "unknown command" 2 "unknown command 'frobnicate'" "$heaplab" frobnicate
 expect "sizes without policy" 2 "--policy=NAME is required" "$heaplab" sizes
+expect "fidelity: unknown family" 2 "unknown family 'ptmalloc'" "$heaplab" fidelity --family ptmalloc
+expect "fidelity: no row matches" 2 "no row matches 'glibc.nope*'" "$heaplab" fidelity --row 'glibc.nope*'
+expect "fidelity: unknown argument" 2 "unknown argument '--fast'" "$heaplab" fidelity --fast
 expect "run: bad conf reaches the user" 2 "unknown option 'colour'" "$heaplab" run --policy="$p" --conf=colour:red -- true
 # the shim itself refuses a bad HEAPLAB_CONF with one line and exit 2
 expect "shim: bad HEAPLAB_CONF" 2 "heaplab: cannot start the default heap" \

@@ -5,8 +5,8 @@
 #     tcache depth compared equal to glibc 2.36's) is FAIL, so is a row
 #     whose key the probe never prints, so is one past its timeout, and
 #     --check then exits 1;
-#   - a row whose probe was not built, or whose real library is missing,
-#     is SKIP, never PASS;
+#   - a row whose probe was not built, whose real library is missing, or
+#     whose glibc version is not this machine's, is SKIP, never PASS;
 #   - a row that agrees is PASS.
 set -u
 build="${abs_top_builddir:-.}"
@@ -26,11 +26,13 @@ expect "damaged file: the message" "$(echo "$err" | sed 's|.*/tests/fidelity/||'
 # more damage, each in a rows file of its own: "LINE: MESSAGE" wanted
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-damage() { # damage WANTED < rows text
-	cat >"$tmp/glibc.rows"
-	local err
+damage() { # [family=F] damage WANTED < rows text: exit 2 and F.rows:WANTED
+	local fam=${family:-glibc} err rc
+	rm -f "$tmp"/*.rows
+	cat >"$tmp/$fam.rows"
 	err=$(HEAPLAB_FIDELITY_DIR="$tmp" "$heaplab" fidelity --list 2>&1 >/dev/null)
-	expect "damaged file (exit $?): $1" "${err#"$tmp"/glibc.rows:}" "$1"
+	rc=$?
+	expect "damaged file: $1" "$rc ${err#"$tmp"/}" "2 $fam.rows:$1"
 }
 damage "2: unknown field 'color' (see fidelity/README.md)" <<'ROWS'
 row glibc.a
@@ -62,6 +64,14 @@ row glibc.a
 claim c
 claim d
 ROWS
+family=jemalloc damage "1: real_version is known only for glibc rows (this is a jemalloc row)" <<'ROWS'
+row jemalloc.a
+claim c
+probe sizes 1 2
+key ladder
+compare equal
+real_version 5.3
+ROWS
 damage "6: environment word 'TUNABLES' is not NAME=value" <<'ROWS'
 row glibc.a
 claim c
@@ -81,9 +91,10 @@ expect "a model that departs" "$(verdict glibc.departs)" FAIL
 expect "a key never printed" "$(verdict glibc.no-key)" FAIL
 expect "a probe not built" "$(verdict glibc.no-probe)" SKIP
 expect "a missing real library" "$(verdict jemalloc.anything)" SKIP
+expect "another glibc version" "$(echo "$out" | grep -c '^SKIP glibc.other-version: the row is for glibc 0.1; this is glibc ')" 1
 expect "a probe past its timeout" "$(verdict glibc.too-slow)" FAIL
 expect "the timeout is named" "$(echo "$out" | grep -c '^FAIL glibc.too-slow: real side timed out after 0.05 s')" 1
-expect "the closing line" "$(echo "$out" | tail -1)" "fidelity: 1 passed, 3 failed, 2 skipped"
+expect "the closing line" "$(echo "$out" | tail -1)" "fidelity: 1 passed, 3 failed, 3 skipped"
 expect "the departure names both values" \
 	"$(echo "$out" | grep "^FAIL glibc.departs: differ (the row says equal)" | grep -c "(real '7', model '16')$")" 1
 expect "the departure shows the first line that differs" \

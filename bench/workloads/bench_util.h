@@ -19,11 +19,12 @@ static inline double bench_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Resident set size now, in MiB, from /proc/self/statm.  Read with open
- * and read, not stdio: fopen would malloc a FILE in the middle of the
- * workload, and that one block (or the thread cache keeping it after
- * fclose) can sit above the workload's blocks and pin the top of a heap. */
-static inline double bench_rss_mb(void)
+/* Resident bytes of the whole process now, from /proc/self/statm.  Read
+ * with open and read, not stdio: fopen would malloc a FILE in the middle of
+ * the workload, and that one block (or the thread cache keeping it after
+ * fclose) can sit above the workload's blocks and pin the top of a heap.
+ * (The fidelity probes measure with it too.) */
+static inline long bench_rss_bytes(void)
 {
 	char text[128];
 	long pages = 0, resident = 0;
@@ -36,14 +37,19 @@ static inline double bench_rss_mb(void)
 	text[n] = 0;
 	if (sscanf(text, "%ld %ld", &pages, &resident) != 2)
 		resident = 0;
-	return (double)resident * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
+	return resident * sysconf(_SC_PAGESIZE);
+}
+
+static inline double bench_rss_mb(void)
+{
+	return (double)bench_rss_bytes() / (1024.0 * 1024.0);
 }
 
 /* Gives stdout a static buffer: printing a result then never allocates
  * (a workload calls this before its first malloc). */
 static inline void bench_static_stdout(void)
 {
-	static char buf[1 << 14];
+	static char buf[1 << 16];
 	setvbuf(stdout, buf, _IOFBF, sizeof buf);
 }
 

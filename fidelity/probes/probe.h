@@ -7,11 +7,11 @@
 #define HL_FIDELITY_PROBE_H
 
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "../../bench/workloads/bench_util.h"
 
 /* Fails the probe with one line on stderr and exit status 2. */
 static inline void probe_die(const char *what)
@@ -32,24 +32,11 @@ static inline int probe_is_model(void)
 	return strcmp(probe_side(), "model") == 0;
 }
 
-/* Resident bytes of the whole process now, from /proc/self/statm.  Read
- * with open and read, not stdio: fopen would malloc a FILE, and a block
- * allocated (or cached by the thread cache) above the probe's own blocks
- * changes what the probe measures. */
+/* Resident bytes of the whole process now: the benchmarks' reading of
+ * /proc/self/statm, which never allocates (see bench_util.h). */
 static inline long probe_rss_bytes(void)
 {
-	char text[128];
-	long pages = 0, resident = 0;
-	int fd = open("/proc/self/statm", O_RDONLY);
-	ssize_t n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return 0;
-	text[n] = 0;
-	if (sscanf(text, "%ld %ld", &pages, &resident) != 2)
-		return 0;
-	return resident * sysconf(_SC_PAGESIZE);
+	return bench_rss_bytes();
 }
 
 /* Reads one of the model's own statistics (a path as hl_stat takes it, e.g.
@@ -76,8 +63,7 @@ static inline int probe_model_stat(const char *name, double *out)
  * only what it allocates itself. */
 static inline void probe_static_stdout(void)
 {
-	static char buf[1 << 16];
-	setvbuf(stdout, buf, _IOFBF, sizeof buf);
+	bench_static_stdout();
 }
 
 /* argv[i] as a non-negative number, or @p def when absent; dies if bad. */
