@@ -1,6 +1,8 @@
-/* pymalloc classes: the size classes of the pools.  Each request of 1 to
- * 512 bytes is allocated 64 times and the class whose blocks in use grew
- * is its class; then blocks per pool of each class, from the pools'
+/* pymalloc classes: the size classes of the pools.  Requests of 16k + 1,
+ * 16k + 8 and 16k + 16 bytes (k = 0..31: each side of every 16-byte
+ * boundary, and the middle, where an 8-byte ladder would step) are each
+ * allocated 64 times, and the class whose blocks in use grew is the
+ * request's class; then blocks per pool of each class, from the pools'
  * in-use and available blocks.
  *   step=N C          requests from N on go to class C (one line a change)
  *   classes=digest    of those runs
@@ -16,7 +18,9 @@ int pymalloc_classes(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	unsigned long digest = 5381;
-	for (int n = 1, prev = -2; n <= 512; n++) {
+	static const int offsets[] = { 1, 8, 16 };
+	for (int i = 0, prev = -2; i < 32 * 3; i++) {
+		int n = 16 * (i / 3) + offsets[i % 3];
 		int c = py_class_of((size_t)n, N, NULL);
 		if (c == prev)
 			continue;
