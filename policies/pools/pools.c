@@ -41,6 +41,18 @@
  *                      compiled in, the first of those that is)
  *   headers:    inline where the pool headers live: inline (CPython) or
  *                      table (see below)
+ *   arenas:     mmap   where arenas lie: mmap, wherever the page source's
+ *                      mmap puts a 1 MiB mapping (page-aligned), as
+ *                      CPython's new_arena: when the base is not a pool
+ *                      boundary it is rounded up to one and the arena has
+ *                      one pool fewer (63 of 16 KiB), reported as
+ *                      bytes_lost_arena_alignment, CPython's "bytes lost to
+ *                      arena alignment" (CPython 3.11 here: 4 arenas at
+ *                      start-up, 65,536 bytes lost, i.e. every one).  aligned
+ *                      asks for arena-aligned mappings, so every pool fits
+ *                      (the layout before this option existed; headers:table
+ *                      implies it, as it finds the table by masking an
+ *                      address down to its arena).
  *
  * headers:table, and why it exists
  *   CPython puts each pool's header in the pool's first 48 bytes, and its
@@ -55,8 +67,8 @@
  *   way mimalloc keeps page records at a segment's start: the headers then
  *   spread over 64 sets.  Each pool keeps its first 48 bytes unused, so
  *   block addresses and blocks per pool stay CPython's; an arena has one
- *   pool fewer to carve (as CPython's usually does, its mmap being only
- *   page-aligned).  The lists, the order of pools and arenas, and every
+ *   pool fewer to carve (as a CPython arena usually has, losing one to
+ *   alignment).  The lists, the order of pools and arenas, and every
  *   block handed out are the same in both layouts.
  *
  * alignment:8
@@ -85,12 +97,16 @@
  *   record as it is: pools keeps no per-thread state, so policy_tls is the
  *   fallback's word.
  *
+ * Named deviations
+ *   Which arenas lose a pool is up to where the kernel places each mapping,
+ *   so it differs between a CPython process and a heaplab one: under the
+ *   preload library the arenas often land pool-aligned (below a large
+ *   reservation whose start the kernel aligned to 2 MiB), where CPython's
+ *   mostly do not (fidelity row pymalloc.arena-alignment-lost).
+ *
  * What it leaves out
- *   Arenas are taken aligned to arena_size, so every arena holds all its
- *   pools (CPython's page-aligned mmap usually costs a 16 KiB-pool arena one
- *   pool, and its radix tree then marks two half slots); the map code keeps
- *   the head/tail fields that case needs.  No debug hooks
- *   (PYTHONMALLOC=debug), no Valgrind mode, no per-interpreter state.
+ *   No debug hooks (PYTHONMALLOC=debug), no Valgrind mode, no
+ *   per-interpreter state.
  */
 #include "config.h"
 #include <errno.h>
@@ -111,6 +127,9 @@ static const hl_option_t pl_options[] = {
 	  "policy serving requests above 512 bytes and memalign" },
 	{ "headers", HL_OPT_ENUM, "inline", 0, 0, "inline|table",
 	  "pool headers at each pool's start (CPython) or in a table in the arena's first pool" },
+	{ "arenas", HL_OPT_ENUM, "mmap", 0, 0, "mmap|aligned",
+	  "arenas where mmap puts them, losing a pool when not pool-aligned (CPython), "
+	  "or aligned to arena_size (every pool usable; headers:table implies it)" },
 	{ NULL, 0, NULL, 0, 0, NULL, NULL },
 };
 
@@ -140,6 +159,9 @@ static int pl_geometry(pl_state_t *s, const hl_conf_t *conf)
 	s->pool_bits = hl_log2(s->pool_size);
 	s->max_pools = (unsigned)(s->arena_size / s->pool_size);
 	s->header_table = hl_conf_enum(conf, "headers") == 1;
+	/* the header table is found by masking an address down to its arena */
+	bool aligned = s->header_table || hl_conf_enum(conf, "arenas") == 1;
+	s->arena_align = aligned ? s->arena_size : 0; /* 0: the page source's page */
 	s->header_bits = s->header_table ? PL_SLOT_BITS : s->pool_bits;
 	s->table_pools = 0;
 	if (s->header_table) {

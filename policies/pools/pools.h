@@ -12,7 +12,11 @@
  *   pool       pool_size bytes (16 KiB) inside an arena, holding blocks of one
  *              class after a 48-byte header (pl_pool_t).
  *   arena      arena_size bytes (1 MiB) with a page-source mapping of its own,
- *              cut into pools; described by a pl_arena_t in `allarenas`.
+ *              cut into pools from its first pool boundary on: 64 pools
+ *              when the mapping is pool-aligned, 63 when not (the bytes
+ *              before the first boundary and after the last pool are lost,
+ *              CPython's "bytes lost to arena alignment"); described by a
+ *              pl_arena_t in `allarenas`.
  *   usedpools  per class, the ring of pools that have both live and free
  *              blocks: the only place malloc looks first.
  *   freepools  per arena, the singly linked pools that are wholly free.
@@ -41,7 +45,8 @@
  *                 ▼ none
  *   new arena ◄── page source (hl_os_reserve arena_size)
  *
- *   one arena (1 MiB = 64 pools):
+ *   one arena (1 MiB = 64 pools when its mapping is pool-aligned, else
+ *   63 between two lost stretches; arenas:mmap, the default, as CPython):
  *   ┌────────┬────────┬────────┬────────┬─────┬──────────────────────────┐
  *   │ pool 0 │ pool 1 │ pool 2 │ pool 3 │ ... │ never carved (pool_addr→)│
  *   │ c1 full│ c3 used│ free   │ c1 used│     │                          │
@@ -179,6 +184,9 @@ typedef struct pl_state {
 	unsigned nclasses;           /**< 512 >> align_shift */
 	unsigned max_pools;          /**< arena_size / pool_size */
 	bool header_table;           /**< headers:table: headers in the arena's first pools */
+	size_t arena_align;          /**< alignment asked of the page source for an
+				      arena: 0, its page (arenas:mmap, CPython),
+				      or arena_size (arenas:aligned) */
 	unsigned header_bits;        /**< log2 of the distance between two pools'
 				      headers: pool_bits inline, PL_SLOT_BITS
 				      in a table */
@@ -240,9 +248,11 @@ static inline size_t pl_class_of(const pl_state_t *s, size_t n)
 	return (n - 1) >> s->align_shift;
 }
 /** The header of the pool holding block @p p.  Pools are pool-aligned
- *  inside arena-aligned arenas, so the pool number is an address field;
- *  header i sits at arena + (i << header_bits): the pool's own start
- *  (CPython's layout) or slot i of the table in the arena's first pool. */
+ *  (an arena's first pool is its base rounded up to a pool boundary), so
+ *  with inline headers this is @p p rounded down to a pool boundary,
+ *  wherever the arena lies: CPython's POOL_ADDR.  With headers:table the
+ *  arenas are arena-aligned, the pool number is an address field, and
+ *  header i sits in slot i of the table at the arena's start. */
 static inline pl_pool_t *pl_pool_of(const pl_state_t *s, const void *p)
 {
 	uintptr_t a = (uintptr_t)p, in = a & (s->arena_size - 1);
@@ -255,16 +265,34 @@ static inline char *pl_pool_base(const pl_state_t *s, const pl_pool_t *pool)
 	uintptr_t a = (uintptr_t)pool, in = a & (s->arena_size - 1);
 	return (char *)(a - in + (in >> s->header_bits << s->pool_bits));
 }
-/** The header of pool number @p i of the arena at @p address. */
-static inline pl_pool_t *pl_pool_at(const pl_state_t *s, uintptr_t address, size_t i)
+/** Where arena @p a's pools begin: its base rounded up to a pool boundary
+ *  (CPython's new_arena; the base itself when the mapping is aligned). */
+static inline uintptr_t pl_arena_first(const pl_state_t *s, const pl_arena_t *a)
 {
-	return (pl_pool_t *)(address + (i << s->header_bits));
+	return hl_align_up(a->address, s->pool_size);
+}
+/** True when arena @p a's mapping is not pool-aligned, so it lost a pool. */
+static inline bool pl_arena_lost_pool(const pl_state_t *s, const pl_arena_t *a)
+{
+	return (a->address & (s->pool_size - 1)) != 0;
+}
+/** The header of pool number @p i of arena @p a (counted from its first
+ *  pool-aligned pool). */
+static inline pl_pool_t *pl_pool_at(const pl_state_t *s, const pl_arena_t *a, size_t i)
+{
+	return (pl_pool_t *)(pl_arena_first(s, a) + (i << s->header_bits));
 }
 /** Pools of arena @p a up to its never-carved part (the header table's
  *  pools included: the first carved pool is number table_pools). */
 static inline size_t pl_carved_end(const pl_state_t *s, const pl_arena_t *a)
 {
-	return (size_t)((uintptr_t)a->pool_address - a->address) >> s->pool_bits;
+	return (size_t)((uintptr_t)a->pool_address - pl_arena_first(s, a)) >> s->pool_bits;
+}
+/** Pool numbers arena @p a has: the header table's and the carvable ones
+ *  (max_pools, or one fewer when the mapping was not pool-aligned). */
+static inline size_t pl_arena_slots(const pl_state_t *s, const pl_arena_t *a)
+{
+	return s->table_pools + a->ntotalpools;
 }
 /** The descriptor of the arena @p pool was carved from. */
 static inline pl_arena_t *pl_arena_of_pool(const pl_state_t *s, const pl_pool_t *pool)

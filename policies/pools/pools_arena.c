@@ -48,7 +48,7 @@ static pl_arena_t *pl_new_arena(pl_state_t *s)
 	if (!s->unused_arena_objects && pl_grow_arena_objects(s) != 0)
 		return NULL;
 	pl_arena_t *a = s->unused_arena_objects;
-	void *base = hl_os_reserve(s->os, s->arena_size, s->arena_size, true);
+	void *base = hl_os_reserve(s->os, s->arena_size, s->arena_align, true);
 	if (!base)
 		return NULL;
 	if (pl_map_mark(s, (uintptr_t)base, true) != 0) {
@@ -59,13 +59,12 @@ static pl_arena_t *pl_new_arena(pl_state_t *s)
 	a->address = (uintptr_t)base;
 	a->freepools = NULL;
 	/* headers:table: the first pools hold the headers, never carved */
-	a->pool_address = (char *)base + ((size_t)s->table_pools << s->pool_bits);
+	a->pool_address = (char *)pl_arena_first(s, a) + ((size_t)s->table_pools << s->pool_bits);
 	a->nfreepools = s->max_pools - s->table_pools;
-	uintptr_t excess = a->address & (s->pool_size - 1);
-	if (excess) {          /* never with arena-aligned mappings */
+	if (pl_arena_lost_pool(s, a))  /* a page-aligned mapping: the bytes
+					  before the first pool boundary and
+					  after the last one are lost */
 		a->nfreepools--;
-		a->pool_address += s->pool_size - excess;
-	}
 	a->ntotalpools = a->nfreepools;
 	a->nextarena = a->prevarena = NULL;
 	s->narenas_currently_allocated++;

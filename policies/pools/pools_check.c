@@ -41,7 +41,7 @@ int pl_freepool_bitmap(const pl_state_t *s, const pl_arena_t *a, uint64_t *bits,
 	memset(bits, 0, nwords * sizeof *bits);
 	int n = 0;
 	for (const pl_pool_t *p = a->freepools; p; p = p->nextpool) {
-		uintptr_t off = (uintptr_t)p - a->address;
+		uintptr_t off = (uintptr_t)p - pl_arena_first(s, a);
 		if (off >= s->arena_size || off & (((uintptr_t)1 << s->header_bits) - 1))
 			return -1;
 		size_t i = off >> s->header_bits;
@@ -96,7 +96,7 @@ static void pl_check_arena(pl_state_t *s, const pl_arena_t *a, hl_report_t *r)
 		  "arena %p: not marked in the arena map", (void *)a->address);
 	for (size_t i = s->table_pools; i < end; i++)
 		if (!pl_bit(fbits, i))
-			pl_check_pool(s, pl_pool_at(s, a->address, i), r);
+			pl_check_pool(s, pl_pool_at(s, a, i), r);
 }
 
 /* Each usedpools ring holds partly used pools of its own class. */
@@ -209,10 +209,14 @@ static int pl_walk_arena(pl_state_t *s, const pl_arena_t *a, pl_walk_t *w)
 	if (pl_freepool_bitmap(s, a, fbits, PL_MAX_POOLS / 64) < 0)
 		memset(fbits, 0, sizeof fbits);
 	size_t end = pl_carved_end(s, a);
-	int stop = pl_visit(w, (const void *)a->address, (size_t)s->table_pools << s->pool_bits,
-			    HL_BLOCK_META, 0);
+	uintptr_t first = pl_arena_first(s, a);
+	/* what an unaligned mapping loses before its first pool boundary */
+	int stop = pl_visit(w, (const void *)a->address, first - a->address, HL_BLOCK_META, 0);
+	if (!stop)
+		stop = pl_visit(w, (const void *)first, (size_t)s->table_pools << s->pool_bits,
+				HL_BLOCK_META, 0);
 	for (size_t i = s->table_pools; !stop && i < end; i++) {
-		const pl_pool_t *p = pl_pool_at(s, a->address, i);
+		const pl_pool_t *p = pl_pool_at(s, a, i);
 		stop = pl_bit(fbits, i) ? pl_visit(w, pl_pool_base(s, p), s->pool_size, HL_BLOCK_FREE, 0)
 					: pl_walk_pool(s, p, w);
 	}

@@ -60,8 +60,8 @@ static void pl_view_arena(const pl_state_t *s, const pl_arena_t *a, pl_varena_t 
 	v->address = (const void *)a->address;
 	v->nfree = a->nfreepools;
 	v->ntotal = a->ntotalpools;
-	for (unsigned i = 0; i < s->max_pools; i++) {
-		const pl_pool_t *p = pl_pool_at(s, a->address, i);
+	for (unsigned i = 0; i < pl_arena_slots(s, a); i++) {
+		const pl_pool_t *p = pl_pool_at(s, a, i);
 		pl_vpool_t *vp = &v->pool[i];
 		memset(vp, 0, sizeof *vp);
 		if (i < s->table_pools)
@@ -79,10 +79,10 @@ static void pl_view_arena(const pl_state_t *s, const pl_arena_t *a, pl_varena_t 
 /* View slot and pool number of @p pool, or -1 when its arena is not drawn. */
 static int pl_view_find(const pl_state_t *s, const pl_view_t *v, const pl_pool_t *pool, int *pi)
 {
-	uintptr_t a = (uintptr_t)pool & ~(uintptr_t)(s->arena_size - 1);
+	const pl_arena_t *a = pl_arena_of_pool(s, pool);
 	for (uint32_t k = 0; k < v->narenas; k++)
-		if ((uintptr_t)v->arena[k].address == a) {
-			*pi = (int)(((uintptr_t)pool - a) >> s->header_bits);
+		if (v->arena[k].index == pool->arenaindex) {
+			*pi = (int)(((uintptr_t)pool - pl_arena_first(s, a)) >> s->header_bits);
 			return (int)k;
 		}
 	return -1;
@@ -148,7 +148,7 @@ static void pl_draw_arena(const pl_state_t *s, hl_dot_t *d, const pl_varena_t *a
 	hl_dot_cluster_begin(d, label);
 	snprintf(node, sizeof node, "pl_a%u", a->index);
 	hl_dot_strip_begin(d, node, "pools (class size, used / blocks)", 16);
-	for (unsigned i = 0; i < s->max_pools; i++) {
+	for (unsigned i = 0; i < s->table_pools + a->ntotal; i++) {
 		const pl_vpool_t *p = &a->pool[i];
 		char port[16];
 		snprintf(port, sizeof port, "p%u", i);

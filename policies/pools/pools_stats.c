@@ -20,6 +20,8 @@ typedef struct pl_tally {
 	uint64_t avail[PL_MAX_CLASSES];     /**< free + never-used blocks in those pools */
 	uint64_t full, partly, free_pools, never_carved;
 	uint64_t unused_pools;              /**< sum of nfreepools */
+	uint64_t unaligned;                 /**< arenas whose mapping lost a pool */
+	uint64_t arena_pools;               /**< pools the arenas can carve, in all */
 	uint64_t allocated, current, highwater;  /**< arena counters */
 	uint64_t small_mallocs, small_frees;     /**< pool traffic */
 	uint32_t nusable;                   /**< arenas on usable_arenas */
@@ -31,9 +33,11 @@ static void pl_tally_arena(const pl_state_t *s, const pl_arena_t *a, pl_tally_t 
 {
 	size_t end = pl_carved_end(s, a);
 	t->unused_pools += a->nfreepools;
+	t->unaligned += pl_arena_lost_pool(s, a);
+	t->arena_pools += a->ntotalpools;
 	t->never_carved += a->ntotalpools - (end - s->table_pools);
 	for (size_t i = s->table_pools; i < end; i++) {
-		const pl_pool_t *p = pl_pool_at(s, a->address, i);
+		const pl_pool_t *p = pl_pool_at(s, a, i);
 		if (p->ref.count == 0 || p->szidx >= s->nclasses) {
 			t->free_pools++;
 			continue;
@@ -124,7 +128,10 @@ static void pl_stats_bytes(const pl_state_t *s, const pl_tally_t *t, hl_statw_t 
 		     t->current * ((uint64_t)s->table_pools << s->pool_bits));
 	hl_statw_u64(w, "bytes_lost_quantization", quant);
 	hl_statw_u64(w, "bytes_lost_stride_padding", pad);
-	hl_statw_u64(w, "bytes_lost_arena_alignment", 0);
+	/* CPython counts one pool per arena whose base is not pool-aligned */
+	hl_statw_u64(w, "arenas_unaligned", t->unaligned);
+	hl_statw_u64(w, "arena_pools", t->arena_pools);
+	hl_statw_u64(w, "bytes_lost_arena_alignment", t->unaligned * s->pool_size);
 	hl_statw_u64(w, "arena_map_mid_nodes", s->map_mid_nodes);
 	hl_statw_u64(w, "arena_map_bot_nodes", s->map_bot_nodes);
 	hl_statw_u64(w, "bytes_lost_arena_map_root", pl_map_root_bytes(s));
@@ -139,7 +146,10 @@ static void pl_stats_geometry(const pl_state_t *s, hl_statw_t *w)
 	hl_statw_u64(w, "alignment", 1u << s->align_shift);
 	hl_statw_u64(w, "arena_size", s->arena_size);
 	hl_statw_u64(w, "pool_size", s->pool_size);
+	/* at most: an arena whose mapping is not pool-aligned has one fewer
+	 * (arena_pools sums what the arenas really have) */
 	hl_statw_u64(w, "pools_per_arena", s->max_pools - s->table_pools);
+	hl_statw_str(w, "arenas", s->arena_align == s->arena_size ? "aligned" : "mmap");
 	hl_statw_u64(w, "pool_header_bytes", PL_POOL_OVERHEAD);
 	hl_statw_str(w, "pool_headers", s->header_table ? "table" : "inline");
 }

@@ -3,7 +3,7 @@ if HL_POLICY_SHARDED
 libhlcore_la_SOURCES += policies/sharded/sharded.h policies/sharded/sharded.c \
 	policies/sharded/sharded_page.c policies/sharded/sharded_segment.c \
 	policies/sharded/sharded_check.c policies/sharded/sharded_stats.c \
-	policies/sharded/sharded_dot.c
+	policies/sharded/sharded_dot.c policies/sharded/sharded_cache.c
 
 check_PROGRAMS += tests/test_sharded
 TESTS += tests/test_sharded

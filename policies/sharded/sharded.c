@@ -3,8 +3,8 @@
  *
  * What it models
  *   mimalloc's free-list sharding, as in mimalloc 2.0.9 (the version
- *   Debian ships and bench/ compares with).  Memory comes in 64 MiB
- *   segments aligned to 64 MiB, cut into pages (64 KiB small, 512 KiB medium, one
+ *   Debian ships and bench/ compares with).  Memory comes in 32 MiB
+ *   segments aligned to 32 MiB, cut into pages (64 KiB small, 512 KiB medium, one
  *   block per large page, a segment per huge block).  Each page serves one
  *   size class and keeps three free lists: `free` (malloc pops it),
  *   `local_free` (the owner's frees) and `thread_free` (other threads'
@@ -15,34 +15,59 @@
  * Overhead and alignment
  *   No per-block header: a block's page is found by masking its address
  *   (segment) and shifting (slice index).  Per page a 104-byte descriptor in
- *   its segment's first two slices (128 KiB per 64 MiB segment, 0.2%).  Internal
+ *   its segment's first slice (64 KiB per 32 MiB segment, 0.2%).  Internal
  *   fragmentation of the size classes: at most 12.5% above 64 bytes.
- *   Every block is 16-byte aligned (the 8-byte class of mimalloc is not
- *   used); blocks of power-of-two sizes are aligned to their size.
+ *   Every block is 16-byte aligned: requests of 1 to 8 bytes get 8
+ *   usable bytes, as in mimalloc, but their blocks sit 16 bytes apart
+ *   (mimalloc packs them 8 apart, so its page holds twice as many);
+ *   blocks of power-of-two sizes are aligned to their size.
  *
  * Complexity
  *   malloc <= 1 KiB: one load of the direct table, one pop.  free: one
  *   mask, one push (local) or one CAS (remote).  Slow paths walk one page
- *   queue; a fresh page is a first-fit search of 1024 slice bits.
+ *   queue; a fresh page is a first-fit search of 512 slice bits.
  *
  * Options (key:default)
  *   secure:off       encoded free lists, guard pages, shuffled free lists,
  *                    double-free detection (mimalloc's MI_SECURE)
  *   purge_delay:25   ms before a free page is purged (MADV_DONTNEED);
  *                    0 at once, -1 never; due purges run when the heap
- *                    next makes or frees a page (no timer thread).  mimalloc 2.0 calls it
- *                    decommit_delay (default 25); 2.1 renamed it
- *                    purge_delay (default 10).  Each further page freed
- *                    in the segment pushes the deadline 1 ms further
- *                    (2.0's decommit_extend_delay), so a burst of frees
- *                    is purged once.
+ *                    next makes or frees a page (no timer thread).
+ *                    mimalloc 2.0.9 calls it decommit_delay (env
+ *                    MIMALLOC_DECOMMIT_DELAY, legacy MIMALLOC_RESET_DELAY,
+ *                    default 25); 2.1 renamed it purge_delay (default 10).
+ *                    Each further page freed in the segment pushes the
+ *                    deadline 1 ms further (2.0.9's decommit_extend_delay),
+ *                    so a burst of frees is purged once; and a fresh page
+ *                    taking slices that wait for their purge postpones
+ *                    it.  Measured against Debian's 2.0.9 by the fidelity
+ *                    rows mimalloc.purge-*.
+ *   segment_cache:on a segment whose last page is freed is parked, still
+ *                    resident, for the next new segment (mimalloc 2.0.9's
+ *                    segment cache, 1024 slots); off unmaps it at once.
+ *                    See sharded_cache.c.
+ *   segment_purge_delay:500  ms before a parked segment may be purged;
+ *                    it is purged only when another segment is parked
+ *                    later and finds it expired (2.0.9's
+ *                    segment_decommit_delay, env
+ *                    MIMALLOC_SEGMENT_DECOMMIT_DELAY).  0 at once, -1
+ *                    never.
+ *
+ * Named deviations (each measured by a fidelity row, fidelity/mimalloc.rows)
+ *   - 8-byte blocks sit 16 bytes apart (heaplab's 16-byte alignment);
+ *     mimalloc packs them 8 apart, so its 8-byte page holds twice as many.
+ *   - a fresh page takes the lowest free slices of a segment (first fit
+ *     over a bitmap); mimalloc 2.0.9 picks them from span queues (free
+ *     slice runs binned by length), and after a round of remote frees it
+ *     reuses only about 71% of the old addresses and grows by about 28%,
+ *     where sharded reuses them all (row mimalloc.remote-frees-reused).
+ *   - a parked segment keeps its 64 KiB header slice resident when purged.
  *
  * What it leaves out
- *   mimalloc's arenas and segment cache (a segment with no pages in use is
- *   unmapped at once), span queues of free slices (first fit over a bitmap
+ *   mimalloc's arenas, span queues of free slices (first fit over a bitmap
  *   instead), the heartbeat and deferred-free hooks, heap tags and
  *   first-class heaps (one heap per thread), reclaim-on-free, and the
- *   huge alignments (memalign refuses alignments above 32 MiB).  A
+ *   huge alignments (memalign refuses alignments above 16 MiB).  A
  *   double free is caught in secure or debug mode only, and only when the
  *   freeing thread may read the page's lists (it owns the page, or the page
  *   is abandoned).  trim (malloc_trim) collects and purges the calling
@@ -60,6 +85,10 @@ static const hl_option_t shd_options[] = {
 	  "encoded free lists, guard pages, random free-list order, double-free detection" },
 	{ "purge_delay", HL_OPT_INT, "25", -1, 3600000, NULL,
 	  "ms before an empty page is purged (0 = at once, -1 = never)" },
+	{ "segment_cache", HL_OPT_BOOL, "on", 0, 1, NULL,
+	  "park empty segments, still resident, for the next new segment (off = unmap at once)" },
+	{ "segment_purge_delay", HL_OPT_INT, "500", -1, 3600000, NULL,
+	  "ms before a parked segment may be purged, the next time another one is parked (0 = at once, -1 = never)" },
 	{ NULL, 0, NULL, 0, 0, NULL, NULL },
 };
 
@@ -135,7 +164,7 @@ static inline void *shd_pop(shd_page_t *pg)
 	return b;
 }
 
-/* One block of a large page (<= 32 MiB) or a huge segment; such a page
+/* One block of a large page (<= 16 MiB) or a huge segment; such a page
  * is full from the start, so it waits in the full queue. */
 static void *shd_alloc_large(shd_heap_t *hp, size_t n)
 {
@@ -312,7 +341,7 @@ static size_t shd_usable_size(void *vst, const void *p)
 {
 	shd_page_t *pg = shd_page_checked(vst, p);
 	shd_block_t *b = shd_block_of(pg, p);
-	return pg->block_size - (size_t)((uintptr_t)p - (uintptr_t)b);
+	return shd_block_usable(pg) - (size_t)((uintptr_t)p - (uintptr_t)b);
 }
 
 static bool shd_owns(void *vst, const void *p)
@@ -327,7 +356,8 @@ static bool shd_owns(void *vst, const void *p)
 	return hl_os_contains(st->os, p);
 }
 
-/* ---- trim: collect everything of the calling thread, purge now ---------- */
+/* ---- trim: collect everything of the calling thread, purge now, and give
+ * the parked segments back (mimalloc's mi_collect(true)) ----------------- */
 
 static size_t shd_trim(void *vst, size_t pad)
 {
@@ -351,7 +381,7 @@ static size_t shd_trim(void *vst, size_t pad)
 	}
 	shd_collect_retired(hp, true);
 	shd_segment_purge_due(hp, true);
-	return hp->c.purged_bytes - before;
+	return hp->c.purged_bytes - before + shd_cache_release_all(st);
 }
 
 /* ---- life cycle ---------------------------------------------------------- */
@@ -376,6 +406,8 @@ static void *shd_init(hl_heap_t *h, const hl_conf_t *conf)
 	st->debug = hl_heap_debug(h);
 	st->checks = st->secure || st->debug;
 	st->purge_delay = hl_conf_int(conf, "purge_delay");
+	st->cache_on = hl_conf_bool(conf, "segment_cache");
+	st->segment_purge_delay = hl_conf_int(conf, "segment_purge_delay");
 	st->key = hl_mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)hl_heap_id(h) << 40) ^ (uintptr_t)st);
 	hl_meta_init(&st->heap_pool, os, sizeof(shd_heap_t));
 	pthread_mutex_init(&st->lock, NULL);

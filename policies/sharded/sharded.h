@@ -6,17 +6,20 @@
  *
  * Glossary
  * --------
- *   segment   64 MiB of address space aligned to 64 MiB (mimalloc 2.0;
- *             2.1 has 32 MiB).  Masking any pointer with ~(64 MiB - 1)
- *             gives its segment.  Its first two slices (the "info"
- *             slices) hold the segment header and the page descriptors.
- *   slice     64 KiB, the unit a segment is cut into (1024 per segment).
+ *   segment   32 MiB of address space aligned to 32 MiB (mimalloc 2.0.9
+ *             and 2.1; 2.0.6 had 64 MiB).  Masking any pointer with
+ *             ~(32 MiB - 1) gives its segment.  Its first slice (the
+ *             "info" slice) holds the segment header and the page
+ *             descriptors: no block of mimalloc 2.0.9 starts in the first
+ *             64 KiB of a 32 MiB-aligned stretch (measured).
+ *   slice     64 KiB, the unit a segment is cut into (512 per segment).
  *   page      a run of slices holding blocks of ONE size: small (1 slice,
  *             blocks <= 16 KiB), medium (8 slices = 512 KiB, blocks
- *             <= 128 KiB), large (one block of <= 32 MiB, as many slices
+ *             <= 128 KiB), large (one block of <= 16 MiB, as many slices
  *             as it needs).  "OS page" always means the kernel's 4 KiB.
- *   huge      a block above 32 MiB: a segment of its own, one page.
- *   bin       a size class: 4 classes per doubling, 12.5% apart; bin 73
+ *   huge      a block above 16 MiB: a segment of its own, one page.
+ *   bin       a size class: 8 bytes (bin 1), 16-byte steps to 64, then
+ *             4 classes per doubling, 12.5% apart; bin 73
  *             is the "huge" queue, bin 74 the queue of full pages (large
  *             and huge pages hold one block, so they start out full).
  *   wsize     a size in 8-byte words; sizes up to 1 KiB (wsize <= 128)
@@ -46,8 +49,8 @@
  *        │        ──full queue──────► page (in_full)
  *        │  delayed_free ◄── remote frees into A's full pages
  *        ▼ owns
- *   ┌ segment (64 MiB, aligned) ─────────────────────────────────────────┐
- *   │ slices 0-1: header+pages[1024] │ small │ small │ medium (8 sl.) │ ..│
+ *   ┌ segment (32 MiB, aligned) ─────────────────────────────────────────┐
+ *   │ slice 0: header + pages[512]   │ small │ small │ medium (8 sl.) │ ..│
  *   └────────────────────────────────┴───┬───┴───────┴────────────────┴───┘
  *                                        ▼
  *       page: [blk][blk][blk][blk][blk] ... [never used yet ........]
@@ -80,7 +83,7 @@
  *
  * Files: sharded.c (options, malloc/free, life cycle), sharded_page.c
  * (queues, lists, remote and delayed frees), sharded_segment.c (segments,
- * commit, purge, abandon/reclaim), sharded_check.c (checker, walker),
+ * commit, purge, abandon/reclaim), sharded_cache.c (the segment cache), sharded_check.c (checker, walker),
  * sharded_stats.c, sharded_dot.c.
  */
 #ifndef HL_SHARDED_H
@@ -98,9 +101,9 @@
 /* ---- tunable constants (mimalloc v2, 64-bit) ---------------------------- */
 enum {
 	SHD_SLICE_SHIFT = 16,                        /**< 64 KiB slices */
-	SHD_SEGMENT_SHIFT = 10 + SHD_SLICE_SHIFT,    /**< 64 MiB segments */
-	SHD_SLICES = 1 << (SHD_SEGMENT_SHIFT - SHD_SLICE_SHIFT), /**< 1024 */
-	SHD_INFO_SLICES = 2,                         /**< header + descriptors */
+	SHD_SEGMENT_SHIFT = 9 + SHD_SLICE_SHIFT,     /**< 32 MiB segments */
+	SHD_SLICES = 1 << (SHD_SEGMENT_SHIFT - SHD_SLICE_SHIFT), /**< 512 */
+	SHD_INFO_SLICES = 1,                         /**< header + descriptors */
 	SHD_MEDIUM_SLICES = 8,                       /**< 512 KiB medium page */
 	SHD_BIN_HUGE = 73,                           /**< queue of large pages */
 	SHD_BIN_FULL = 74,                           /**< queue of full pages */
@@ -112,10 +115,13 @@ enum {
 	SHD_LIST_WORDS = SHD_SLICES / 64,            /**< words of a slice mask */
 	SHD_PURGE_EXTEND = 1,                        /**< ms a further free page
 	                                                  adds to a pending purge */
+	SHD_CACHE_SLOTS = 1024,                      /**< parked segments at most */
+	SHD_CACHE_PROBE = 16,                        /**< slots parking looks at */
+	SHD_CACHE_PURGES = 4,                        /**< purges past which it stops */
 };
 /** Bytes in a slice (64 KiB). */
 #define SHD_SLICE_SIZE ((size_t)1 << SHD_SLICE_SHIFT)
-/** Bytes in a segment, which is also its alignment (64 MiB). */
+/** Bytes in a segment, which is also its alignment (32 MiB). */
 #define SHD_SEGMENT_SIZE ((size_t)1 << SHD_SEGMENT_SHIFT)
 /** Span of a small page: exactly one slice. */
 #define SHD_SMALL_PAGE SHD_SLICE_SIZE
@@ -125,7 +131,7 @@ enum {
 #define SHD_SMALL_OBJ_MAX (SHD_SMALL_PAGE / 4)
 /** Largest block a medium page takes (128 KiB), again at least four a page. */
 #define SHD_MEDIUM_OBJ_MAX (SHD_MEDIUM_PAGE / 4)
-/** Largest block a large page (inside a shared segment) takes (32 MiB);
+/** Largest block a large page (inside a shared segment) takes (16 MiB);
  *  anything bigger is huge and gets a segment of its own. */
 #define SHD_LARGE_OBJ_MAX (SHD_SEGMENT_SIZE / 2)
 /** Largest request served through the heap's direct table (1 KiB). */
@@ -190,7 +196,9 @@ typedef struct shd_page {
 	uint8_t bin;              /**< size class; 0 = slice not in a page */
 	uint8_t retire;           /**< slow paths left before an empty page is
 	                               freed (0 = not retired) */
-	size_t block_size;        /**< bytes per block (set at page init) */
+	size_t block_size;        /**< bytes from one block to the next (set at
+	                               page init; shd_block_usable() for the
+	                               usable size) */
 	uint8_t *start;           /**< first block */
 	uintptr_t keys[2];        /**< secure mode: free-list encoding keys */
 	_Atomic uintptr_t thread_free; /**< remote frees | delay state (CAS) */
@@ -207,7 +215,7 @@ typedef struct shd_page {
  *  rest belongs to the owning heap's thread unless said otherwise. */
 typedef struct shd_segment {
 	uintptr_t cookie;         /**< address ^ policy key: "this is ours" */
-	size_t size;              /**< bytes reserved (64 MiB, or a huge block's) */
+	size_t size;              /**< bytes reserved (32 MiB, or a huge block's) */
 	bool huge;                /**< one huge page */
 	_Atomic(shd_heap_t *) owner; /**< owning heap, NULL while abandoned;
 	                               set by abandon, and by reclaim under
@@ -286,12 +294,21 @@ struct shd_state {
 	shd_segment_t *abandoned; /**< abandoned segments (hnext) */
 	_Atomic size_t nabandoned;/**< length of `abandoned` (read unlocked) */
 	shd_heap_t *heaps;        /**< live thread heaps */
-	_Atomic uint8_t *segmap;  /**< one bit per 64 MiB of address space */
+	_Atomic uint8_t *segmap;  /**< one bit per 32 MiB of address space */
 	shd_counts_t gone;        /**< counters of heaps of exited threads */
 	uint64_t segments_made;   /**< segments reserved so far (lock) */
 	uint64_t segments_released; /**< segments given back to the page source (lock) */
 	uint64_t segments_abandoned; /**< times a segment went onto `abandoned` (lock) */
 	shd_page_t empty;         /**< page with no free blocks: direct[] filler */
+	bool cache_on;            /**< segment_cache:on — park empty segments */
+	int64_t segment_purge_delay; /**< ms before a parked segment may be
+	                               purged; 0 at once, -1 never */
+	size_t cached;            /**< parked segments (lock) */
+	uint64_t cache_purges;    /**< parked segments purged (lock) */
+	uint64_t cache_purged_bytes; /**< bytes those purges gave back (lock) */
+	shd_segment_t *cache[SHD_CACHE_SLOTS]; /**< parked segments (lock) */
+	int64_t cache_expire[SHD_CACHE_SLOTS]; /**< ms when a slot may be purged;
+	                               0 = purged already, or never (lock) */
 };
 
 /* ---- page flags: the owner writes, any thread's free reads ---------- */
@@ -361,7 +378,7 @@ static inline size_t shd_next_page(const shd_segment_t *s, size_t i)
 }
 
 /** True when @p seg is the start of one of this policy's segments (one
- *  bit per 64 MiB of the 47-bit address space). */
+ *  bit per 32 MiB of the 47-bit address space). */
 static inline bool shd_segmap_has(const shd_state_t *st, const void *seg)
 {
 	uintptr_t i = (uintptr_t)seg >> SHD_SEGMENT_SHIFT;
@@ -372,12 +389,16 @@ static inline bool shd_segmap_has(const shd_state_t *st, const void *seg)
 
 /* ---- size classes ------------------------------------------------------ */
 
-/** Bin of a size in words: exact to 8 words (even only: blocks are 16-byte
- *  aligned), then four bins per doubling. */
+/** Bin 1: blocks of 8 usable bytes (mimalloc's smallest class). */
+enum { SHD_BIN_TINY = 1 };
+
+/** Bin of a size in words: one word (8 bytes) is bin 1, then even word
+ *  counts to 8 words (16-byte steps, as the Debian build of mimalloc
+ *  2.0.9 measures), then four bins per doubling. */
 static inline unsigned shd_bin_of_wsize(size_t w)
 {
-	if (w <= 2)
-		return 2;
+	if (w <= 1)
+		return SHD_BIN_TINY;
 	if (w <= 8)
 		return (unsigned)((w + 1) & ~(size_t)1);
 	w--;
@@ -396,6 +417,17 @@ static inline size_t shd_bin_wsize(unsigned bin)
 
 /** Bin of a request of @p n bytes (rounded up to whole words). */
 static inline unsigned shd_bin_of(size_t n) { return shd_bin_of_wsize((n + 7) >> 3); }
+
+/** Distance between the blocks of a page whose bin holds @p bsize bytes:
+ *  the size, but 16 for the 8-byte bin, because heaplab promises 16-byte
+ *  alignment (mimalloc packs those blocks 8 bytes apart). */
+static inline size_t shd_block_stride(size_t bsize) { return bsize < 16 ? 16 : bsize; }
+
+/** Usable bytes of a block of page @p pg: its stride, but 8 in bin 1. */
+static inline size_t shd_block_usable(const shd_page_t *pg)
+{
+	return pg->bin == SHD_BIN_TINY ? 8 : pg->block_size;
+}
 
 /* ---- encoded free lists ------------------------------------------------ */
 
@@ -548,6 +580,20 @@ void shd_heap_abandon(shd_heap_t *hp, bool orphan);
  *  pages; the ones found empty are freed.
  *  @return false when no segment was waiting. */
 bool shd_reclaim_one(shd_heap_t *hp);
+
+/* ---- sharded_cache.c: the segment cache --------------------------------- */
+/** Parks segment @p s, whose last page was freed and which has left every
+ *  list, in the first free cache slot, first purging the expired slots a
+ *  probe of SHD_CACHE_PROBE finds.  Takes st->lock.
+ *  @return false when it was not parked (cache off, secure mode, a huge
+ *  segment, or no free slot): the caller releases it. */
+bool shd_cache_park(shd_state_t *st, shd_segment_t *s);
+/** Takes the parked segment of the lowest slot, its header cleared but its
+ *  committed slices still committed; NULL when none.  Takes st->lock. */
+shd_segment_t *shd_cache_take(shd_state_t *st);
+/** Gives every parked segment back to the page source (trim).
+ *  @return the committed bytes released.  Takes st->lock. */
+size_t shd_cache_release_all(shd_state_t *st);
 
 /* ---- sharded_check.c, sharded_dot.c ------------------------------------ */
 /** The policy's check hook: verifies the invariants above for the state

@@ -65,7 +65,7 @@ static int shd_slices_commit(shd_state_t *st, shd_segment_t *s, size_t i, size_t
 	return 0;
 }
 
-/* ---- the segment map: one bit per 64 MiB, so free can tell ours ------- */
+/* ---- the segment map: one bit per 32 MiB, so free can tell ours ------- */
 
 static void shd_segmap_set(shd_state_t *st, const void *seg, bool on)
 {
@@ -103,20 +103,23 @@ static void shd_unlink_heap(shd_heap_t *hp, shd_segment_t *s)
 }
 
 /* A new segment of @p size bytes (SHD_SEGMENT_SIZE, or what one @p huge
- * block needs), aligned to 64 MiB, its info slices committed as the
- * header (a huge segment is committed whole). */
+ * block needs), aligned to 32 MiB, its info slices committed as the
+ * header (a huge segment is committed whole); a regular one is the
+ * parked segment of the cache's lowest slot when there is one. */
 static shd_segment_t *shd_segment_new(shd_heap_t *hp, size_t size, bool huge)
 {
 	shd_state_t *st = hp->st;
-	shd_segment_t *s = hl_os_reserve(st->os, size, SHD_SEGMENT_SIZE, false);
-	if (!s)
-		return NULL;
-	size_t head = huge ? size : SHD_INFO_SLICES * SHD_SLICE_SIZE;
-	if (hl_os_commit(st->os, s, head) < 0) {
-		hl_os_release(st->os, s, 0);
-		return NULL;
+	shd_segment_t *s = huge ? NULL : shd_cache_take(st);
+	if (!s) {
+		if (!(s = hl_os_reserve(st->os, size, SHD_SEGMENT_SIZE, false)))
+			return NULL;
+		size_t head = huge ? size : SHD_INFO_SLICES * SHD_SLICE_SIZE;
+		if (hl_os_commit(st->os, s, head) < 0) {
+			hl_os_release(st->os, s, 0);
+			return NULL;
+		}
+		s->committed_bytes = head;
 	}
-	s->committed_bytes = head;
 	s->cookie = (uintptr_t)s ^ st->key;
 	s->size = size;
 	s->huge = huge;
@@ -153,7 +156,8 @@ static void shd_segment_release(shd_heap_t *hp, shd_segment_t *s)
 	st->segments_released++;
 	pthread_mutex_unlock(&st->lock);
 	shd_segmap_set(st, s, false);
-	hl_os_release(st->os, s, s->committed_bytes);
+	if (!shd_cache_park(st, s))
+		hl_os_release(st->os, s, s->committed_bytes);
 }
 
 /* ---- pages inside segments ------------------------------------------- */
@@ -177,7 +181,7 @@ static shd_page_t *shd_page_init(shd_heap_t *hp, shd_segment_t *s, size_t i, siz
 	pg->slice_count = (uint32_t)n;
 	pg->kind = (uint8_t)kind;
 	pg->bin = (uint8_t)(kind >= SHD_PAGE_LARGE ? SHD_BIN_HUGE : shd_bin_of(bsize));
-	pg->block_size = bsize;
+	pg->block_size = shd_block_stride(bsize);
 	pg->start = shd_slice_addr(s, i);
 	if (st->secure) {
 		span -= st->ospage;
@@ -185,7 +189,7 @@ static shd_page_t *shd_page_init(shd_heap_t *hp, shd_segment_t *s, size_t i, siz
 		pg->keys[0] = shd_random(hp) | 1;
 		pg->keys[1] = shd_random(hp);
 	}
-	pg->reserved = (uint32_t)(span / bsize);
+	pg->reserved = (uint32_t)(span / pg->block_size);
 	atomic_store_explicit(&pg->thread_free, SHD_NO_DELAYED, memory_order_relaxed);
 	atomic_store_explicit(&pg->heap, hp, memory_order_release);
 	s->used++;

@@ -88,6 +88,9 @@ void shd_stats(void *vst, hl_statw_t *w)
 	hl_statw_u64(w, "made", st->segments_made);
 	hl_statw_u64(w, "released", st->segments_released);
 	hl_statw_u64(w, "abandoned_total", st->segments_abandoned);
+	hl_statw_u64(w, "cached", st->cached);
+	hl_statw_u64(w, "cache_purges", st->cache_purges);
+	hl_statw_u64(w, "cache_purged_bytes", st->cache_purged_bytes);
 	hl_statw_end(w);
 	hl_statw_object(w, "pages");
 	hl_statw_u64(w, "small", t->pages[SHD_PAGE_SMALL]);
@@ -115,5 +118,6 @@ void shd_stats(void *vst, hl_statw_t *w)
 	hl_statw_u64(w, "heaps", t->heaps);
 	hl_statw_bool(w, "secure", st->secure);
 	hl_statw_i64(w, "purge_delay_ms", st->purge_delay);
+	hl_statw_i64(w, "segment_purge_delay_ms", st->segment_purge_delay);
 	pthread_mutex_unlock(&st->lock);
 }
