@@ -427,10 +427,18 @@ START_TEST(tcache_hits_do_not_decay)
 {
 	hl_heap_t *h = tl_heap("slab", "dirty_decay_ms:100,muzzy_decay_ms:100,debug:off");
 	double peak = fill_and_free(h, 16 * 1024);
+	/* the frees above are arena work and may already have purged some
+	 * (on a loaded machine they take long enough): only the phase of
+	 * cache hits below is judged */
+	double purges = pstat(h, "purge_calls"), resident = tl_stat(h, "resident_bytes");
 	for (double end = now_s() + 0.5; now_s() < end; nap_ms(10))
 		for (int i = 0; i < 2000; i++)
 			hl_free(h, hl_malloc(h, 64));
-	ck_assert_double_ge(tl_stat(h, "resident_bytes"), peak * 0.9);
+	/* the tcache GC's flushes do tick (in jemalloc too), so a decay check
+	 * or two may come; most of the heap stays, where arena work (below)
+	 * purges nearly all of it */
+	ck_assert_double_le(pstat(h, "purge_calls"), purges + 3);
+	ck_assert_double_ge(tl_stat(h, "resident_bytes"), resident * 0.5);
 	ck_assert(falls_within(h, peak, 2.0, true));   /* arena work does decay */
 	tl_check_clean(h);
 	hl_heap_destroy(h);
