@@ -45,9 +45,20 @@ static size_t put_hex(char *buf, size_t len, size_t cap, uintptr_t v)
 	return len;
 }
 
+/* What this thread is doing, named at the end of a fatal line: heaplab
+ * replay sets the operation it runs. */
+static __thread void (*fatal_describe)(void *arg, char *buf, size_t len);
+static __thread void *fatal_arg;
+
+void hl_fatal_context(void (*describe)(void *arg, char *buf, size_t len), void *arg)
+{
+	fatal_describe = describe;
+	fatal_arg = arg;
+}
+
 void hl_fatal(const char *policy, const char *what, const void *p)
 {
-	char buf[256];
+	char buf[512];
 	size_t len = put(buf, 0, sizeof buf, "heaplab: ");
 	len = put(buf, len, sizeof buf, policy ? policy : "core");
 	len = put(buf, len, sizeof buf, ": ");
@@ -57,6 +68,12 @@ void hl_fatal(const char *policy, const char *what, const void *p)
 		len = put_hex(buf, len, sizeof buf, (uintptr_t)p);
 		len = put(buf, len, sizeof buf, ")");
 	}
+	if (fatal_describe) {
+		char context[192] = "";
+		fatal_describe(fatal_arg, context, sizeof context);
+		len = put(buf, len, sizeof buf, " during ");
+		len = put(buf, len, sizeof buf, context);
+	}
 	len = put(buf, len, sizeof buf, "\n");
 	(void)!write(2, buf, len);
 	abort();
@@ -65,9 +82,14 @@ void hl_fatal(const char *policy, const char *what, const void *p)
 void hl_report(hl_report_t *r, const char *fmt, ...)
 {
 	r->problems++;
+	va_list ap;
+	if (r->first && r->problems == 1) {
+		va_start(ap, fmt);
+		vsnprintf(r->first, r->first_len, fmt, ap);
+		va_end(ap);
+	}
 	if (!r->out)
 		return;
-	va_list ap;
 	va_start(ap, fmt);
 	fprintf(r->out, "heaplab: %s: check: ", r->policy ? r->policy : "core");
 	vfprintf(r->out, fmt, ap);

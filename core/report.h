@@ -11,6 +11,9 @@ typedef struct hl_report {
 	FILE *out;          /**< may be NULL: count only */
 	const char *policy; /**< prefix of each line */
 	int problems;       /**< how many were reported */
+	char *first;        /**< may be NULL; else receives the first problem's
+				 text (debug mode makes one line of it) */
+	size_t first_len;
 } hl_report_t;
 
 /** Records one broken invariant ("heaplab: <policy>: check: <msg>"). */
