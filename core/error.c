@@ -79,20 +79,36 @@ void hl_fatal(const char *policy, const char *what, const void *p)
 	abort();
 }
 
-void hl_report(hl_report_t *r, const char *fmt, ...)
+static void report_v(hl_report_t *r, const void *at, const char *fmt, va_list ap)
 {
-	r->problems++;
-	va_list ap;
-	if (r->first && r->problems == 1) {
-		va_start(ap, fmt);
-		vsnprintf(r->first, r->first_len, fmt, ap);
-		va_end(ap);
+	if (r->problems++ == 0) {
+		r->first_at = at;
+		if (r->first) {
+			va_list copy;
+			va_copy(copy, ap);
+			vsnprintf(r->first, r->first_len, fmt, copy);
+			va_end(copy);
+		}
 	}
 	if (!r->out)
 		return;
-	va_start(ap, fmt);
 	fprintf(r->out, "heaplab: %s: check: ", r->policy ? r->policy : "core");
 	vfprintf(r->out, fmt, ap);
 	fputc('\n', r->out);
+}
+
+void hl_report(hl_report_t *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report_v(r, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void hl_report_at(hl_report_t *r, const void *at, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report_v(r, at, fmt, ap);
 	va_end(ap);
 }

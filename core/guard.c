@@ -151,7 +151,7 @@ static void verify_structures(hl_heap_t *h, const char *when, const char *op)
 		return;
 	char what[224];
 	snprintf(what, sizeof what, "heap damaged %s %s: %s", when, op, first);
-	misuse(h, what, NULL);
+	misuse(h, what, r.first_at);
 }
 
 /* ---- the operation bracket ---------------------------------------------- */

@@ -13,8 +13,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* Keeps the compiler from seeing through the mistakes (it warns about, or
- * removes, a free of a stack address or a use of a freed pointer). */
+/* Returns its argument where the compiler cannot see it: a copy taken
+ * before a free is not known to be the freed pointer, so the mistake is
+ * compiled as written (not warned about, not optimised away). */
 static void *launder(void *p)
 {
 	__asm__ volatile("" : "+r"(p));
@@ -31,9 +32,9 @@ static void say(int fd, const char *a, const char *b)
 /* free of a 40-byte block, twice */
 static void double_free(void)
 {
-	char *p = malloc(40);
+	char *p = malloc(40), *again = launder(p);
 	free(p);
-	free(launder(p));
+	free(again);
 }
 
 /* free of a pointer 16 bytes inside a live block */
@@ -64,9 +65,9 @@ static void overflow(void)
 /* a write into a freed block, then two more requests of its size */
 static void write_after_free(void)
 {
-	char *p = malloc(40);
+	char *p = malloc(40), *stale = launder(p);
 	free(p);
-	memset(launder(p), 'U', 40);
+	memset(stale, 'U', 40);
 	char *q = malloc(40);
 	char *r = malloc(40);
 	launder(q);
@@ -76,9 +77,9 @@ static void write_after_free(void)
 /* free of a 5,000-byte block (too big for any thread cache), twice */
 static void large_double_free(void)
 {
-	char *p = malloc(5000);
+	char *p = malloc(5000), *again = launder(p);
 	free(p);
-	free(launder(p));
+	free(again);
 }
 
 /* free of memory some other allocator (here: mmap) handed out */
@@ -93,10 +94,9 @@ static void foreign(void)
 /* realloc of a block already freed */
 static void realloc_freed(void)
 {
-	char *p = malloc(40);
+	char *p = malloc(40), *stale = launder(p);
 	free(p);
-	p = realloc(launder(p), 80);
-	launder(p);
+	launder(realloc(stale, 80));
 }
 
 /* the 16 bytes in front of a block (where most allocators keep its

@@ -165,7 +165,7 @@ static void bn_double_free_scan(bn_state_t *st, bn_tcache_t *tc, bn_tentry_t *e,
 	unsigned n = 0;
 	for (bn_tentry_t *x = tc->entries[idx]; x; x = (bn_tentry_t *)bn_protect(&x->next, x->next)) {
 		if (x == e)
-			hl_fatal(BN, "double free detected in tcache", e);
+			hl_fatal(BN, "free(): double free detected in tcache 2", e);
 		if (HL_UNLIKELY(++n > st->tcache_count || ((uintptr_t)x & 15)))
 			hl_fatal(BN, "free(): too many or unaligned chunks detected in tcache", x);
 	}

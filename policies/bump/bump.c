@@ -308,8 +308,8 @@ static int bump_check(void *st, hl_report_t *rep)
 		const char *q = r->base + desc_bytes();
 		while (q < r->cursor) {
 			const bump_header_t *h = (const bump_header_t *)q;
-			if (!HL_EXPECT(rep, (h->size & 15) == 0 && h->size <= (size_t)(r->cursor - q - HEADER),
-				       "block header at %p is damaged (size %zu)", (const void *)q, h->size))
+			if (!HL_EXPECT_AT(rep, (h->size & 15) == 0 && h->size <= (size_t)(r->cursor - q - HEADER),
+					  q + HEADER, "block header at %p is damaged (size %zu)", (const void *)q, h->size))
 				break;
 			q += HEADER + h->size;
 		}
