@@ -175,6 +175,13 @@ START_TEST(page_source_counts_and_measures)
 }
 END_TEST
 
+static int sum_values(uintptr_t p, size_t v, void *arg)
+{
+	(void)p;
+	*(size_t *)arg += v;
+	return 0;
+}
+
 START_TEST(ledger_tracks_requests)
 {
 	hl_os_t os;
@@ -190,30 +197,9 @@ START_TEST(ledger_tracks_requests)
 	ck_assert_uint_eq(hl_ledger_get(l, (void *)(16 * 3)), (size_t)-1);
 	ck_assert_uint_eq(hl_ledger_remove(l, (void *)(16 * 3)), (size_t)-1);
 	ck_assert_int_eq(l->peak, (int64_t)100000 * 100001 / 2);
-	hl_os_boot_free(l, sizeof *l);
-	hl_os_release_all(&os);
-}
-END_TEST
-
-static int sum_values(uintptr_t p, size_t v, void *arg)
-{
-	(void)p;
-	*(size_t *)arg += v;
-	return 0;
-}
-
-START_TEST(ledger_visits_every_block)
-{
-	hl_os_t os;
-	hl_os_init(&os);
-	hl_ledger_t *l = hl_os_boot_alloc(sizeof *l);
-	hl_ledger_init(l, &os);
-	for (uintptr_t i = 1; i <= 1000; i++)
-		ck_assert(hl_ledger_add(l, (void *)(i * 16), i));
-	hl_ledger_remove(l, (void *)16);
-	size_t sum = 0;
-	ck_assert_int_eq(hl_ledger_foreach(l, sum_values, &sum), 0);
-	ck_assert_uint_eq(sum, 1000 * 1001 / 2 - 1);
+	size_t even = 0;                 /* what is left: the even requests */
+	ck_assert_int_eq(hl_ledger_foreach(l, sum_values, &even), 0);
+	ck_assert_uint_eq(even, (size_t)50000 * 50001);
 	hl_os_boot_free(l, sizeof *l);
 	hl_os_release_all(&os);
 }
@@ -262,7 +248,6 @@ static Suite *core_suite(void)
 	tcase_add_test(tc, trace_reader_keeps_a_double_free);
 	tcase_add_test(tc, page_source_counts_and_measures);
 	tcase_add_test(tc, ledger_tracks_requests);
-	tcase_add_test(tc, ledger_visits_every_block);
 	tcase_add_test(tc, debug_guard_names_the_mistake_under_every_policy);
 	suite_add_tcase(s, tc);
 	return s;
