@@ -19,11 +19,13 @@ const char *ff_fit_name(enum ff_fit f) { return ff_fit_names[f]; }
 const char *ff_order_name(enum ff_order o) { return ff_order_names[o]; }
 
 /** Link @p x read from free block @p b, checked before anyone follows it:
- *  the links live in the payload, where a write after free lands. */
+ *  the links live in the payload, where a write after free lands.  The
+ *  test is only that a whole smallest block fits below the break there
+ *  (so reading its header and links cannot fault): the checker does the
+ *  thorough job, this one runs on every step of a search. */
 static inline ff_block_t *ff_link_checked(const ff_state_t *st, ff_block_t *b, ff_block_t *x)
 {
-	uintptr_t a = (uintptr_t)x;
-	if (HL_UNLIKELY(x && (a - ff_lo(st) >= ff_hi(st) - ff_lo(st) || ((a + st->hdr) & 15))))
+	if (HL_UNLIKELY((uintptr_t)x - (uintptr_t)st->brk.base > st->brk.end - st->min && x))
 		hl_fatal("firstfit", "free list link overwritten (a write after free?)", ff_payload(st, b));
 	return x;
 }
