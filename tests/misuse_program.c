@@ -6,7 +6,19 @@
  * keeps using the heap a little, as a real program would; a run that
  * survives prints "survived CASE" and exits 0.  Nothing here uses stdio:
  * its buffers would come from the heap being tested.
+ *
+ * Built with MISUSE_PYMALLOC (tests/misuse_pymalloc) it makes the same
+ * mistakes with CPython's object allocator, pymalloc, the allocator the
+ * `pools` policy models: requests above 512 bytes and pointers pymalloc
+ * does not recognise go on to the C library's malloc, as in CPython.
  */
+#ifdef MISUSE_PYMALLOC
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define malloc PyObject_Malloc
+#define realloc PyObject_Realloc
+#define free PyObject_Free
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +139,9 @@ static const struct {
 
 int main(int argc, char **argv)
 {
+#ifdef MISUSE_PYMALLOC
+	Py_Initialize();
+#endif
 	if (argc == 2)
 		for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 			if (!strcmp(argv[1], cases[i].name)) {
