@@ -21,6 +21,12 @@
  * Left out on purpose: freeing single blocks (the book explains why a
  * region allocator refuses to), and any detection of double frees — there
  * is nothing a bump allocator remembers that could tell.
+ *
+ * Misuse detected (debug:off): a free of a pointer outside every region
+ * (a stack or foreign address).  Double frees, interior pointers,
+ * overflows and writes after free pass silently, as in any region
+ * allocator.  With debug:on the core's guard (core/guard.c) catches all of
+ * them, and the checker finds a block header written over.
  */
 #include "config.h"
 #include <errno.h>
