@@ -61,10 +61,18 @@ static uint64_t os_mark(hl_heap_t *h)
 
 /* ---- freed blocks: hashed after each call, verified before the next ----- */
 
+/* FNV-1a over 8-byte words (blocks are 16-byte aligned, lengths are not
+ * always multiples of 8: the tail goes byte by byte). */
 static uint64_t hash_bytes(const unsigned char *p, size_t len)
 {
 	uint64_t h = 0xcbf29ce484222325u;
-	for (size_t i = 0; i < len; i++)
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, sizeof w);
+		h = (h ^ w) * 0x100000001b3u;
+	}
+	for (; i < len; i++)
 		h = (h ^ p[i]) * 0x100000001b3u;
 	return h;
 }
@@ -111,34 +119,40 @@ static void rehash_watches(hl_guard_t *g)
 
 /* ---- live blocks: the canary in their slack ----------------------------- */
 
-typedef struct sweep {
-	hl_heap_t *h;
-	const void *broken;
-	size_t request;
-} sweep_t;
+/* Checked when the block goes back (free, realloc) and, when the policy's
+ * checker finds damage, on every live block: an overflow that ran into a
+ * neighbour's header is named by the block it came from. */
 
-static int canary_intact(uintptr_t key, size_t value, void *arg)
+static __attribute__((noreturn)) void overflowed(hl_heap_t *h, const void *p, size_t request)
 {
-	sweep_t *s = arg;
-	const unsigned char *p = (const unsigned char *)key;
-	size_t n = record_request(value), k = record_canary(value);
+	char what[96];
+	snprintf(what, sizeof what, "write past the end of a %zu-byte block", request);
+	misuse(h, what, p);
+}
+
+static bool canary_intact(const void *p, size_t record)
+{
+	const unsigned char *tail = (const unsigned char *)p + record_request(record);
+	size_t k = record_canary(record);
 	for (size_t i = 0; i < k; i++)
-		if (p[n + i] != CANARY) {
-			s->broken = p;
-			s->request = n;
-			return 1;
-		}
-	return 0;
+		if (tail[i] != CANARY)
+			return false;
+	return true;
+}
+
+static int canary_broken(uintptr_t key, size_t record, void *arg)
+{
+	if (canary_intact((const void *)key, record))
+		return 0;
+	*(uintptr_t *)arg = key;
+	return 1;
 }
 
 static void verify_canaries(hl_heap_t *h)
 {
-	sweep_t s = { .h = h };
-	if (!hl_ledger_foreach(&h->guard.live, canary_intact, &s))
-		return;
-	char what[96];
-	snprintf(what, sizeof what, "write past the end of a %zu-byte block", s.request);
-	misuse(h, what, s.broken);
+	uintptr_t broken = 0;
+	if (hl_ledger_foreach(&h->guard.live, canary_broken, &broken))
+		overflowed(h, (const void *)broken, record_request(hl_ledger_get(&h->guard.live, (void *)broken)));
 }
 
 /* ---- the policy's checker, reduced to one line -------------------------- */
@@ -149,6 +163,7 @@ static void verify_structures(hl_heap_t *h, const char *when, const char *op)
 	hl_report_t r = { .out = NULL, .policy = h->policy->name, .first = first, .first_len = sizeof first };
 	if (!h->policy->check(h->state, &r))
 		return;
+	verify_canaries(h);
 	char what[224];
 	snprintf(what, sizeof what, "heap damaged %s %s: %s", when, op, first);
 	misuse(h, what, r.first_at);
@@ -161,7 +176,6 @@ void hl_guard_begin(hl_heap_t *h, const char *op)
 	pthread_mutex_lock(&h->guard.lock);
 	held = h;
 	verify_watches(h);
-	verify_canaries(h);
 	verify_structures(h, "before", op);
 }
 
@@ -185,8 +199,12 @@ void hl_guard_end(hl_heap_t *h, const char *op)
 void hl_guard_takeback(hl_heap_t *h, const void *p, const char *op)
 {
 	hl_guard_t *g = &h->guard;
-	if (hl_ledger_get(&g->live, p) != (size_t)-1)
+	size_t record = hl_ledger_get(&g->live, p);
+	if (record != (size_t)-1) {
+		if (!canary_intact(p, record))
+			overflowed(h, p, record_request(record));
 		return;
+	}
 	char what[96];
 	if (hl_ledger_get(&g->freed, p) != (size_t)-1)
 		snprintf(what, sizeof what, "%s of a freed block%s", op, !strcmp(op, "free") ? " (double free)" : "");

@@ -6,18 +6,20 @@
  * time (the guard lock is the outermost lock of a call):
  *
  *   begin(op)   the program ran since the last call; did it break anything?
- *               - every live block's slack, the bytes between what was asked
- *                 and the usable end, still holds the canary byte (a write
- *                 past the end of a block);
  *               - every recently freed block still hashes as it did when the
  *                 last call returned (a write into a freed block);
  *               - the policy's checker finds its structures intact (a
- *                 header or footer overwritten);
+ *                 header or footer overwritten); if not, a live block whose
+ *                 slack lost its canary is named instead (the overflow that
+ *                 did it);
  *   takeback(p) free and realloc: p must be a live block's start: a freed
  *               one is a double free, one inside the policy's memory is an
  *               interior pointer, anything else was never this heap's.
  *               Decided from the guard's own maps and the policy's `owns`
- *               (an address range test), so no header is read first;
+ *               (an address range test), so no header is read first.  The
+ *               block's slack, the bytes between what was asked and the
+ *               usable end, must still hold the canary (a write past the
+ *               end);
  *   handout(p)  fresh bytes get 0xAA, the slack gets the canary;
  *   freed(p)    freed bytes get 0xDD before the policy sees them;
  *   end(op)     the checker again, then the freed blocks are hashed.
