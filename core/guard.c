@@ -257,6 +257,14 @@ void hl_guard_handout(hl_heap_t *h, void *p, size_t n, bool fresh)
 	memset((char *)p + n, CANARY, slack);
 }
 
+size_t hl_guard_request(hl_heap_t *h, const void *p)
+{
+	size_t record = hl_ledger_get(&h->guard.live, p);
+	if (record == (size_t)-1)
+		hl_guard_takeback(h, p, "malloc_usable_size"); /* says what p is, and aborts */
+	return record_request(record);
+}
+
 void *hl_guard_malloc(void *heap, hl_thread_t *t, size_t n)
 {
 	hl_heap_t *h = heap;

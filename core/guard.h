@@ -77,6 +77,9 @@ void hl_guard_handout(hl_heap_t *h, void *p, size_t n, bool fresh);
 /** The malloc the fast path calls in debug mode (state = the heap): opens
  *  the operation that the core's accounting closes. */
 void *hl_guard_malloc(void *heap, hl_thread_t *t, size_t n);
+/** What the program asked for at live block @p p; aborts, naming the
+ *  mistake, when p is not one. */
+size_t hl_guard_request(hl_heap_t *h, const void *p);
 void hl_guard_fork_prepare(hl_guard_t *g);
 void hl_guard_fork_parent(hl_guard_t *g);
 void hl_guard_fork_child(hl_guard_t *g);
