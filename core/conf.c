@@ -9,7 +9,8 @@
 
 const hl_option_t hl_core_options[] = {
 	{ "debug", HL_OPT_BOOL, HL_DEBUG_BUILD ? "on" : "off", 0, 1, NULL,
-	  "run the checker after every operation and junk-fill fresh (0xAA) and freed (0xDD) memory" },
+	  "catch misuse (double and invalid frees, overflows, writes after free) with one line; "
+	  "check the heap around every operation; junk-fill fresh (0xAA) and freed (0xDD) memory" },
 	{ "ledger", HL_OPT_BOOL, "on", 0, 1, NULL,
 	  "remember each block's requested size (live_requested_bytes, utilization)" },
 	{ NULL, 0, NULL, 0, 0, NULL, NULL },

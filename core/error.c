@@ -47,9 +47,20 @@ static size_t put_hex(char *buf, size_t len, size_t cap, uintptr_t v)
 	return len;
 }
 
+/* What this thread is doing, named at the end of a fatal line: heaplab
+ * replay sets the operation it runs. */
+static __thread void (*fatal_describe)(void *arg, char *buf, size_t len);
+static __thread void *fatal_arg;
+
+void hl_fatal_context(void (*describe)(void *arg, char *buf, size_t len), void *arg)
+{
+	fatal_describe = describe;
+	fatal_arg = arg;
+}
+
 void hl_fatal(const char *policy, const char *what, const void *p)
 {
-	char buf[256];
+	char buf[512];
 	size_t len = put(buf, 0, sizeof buf, "heaplab: ");
 	len = put(buf, len, sizeof buf, policy ? policy : "core");
 	len = put(buf, len, sizeof buf, ": ");
@@ -59,20 +70,47 @@ void hl_fatal(const char *policy, const char *what, const void *p)
 		len = put_hex(buf, len, sizeof buf, (uintptr_t)p);
 		len = put(buf, len, sizeof buf, ")");
 	}
+	if (fatal_describe) {
+		char context[192] = "";
+		fatal_describe(fatal_arg, context, sizeof context);
+		len = put(buf, len, sizeof buf, " during ");
+		len = put(buf, len, sizeof buf, context);
+	}
 	len = put(buf, len, sizeof buf, "\n");
 	(void)!write(2, buf, len);
 	abort();
 }
 
-void hl_report(hl_report_t *r, const char *fmt, ...)
+static void report_v(hl_report_t *r, const void *at, const char *fmt, va_list ap)
 {
-	r->problems++;
+	if (r->problems++ == 0) {
+		r->first_at = at;
+		if (r->first) {
+			va_list copy;
+			va_copy(copy, ap);
+			vsnprintf(r->first, r->first_len, fmt, copy);
+			va_end(copy);
+		}
+	}
 	if (!r->out)
 		return;
-	va_list ap;
-	va_start(ap, fmt);
 	fprintf(r->out, "heaplab: %s: check: ", r->policy ? r->policy : "core");
 	vfprintf(r->out, fmt, ap);
 	fputc('\n', r->out);
+}
+
+void hl_report(hl_report_t *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report_v(r, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void hl_report_at(hl_report_t *r, const void *at, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report_v(r, at, fmt, ap);
 	va_end(ap);
 }

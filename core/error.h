@@ -8,9 +8,15 @@
 #ifndef HL_ERROR_H
 #define HL_ERROR_H
 
+#include <stddef.h>
+
 /** Reports heap corruption as "heaplab: <policy>: <what> (<ptr>)" and aborts.
  *  Uses write(2) only; safe anywhere. */
 __attribute__((noreturn)) void hl_fatal(const char *policy, const char *what, const void *p);
+/** Lets every hl_fatal line this thread prints end with what it was doing:
+ *  @p describe(@p arg) writes it, e.g. "op 4 'f 2' (trace.rep:6)", only when
+ *  a line is printed.  NULL: nothing. */
+void hl_fatal_context(void (*describe)(void *arg, char *buf, size_t len), void *arg);
 /** Sets this thread's hl_last_error() text (printf-style). */
 void hl_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -4,9 +4,11 @@
  * Everything that is the same for every policy happens here, once:
  * argument checks (calloc overflow, impossible sizes, bad alignments,
  * NULL, zero sizes), realloc's special cases, zeroing for calloc,
- * operation counters, the request ledger, junk filling and the
- * checker-after-every-operation of debug mode.  A policy sees only
- * requests it must serve.
+ * operation counters and the request ledger.  Debug mode's checks
+ * (junk fills, canaries, the checker around every operation, telling a
+ * double free from a foreign pointer) are the guard's (guard.c); this file
+ * brackets every operation with it.  A policy sees only requests it must
+ * serve.
  */
 #include "config.h"
 #include <errno.h>
@@ -14,8 +16,6 @@
 #include <string.h>
 #include "bits.h"
 #include "heap_internal.h"
-
-enum { JUNK_FRESH = 0xAA, JUNK_FREED = 0xDD };
 
 /* ---- creation and destruction ------------------------------------------ */
 
@@ -59,10 +59,12 @@ hl_heap_t *hl_heap_new(const char *policy, const char *conf)
 	hl_meta_init(&h->threads_pool, &h->os, sizeof(hl_thread_t));
 	pthread_mutex_init(&h->threads_lock, NULL);
 	pthread_mutex_init(&h->debug_lock, NULL);
+	hl_guard_init(&h->guard, &h->ledger_os);
 	h->plain = !h->debug && !h->ledger_on;
-	h->malloc_fn = pol->malloc;
+	h->malloc_fn = h->debug ? hl_guard_malloc : pol->malloc;
 	h->free_fn = pol->free;
 	h->state = pol->init(h, &h->conf);
+	h->call_st = h->debug ? (void *)h : h->state;
 	if (!h->state) {
 		hl_heap_slot_release(h);
 		hl_os_release_all(&h->os);
@@ -105,26 +107,19 @@ static inline void add_usable(hl_thread_t *t, int64_t delta)
 	__atomic_store_n(&t->live_usable, t->live_usable + delta, __ATOMIC_RELAXED);
 }
 
-/* Debug mode: the checker runs after every operation. */
-static void debug_check(hl_heap_t *h, const char *after)
-{
-	pthread_mutex_lock(&h->debug_lock);
-	hl_report_t r = { .out = stderr, .policy = h->policy->name };
-	int problems = h->policy->check(h->state, &r);
-	pthread_mutex_unlock(&h->debug_lock);
-	if (problems) {
-		char what[96];
-		snprintf(what, sizeof what, "heap check failed after %s", after);
-		hl_fatal(h->policy->name, what, NULL);
-	}
-}
+static const char *const op_names[HL_OP_NOPS] = {
+	"malloc", "free", "calloc", "realloc", "memalign", "failed", "trim",
+};
 
 /* Accounts a block the policy has just handed out (the careful path: the
- * fast paths below skip it when the heap is plain). */
+ * fast paths below skip it when the heap is plain).  In debug mode it
+ * closes the operation the guard opened. */
 static __attribute__((noinline)) void *handed_out(hl_heap_t *h, hl_thread_t *t, void *p, size_t asked, enum hl_op op)
 {
 	if (HL_UNLIKELY(!p)) {
 		count(t, HL_OP_FAILED);
+		if (HL_UNLIKELY(h->debug))
+			hl_guard_end(h, op_names[op]);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -135,8 +130,8 @@ static __attribute__((noinline)) void *handed_out(hl_heap_t *h, hl_thread_t *t, 
 			hl_fatal(h->policy->name, "out of memory for the request ledger", p);
 	}
 	if (HL_UNLIKELY(h->debug)) {
-		memset(p, JUNK_FRESH, h->policy->usable_size(h->state, p));
-		debug_check(h, "malloc");
+		hl_guard_handout(h, p, asked, true);
+		hl_guard_end(h, op_names[op]);
 	}
 	return p;
 }
@@ -146,19 +141,11 @@ static __attribute__((noinline)) void *handed_out(hl_heap_t *h, hl_thread_t *t, 
  * say what is wrong, then the core does. */
 static bool taking_back(hl_heap_t *h, hl_thread_t *t, void *p)
 {
-	if (!h->ledger_on) {
-		/* junk only what the policy owns: a foreign pointer's "size" is
-		 * garbage, and the policy's free is about to say what is wrong */
-		if (HL_UNLIKELY(h->debug) && h->policy->owns(h->state, p))
-			memset(p, JUNK_FREED, h->policy->usable_size(h->state, p));
+	if (!h->ledger_on)
 		return true;
-	}
 	if (hl_ledger_remove(&h->ledger, p) == (size_t)-1)
 		return false;
-	size_t usable = h->policy->usable_size(h->state, p);
-	add_usable(t, -(int64_t)usable);
-	if (HL_UNLIKELY(h->debug))
-		memset(p, JUNK_FREED, usable);
+	add_usable(t, -(int64_t)h->policy->usable_size(h->state, p));
 	return true;
 }
 
@@ -186,7 +173,7 @@ void *hl_calloc(hl_heap_t *h, size_t count_, size_t size)
 	size_t n;
 	if (__builtin_mul_overflow(count_, size, &n) || n > HL_MAX_REQUEST)
 		return handed_out(h, t, NULL, 0, HL_OP_CALLOC);
-	void *p = handed_out(h, t, h->policy->malloc(h->state, t, n ? n : 1), n, HL_OP_CALLOC);
+	void *p = handed_out(h, t, h->malloc_fn(h->call_st, t, n ? n : 1), n, HL_OP_CALLOC);
 	if (p)
 		memset(p, 0, n);
 	return p;
@@ -197,14 +184,29 @@ void hl_free(hl_heap_t *h, void *p)
 	hl_free_inline(h, p);
 }
 
+/* Debug mode's free: the guard decides whether p may be freed at all
+ * before the policy reads anything of it. */
+static void guarded_free(hl_heap_t *h, hl_thread_t *t, void *p)
+{
+	hl_guard_begin(h, "free");
+	hl_guard_takeback(h, p, "free");
+	taking_back(h, t, p);
+	count(t, HL_OP_FREE);
+	hl_guard_freeing(h, p, h->policy->usable_size(h->state, p));
+	h->policy->free(h->state, t, p);
+	hl_guard_end(h, "free");
+}
+
 void hl_free_careful(hl_heap_t *h, hl_thread_t *t, void *p)
 {
+	if (HL_UNLIKELY(h->debug)) {
+		guarded_free(h, t, p);
+		return;
+	}
 	if (HL_UNLIKELY(!taking_back(h, t, p)))
 		not_live(h, t, p);
 	count(t, HL_OP_FREE);
 	h->policy->free(h->state, t, p);
-	if (HL_UNLIKELY(h->debug))
-		debug_check(h, "free");
 }
 
 /* realloc for policies without their own: keep the block while the new
@@ -233,6 +235,10 @@ void *hl_realloc(hl_heap_t *h, void *p, size_t n)
 	hl_thread_t *t = hl_thread_fast(h);
 	if (HL_UNLIKELY(n > HL_MAX_REQUEST))
 		return handed_out(h, t, NULL, n, HL_OP_REALLOC);
+	if (HL_UNLIKELY(h->debug)) {
+		hl_guard_begin(h, "realloc");
+		hl_guard_takeback(h, p, "realloc");
+	}
 	size_t old_usable = 0;
 	if (h->ledger_on) {
 		if (hl_ledger_get(&h->ledger, p) == (size_t)-1)
@@ -240,19 +246,20 @@ void *hl_realloc(hl_heap_t *h, void *p, size_t n)
 		old_usable = h->policy->usable_size(h->state, p);
 	}
 	void *q = h->policy->realloc ? h->policy->realloc(h->state, t, p, n) : generic_realloc(h, t, p, n);
-	if (!q) {
-		count(t, HL_OP_FAILED);
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (!q)
+		return handed_out(h, t, NULL, n, HL_OP_REALLOC);
 	count(t, HL_OP_REALLOC);
 	if (h->ledger_on) {
 		hl_ledger_remove(&h->ledger, p);
 		hl_ledger_add(&h->ledger, q, n);
 		add_usable(t, (int64_t)h->policy->usable_size(h->state, q) - (int64_t)old_usable);
 	}
-	if (HL_UNLIKELY(h->debug))
-		debug_check(h, "realloc");
+	if (HL_UNLIKELY(h->debug)) {
+		if (q != p)
+			hl_guard_moved(h, p);
+		hl_guard_handout(h, q, n, false);
+		hl_guard_end(h, "realloc");
+	}
 	return q;
 }
 
@@ -268,6 +275,8 @@ void *hl_memalign(hl_heap_t *h, size_t align, size_t n)
 		return hl_malloc(h, n);
 	if (n > HL_MAX_REQUEST || align > HL_MAX_REQUEST)
 		return handed_out(h, t, NULL, n, HL_OP_MEMALIGN);
+	if (HL_UNLIKELY(h->debug))
+		hl_guard_begin(h, "memalign");
 	void *p = h->policy->memalign(h->state, t, align, n ? n : 1);
 	if (p && ((uintptr_t)p & (align - 1)))
 		hl_fatal(h->policy->name, "memalign returned a misaligned block", p);
@@ -300,7 +309,14 @@ bool hl_owns(hl_heap_t *h, const void *p)
 size_t hl_trim(hl_heap_t *h, size_t pad)
 {
 	count(hl_thread_fast(h), HL_OP_TRIM);
-	return h->policy->trim ? h->policy->trim(h->state, pad) : 0;
+	if (!h->policy->trim)
+		return 0;
+	if (HL_UNLIKELY(h->debug))
+		hl_guard_begin(h, "trim");
+	size_t given = h->policy->trim(h->state, pad);
+	if (HL_UNLIKELY(h->debug))
+		hl_guard_end(h, "trim");
+	return given;
 }
 
 int hl_reset(hl_heap_t *h)
@@ -309,7 +325,14 @@ int hl_reset(hl_heap_t *h)
 		errno = ENOTSUP;
 		return -1;
 	}
+	if (HL_UNLIKELY(h->debug))
+		hl_guard_begin(h, "reset");
 	int rc = h->policy->reset(h->state);
+	if (HL_UNLIKELY(h->debug)) {
+		if (rc == 0)
+			hl_guard_forget_all(h);
+		hl_guard_end(h, "reset");
+	}
 	if (rc == 0 && h->ledger_on) {
 		hl_ledger_clear(&h->ledger);
 		pthread_mutex_lock(&h->threads_lock);
@@ -401,9 +424,6 @@ static int64_t walk_live_usable(hl_heap_t *h)
 
 static void emit_common(hl_heap_t *h, hl_statw_t *w)
 {
-	static const char *const op_names[HL_OP_NOPS] = {
-		"malloc", "free", "calloc", "realloc", "memalign", "failed", "trim",
-	};
 	uint64_t ops[HL_OP_NOPS] = { 0 };
 	int64_t usable = 0;
 	unsigned threads = 0;

@@ -10,6 +10,7 @@
 #include "os.h"
 #include "ledger.h"
 #include "meta.h"
+#include "guard.h"
 
 /** Operation counters kept per thread record (hl_thread_t.ops). */
 enum hl_op { HL_OP_MALLOC, HL_OP_FREE, HL_OP_CALLOC, HL_OP_REALLOC, HL_OP_MEMALIGN,
@@ -20,10 +21,13 @@ enum hl_op { HL_OP_MALLOC, HL_OP_FREE, HL_OP_CALLOC, HL_OP_REALLOC, HL_OP_MEMALI
 
 struct hl_heap {
 	/* the fast path reads only this first cache line */
-	void *state;              /**< the policy's */
-	void *(*malloc_fn)(void *st, hl_thread_t *t, size_t n);   /**< policy->malloc */
+	void *call_st;            /**< first argument of malloc_fn: the policy's
+				       state, or in debug mode the heap itself */
+	void *(*malloc_fn)(void *st, hl_thread_t *t, size_t n);   /**< policy->malloc,
+				       or in debug mode hl_guard_malloc */
 	void (*free_fn)(void *st, hl_thread_t *t, void *p);        /**< policy->free */
 	bool plain;               /**< neither ledger nor debug: nothing to do around a call */
+	void *state;              /**< the policy's */
 	const hl_policy_t *policy;
 	unsigned id;              /**< slot in the thread tables (0..HL_MAX_HEAPS-1) */
 	unsigned gen;             /**< generation of that slot */
@@ -40,7 +44,8 @@ struct hl_heap {
 	pthread_mutex_t threads_lock;  /**< guards the list below */
 	hl_thread_t *threads;          /**< every thread record of this heap */
 	unsigned nthreads;
-	pthread_mutex_t debug_lock;    /**< serialises checker runs in debug mode */
+	pthread_mutex_t debug_lock;    /**< serialises hl_check runs */
+	hl_guard_t guard;              /**< debug mode's misuse checks (guard.h) */
 	uint64_t exited_ops[HL_OP_NOPS]; /**< counts folded from exited threads */
 };
 
@@ -80,7 +85,7 @@ static inline void *hl_malloc_inline(hl_heap_t *h, size_t n)
 	hl_thread_t *t = hl_thread_fast(h);
 	if (__builtin_expect(n > HL_MAX_REQUEST, 0))
 		return hl_malloc_careful(h, t, NULL, n);
-	void *p = h->malloc_fn(h->state, t, n ? n : 1);
+	void *p = h->malloc_fn(h->call_st, t, n ? n : 1);
 	if (__builtin_expect(p != NULL && h->plain, 1)) {
 		count(t, HL_OP_MALLOC);
 		return p;
@@ -96,7 +101,7 @@ static inline void hl_free_inline(hl_heap_t *h, void *p)
 	hl_thread_t *t = hl_thread_fast(h);
 	if (__builtin_expect(h->plain, 1)) {
 		count(t, HL_OP_FREE);
-		h->free_fn(h->state, t, p);
+		h->free_fn(h->call_st, t, p);
 		return;
 	}
 	hl_free_careful(h, t, p);

@@ -129,6 +129,20 @@ size_t hl_ledger_get(hl_ledger_t *l, const void *p)
 	return n;
 }
 
+int hl_ledger_foreach(hl_ledger_t *l, int (*fn)(uintptr_t p, size_t v, void *arg), void *arg)
+{
+	int stop = 0;
+	for (int i = 0; i < HL_LEDGER_STRIPES && !stop; i++) {
+		hl_ledger_stripe_t *s = &l->stripe[i];
+		pthread_mutex_lock(&s->lock);
+		for (size_t k = 0; k < s->cap && !stop; k++)
+			if (s->keys[k] > TOMB)
+				stop = fn(s->keys[k], s->vals[k], arg);
+		pthread_mutex_unlock(&s->lock);
+	}
+	return stop;
+}
+
 void hl_ledger_fork_prepare(hl_ledger_t *l)
 {
 	for (int i = 0; i < HL_LEDGER_STRIPES; i++)

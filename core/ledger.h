@@ -43,6 +43,9 @@ bool hl_ledger_add(hl_ledger_t *l, const void *p, size_t n);
 size_t hl_ledger_remove(hl_ledger_t *l, const void *p);
 /** Request recorded for @p p, or (size_t)-1. */
 size_t hl_ledger_get(hl_ledger_t *l, const void *p);
+/** Calls @p fn(pointer, value, @p arg) for every block until it returns
+ *  non-zero, which is returned (each stripe locked while it is visited). */
+int hl_ledger_foreach(hl_ledger_t *l, int (*fn)(uintptr_t p, size_t v, void *arg), void *arg);
 /** Forgets every block (a region reset). */
 void hl_ledger_clear(hl_ledger_t *l);
 void hl_ledger_fork_prepare(hl_ledger_t *l);

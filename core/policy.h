@@ -18,6 +18,10 @@
  *   - memalign: align is a power of two and > 16, n >= 1;
  *   - free / usable_size / realloc: p != NULL.  Whether p is the policy's is
  *     for the policy to decide (it aborts through hl_fatal when it can tell);
+ *     in debug mode the core's guard (guard.h) has already made sure p is a
+ *     live block of this heap, with intact slack, and runs the checker
+ *     around the call, so `check` must survive any damage the program can
+ *     do: follow no pointer it has not range-checked first;
  *   - calloc's overflow check and zeroing; realloc(NULL, n) and
  *     realloc(p, 0).
  * Every pointer a policy returns must be 16-byte aligned.

@@ -114,6 +114,7 @@ typedef struct hl_replay {
 	hl_replay_result_t *r;
 	bool verify;
 	void **blocks;         /* address of each live block id */
+	void **freed_at;       /* address each block id had when it was freed */
 	size_t *sizes;         /* requested size of each live block id */
 	void *tree;            /* tsearch tree of live ranges */
 	range_t *ranges;       /* one per id (the tree points into it) */
@@ -148,12 +149,23 @@ static int failf(pass_t *ps, size_t i, const char *fmt, const char *extra)
 	return -1;
 }
 
+/* Names the operation being replayed in a fatal line of the allocator. */
+static void describe_op(void *arg, char *buf, size_t len)
+{
+	const pass_t *ps = arg;
+	size_t i = (size_t)(ps->op - ps->t->ops);
+	char text[64];
+	hl_trace_op_text(ps->t, i, text, sizeof text);
+	snprintf(buf, len, "op %zu '%s' (%s:%u)", i, text, ps->t->path, ps->op->line);
+}
+
 /* Runs the allocator call of ps->op (on whichever thread calls it). */
 static void call_allocator(void *arg)
 {
 	pass_t *ps = arg;
 	const hl_trace_op_t *op = ps->op;
-	void *old = op->id >= 0 ? ps->blocks[op->id] : NULL;
+	hl_fatal_context(describe_op, ps);
+	void *old = op->id < 0 ? NULL : op->kind == 'f' && op->aux ? ps->freed_at[op->id] : ps->blocks[op->id];
 	switch (op->kind) {
 	case 'a': ps->result = hl_malloc(ps->h, op->size); break;
 	case 'c': ps->result = hl_calloc(ps->h, op->aux, op->size); break;
@@ -161,6 +173,7 @@ static void call_allocator(void *arg)
 	case 'r': ps->result = hl_realloc(ps->h, old, op->size); break;
 	case 'f': hl_free(ps->h, old); ps->result = NULL; break;
 	}
+	hl_fatal_context(NULL, NULL);
 }
 
 static void run_on_thread(pass_t *ps, const hl_trace_op_t *op)
@@ -233,6 +246,8 @@ static int step(pass_t *ps, size_t i)
 	}
 	run_on_thread(ps, op);
 	if (op->kind == 'f' || (op->kind == 'r' && n == 0)) {
+		if (had)
+			ps->freed_at[id] = ps->blocks[id];
 		ps->blocks[id] = NULL;
 		return 0;
 	}
@@ -373,7 +388,8 @@ int hl_replay(hl_heap_t *h, const hl_trace_t *t, const hl_replay_opts_t *o, hl_r
 	ps.blocks = calloc(n, sizeof *ps.blocks);
 	ps.sizes = calloc(n, sizeof *ps.sizes);
 	ps.ranges = calloc(n, sizeof *ps.ranges);
-	if (!ps.blocks || !ps.sizes || !ps.ranges || start_workers(&ps) < 0) {
+	ps.freed_at = calloc(n, sizeof *ps.freed_at);
+	if (!ps.blocks || !ps.sizes || !ps.ranges || !ps.freed_at || start_workers(&ps) < 0) {
 		snprintf(r->message, sizeof r->message, "%s: out of memory for the replay", t->path);
 		r->ok = false;
 	}
@@ -392,5 +408,6 @@ int hl_replay(hl_heap_t *h, const hl_trace_t *t, const hl_replay_opts_t *o, hl_r
 	free(ps.blocks);
 	free(ps.sizes);
 	free(ps.ranges);
+	free(ps.freed_at);
 	return r->ok ? 0 : -1;
 }

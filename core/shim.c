@@ -268,7 +268,12 @@ SHIM_API size_t malloc_usable_size(void *p)
 		return 0;
 	if (in_boot(p))
 		return boot_size(p);
-	return hl_usable_size(get_heap(), p);
+	hl_heap_t *h = get_heap();
+	/* debug mode answers the request, as AddressSanitizer does: a program
+	 * that uses all it is told it may stays clear of the slack's canary */
+	if (HL_UNLIKELY(h->debug))
+		return hl_guard_request(h, p);
+	return hl_usable_size(h, p);
 }
 
 SHIM_API int malloc_trim(size_t pad)

@@ -113,8 +113,14 @@ static void on_thread_exit(void *arg)
 		if (!h || !s->rec || s->gen != h->gen)
 			continue;
 		hl_thread_t *t = s->rec;
-		if (h->policy->thread_exit)
+		if (h->policy->thread_exit) {
+			/* draining caches rewrites freed blocks: a guarded call */
+			if (h->debug)
+				hl_guard_begin(h, "thread exit");
 			h->policy->thread_exit(h->state, t);
+			if (h->debug)
+				hl_guard_end(h, "thread exit");
+		}
 		pthread_mutex_lock(&h->threads_lock);
 		t->exited = true;
 		t->policy_tls = NULL;
@@ -135,6 +141,7 @@ void hl_heaps_foreach(void (*fn)(hl_heap_t *h))
 
 static void prepare_one(hl_heap_t *h)
 {
+	hl_guard_fork_prepare(&h->guard);
 	if (h->policy->fork_prepare)
 		h->policy->fork_prepare(h->state);
 	pthread_mutex_lock(&h->threads_lock);
@@ -153,6 +160,7 @@ static void parent_one(hl_heap_t *h)
 	pthread_mutex_unlock(&h->threads_lock);
 	if (h->policy->fork_parent)
 		h->policy->fork_parent(h->state);
+	hl_guard_fork_parent(&h->guard);
 }
 
 static void child_one(hl_heap_t *h)
@@ -163,6 +171,7 @@ static void child_one(hl_heap_t *h)
 	hl_meta_fork_child(&h->threads_pool);
 	pthread_mutex_init(&h->threads_lock, NULL);
 	pthread_mutex_init(&h->debug_lock, NULL);
+	hl_guard_fork_child(&h->guard);
 	/* Only the forking thread survives: the others' records are exited. */
 	for (hl_thread_t *t = h->threads; t; t = t->next)
 		if (hl_tls[h->id].rec != t)

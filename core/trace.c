@@ -102,9 +102,13 @@ static int set_live(reader_t *r, long id, char v)
 	return 0;
 }
 
+/* Each id's state while reading: never seen or reallocated to 0 bytes,
+ * live, or freed by an f op (a second f replays a double free). */
+enum { UNUSED = 0, LIVE = 1, FREED = 2 };
+
 static bool is_live(const reader_t *r, long id)
 {
-	return id >= 0 && (size_t)id < r->live_cap && r->live[id];
+	return id >= 0 && (size_t)id < r->live_cap && r->live[id] == LIVE;
 }
 
 static int add_label(reader_t *r, const char *text, size_t *offset)
@@ -163,15 +167,21 @@ static int follow_block(reader_t *r, hl_trace_op_t *op)
 	case 'f':
 		if (op->id == -1)
 			return 0;
+		if (op->id < (long)r->live_cap && r->live[op->id] == FREED) {
+			/* a program's mistake, kept: replayed as a double free */
+			warn(r->t, r->line, "block %ld is freed again: replayed as a double free", op->id);
+			op->aux = 1;
+			return 0;
+		}
 		if (!is_live(r, op->id))
 			return fail(r, "free of block %ld, which is not live", op->id);
-		return set_live(r, op->id, 0);
+		return set_live(r, op->id, FREED);
 	case 'r':
-		return set_live(r, op->id, op->size != 0);
+		return set_live(r, op->id, op->size != 0 ? LIVE : UNUSED);
 	default:
 		if (is_live(r, op->id))
 			return fail(r, "block %ld is allocated again while still live", op->id);
-		return set_live(r, op->id, 1);
+		return set_live(r, op->id, LIVE);
 	}
 }
 

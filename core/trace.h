@@ -14,7 +14,9 @@
  *   m 2 4096 100   memalign(4096, 100) as block 2
  *   t 1            following ops run on thread 1
  *   s after-free   take a snapshot named "after-free"
- *   f 0            free block 0 ("f -1" is free(NULL))
+ *   f 0            free block 0 ("f -1" is free(NULL); an f of a block
+ *                  already freed is replayed as a double free, with a
+ *                  warning: the mistake of the program it came from)
  *   # comment
  */
 #ifndef HL_TRACE_H
@@ -28,7 +30,8 @@ typedef struct hl_trace_op {
 	unsigned tid;     /**< thread the op runs on */
 	long id;          /**< block id (-1 for free(NULL)); tid for 't' */
 	size_t size;      /**< bytes (per element for c) */
-	size_t aux;       /**< c: element count; m: alignment; s: label offset */
+	size_t aux;       /**< c: element count; m: alignment; s: label offset;
+			       f: 1 when the block was freed before (a double free) */
 	unsigned line;    /**< line in the file */
 } hl_trace_op_t;
 

@@ -15,6 +15,20 @@ tests_mt_program_LDADD = -lpthread
 TESTS += tests/real_programs.sh tests/replay_traces.sh tests/bad_input.sh
 EXTRA_DIST += tests/real_programs.sh tests/replay_traces.sh tests/bad_input.sh
 
+# Classic mistakes under every policy, with and without debug mode, next to
+# the real allocators (tests/misuse.sh says what each cell expects).
+check_PROGRAMS += tests/misuse_program
+tests_misuse_program_SOURCES = tests/misuse_program.c
+if HL_HAVE_PYEMBED
+# the same mistakes on CPython's own pymalloc, beside `pools`
+check_PROGRAMS += tests/misuse_pymalloc
+tests_misuse_pymalloc_SOURCES = tests/misuse_program.c
+tests_misuse_pymalloc_CPPFLAGS = $(AM_CPPFLAGS) $(PYEMBED_CFLAGS) -DMISUSE_PYMALLOC
+tests_misuse_pymalloc_LDADD = $(PYEMBED_LIBS)
+endif
+TESTS += tests/misuse.sh
+EXTRA_DIST += tests/misuse.sh tests/misuse/double-free.rep
+
 # bins next to the real glibc: peak bytes trace by trace (bench/sysreplay).
 TESTS += tests/glibc_side_by_side.sh
 EXTRA_DIST += tests/glibc_side_by_side.sh

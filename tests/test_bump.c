@@ -89,9 +89,11 @@ static void free_foreign(const void *conf)
 
 START_TEST(foreign_free_aborts)
 {
-	/* the policy's own check (ledger off) and the core's (ledger on) */
-	tl_expect_abort(free_foreign, "ledger:off", "heaplab: bump: free of a pointer this heap does not own");
-	tl_expect_abort(free_foreign, "ledger:on", "heaplab: bump: free of a pointer this heap does not own");
+	/* the policy's own check (ledger off) and the core's (ledger on), then
+	 * debug mode's guard, which names it before the policy is asked */
+	tl_expect_abort(free_foreign, "ledger:off,debug:off", "heaplab: bump: free of a pointer this heap does not own");
+	tl_expect_abort(free_foreign, "ledger:on,debug:off", "heaplab: bump: free of a pointer this heap does not own");
+	tl_expect_abort(free_foreign, "debug:on", "heaplab: bump: free of a pointer this heap never handed out");
 }
 END_TEST
 

@@ -82,13 +82,26 @@ START_TEST(trace_reader_rejects_damage)
 {
 	expect_trace_error("a 0 10\nx 1 2\n", 2, "unknown op");
 	expect_trace_error("a 0 10\nf 1\n", 2, "not live");
-	expect_trace_error("a 0 10\nf 0\nf 0\n", 3, "not live");
+	expect_trace_error("a 0 10\nf 1\nf 1\n", 2, "not live");
 	expect_trace_error("a 0\n", 1, "missing size");
 	expect_trace_error("a 0 ten\n", 1, "bad size");
 	expect_trace_error("a 0 10\na 0 10\n", 2, "still live");
 	expect_trace_error("1\n2\na 0 10\n", 3, "incomplete header");
 	expect_trace_error("s\n", 1, "label");
 	expect_trace_error("t 999\n", 1, "out of range");
+}
+END_TEST
+
+START_TEST(trace_reader_keeps_a_double_free)
+{
+	/* a recorded program's mistake: loaded, with a warning, to be replayed */
+	const char *path = write_temp("a 0 10\nf 0\nf 0\n");
+	hl_trace_t *t = hl_trace_load(path);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(hl_trace_ops(t), 3);
+	ck_assert_ptr_nonnull(strstr(hl_trace_warnings(t), ":3: warning: block 0 is freed again: replayed as a double free"));
+	hl_trace_free(t);
+	unlink(path);
 }
 END_TEST
 
@@ -162,6 +175,13 @@ START_TEST(page_source_counts_and_measures)
 }
 END_TEST
 
+static int sum_values(uintptr_t p, size_t v, void *arg)
+{
+	(void)p;
+	*(size_t *)arg += v;
+	return 0;
+}
+
 START_TEST(ledger_tracks_requests)
 {
 	hl_os_t os;
@@ -177,8 +197,43 @@ START_TEST(ledger_tracks_requests)
 	ck_assert_uint_eq(hl_ledger_get(l, (void *)(16 * 3)), (size_t)-1);
 	ck_assert_uint_eq(hl_ledger_remove(l, (void *)(16 * 3)), (size_t)-1);
 	ck_assert_int_eq(l->peak, (int64_t)100000 * 100001 / 2);
+	size_t even = 0;                 /* what is left: the even requests */
+	ck_assert_int_eq(hl_ledger_foreach(l, sum_values, &even), 0);
+	ck_assert_uint_eq(even, (size_t)50000 * 50001);
 	hl_os_boot_free(l, sizeof *l);
 	hl_os_release_all(&os);
+}
+END_TEST
+
+/* A block of one heap freed into another, both in debug mode. */
+static void free_into_another_heap(const void *policy)
+{
+	hl_heap_t *mine = hl_heap_new(policy, "debug:on");
+	hl_heap_t *other = hl_heap_new(policy, "debug:on");
+	hl_malloc(mine, 40);
+	hl_free(mine, hl_malloc(other, 40));
+}
+
+/* A freed block written to, then the next call. */
+static void write_then_malloc(const void *policy)
+{
+	hl_heap_t *h = hl_heap_new(policy, "debug:on");
+	char *p = hl_malloc(h, 40);
+	hl_free(h, p);
+	p[20] = 'x';
+	hl_malloc(h, 40);
+}
+
+START_TEST(debug_guard_names_the_mistake_under_every_policy)
+{
+	for (size_t i = 0; i < hl_policy_count(); i++) {
+		const char *name = hl_policy_name(i);
+		char want[160];
+		snprintf(want, sizeof want, "heaplab: %s: free of a pointer this heap never handed out (0x", name);
+		tl_expect_abort(free_into_another_heap, name, want);
+		snprintf(want, sizeof want, "heaplab: %s: write into a freed block (0x", name);
+		tl_expect_abort(write_then_malloc, name, want);
+	}
 }
 END_TEST
 
@@ -190,8 +245,10 @@ static Suite *core_suite(void)
 	tcase_add_test(tc, conf_errors_say_what_is_valid);
 	tcase_add_test(tc, trace_reader_rejects_damage);
 	tcase_add_test(tc, trace_reader_reads_both_headers_and_extensions);
+	tcase_add_test(tc, trace_reader_keeps_a_double_free);
 	tcase_add_test(tc, page_source_counts_and_measures);
 	tcase_add_test(tc, ledger_tracks_requests);
+	tcase_add_test(tc, debug_guard_names_the_mistake_under_every_policy);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -58,9 +58,20 @@
  *   than arena_test exist arenas_per_core x online cores), else the next
  *   arena in the ring that a trylock finds idle.
  *
- * Debugging:  every free checks alignment and size; with debug:on it also
- *   checks that the pointer lies in this heap.  The checker (bins_check.c)
- *   runs after each operation in debug mode.
+ * Misuse detected (debug:off): glibc's checks, with glibc's texts —
+ *   "free(): invalid pointer" (misaligned, or wrapping: interior, stack
+ *   and foreign pointers), "free(): invalid size", "free(): double free
+ *   detected in tcache 2" (the tcache key), "double free or corruption
+ *   (top|out|!prev|fasttop)" (a double free, or a size word overwritten by
+ *   the block below), "malloc(): unaligned tcache chunk detected" (a
+ *   cached link written over), the unlink and unsorted-bin checks.  Like
+ *   glibc it accepts a realloc of a chunk in the tcache.  One difference
+ *   with the installed 2.36: bins takes from a tcache bin whose list is not
+ *   empty, so after its last chunk's link is written over the next malloc
+ *   of that size follows it and aborts; 2.36 goes by the bin's count and
+ *   does not look.  tests/misuse.sh compares the texts with glibc's.  With debug:on the core's guard (core/guard.c)
+ *   sees every misuse first, and the checker (bins_check.c) runs before
+ *   and after each operation.
  *
  * Options (defaults as glibc 2.43)
  *   tcache_count:16      per-bin depth (7 = glibc <= 2.42, 0 = no tcache)
@@ -165,7 +176,7 @@ static void bn_double_free_scan(bn_state_t *st, bn_tcache_t *tc, bn_tentry_t *e,
 	unsigned n = 0;
 	for (bn_tentry_t *x = tc->entries[idx]; x; x = (bn_tentry_t *)bn_protect(&x->next, x->next)) {
 		if (x == e)
-			hl_fatal(BN, "double free detected in tcache", e);
+			hl_fatal(BN, "free(): double free detected in tcache 2", e);
 		if (HL_UNLIKELY(++n > st->tcache_count || ((uintptr_t)x & 15)))
 			hl_fatal(BN, "free(): too many or unaligned chunks detected in tcache", x);
 	}

@@ -384,6 +384,10 @@ void bn_int_free(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, bool may_fast)
 	bn_chunk_t *nx = bn_at(c, sz);
 	if (HL_UNLIKELY(c == a->top))
 		hl_fatal(BN, "double free or corruption (top)", bn_chunk2mem(c));
+	/* the main arena is contiguous: no chunk ends beyond its top (a
+	 * size word overwritten by the block below usually says otherwise) */
+	if (HL_UNLIKELY(a->index == 0 && (uintptr_t)nx >= (uintptr_t)a->top + bn_csize(a->top)))
+		hl_fatal(BN, "double free or corruption (out)", bn_chunk2mem(c));
 	if (HL_UNLIKELY(!bn_prev_inuse(nx)))
 		hl_fatal(BN, "double free or corruption (!prev)", bn_chunk2mem(c));
 	if (HL_UNLIKELY(bn_csize(nx) < 16 || bn_csize(nx) > a->system))

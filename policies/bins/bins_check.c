@@ -126,6 +126,8 @@ int bn_walk(void *stp, hl_walk_fn fn, void *arg)
 
 struct bn_tags {
 	hl_report_t *r;
+	bn_chunk_t *last;        /* last chunk visited: the one after it is where a
+				    walk stopped on a broken size */
 	bn_chunk_t *prev;        /* previous chunk of the stretch, NULL at a start */
 	bool prev_free;
 	size_t nfree;            /* free by the tags (fastbin chunks excluded) */
@@ -138,6 +140,7 @@ static int bn_tag_one(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, hl_block_sta
 	hl_report_t *r = t->r;
 	bool is_free = s == HL_BLOCK_FREE && !bn_inuse(c);
 	(void)st;
+	t->last = c;
 	if (t->prev && bn_at(t->prev, bn_csize(t->prev)) != c)
 		t->prev = NULL;                  /* a new sub-heap starts */
 	HL_EXPECT(r, (c->size & BN_A) == a->aflag, "arena %u: chunk %p has A=%d", t->arena,
@@ -254,9 +257,13 @@ static void bn_check_arena(bn_state_t *st, bn_arena_t *a, hl_report_t *r)
 {
 	struct bn_tags t = { .r = r, .arena = a->index };
 	size_t nchunks = 0;
-	if (!HL_EXPECT(r, bn_arena_chunks(st, a, bn_tag_one, &t) == 0,
-		       "arena %u: a chunk size runs out of the arena", a->index))
+	if (bn_arena_chunks(st, a, bn_tag_one, &t) != 0) {
+		bn_chunk_t *bad = t.last ? bn_next(t.last) : NULL;
+		hl_report_at(r, bad ? bn_chunk2mem(bad) : NULL,
+			     "arena %u: the size of chunk %p runs out of the arena (its header overwritten?)",
+			     a->index, (void *)bad);
 		return;
+	}
 	bn_arena_chunks(st, a, bn_count_one, &nchunks);
 	size_t listed = 0;
 	for (unsigned i = BN_UNSORTED; i < BN_NBINS - 1; i++)

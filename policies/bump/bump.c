@@ -21,6 +21,12 @@
  * Left out on purpose: freeing single blocks (the book explains why a
  * region allocator refuses to), and any detection of double frees — there
  * is nothing a bump allocator remembers that could tell.
+ *
+ * Misuse detected (debug:off): a free of a pointer outside every region
+ * (a stack or foreign address).  Double frees, interior pointers,
+ * overflows and writes after free pass silently, as in any region
+ * allocator.  With debug:on the core's guard (core/guard.c) catches all of
+ * them, and the checker finds a block header written over.
  */
 #include "config.h"
 #include <errno.h>
@@ -306,8 +312,8 @@ static int bump_check(void *st, hl_report_t *rep)
 		const char *q = r->base + desc_bytes();
 		while (q < r->cursor) {
 			const bump_header_t *h = (const bump_header_t *)q;
-			if (!HL_EXPECT(rep, (h->size & 15) == 0 && h->size <= (size_t)(r->cursor - q - HEADER),
-				       "block header at %p is damaged (size %zu)", (const void *)q, h->size))
+			if (!HL_EXPECT_AT(rep, (h->size & 15) == 0 && h->size <= (size_t)(r->cursor - q - HEADER),
+					  q + HEADER, "block header at %p is damaged (size %zu)", (const void *)q, h->size))
 				break;
 			q += HEADER + h->size;
 		}

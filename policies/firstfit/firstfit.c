@@ -41,6 +41,14 @@
  *   OSTEP's malloc.py spells these -p BEST|WORST|FIRST,
  *   -l ADDRSORT|SIZESORT+|SIZESORT-|INSERT-FRONT|INSERT-BACK, -C, -H.
  *
+ * Misuse detected (debug:off; no real allocator to follow)
+ *   Every free reads the header in front of the pointer: outside the heap,
+ *   no header (a bad tag, with header >= 16), a free block (double free) or
+ *   a size that makes no sense abort.  Free-list links are range-checked
+ *   before they are followed, so a write after free that smashes them
+ *   aborts instead of crashing.  With debug:on the core's guard
+ *   (core/guard.c) catches every misuse before the header is read.
+ *
  * Choices the textbooks leave open, made here
  *   - A split keeps the front of the block; the remainder keeps the
  *     block's place on the list (as malloc.py does), except that size-

@@ -75,8 +75,8 @@ static bool ff_check_block(ff_state_t *st, hl_report_t *r, ff_block_t *b, bool p
 	size_t size = ff_size(b);
 	bool free = !ff_is_live(b);
 
-	if (!HL_EXPECT(r, size >= st->min && size % HL_ALIGN == 0 && ff_addr(b) + size <= ff_hi(st),
-		       "heap: block %p has a bad size %zu", (void *)b, size))
+	if (!HL_EXPECT_AT(r, size >= st->min && size % HL_ALIGN == 0 && ff_addr(b) + size <= ff_hi(st),
+			  ff_payload(st, b), "heap: block %p has a bad size %zu", (void *)b, size))
 		return false;
 	HL_EXPECT(r, st->hdr < 16 || ff_word(b)[1] == ff_tag(st, b), "heap: block %p has a bad tag",
 		  (void *)b);

@@ -18,8 +18,20 @@ static const char *const ff_order_names[] = { "address", "lifo", "fifo", "size-a
 const char *ff_fit_name(enum ff_fit f) { return ff_fit_names[f]; }
 const char *ff_order_name(enum ff_order o) { return ff_order_names[o]; }
 
-static inline ff_block_t *ff_nx(const ff_state_t *st, ff_block_t *b) { return ff_links(st, b)->next; }
-static inline ff_block_t *ff_pv(const ff_state_t *st, ff_block_t *b) { return ff_links(st, b)->prev; }
+/** Link @p x read from free block @p b, checked before anyone follows it:
+ *  the links live in the payload, where a write after free lands.  The
+ *  test is only that a whole smallest block fits below the break there
+ *  (so reading its header and links cannot fault): the checker does the
+ *  thorough job, this one runs on every step of a search. */
+static inline ff_block_t *ff_link_checked(const ff_state_t *st, ff_block_t *b, ff_block_t *x)
+{
+	if (HL_UNLIKELY((uintptr_t)x - (uintptr_t)st->brk.base > st->brk.end - st->min && x))
+		hl_fatal("firstfit", "free list link overwritten (a write after free?)", ff_payload(st, b));
+	return x;
+}
+
+static inline ff_block_t *ff_nx(const ff_state_t *st, ff_block_t *b) { return ff_link_checked(st, b, ff_links(st, b)->next); }
+static inline ff_block_t *ff_pv(const ff_state_t *st, ff_block_t *b) { return ff_link_checked(st, b, ff_links(st, b)->prev); }
 
 /** Links @p b between @p prev and @p next (either may be NULL). */
 static void ff_link_between(ff_state_t *st, ff_block_t *b, ff_block_t *prev, ff_block_t *next)

@@ -107,6 +107,16 @@
  * What it leaves out
  *   No debug hooks (PYTHONMALLOC=debug), no Valgrind mode, no
  *   per-interpreter state.
+ *
+ * Misuse detected (debug:off)
+ *   pymalloc checks nothing: a double free or an interior pointer passes,
+ *   a written-over free list crashes it.  pools keeps cheap checks:
+ *   a pointer outside the carved part of a pool, a second free of the
+ *   block freed last or of a pool's only block, and a free-list link that
+ *   leaves its pool (a write after free) abort; interior pointers,
+ *   overflows and older double frees pass.  Pointers it does not know go
+ *   to the fallback (bins), as pymalloc's go to the C library.  With
+ *   debug:on the core's guard (core/guard.c) catches every misuse.
  */
 #include "config.h"
 #include <errno.h>

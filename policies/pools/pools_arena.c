@@ -156,7 +156,12 @@ static void *pl_start_pool(pl_state_t *s, pl_pool_t *pool, unsigned c)
 	pool->ref.count = 1;
 	if (pool->szidx == c) {          /* same class as before: list intact */
 		void *bp = pool->freeblock;
-		pool->freeblock = *(void **)bp;
+		void *next = *(void **)bp;
+		/* as pl_malloc_in: a link out of its pool was written over (a
+		 * write after free); pymalloc would follow it and crash */
+		if (HL_UNLIKELY(next && ((uintptr_t)next ^ (uintptr_t)bp) >= s->pool_size))
+			hl_fatal("pools", "free list smashed", bp);
+		pool->freeblock = next;
 		return bp;
 	}
 	uint32_t stride = s->stride[c];

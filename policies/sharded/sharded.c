@@ -68,9 +68,12 @@
  *   instead), the heartbeat and deferred-free hooks, heap tags and
  *   first-class heaps (one heap per thread), reclaim-on-free, and the
  *   huge alignments (memalign refuses alignments above 16 MiB).  A
- *   double free is caught in secure or debug mode only, and only when the
- *   freeing thread may read the page's lists (it owns the page, or the page
- *   is abandoned).  trim (malloc_trim) collects and purges the calling
+ *   double free is caught in secure mode only, and only when the freeing
+ *   thread may read the page's lists (it owns the page, or the page is
+ *   abandoned); with debug:on the core's guard (core/guard.c) catches it
+ *   first, and every other misuse too.  Without either, as mimalloc's
+ *   release build, only a pointer outside every segment aborts (mimalloc
+ *   crashes there).  trim (malloc_trim) collects and purges the calling
  *   thread's heap and reclaims abandoned segments; its pad is ignored.
  */
 #include "config.h"

@@ -57,6 +57,15 @@
  *   background thread per CPU
  *   (one per heap here).  The tcache of a thread is read without a lock
  *   by the walker and snapshot: they assume a quiet heap.
+ *
+ * Misuse detected (debug:off)
+ *   jemalloc's release build checks nothing and crashes on a pointer it
+ *   never handed out; slab aborts there ("does not own", found by the
+ *   rtree), on a pointer that is not a region's start, and on a second
+ *   free of a region whose bit is already clear in its slab.  A double
+ *   free into the thread cache passes, as in jemalloc, and so do
+ *   overflows (no header to damage) and writes after free.  With debug:on
+ *   the core's guard (core/guard.c) catches every one of them.
  */
 #include "config.h"
 #include <errno.h>

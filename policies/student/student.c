@@ -264,10 +264,11 @@ static int st_check(void *st, hl_report_t *r)
 	char *b = s->lo;
 	while (b < s->hi) {
 		size_t size = st_size(b);
-		if (!HL_EXPECT(r, size >= MIN_BLOCK && b + size <= s->hi && ((uintptr_t)st_payload(b) & 15) == 0,
-			       "block %p has a bad size %zu", (void *)b, size))
+		if (!HL_EXPECT_AT(r, size >= MIN_BLOCK && b + size <= s->hi && ((uintptr_t)st_payload(b) & 15) == 0,
+				  st_payload(b), "block %p has a bad size %zu", (void *)b, size))
 			break;
-		HL_EXPECT(r, st_get(b) == st_get(st_footer(b)), "block %p: header and footer differ", (void *)b);
+		HL_EXPECT_AT(r, st_get(b) == st_get(st_footer(b)), st_payload(b), "block %p: header and footer differ",
+			     (void *)b);
 		blocks++;
 		if (!st_alloc(b)) {
 			nfree++;
