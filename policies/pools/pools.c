@@ -1,6 +1,7 @@
 /*
  * pools: a model of CPython's pymalloc, the allocator under every Python
- * object (CPython 3.12+, Objects/obmalloc.c).
+ * object, as in CPython 3.11 (Objects/obmalloc.c; measured here by
+ * heaplab fidelity's pymalloc rows).
  *
  * What it models
  *   Requests of 1..512 bytes are rounded up to one of 32 size classes 16

@@ -1,7 +1,9 @@
 /**
  * @file pools.h
- * @brief Policy `pools`: a working model of CPython's pymalloc (3.12+,
- *        Objects/obmalloc.c and Include/internal/pycore_obmalloc.h).
+ * @brief Policy `pools`: a working model of CPython's pymalloc as in
+ *        CPython 3.11 (Objects/obmalloc.c), the version heaplab fidelity
+ *        measures here; 3.12 keeps the same constants and moves the
+ *        structures into Include/internal/pycore_obmalloc.h.
  *
  * Glossary
  *   block      the unit handed to the program; every block of a pool has the

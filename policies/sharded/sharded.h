@@ -76,8 +76,9 @@
  *     in_full   =>  free == NULL and local_free == NULL and
  *                   capacity == reserved
  *   for every segment:  used == number of pages in use;  a segment with
- *     used == 0 does not exist (it was released);  owner == NULL <=> it is
- *     on the abandoned list.
+ *     used == 0 is parked in the segment cache (still resident until a
+ *     later park finds it past segment_purge_delay) or released;
+ *     owner == NULL <=> it is on the abandoned list.
  *   for every heap:  direct[w] is the first page of the bin of w, or the
  *     empty page.
  *
