@@ -11,6 +11,8 @@
 #      cache, transfer cache, central lists, page heap (claims_tcmalloc_tiers.c)
 #   90 realloc by a fixed step against doubling, on glibc (claims_realloc.c;
 #      the glibc.realloc-* fidelity rows compare the same probe with bins)
+#   81 the Python service's fix: jemalloc preloaded with narenas:2 and
+#      background_thread:true, and PYTHONMALLOC=malloc (claims_python_fix.py)
 #   93 musl's mallocng against glibc: the usable-size ladder and what a
 #      freed burst leaves resident (claims_musl.c, built here with musl-gcc)
 set -u
@@ -70,6 +72,24 @@ elif run claim61.tcmalloc-tiers out env LD_PRELOAD="$tcmalloc" "$probes/claims_t
 	check claim61.tcmalloc-tiers "not every tier gained free bytes:$summary" "$grew == 4"
 	check claim61.tcmalloc-pageheap "whole spans did not go back to the page heap:$summary" \
 		"$(val pageheap "$out") - $(val before_pageheap "$out") >= $(val freed "$out") / 2"
+fi
+
+# --- 81: the Python service's three settings, read back from CPython ----
+if [ ! -r "$jemalloc" ] || ! command -v python3 >/dev/null; then
+	skip claim81.python-fix "needs $jemalloc and python3"
+elif run claim81.python-fix fix env LD_PRELOAD="$jemalloc" MALLOC_CONF=narenas:2,background_thread:true \
+	PYTHONMALLOC=malloc python3 "$src/fidelity/probes/claims_python_fix.py" &&
+	run claim81.python-fix pym env LD_PRELOAD="$jemalloc" MALLOC_CONF=narenas:2,background_thread:true \
+	python3 "$src/fidelity/probes/claims_python_fix.py"; then
+	echo "  jemalloc under CPython: narenas $(val narenas "$fix"), background_thread $(val background_thread "$fix");" \
+		"of $(val objects_bytes "$fix") bytes of small objects, $(val malloc_live_bytes "$fix") live in jemalloc" \
+		"with PYTHONMALLOC=malloc, $(val malloc_live_bytes "$pym") with pymalloc"
+	check claim81.jemalloc-settings "MALLOC_CONF did not take: narenas $(val narenas "$fix"), background_thread $(val background_thread "$fix")" \
+		"$(val narenas "$fix") == 2 && $(val background_thread "$fix") == 1"
+	check claim81.pythonmalloc-malloc "PYTHONMALLOC=malloc: only $(val malloc_live_bytes "$fix") of $(val objects_bytes "$fix") bytes reached malloc" \
+		"$(val malloc_live_bytes "$fix") >= $(val objects_bytes "$fix")"
+	check claim81.pymalloc-keeps-small "pymalloc: $(val malloc_live_bytes "$pym") of $(val objects_bytes "$pym") bytes reached malloc" \
+		"$(val malloc_live_bytes "$pym") * 10 < $(val objects_bytes "$pym")"
 fi
 
 # --- 90: realloc by a fixed step against doubling (glibc) ---------------
