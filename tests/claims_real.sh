@@ -101,9 +101,10 @@ elif run claim90.realloc-growth add "$probes/claims_realloc" add 1024 1048576 &&
 		echo "  glibc $v: reallocs $(val reallocs "${!v}"), copies $(val copies "${!v}") ($(val copied_kb "${!v}") KiB), mremaps $(val mremaps "${!v}"), mapped from $(val mapped_from "${!v}") bytes"
 	done
 	# A copy at every step would carry 1+2+...+1023 KiB = 511.5 MiB; glibc
-	# grows the block in place at the top, then as a mapped chunk by mremap.
+	# grows the block in place at the top, then as a mapped chunk by mremap
+	# (whether mremap moves the mapping is the kernel's choice: not checked).
 	check claim90.realloc-in-place "fixed steps copied $(val copied_kb "$add") KiB, not much less than a copy per step" \
-		"$(val copied_kb "$add") < 2048 && $(val mremaps "$add") > 0"
+		"$(val copied_kb "$add") < 2048 && $(val mapped_from "$add") > 0"
 	check claim90.realloc-doubling "doubling did more reallocs or copied more than fixed steps" \
 		"$(val reallocs "$dbl") < $(val reallocs "$add") && $(val copied_kb "$dbl") <= $(val copied_kb "$add")"
 fi
