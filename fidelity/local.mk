@@ -14,3 +14,4 @@ include fidelity/glibc.mk
 include fidelity/jemalloc.mk
 include fidelity/mimalloc.mk
 include fidelity/pymalloc.mk
+include fidelity/claims.mk
