@@ -101,7 +101,7 @@
  *   falling back to non-contiguous mappings when the break cannot grow (a
  *   request gets its own mapping instead).
  */
-#include "bins.h"
+#include "bins_tcache.h"
 #include <errno.h>
 #include <string.h>
 #include <time.h>
@@ -132,55 +132,6 @@ static const hl_option_t bn_options[] = {
 	  "address space reserved for the main arena's emulated break" },
 	{ NULL, 0, NULL, 0, 0, NULL, NULL },
 };
-
-void bn_lock(bn_arena_t *a)
-{
-	if (pthread_mutex_trylock(&a->lock) == 0)
-		return;
-	__atomic_fetch_add(&a->contention, 1, __ATOMIC_RELAXED);
-	pthread_mutex_lock(&a->lock);
-}
-
-/* --- tcache ----------------------------------------------------------------- */
-
-/** Safe-linking: a stored link is the pointer xor its own address >> 12. */
-static inline uintptr_t bn_protect(const void *pos, uintptr_t ptr)
-{
-	return ((uintptr_t)pos >> 12) ^ ptr;
-}
-
-void bn_tcache_put(bn_state_t *st, bn_tcache_t *tc, bn_chunk_t *c, unsigned idx)
-{
-	bn_tentry_t *e = bn_chunk2mem(c);
-	e->key = st->key;
-	e->next = bn_protect(&e->next, (uintptr_t)tc->entries[idx]);
-	tc->entries[idx] = e;
-	tc->counts[idx]++;
-}
-
-void *bn_tcache_get(bn_tcache_t *tc, unsigned idx)
-{
-	bn_tentry_t *e = tc->entries[idx];
-	uintptr_t nx = bn_protect(&e->next, e->next);
-	if (HL_UNLIKELY(nx & 15))
-		hl_fatal(BN, "malloc(): unaligned tcache chunk detected", e);
-	tc->entries[idx] = (bn_tentry_t *)nx;
-	tc->counts[idx]--;
-	e->key = 0;
-	return e;
-}
-
-/** The key matched: abort when @p e really is in this thread's cache. */
-static void bn_double_free_scan(bn_state_t *st, bn_tcache_t *tc, bn_tentry_t *e, unsigned idx)
-{
-	unsigned n = 0;
-	for (bn_tentry_t *x = tc->entries[idx]; x; x = (bn_tentry_t *)bn_protect(&x->next, x->next)) {
-		if (x == e)
-			hl_fatal(BN, "free(): double free detected in tcache 2", e);
-		if (HL_UNLIKELY(++n > st->tcache_count || ((uintptr_t)x & 15)))
-			hl_fatal(BN, "free(): too many or unaligned chunks detected in tcache", x);
-	}
-}
 
 /* --- arenas: binding a thread (glibc's arena_get2) ---------------------------- */
 
@@ -347,7 +298,7 @@ static void bn_free(void *stp, hl_thread_t *t, void *p)
 	if (HL_LIKELY(tc != NULL) && sz <= BN_TC_MAX_CHUNK && !bn_mmapped(c)) {
 		unsigned i = bn_tc_index(sz);
 		if (HL_UNLIKELY(((bn_tentry_t *)p)->key == st->key))
-			bn_double_free_scan(st, tc, p, i);
+			bn_tcache_double_free_scan(st, tc, p, i);
 		if (tc->counts[i] < st->tcache_count) {
 			bn_tcache_put(st, tc, c, i);
 			return;
@@ -421,6 +372,29 @@ static bool bn_owns(void *stp, const void *p)
 {
 	bn_state_t *st = stp;
 	return hl_os_contains(st->os, p);
+}
+
+/* --- trim ------------------------------------------------------------------------ */
+
+/** The policy's trim (malloc_trim): in every arena, consolidate, purge the
+ *  whole free pages inside free chunks and, for the main arena, shrink the
+ *  top to @p pad.  Returns the bytes given back. */
+static size_t bn_trim(void *stp, size_t pad)
+{
+	bn_state_t *st = stp;
+	size_t given = 0;
+	bn_arena_t *a = &st->main;
+	do {
+		bn_lock(a);
+		if (a->have_fast)
+			bn_consolidate(st, a);
+		given += bn_purge_free(st, a);
+		if (a->index == 0)
+			given += bn_systrim(st, a, pad, true);
+		bn_unlock(a);
+		a = bn_ring_next(a);
+	} while (a != &st->main);
+	return given;
 }
 
 /* --- threads and fork -------------------------------------------------------------- */

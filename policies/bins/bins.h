@@ -44,8 +44,9 @@
  *
  * Block diagram
  *
- *   thread ── t->policy_tls ──► bn_tcache_t  entries[64] (LIFO, no lock)
- *      │ miss                        │ bound arena; the record is itself
+ *   thread ── t->policy_tls ──► bn_tcache_t  entries[64] (LIFO, no lock;
+ *      │ miss                        │        bins_tcache.c)
+ *      │                             │ bound arena; the record is itself
  *      ▼                             ▼ a 768-byte chunk of that arena
  *   bn_arena_t (mutex) ── main: [chunk|chunk|free|chunk|....|  top  ]◄─ break
  *     bins[1]  unsorted ─┐        secondary: sub-heap (64 MiB aligned)
@@ -91,6 +92,27 @@
  *   touched only by its own thread (and by readers that accept a racy
  *   count: stats).  Lock order: list_lock, then an arena lock, then
  *   mmap_lock.
+ *
+ * Layers (top to bottom: a file calls functions of its own layer and of
+ * the layers below it, never above; tests/layers.sh checks this list)
+ *   bins.c                   the policy: options, malloc / free / realloc /
+ *                            memalign entry points, binding a thread to an
+ *                            arena, trim, thread exit, fork
+ *   bins_dot.c bins_stats.c  snapshot, statistics
+ *   bins_check.c             checker, walker, chunk states
+ *   bins_arena.c             the arena algorithm: arena lock, _int_malloc,
+ *                            _int_free, filing into bins, consolidation,
+ *                            sysmalloc's choice, memalign, realloc
+ *   bins_sys.c               memory from the page source: the break, sub-
+ *                            heaps, mapped chunks, systrim, purging
+ *   bins_list.c              unlinking a free chunk from its bin
+ *   bins_tcache.c bins_tcache.h  the per-thread cache (no lock)
+ *   bins.h                   constants, chunk, arena and state types, chunk
+ *                            and bin accessors
+ *
+ *   One malloc: bins.c pops the tcache; on a miss it locks the arena and
+ *   bins_arena.c runs the rungs, stashing spare fits into the tcache and,
+ *   at the end, growing the top through bins_sys.c.
  */
 #ifndef HL_BINS_H
 #define HL_BINS_H
@@ -145,14 +167,10 @@ typedef struct bn_chunk {
 	struct bn_chunk *bk_nextsize;   /**< large bins: next larger size */
 } bn_chunk_t;
 
-/** A cached chunk's payload: the tcache link and the double-free key. */
-typedef struct bn_tentry {
-	uintptr_t next;   /**< next entry, safe-linked: (&next >> 12) ^ ptr */
-	uint64_t key;     /**< bn_state_t.key while cached, 0 once handed out */
-} bn_tentry_t;
-
 /** An arena (struct bn_arena below). */
 typedef struct bn_arena bn_arena_t;
+/** A thread's tcache record (struct bn_tcache, bins_tcache.h). */
+typedef struct bn_tcache bn_tcache_t;
 
 /** Header at the start of each sub-heap of a secondary arena. */
 typedef struct bn_heap {
@@ -195,35 +213,6 @@ typedef struct bn_mmap {
 _Static_assert(sizeof(bn_mmap_t) == BN_MAPHDR, "mapping header size");
 _Static_assert(sizeof(bn_heap_t) % 16 == 0, "sub-heap header keeps chunks aligned");
 /** @endcond */
-
-/** Per (thread, heap) state: t->policy_tls.  With a tcache it lives in a
- *  chunk of the thread's arena, as glibc's tcache_perthread_struct does;
- *  without one (tcache_count 0, or that chunk could not be had) in the
- *  policy's metadata. */
-typedef struct bn_tcache {
-	struct bn_tcache *self;            /**< this record (the payload's first word) */
-	uint64_t mark;                     /**< st->key ^ BN_TC_MARK in the second
-					        word, where a cached chunk keeps the
-					        key: tells the walker this chunk is a
-					        tcache record (set once) */
-	bool in_heap;                      /**< the record is a chunk (set once) */
-	bn_tentry_t *entries[BN_TC_BINS];  /**< list heads (owner thread only) */
-	uint16_t counts[BN_TC_BINS];       /**< entries per bin (owner only) */
-	bn_arena_t *arena;                 /**< bound arena, NULL until needed */
-	uint64_t hits;                     /**< mallocs served from the cache
-					        (owner writes, stats read racily) */
-	uint64_t misses;                   /**< cacheable mallocs that found their
-					        bin empty (same rule as hits) */
-	unsigned thread;                   /**< hl_thread_t.index, for pictures */
-	struct bn_tcache *next;            /**< next in the registry (list_lock) */
-	struct bn_tcache *prev;            /**< previous in the registry (list_lock) */
-} bn_tcache_t;
-/** @cond HL_COMPILE_CHECKS */
-_Static_assert(sizeof(bn_tcache_t) <= BN_TC_STRUCT, "a tcache record fits glibc's struct");
-/** @endcond */
-/** Mixed into the key to mark a tcache record's chunk (any odd constant
- *  that differs from 0 serves: the record then never looks cached). */
-#define BN_TC_MARK 0x7463616368655f31ull
 
 /** The policy state of one heap. */
 typedef struct bn_state {
@@ -338,8 +327,6 @@ static inline void bn_mark_bin(bn_arena_t *a, unsigned i) { a->binmap[i >> 5] |=
 static inline bool bn_bin_marked(const bn_arena_t *a, unsigned i) { return a->binmap[i >> 5] >> (i & 31) & 1; }
 /** Fastbin of chunk size @p sz: 0 for 32 bytes, one per 16 bytes. */
 static inline unsigned bn_fast_index(size_t sz) { return (unsigned)(sz >> 4) - 2; }
-/** Tcache bin of chunk size @p sz: 0 for 32 bytes, one per 16 bytes. */
-static inline unsigned bn_tc_index(size_t sz) { return (unsigned)((sz - BN_MINSIZE) >> 4); }
 
 /* --- sub-heaps ----------------------------------------------------------- */
 /** The sub-heap holding address @p c: its address rounded down to 64 MiB
@@ -364,25 +351,15 @@ static inline bn_arena_t *bn_ring_next(bn_arena_t *a) { return __atomic_load_n(&
 /** The current mmap threshold (self-tuning may raise it at any time). */
 static inline size_t bn_mmap_threshold(bn_state_t *st) { return __atomic_load_n(&st->mmap_threshold, __ATOMIC_RELAXED); }
 
-/* --- bins.c ------------------------------------------------------------- */
+/* --- bins_arena.c: the arena algorithm (arena lock held) ---------------- */
 /** Locks arena @p a, counting in its contention when the lock was busy. */
 void bn_lock(bn_arena_t *a);
 /** Unlocks arena @p a. */
 static inline void bn_unlock(bn_arena_t *a) { pthread_mutex_unlock(&a->lock); }
-/** Pushes chunk @p c on tcache bin @p idx of @p tc, writing the key and the
- *  safe-linked next pointer into its payload (owner thread only). */
-void bn_tcache_put(bn_state_t *st, bn_tcache_t *tc, bn_chunk_t *c, unsigned idx);
-/** Pops the newest entry of non-empty tcache bin @p idx and clears its key;
- *  aborts when the stored link decodes to a misaligned address. */
-void *bn_tcache_get(bn_tcache_t *tc, unsigned idx);
-/** True when @p tc exists and its bin @p idx can take one more chunk. */
-static inline bool bn_tcache_room(const bn_state_t *st, const bn_tcache_t *tc, unsigned idx)
-{
-	return tc && idx < BN_TC_BINS && tc->counts[idx] < st->tcache_count;
-}
-/* --- bins_arena.c: the arena algorithm (arena lock held) ---------------- */
 /** Sets up arena @p a with empty bins; @p index 0 is the main arena. */
 void bn_arena_init(bn_arena_t *a, unsigned index);
+/** A new secondary arena in a sub-heap of its own (not yet on the ring). */
+bn_arena_t *bn_arena_new(bn_state_t *st);
 /** glibc's _int_malloc: a chunk of size @p nb from arena @p a (fastbins,
  *  small bin, unsorted scan, large bins, binmap, top, then sysmalloc),
  *  moving spare exact fits into @p tc (may be NULL).  The payload, or NULL. */
@@ -390,11 +367,6 @@ void *bn_int_malloc(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, size_t nb);
 /** Frees chunk @p c of arena @p a (not mapped, not cached); @p may_fast
  *  lets a small chunk go to its fastbin when fastbins are on. */
 void bn_int_free(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, bool may_fast);
-/** Splits a chunk of size @p nb off the bottom of the top chunk; NULL when
- *  the top cannot keep BN_MINSIZE bytes after it. */
-void *bn_from_top(bn_arena_t *a, size_t nb);
-/** Removes free chunk @p c from whatever bin holds it (skip list included). */
-void bn_unlink(bn_chunk_t *c);
 /** Empties every fastbin, merging each chunk with its free neighbours
  *  (the pre-2.43 malloc_consolidate). */
 void bn_consolidate(bn_state_t *st, bn_arena_t *a);
@@ -406,10 +378,6 @@ void *bn_int_memalign(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, size_t ali
  *  or a free chunk above, else move.  NULL when memory ran out. */
 void *bn_int_realloc(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, bn_chunk_t *c, size_t nb);
 /* --- bins_sys.c: memory from the page source ---------------------------- */
-/** Memory for a request no bin nor the top could serve: a mapping of its
- *  own at or above the mmap threshold, else a grown top (break or
- *  sub-heap) split for @p nb, else a mapping after all.  NULL, ENOMEM. */
-void *bn_sysmalloc(bn_state_t *st, bn_arena_t *a, size_t nb);
 /** A chunk of size @p nb in a mapping of its own (M bit, link header in
  *  front, on the mmap_lock list); its payload, or NULL. */
 void *bn_mmap_chunk(bn_state_t *st, size_t nb);
@@ -419,16 +387,25 @@ void bn_munmap_chunk(bn_state_t *st, bn_chunk_t *c);
 /** glibc resizes a mapped chunk with mremap; here an emulation that never
  *  holds two committed copies (see bins_sys.c).  The payload, or NULL. */
 void *bn_mremap_chunk(bn_state_t *st, bn_chunk_t *c, size_t n);
-/** A new secondary arena in a sub-heap of its own (not yet on the ring). */
-bn_arena_t *bn_arena_new(bn_state_t *st);
+/** Grows arena @p a's top for a chunk of @p nb: the break moves up (main
+ *  arena), or more of the newest sub-heap is committed, or a new sub-heap
+ *  is made; then the old top is fenced off and, when a free chunk is left
+ *  of it, that chunk is stored in @p *to_free for the caller to free into
+ *  the bins.  False when the page source refused. */
+bool bn_sys_grow(bn_state_t *st, bn_arena_t *a, size_t nb, bn_chunk_t **to_free);
+/** The first sub-heap of fresh secondary arena @p a, its top the whole of
+ *  it.  False when the page source refused. */
+bool bn_sys_first_heap(bn_state_t *st, bn_arena_t *a);
 /** Gives back the top beyond @p pad: the break moves down (main arena) or
  *  the sub-heap's tail is decommitted.  Unless @p forced (malloc_trim), the
  *  top must first have reached trim_threshold.  Returns the bytes given. */
 size_t bn_systrim(bn_state_t *st, bn_arena_t *a, size_t pad, bool forced);
-/** The policy's trim (malloc_trim): in every arena, consolidate, purge the
- *  whole free pages inside free chunks and, for the main arena, shrink the
- *  top to @p pad.  Returns the bytes given back. */
-size_t bn_trim(void *st, size_t pad);
+/** Purges every whole page inside the free chunks of arena @p a (arena
+ *  lock held).  Returns the bytes purged. */
+size_t bn_purge_free(bn_state_t *st, bn_arena_t *a);
+/* --- bins_list.c: out of a bin (arena lock held) -------------------------- */
+/** Removes free chunk @p c from whatever bin holds it (skip list included). */
+void bn_unlink(bn_chunk_t *c);
 /* --- bins_check.c / bins_dot.c ------------------------------------------ */
 /** The policy's checker: reports every broken invariant listed above for
  *  each arena, the calling thread's tcache and the mapped chunks. */
@@ -449,11 +426,4 @@ int bn_arena_chunks(bn_state_t *st, bn_arena_t *a, bn_chunk_fn fn, void *arg);
 /** State of chunk @p c as the tags (and keys) tell; a tcache record's
  *  chunk is HL_BLOCK_META. */
 hl_block_state_t bn_chunk_state(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c);
-/** True when in-use chunk @p c holds a tcache record (its mark word). */
-static inline bool bn_is_tcache_record(const bn_state_t *st, const bn_chunk_t *c)
-{
-	const bn_tcache_t *tc = (const bn_tcache_t *)bn_chunk2mem(c);
-	return bn_csize(c) >= BN_HDR + sizeof *tc && tc->mark == (st->key ^ BN_TC_MARK) &&
-	       tc->self == tc;
-}
 #endif

@@ -4,10 +4,19 @@
  * function here runs with the arena's lock held.  See bins.h for the
  * chunk layout and the invariants.
  */
-#include "bins.h"
+#include "bins_tcache.h"
+#include <errno.h>
 #include <string.h>
 
 static const char BN[] = "bins";
+
+void bn_lock(bn_arena_t *a)
+{
+	if (pthread_mutex_trylock(&a->lock) == 0)
+		return;
+	__atomic_fetch_add(&a->contention, 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&a->lock);
+}
 
 void bn_arena_init(bn_arena_t *a, unsigned index)
 {
@@ -22,43 +31,27 @@ void bn_arena_init(bn_arena_t *a, unsigned index)
 	a->next = a;
 }
 
+bn_arena_t *bn_arena_new(bn_state_t *st)
+{
+	bn_arena_t *a = hl_meta_alloc(&st->arena_pool);
+	if (!a)
+		return NULL;
+	bn_arena_init(a, st->narenas);
+	if (!bn_sys_first_heap(st, a)) {
+		pthread_mutex_destroy(&a->lock);
+		hl_meta_free(&st->arena_pool, a);
+		return NULL;
+	}
+	return a;
+}
+
 /** Writes a chunk header of size @p sz with P set, tagged for arena @p a. */
 static inline void bn_head(bn_arena_t *a, bn_chunk_t *c, size_t sz)
 {
 	c->size = sz | BN_P | a->aflag;
 }
 
-/* --- list surgery ---------------------------------------------------------- */
-
-/** Removes a free chunk from whatever bin holds it (skip list included). */
-void bn_unlink(bn_chunk_t *p)
-{
-	size_t sz = bn_csize(p);
-	if (HL_UNLIKELY(bn_at(p, sz)->prev_size != sz))
-		hl_fatal(BN, "corrupted size vs. prev_size", bn_chunk2mem(p));
-	bn_chunk_t *fd = p->fd, *bk = p->bk;
-	if (HL_UNLIKELY(fd->bk != p || bk->fd != p))
-		hl_fatal(BN, "corrupted double-linked list", bn_chunk2mem(p));
-	fd->bk = bk;
-	bk->fd = fd;
-	if (bn_is_small(sz) || p->fd_nextsize == NULL)
-		return;
-	if (HL_UNLIKELY(p->fd_nextsize->bk_nextsize != p || p->bk_nextsize->fd_nextsize != p))
-		hl_fatal(BN, "corrupted double-linked list (not small)", bn_chunk2mem(p));
-	if (fd->fd_nextsize == NULL) {          /* a same-size follower takes over */
-		if (p->fd_nextsize == p) {
-			fd->fd_nextsize = fd->bk_nextsize = fd;
-		} else {
-			fd->fd_nextsize = p->fd_nextsize;
-			fd->bk_nextsize = p->bk_nextsize;
-			p->fd_nextsize->bk_nextsize = fd;
-			p->bk_nextsize->fd_nextsize = fd;
-		}
-	} else {
-		p->fd_nextsize->bk_nextsize = p->bk_nextsize;
-		p->bk_nextsize->fd_nextsize = p->fd_nextsize;
-	}
-}
+/* --- filing free chunks ---------------------------------------------------- */
 
 /** Pushes @p c (of size @p sz) at the front of the unsorted bin; a large
  *  chunk is marked as outside any skip list. */
@@ -287,7 +280,7 @@ static void *bn_from_binmap(bn_arena_t *a, size_t nb)
 }
 
 /** Splits the top chunk when it is large enough. */
-void *bn_from_top(bn_arena_t *a, size_t nb)
+static void *bn_from_top(bn_arena_t *a, size_t nb)
 {
 	bn_chunk_t *v = a->top;
 	if (!v)
@@ -302,6 +295,28 @@ void *bn_from_top(bn_arena_t *a, size_t nb)
 	bn_head(a, v, nb);
 	bn_head(a, r, sz - nb);
 	return bn_chunk2mem(v);
+}
+
+/** glibc's sysmalloc: memory for a request no bin nor the top could
+ *  serve: a mapping of its own at or above the mmap threshold, else a
+ *  grown top split for @p nb (the remains of a fenced-off old top are
+ *  freed first), else a mapping after all.  NULL with ENOMEM. */
+static void *bn_sysmalloc(bn_state_t *st, bn_arena_t *a, size_t nb)
+{
+	bool mapped_first = nb >= bn_mmap_threshold(st) && st->n_mmaps < st->mmap_max;
+	void *m;
+	if (mapped_first && (m = bn_mmap_chunk(st, nb)))
+		return m;
+	bn_chunk_t *old_top;
+	bool grown = bn_sys_grow(st, a, nb, &old_top);
+	if (old_top)
+		bn_int_free(st, a, old_top, true);
+	if (grown && (m = bn_from_top(a, nb)))
+		return m;
+	if (!mapped_first && (m = bn_mmap_chunk(st, nb)))
+		return m;
+	errno = ENOMEM;
+	return NULL;
 }
 
 void *bn_int_malloc(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, size_t nb)

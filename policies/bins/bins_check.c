@@ -12,7 +12,7 @@
  * believed when bins' own registry lists it).
  * Both hold each arena's lock while they look at it.
  */
-#include "bins.h"
+#include "bins_tcache.h"
 #include "../../core/report.h"
 
 hl_block_state_t bn_chunk_state(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c)
@@ -280,7 +280,7 @@ static void bn_check_tcache(bn_state_t *st, bn_tcache_t *tc, hl_report_t *r)
 {
 	for (unsigned i = 0; i < BN_TC_BINS; i++) {
 		unsigned n = 0;
-		for (bn_tentry_t *e = tc->entries[i]; e; e = (bn_tentry_t *)(((uintptr_t)&e->next >> 12) ^ e->next)) {
+		for (bn_tentry_t *e = tc->entries[i]; e; e = bn_tentry_next(e)) {
 			if (!HL_EXPECT(r, ++n <= tc->counts[i] && !((uintptr_t)e & 15),
 				       "tcache bin %u: more entries than its count %u", i, tc->counts[i]))
 				break;

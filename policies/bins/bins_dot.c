@@ -11,7 +11,7 @@
  * of other threads are read without their owners' cooperation: take a
  * snapshot when the threads are quiet.
  */
-#include "bins.h"
+#include "bins_tcache.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -150,7 +150,7 @@ static void bn_dot_tcaches(bn_state_t *st, hl_dot_t *d)
 			for (bn_tentry_t *e = tc->entries[i]; e && k < BN_DOT_EDGES; k++) {
 				hl_dot_edge(d, node, bn_port(st, bn_mem2chunk(e), to, sizeof to), HL_EDGE_CACHE,
 					    k ? NULL : "next");
-				e = (bn_tentry_t *)(((uintptr_t)&e->next >> 12) ^ e->next);
+				e = bn_tentry_next(e);
 			}
 		}
 	}

@@ -5,7 +5,7 @@
  * count, total) and the top; then the mapped chunks, the mmap threshold as
  * self-tuning left it, the tcache hits and misses and the lock contention.
  */
-#include "bins.h"
+#include "bins_tcache.h"
 #include <string.h>
 
 /** Tallies of one arena, gathered by walking its chunks. */

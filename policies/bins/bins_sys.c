@@ -6,7 +6,6 @@
  * the page source (core/os.h).
  */
 #include "bins.h"
-#include <errno.h>
 #include <string.h>
 
 static const char BN[] = "bins";
@@ -164,8 +163,9 @@ static bn_heap_t *bn_heap_new(bn_state_t *st, size_t need)
 }
 
 /** Closes the old top of a full sub-heap: two fenceposts at its end (a
- *  16-byte in-use chunk and a size-0 one), the rest freed into the bins. */
-static void bn_fence_off(bn_state_t *st, bn_arena_t *a, bn_chunk_t *old)
+ *  16-byte in-use chunk and a size-0 one); the rest, when there is any,
+ *  is returned for the caller to free into the bins. */
+static bn_chunk_t *bn_fence_off(bn_arena_t *a, bn_chunk_t *old)
 {
 	size_t sz = bn_csize(old), keep = sz - 2 * 16;
 	bn_chunk_t *f1 = keep >= BN_MINSIZE ? bn_at(old, keep) : old;
@@ -176,14 +176,15 @@ static void bn_fence_off(bn_state_t *st, bn_arena_t *a, bn_chunk_t *old)
 		f1->size = fsz | (old->size & BN_P) | a->aflag;
 	f2->prev_size = fsz;
 	f2->size = 0 | BN_P;
-	if (f1 != old) {
-		old->size = keep | (old->size & BN_P) | a->aflag;
-		bn_int_free(st, a, old, true);
-	}
+	if (f1 == old)
+		return NULL;
+	old->size = keep | (old->size & BN_P) | a->aflag;
+	return old;
 }
 
-/** Grows a secondary arena: more of its sub-heap, or a new sub-heap. */
-static bool bn_grow_sub(bn_state_t *st, bn_arena_t *a, size_t nb)
+/** Grows a secondary arena: more of its sub-heap, or a new sub-heap
+ *  (the old top's remains go to @p *to_free). */
+static bool bn_grow_sub(bn_state_t *st, bn_arena_t *a, size_t nb, bn_chunk_t **to_free)
 {
 	bn_heap_t *hp = a->heap;
 	size_t old = bn_csize(a->top);
@@ -205,42 +206,27 @@ static bool bn_grow_sub(bn_state_t *st, bn_arena_t *a, size_t nb)
 	bn_chunk_t *old_top = a->top;
 	a->top = bn_heap_first(nh);
 	a->top->size = (nh->size - sizeof(bn_heap_t)) | BN_P | BN_A;
-	bn_fence_off(st, a, old_top);
+	*to_free = bn_fence_off(a, old_top);
 	return true;
 }
 
-void *bn_sysmalloc(bn_state_t *st, bn_arena_t *a, size_t nb)
+bool bn_sys_grow(bn_state_t *st, bn_arena_t *a, size_t nb, bn_chunk_t **to_free)
 {
-	bool mapped_first = nb >= bn_mmap_threshold(st) && st->n_mmaps < st->mmap_max;
-	void *m;
-	if (mapped_first && (m = bn_mmap_chunk(st, nb)))
-		return m;
-	bool grown = a->index == 0 ? bn_grow_main(st, a, nb) : bn_grow_sub(st, a, nb);
-	if (grown && (m = bn_from_top(a, nb)))
-		return m;
-	if (!mapped_first && (m = bn_mmap_chunk(st, nb)))
-		return m;
-	errno = ENOMEM;
-	return NULL;
+	*to_free = NULL;
+	return a->index == 0 ? bn_grow_main(st, a, nb) : bn_grow_sub(st, a, nb, to_free);
 }
 
-bn_arena_t *bn_arena_new(bn_state_t *st)
+bool bn_sys_first_heap(bn_state_t *st, bn_arena_t *a)
 {
-	bn_arena_t *a = hl_meta_alloc(&st->arena_pool);
-	if (!a)
-		return NULL;
 	bn_heap_t *hp = bn_heap_new(st, sizeof(bn_heap_t) + BN_MINSIZE);
-	if (!hp) {
-		hl_meta_free(&st->arena_pool, a);
-		return NULL;
-	}
-	bn_arena_init(a, st->narenas);
+	if (!hp)
+		return false;
 	hp->ar = a;
 	a->heap = hp;
 	bn_account(a, (ptrdiff_t)hp->size);
 	a->top = bn_heap_first(hp);
 	a->top->size = (hp->size - sizeof(bn_heap_t)) | BN_P | BN_A;
-	return a;
+	return true;
 }
 
 /* --- giving memory back ------------------------------------------------------ */
@@ -302,8 +288,8 @@ size_t bn_systrim(bn_state_t *st, bn_arena_t *a, size_t pad, bool forced)
 	return given + extra;
 }
 
-/** Purges every whole page inside the free chunks of arena @p a. */
-static size_t bn_purge_free(bn_state_t *st, bn_arena_t *a)
+/* Purges every whole page inside the free chunks of arena @p a. */
+size_t bn_purge_free(bn_state_t *st, bn_arena_t *a)
 {
 	size_t given = 0;
 	for (unsigned i = BN_UNSORTED; i < BN_NBINS; i++) {
@@ -318,23 +304,5 @@ static size_t bn_purge_free(bn_state_t *st, bn_arena_t *a)
 				given += len;
 		}
 	}
-	return given;
-}
-
-size_t bn_trim(void *stp, size_t pad)
-{
-	bn_state_t *st = stp;
-	size_t given = 0;
-	bn_arena_t *a = &st->main;
-	do {
-		bn_lock(a);
-		if (a->have_fast)
-			bn_consolidate(st, a);
-		given += bn_purge_free(st, a);
-		if (a->index == 0)
-			given += bn_systrim(st, a, pad, true);
-		bn_unlock(a);
-		a = bn_ring_next(a);
-	} while (a != &st->main);
 	return given;
 }

@@ -1,0 +1,103 @@
+/**
+ * @file bins_tcache.h
+ * @brief Policy `bins`, the tcache: per-thread LIFO lists of exact chunk
+ *        sizes in front of the arenas, used without a lock.  The lowest
+ *        layer of the policy but bins.h (see bins.h, "Layers"): bins.c and
+ *        bins_arena.c both put chunks here and take them out, and nothing
+ *        here calls either.  Putting and taking are inline: they are
+ *        malloc's and free's fast path.
+ */
+#ifndef HL_BINS_TCACHE_H
+#define HL_BINS_TCACHE_H
+
+#include "bins.h"
+
+/** A cached chunk's payload: the tcache link and the double-free key. */
+typedef struct bn_tentry {
+	uintptr_t next;   /**< next entry, safe-linked: (&next >> 12) ^ ptr */
+	uint64_t key;     /**< bn_state_t.key while cached, 0 once handed out */
+} bn_tentry_t;
+
+/** Per (thread, heap) state: t->policy_tls.  With a tcache it lives in a
+ *  chunk of the thread's arena, as glibc's tcache_perthread_struct does;
+ *  without one (tcache_count 0, or that chunk could not be had) in the
+ *  policy's metadata. */
+struct bn_tcache {
+	struct bn_tcache *self;            /**< this record (the payload's first word) */
+	uint64_t mark;                     /**< st->key ^ BN_TC_MARK in the second
+					        word, where a cached chunk keeps the
+					        key: tells the walker this chunk is a
+					        tcache record (set once) */
+	bool in_heap;                      /**< the record is a chunk (set once) */
+	bn_tentry_t *entries[BN_TC_BINS];  /**< list heads (owner thread only) */
+	uint16_t counts[BN_TC_BINS];       /**< entries per bin (owner only) */
+	bn_arena_t *arena;                 /**< bound arena, NULL until needed */
+	uint64_t hits;                     /**< mallocs served from the cache
+					        (owner writes, stats read racily) */
+	uint64_t misses;                   /**< cacheable mallocs that found their
+					        bin empty (same rule as hits) */
+	unsigned thread;                   /**< hl_thread_t.index, for pictures */
+	struct bn_tcache *next;            /**< next in the registry (list_lock) */
+	struct bn_tcache *prev;            /**< previous in the registry (list_lock) */
+};
+/** @cond HL_COMPILE_CHECKS */
+_Static_assert(sizeof(bn_tcache_t) <= BN_TC_STRUCT, "a tcache record fits glibc's struct");
+/** @endcond */
+/** Mixed into the key to mark a tcache record's chunk (any odd constant
+ *  that differs from 0 serves: the record then never looks cached). */
+#define BN_TC_MARK 0x7463616368655f31ull
+
+/** Tcache bin of chunk size @p sz: 0 for 32 bytes, one per 16 bytes. */
+static inline unsigned bn_tc_index(size_t sz) { return (unsigned)((sz - BN_MINSIZE) >> 4); }
+
+/** Safe-linking: a stored link is the pointer xor its own address >> 12
+ *  (the same operation stores a link and reads it back). */
+static inline uintptr_t bn_protect(const void *pos, uintptr_t ptr)
+{
+	return ((uintptr_t)pos >> 12) ^ ptr;
+}
+/** The entry after @p e on its tcache list (its link decoded, unchecked). */
+static inline bn_tentry_t *bn_tentry_next(const bn_tentry_t *e)
+{
+	return (bn_tentry_t *)bn_protect(&e->next, e->next);
+}
+/** Pushes chunk @p c on tcache bin @p idx of @p tc, writing the key and the
+ *  safe-linked next pointer into its payload (owner thread only). */
+static inline void bn_tcache_put(bn_state_t *st, bn_tcache_t *tc, bn_chunk_t *c, unsigned idx)
+{
+	bn_tentry_t *e = bn_chunk2mem(c);
+	e->key = st->key;
+	e->next = bn_protect(&e->next, (uintptr_t)tc->entries[idx]);
+	tc->entries[idx] = e;
+	tc->counts[idx]++;
+}
+/** Pops the newest entry of non-empty tcache bin @p idx and clears its key;
+ *  aborts when the stored link decodes to a misaligned address. */
+static inline void *bn_tcache_get(bn_tcache_t *tc, unsigned idx)
+{
+	bn_tentry_t *e = tc->entries[idx];
+	uintptr_t nx = bn_protect(&e->next, e->next);
+	if (HL_UNLIKELY(nx & 15))
+		hl_fatal("bins", "malloc(): unaligned tcache chunk detected", e);
+	tc->entries[idx] = (bn_tentry_t *)nx;
+	tc->counts[idx]--;
+	e->key = 0;
+	return e;
+}
+/** True when @p tc exists and its bin @p idx can take one more chunk. */
+static inline bool bn_tcache_room(const bn_state_t *st, const bn_tcache_t *tc, unsigned idx)
+{
+	return tc && idx < BN_TC_BINS && tc->counts[idx] < st->tcache_count;
+}
+/** The key of the chunk at @p e matched: aborts when @p e really is on
+ *  bin @p idx of this thread's cache @p tc (a double free), or when the
+ *  list is longer than the depth or holds a misaligned entry. */
+void bn_tcache_double_free_scan(bn_state_t *st, bn_tcache_t *tc, bn_tentry_t *e, unsigned idx);
+/** True when in-use chunk @p c holds a tcache record (its mark word). */
+static inline bool bn_is_tcache_record(const bn_state_t *st, const bn_chunk_t *c)
+{
+	const bn_tcache_t *tc = (const bn_tcache_t *)bn_chunk2mem(c);
+	return bn_csize(c) >= BN_HDR + sizeof *tc && tc->mark == (st->key ^ BN_TC_MARK) &&
+	       tc->self == tc;
+}
+#endif
