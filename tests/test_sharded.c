@@ -227,7 +227,10 @@ static void *hold_blocks(void *arg)
 	return NULL;
 }
 
-START_TEST(fork_child_abandons_the_other_threads_heaps)
+/* mimalloc leaves the heaps of the threads that did not survive a fork as
+ * they were: nothing abandons them, so nothing reclaims their segments,
+ * and the child's frees of their blocks wait on thread_free for good. */
+START_TEST(fork_child_leaves_the_other_threads_heaps_alone)
 {
 	static holder_t k;
 	k.h = tl_heap("sharded", "ledger:off");
@@ -239,14 +242,15 @@ START_TEST(fork_child_abandons_the_other_threads_heaps)
 	hl_free(k.h, hl_malloc(k.h, 64));
 	pid_t pid = fork();
 	if (pid == 0) {
-		double abandoned = 0;
+		double abandoned = -1, reclaimed = -1, waiting = -1;
 		hl_stat(k.h, "policy_stats.segments.abandoned", &abandoned);
 		for (int i = 0; i < 50; i++)
-			hl_free(k.h, k.blocks[i]); /* the dead thread's blocks */
-		void *p = hl_malloc(k.h, 128);  /* reclaims its segment */
-		double reclaimed = 0;
+			hl_free(k.h, k.blocks[i]); /* the vanished thread's blocks */
+		void *p = hl_malloc(k.h, 128);  /* a page of this thread's own */
 		hl_stat(k.h, "policy_stats.segments.reclaimed", &reclaimed);
-		_exit(abandoned == 1 && reclaimed == 1 && p && hl_check(k.h, stderr) == 0 ? 0 : 1);
+		hl_stat(k.h, "policy_stats.blocks.thread_free", &waiting);
+		_exit(abandoned == 0 && reclaimed == 0 && waiting == 50 && p &&
+		      hl_check(k.h, stderr) == 0 ? 0 : 1);
 	}
 	int status;
 	waitpid(pid, &status, 0);
@@ -255,6 +259,93 @@ START_TEST(fork_child_abandons_the_other_threads_heaps)
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
 	tl_check_clean(k.h);
 	hl_heap_destroy(k.h);
+}
+END_TEST
+
+/* Threads that allocate and free (their own blocks and each other's,
+ * small, medium and large) while the main thread forks: whatever a fork
+ * catches them in the middle of, the child's checker finds the heap whole
+ * and the child can go on allocating and freeing. */
+enum { CHURNERS = 3, CHURN_RING = 256, CHURN_SHARED = 64, FORKS = 200 };
+typedef struct churn {
+	hl_heap_t *h;
+	atomic_bool stop;
+	_Atomic(void *) shared[CHURN_SHARED];
+} churn_t;
+
+static size_t churn_size(uint64_t r)
+{
+	switch (r % 16) {
+	case 0: return 20000 + r % 100000;       /* medium pages */
+	case 1: return 300 * 1024 + r % 4096;    /* a large page */
+	default: return 1 + r % 1024;            /* the direct table's sizes */
+	}
+}
+
+static void *churn(void *arg)
+{
+	churn_t *c = arg;
+	void *ring[CHURN_RING] = { 0 };
+	uint64_t r = (uint64_t)(uintptr_t)&ring;
+	for (unsigned i = 0; !atomic_load(&c->stop); i++) {
+		r = r * 6364136223846793005ull + 1442695040888963407ull;
+		unsigned k = i % CHURN_RING;
+		hl_free(c->h, ring[k]);
+		ring[k] = hl_malloc(c->h, churn_size(r >> 33));
+		if (r >> 60 == 0) { /* hand a block to whichever thread comes next */
+			void *mine = ring[k];
+			ring[k] = atomic_exchange(&c->shared[(r >> 40) % CHURN_SHARED], mine);
+		}
+	}
+	for (unsigned k = 0; k < CHURN_RING; k++)
+		hl_free(c->h, ring[k]);
+	return NULL;
+}
+
+static int child_after_fork(hl_heap_t *h)
+{
+	if (hl_check(h, stderr) != 0)
+		return 1;
+	void *p[64];
+	for (int i = 0; i < 64; i++)
+		p[i] = hl_malloc(h, churn_size((uint64_t)i * 7));
+	for (int i = 0; i < 64; i++)
+		hl_free(h, p[i]);
+	return hl_check(h, stderr) != 0;
+}
+
+START_TEST(fork_while_other_threads_allocate_and_free)
+{
+	static churn_t c;
+	/* debug:off: the guard would run one call at a time, so a fork could
+	 * never catch a thread inside the allocator */
+	c.h = tl_heap("sharded", "ledger:off,debug:off,purge_delay:0");
+	atomic_store(&c.stop, false);
+	pthread_t th[CHURNERS];
+	for (int i = 0; i < CHURNERS; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, churn, &c), 0);
+	int failed = 0, first_status = 0;
+	for (int n = 0; n < FORKS; n++) {
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(child_after_fork(c.h));
+		ck_assert_int_ge(pid, 0);
+		int status;
+		waitpid(pid, &status, 0);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+			if (!failed++)
+				first_status = status;
+		}
+	}
+	atomic_store(&c.stop, true);
+	for (int i = 0; i < CHURNERS; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < CHURN_SHARED; i++)
+		hl_free(c.h, atomic_load(&c.shared[i]));
+	ck_assert_msg(failed == 0, "%d of %d fork children failed (first status %d)", failed, FORKS,
+		      first_status);
+	tl_check_clean(c.h);
+	hl_heap_destroy(c.h);
 }
 END_TEST
 
@@ -476,7 +567,7 @@ static Suite *sharded_suite(void)
 	tcase_add_test(tc, producer_consumer_loses_nothing);
 	tcase_add_test(tc, remote_free_into_full_page_goes_through_delayed_list);
 	tcase_add_test(tc, exiting_thread_abandons_and_another_reclaims);
-	tcase_add_test(tc, fork_child_abandons_the_other_threads_heaps);
+	tcase_add_test(tc, fork_child_leaves_the_other_threads_heaps_alone);
 	tcase_add_loop_test(tc, empty_page_is_purged_after_the_delay, 0,
 			    sizeof purge_cases / sizeof purge_cases[0]);
 	tcase_add_loop_test(tc, empty_segment_is_parked_for_the_next_one, 0,
@@ -485,6 +576,10 @@ static Suite *sharded_suite(void)
 	tcase_add_test(tc, secure_mode_has_guard_pages);
 	tcase_add_test(tc, bad_options_are_refused);
 	suite_add_tcase(s, tc);
+	TCase *fk = tcase_create("fork");
+	tcase_set_timeout(fk, 300); /* 200 forks: slow on a loaded machine */
+	tcase_add_test(fk, fork_while_other_threads_allocate_and_free);
+	suite_add_tcase(s, fk);
 	TCase *mis = tcase_create("misuse");
 	tcase_add_test(mis, secure_double_free_message);
 	tcase_add_test(mis, secure_corrupted_pointer_message);

@@ -81,7 +81,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "sharded.h"
+#include "sharded_heap.h"
 
 static const hl_option_t shd_options[] = {
 	{ "secure", HL_OPT_BOOL, "off", 0, 1, NULL,
@@ -95,94 +95,17 @@ static const hl_option_t shd_options[] = {
 	{ NULL, 0, NULL, 0, 0, NULL, NULL },
 };
 
-/* ---- per-thread heaps ---------------------------------------------------- */
-
-static shd_heap_t *shd_heap_new(shd_state_t *st, hl_thread_t *t)
-{
-	shd_heap_t *hp = hl_meta_alloc(&st->heap_pool);
-	if (!hp)
-		return NULL;
-	hp->st = st;
-	hp->t = t;
-	hp->tid = t->index;
-	hp->rnd = hl_mix64((uintptr_t)hp ^ st->key ^ ((uint64_t)t->index << 32));
-	for (size_t w = 0; w < SHD_DIRECT; w++)
-		hp->direct[w] = &st->empty;
-	for (unsigned b = 1; b < SHD_BIN_HUGE; b++)
-		hp->queues[b].block_size = shd_bin_wsize(b) * 8;
-	hp->retired_min = SHD_BIN_FULL;
-	pthread_mutex_lock(&st->lock);
-	hp->next = st->heaps;
-	if (st->heaps)
-		st->heaps->prev = hp;
-	st->heaps = hp;
-	pthread_mutex_unlock(&st->lock);
-	t->policy_tls = hp;
-	return hp;
-}
-
-static void shd_counts_add(shd_counts_t *to, const shd_counts_t *from)
-{
-	to->remote_frees += from->remote_frees;
-	to->delayed_frees += from->delayed_frees;
-	to->purges += from->purges;
-	to->purged_bytes += from->purged_bytes;
-	to->pages_fresh += from->pages_fresh;
-	to->pages_freed += from->pages_freed;
-	to->reclaimed += from->reclaimed;
-	to->extends += from->extends;
-}
-
-/* A thread ends (or a fork child drops the heap of a thread that did not
- * survive the fork: @p orphan, nobody can be halfway through a free). */
-static void shd_heap_delete(shd_state_t *st, shd_heap_t *hp, bool orphan)
-{
-	shd_heap_abandon(hp, orphan);
-	pthread_mutex_lock(&st->lock);
-	shd_counts_add(&st->gone, &hp->c);
-	if (hp->prev)
-		hp->prev->next = hp->next;
-	else
-		st->heaps = hp->next;
-	if (hp->next)
-		hp->next->prev = hp->prev;
-	pthread_mutex_unlock(&st->lock);
-	hl_meta_free(&st->heap_pool, hp);
-}
+/* ---- threads ------------------------------------------------------------- */
 
 static void shd_thread_exit(void *vst, hl_thread_t *t)
 {
+	(void)vst;
 	if (t->policy_tls)
-		shd_heap_delete(vst, t->policy_tls, false);
+		shd_heap_delete(t->policy_tls);
 	t->policy_tls = NULL;
 }
 
 /* ---- malloc ------------------------------------------------------------ */
-
-static inline void *shd_pop(shd_page_t *pg)
-{
-	shd_block_t *b = pg->free;
-	pg->free = shd_next(pg, b);
-	pg->used++;
-	return b;
-}
-
-/* One block of a large page (<= 16 MiB) or a huge segment; such a page
- * is full from the start, so it waits in the full queue. */
-static void *shd_alloc_large(shd_heap_t *hp, size_t n)
-{
-	size_t bsize = hl_align_up(n, hp->st->ospage);
-	unsigned kind = bsize <= SHD_LARGE_OBJ_MAX ? SHD_PAGE_LARGE : SHD_PAGE_HUGE;
-	shd_page_t *pg = shd_segment_page_alloc(hp, bsize, kind);
-	if (!pg)
-		return NULL;
-	pg->capacity = 1;
-	pg->used = 1;
-	shd_flags_set(pg, SHD_PF_FULL);
-	shd_queue_push(hp, &hp->queues[SHD_BIN_FULL], pg, true);
-	shd_set_delay(pg, SHD_USE_DELAYED, false);
-	return pg->start;
-}
 
 /* Everything that is not a pop from the direct page. */
 static __attribute__((noinline)) void *shd_malloc_generic(shd_state_t *st, hl_thread_t *t, size_t n)
@@ -196,10 +119,10 @@ static __attribute__((noinline)) void *shd_malloc_generic(shd_state_t *st, hl_th
 		shd_collect_retired(hp, false);
 	void *p;
 	if (n > SHD_MEDIUM_OBJ_MAX) {
-		p = shd_alloc_large(hp, n);
+		p = shd_heap_alloc_large(hp, n);
 	} else {
 		shd_page_t *pg = shd_find_page(hp, n);
-		p = pg ? shd_pop(pg) : NULL;
+		p = pg ? shd_page_pop(pg) : NULL;
 	}
 	if (p)
 		return p;
@@ -214,7 +137,7 @@ static void *shd_malloc(void *vst, hl_thread_t *t, size_t n)
 	if (HL_LIKELY(hp != NULL && n <= SHD_SMALL_SIZE_MAX)) {
 		shd_page_t *pg = hp->direct[(n + 7) >> 3];
 		if (HL_LIKELY(pg->free != NULL))
-			return shd_pop(pg);
+			return shd_page_pop(pg);
 	}
 	return shd_malloc_generic(vst, t, n);
 }
@@ -281,9 +204,7 @@ static __attribute__((noinline)) void shd_free_generic(shd_state_t *st, hl_threa
 	}
 	shd_heap_t *hp = t->policy_tls;
 	if (hp && atomic_load_explicit(&pg->heap, memory_order_relaxed) == hp) {
-		shd_set_next(pg, b, pg->local_free);
-		pg->local_free = b;
-		pg->used--;
+		shd_page_push_local(pg, b);
 		shd_free_local_slow(hp, pg);
 		return;
 	}
@@ -303,10 +224,7 @@ static void shd_free(void *vst, hl_thread_t *t, void *p)
 		shd_heap_t *hp = t->policy_tls;
 		if (HL_LIKELY(shd_flags(pg) == 0 && pg->bin && hp &&
 			      atomic_load_explicit(&pg->heap, memory_order_relaxed) == hp)) {
-			shd_block_t *b = p;
-			shd_set_next(pg, b, pg->local_free);
-			pg->local_free = b;
-			if (HL_UNLIKELY(--pg->used == 0))
+			if (HL_UNLIKELY(shd_page_push_local(pg, p) == 0))
 				shd_page_emptied(hp, pg);
 			return;
 		}
@@ -370,20 +288,7 @@ static size_t shd_trim(void *vst, size_t pad)
 	if (!hp && !(hp = shd_heap_new(st, t)))
 		return 0;
 	uint64_t before = hp->c.purged_bytes;
-	while (shd_reclaim_one(hp))
-		;
-	shd_delayed_drain(hp);
-	for (unsigned b = 1; b < SHD_BIN_FULL; b++) {
-		shd_page_t *pg = hp->queues[b].first, *next;
-		for (; pg; pg = next) {
-			next = pg->next;
-			shd_page_collect(pg);
-			if (pg->used == 0)
-				shd_page_free_empty(hp, pg);
-		}
-	}
-	shd_collect_retired(hp, true);
-	shd_segment_purge_due(hp, true);
+	shd_heap_collect(hp);
 	return hp->c.purged_bytes - before + shd_cache_release_all(st);
 }
 
@@ -437,19 +342,14 @@ static void shd_fork_parent(void *vst)
 	pthread_mutex_unlock(&st->heap_pool.lock);
 }
 
-/* Only the forking thread lives on in the child: every other thread's heap
- * is abandoned, so the child's slow paths reclaim its memory. */
+/* Only the forking thread lives on in the child.  The other threads'
+ * heaps are left as the fork found them (see shd_heaps_fork_child). */
 static void shd_fork_child(void *vst)
 {
 	shd_state_t *st = vst;
 	pthread_mutex_init(&st->lock, NULL);
 	hl_meta_fork_child(&st->heap_pool);
-	shd_heap_t *hp = st->heaps, *next;
-	for (; hp; hp = next) {
-		next = hp->next;
-		if (hp->t->exited) /* the core marked every other thread exited */
-			shd_heap_delete(st, hp, true);
-	}
+	shd_heaps_fork_child(st);
 }
 
 const hl_policy_t hl_policy_sharded = {

@@ -45,14 +45,17 @@
  * Block diagram
  * -------------
  *
+ * heap layer (sharded_heap.c)
  *   thread A: heap ──direct[wsize]──► page ◄──queues[bin]── (doubly linked)
  *        │        ──full queue──────► page (in_full)
  *        │  delayed_free ◄── remote frees into A's full pages
- *        ▼ owns
+ *        ▼ owns                                   abandoned list ◄── ended
+ * segment layer (sharded_segment.c, sharded_cache.c)     threads' segments
  *   ┌ segment (32 MiB, aligned) ─────────────────────────────────────────┐
  *   │ slice 0: header + pages[512]   │ small │ small │ medium (8 sl.) │ ..│
  *   └────────────────────────────────┴───┬───┴───────┴────────────────┴───┘
  *                                        ▼
+ * page layer (sharded_page.c)
  *       page: [blk][blk][blk][blk][blk] ... [never used yet ........]
  *              free ──► blk ──► blk          (extended 4 KiB at a time)
  *              local_free ──► blk            (owner's frees)
@@ -81,11 +84,36 @@
  *     owner == NULL <=> it is on the abandoned list.
  *   for every heap:  direct[w] is the first page of the bin of w, or the
  *     empty page.
+ *   in a fork child, the heaps of the threads the fork left behind
+ *     (st->orphans) and the segments they own are frozen as the fork found
+ *     them, maybe halfway through a change: no invariant is asked of them.
  *
- * Files: sharded.c (options, malloc/free, life cycle), sharded_page.c
- * (queues, lists, remote and delayed frees), sharded_segment.c (segments,
- * commit, purge, abandon/reclaim), sharded_cache.c (the segment cache), sharded_check.c (checker, walker),
- * sharded_stats.c, sharded_dot.c.
+ * Layers (top to bottom: a file calls functions of its own layer and of
+ * the layers below it, never above; tests/layers.sh checks this list)
+ * ------
+ *   sharded.c                            the policy: options, malloc and free
+ *                                        entry points, memalign, trim, init, fork
+ *   sharded_dot.c sharded_stats.c        snapshot, statistics
+ *   sharded_check.c                      checker, walker, page marks
+ *   sharded_heap.c sharded_heap.h        heap: life cycle, page queues, direct
+ *                                        table, full pages, retired pages,
+ *                                        remote and delayed frees, abandon
+ *                                        and reclaim
+ *   sharded_segment.c sharded_segment.h  segment: slices, commit, pages cut
+ *                                        from slices, purge, the abandoned list
+ *   sharded_cache.c                      the segment cache (parked segments)
+ *   sharded_page.c sharded_page.h        page: the block lists free,
+ *                                        local_free, thread_free and the
+ *                                        delayed-free bits
+ *   sharded.h                            types, constants, address arithmetic,
+ *                                        size classes, the clock, the random
+ *                                        sequence
+ *
+ *   One malloc: sharded.c pops the direct page; on a miss the heap finds a
+ *   page in its queue (the page layer collects and extends its lists), or
+ *   the segment layer cuts a fresh one.  One free: sharded.c pushes onto
+ *   local_free; a remote free goes through the heap layer (thread_free by
+ *   the page layer, or the owner's delayed list).
  */
 #ifndef HL_SHARDED_H
 #define HL_SHARDED_H
@@ -94,6 +122,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 #include "policy.h"
 #include "os.h"
 #include "meta.h"
@@ -274,8 +303,11 @@ struct shd_heap {
 	                               (ms, 0 = nothing scheduled) */
 	shd_counts_t c;           /**< this heap's counters; folded into st->gone
 	                               when its thread ends */
-	shd_heap_t *next;         /**< next in st->heaps (st->lock) */
-	shd_heap_t *prev;         /**< previous in st->heaps (st->lock) */
+	bool orphan;              /**< its thread did not survive a fork: the
+	                               heap and its segments stay as they were,
+	                               untouched (set in the fork child) */
+	shd_heap_t *next;         /**< next in st->heaps, or st->orphans (st->lock) */
+	shd_heap_t *prev;         /**< previous on the same list (st->lock) */
 };
 
 /** The policy instance. */
@@ -295,6 +327,8 @@ struct shd_state {
 	shd_segment_t *abandoned; /**< abandoned segments (hnext) */
 	_Atomic size_t nabandoned;/**< length of `abandoned` (read unlocked) */
 	shd_heap_t *heaps;        /**< live thread heaps */
+	shd_heap_t *orphans;      /**< heaps of threads a fork left behind
+	                               (fork child only; never changed again) */
 	_Atomic uint8_t *segmap;  /**< one bit per 32 MiB of address space */
 	shd_counts_t gone;        /**< counters of heaps of exited threads */
 	uint64_t segments_made;   /**< segments reserved so far (lock) */
@@ -311,19 +345,6 @@ struct shd_state {
 	int64_t cache_expire[SHD_CACHE_SLOTS]; /**< ms when a slot may be purged;
 	                               0 = purged already, or never (lock) */
 };
-
-/* ---- page flags: the owner writes, any thread's free reads ---------- */
-
-/** The page's shd_page_flag bits (relaxed load: any thread may ask). */
-static inline unsigned shd_flags(const shd_page_t *pg)
-{
-	return atomic_load_explicit(&pg->flags, memory_order_relaxed);
-}
-/** Replaces @p pg's flags with @p f; only its owner calls this. */
-static inline void shd_flags_set(shd_page_t *pg, unsigned f)
-{
-	atomic_store_explicit(&pg->flags, (uint8_t)f, memory_order_relaxed);
-}
 
 /* ---- address arithmetic --------------------------------------------- */
 
@@ -430,171 +451,24 @@ static inline size_t shd_block_usable(const shd_page_t *pg)
 	return pg->bin == SHD_BIN_TINY ? 8 : pg->block_size;
 }
 
-/* ---- encoded free lists ------------------------------------------------ */
+/* ---- the clock and the random sequence --------------------------------- */
 
-/** @p x rotated left by @p r mod 64 bits (secure link encoding). */
-static inline uintptr_t shd_rotl(uintptr_t x, unsigned r)
+/** Milliseconds of CLOCK_MONOTONIC: the clock of the purge delays (pages
+ *  and parked segments). */
+static inline int64_t shd_now_ms(void)
 {
-	r &= 63;
-	return r ? (x << r) | (x >> (64 - r)) : x;
-}
-/** @p x rotated right by @p r mod 64 bits: undoes shd_rotl(). */
-static inline uintptr_t shd_rotr(uintptr_t x, unsigned r)
-{
-	r &= 63;
-	return r ? (x >> r) | (x << (64 - r)) : x;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/** Stores @p next as @p b's link.  Secure pages xor, rotate and add their
- *  keys, writing NULL as the page's own address so a zeroed word is no
- *  valid link either. */
-static inline void shd_set_next(const shd_page_t *pg, shd_block_t *b, const shd_block_t *next)
+/** Next value of the pseudo-random sequence kept in @p state (hl_mix64;
+ *  a heap's rnd: secure keys and shuffles). */
+static inline uint64_t shd_random(uint64_t *state)
 {
-	uintptr_t v = (uintptr_t)next;
-	if (pg->keys[0]) {
-		if (!v)
-			v = (uintptr_t)pg;
-		v = shd_rotl(v ^ pg->keys[1], (unsigned)pg->keys[0]) + pg->keys[0];
-	}
-	b->next = v;
+	*state = hl_mix64(*state);
+	return *state;
 }
-
-/** Decodes a link without checking it. */
-static inline shd_block_t *shd_next_raw(const shd_page_t *pg, const shd_block_t *b)
-{
-	uintptr_t v = b->next;
-	if (pg->keys[0]) {
-		v = shd_rotr(v - pg->keys[0], (unsigned)pg->keys[0]) ^ pg->keys[1];
-		if (v == (uintptr_t)pg)
-			v = 0;
-	}
-	return (shd_block_t *)v;
-}
-
-/** True when @p q is a block boundary among the page's carved blocks. */
-static inline bool shd_in_page(const shd_page_t *pg, const void *q)
-{
-	uintptr_t off = (uintptr_t)q - (uintptr_t)pg->start;
-	return (uintptr_t)q >= (uintptr_t)pg->start && off < (size_t)pg->capacity * pg->block_size &&
-	       off % pg->block_size == 0;
-}
-
-/** Decodes a link; in secure mode a link leaving its page is fatal. */
-static inline shd_block_t *shd_next(const shd_page_t *pg, const shd_block_t *b)
-{
-	shd_block_t *n = shd_next_raw(pg, b);
-	if (pg->keys[0] && HL_UNLIKELY(n && !shd_in_page(pg, n)))
-		hl_fatal("sharded", "corrupted free list pointer", b);
-	return n;
-}
-
-/** The list head of a thread_free word @p tf (delay bits masked off). */
-static inline uintptr_t shd_tf_ptr(uintptr_t tf) { return tf & ~(uintptr_t)3; }
-/** The enum shd_delay state in the low two bits of @p tf. */
-static inline unsigned shd_tf_delay(uintptr_t tf) { return (unsigned)(tf & 3); }
-
-/* ---- time -------------------------------------------------------------- */
-/** Milliseconds of CLOCK_MONOTONIC: the clock of the purge delay. */
-int64_t shd_now_ms(void);
-
-/* ---- sharded_page.c: pages and queues ---------------------------------- */
-/** Unlinks @p pg from queue @p q of heap @p hp; when it was the first
- *  page, the direct table entries of the bin follow the new first page. */
-void shd_queue_remove(shd_heap_t *hp, shd_queue_t *q, shd_page_t *pg);
-/** Links @p pg into queue @p q of heap @p hp, at the tail when @p at_end
- *  (and the queue is not empty), else at the head; a new first page is
- *  written into the bin's direct table entries. */
-void shd_queue_push(shd_heap_t *hp, shd_queue_t *q, shd_page_t *pg, bool at_end);
-/** Sets the delay bits of @p pg's thread_free to @p delay (an enum
- *  shd_delay) by CAS, yielding while a remote free is DELAYED_FREEING;
- *  a NEVER_DELAYED page keeps that state unless @p override_never. */
-void shd_set_delay(shd_page_t *pg, unsigned delay, bool override_never);
-/** Owner side: moves @p pg's remote frees onto local_free (one exchange
- *  of the thread_free head; used drops by their count), then hands
- *  local_free over as `free` if `free` is empty. */
-void shd_page_collect(shd_page_t *pg);
-/** Moves @p pg from its bin queue to heap @p hp's full queue, sets
- *  SHD_PF_FULL and asks for delayed frees (USE_DELAYED). */
-void shd_page_to_full(shd_heap_t *hp, shd_page_t *pg);
-/** Undoes shd_page_to_full(): remote frees go to thread_free again, and
- *  @p pg is appended to its bin's queue of heap @p hp. */
-void shd_page_unfull(shd_heap_t *hp, shd_page_t *pg);
-/** Takes empty page @p pg off its queue of heap @p hp, clears its flags
- *  and retire count and gives its slices back to the segment. */
-void shd_page_free_empty(shd_heap_t *hp, shd_page_t *pg);
-/** The last block of @p pg came back: the only page of a small or medium
- *  bin is retired (kept for SHD_RETIRE_CYCLES slow paths, a quarter of that
- *  for medium blocks) and its bin recorded in @p hp's retired range; any
- *  other page is freed at once. */
-void shd_page_emptied(shd_heap_t *hp, shd_page_t *pg);
-/** A page of heap @p hp with a free block for a request of @p n bytes:
- *  from the bin's queue (moving exhausted pages to full on the way), else
- *  from up to 8 reclaimed abandoned segments, else a fresh page.
- *  @return the page, or NULL when no memory is left. */
-shd_page_t *shd_find_page(shd_heap_t *hp, size_t n);
-/** Empties heap @p hp's delayed list in one exchange and frees every block
- *  on it as a local free, so full pages return to their bin queues. */
-void shd_delayed_drain(shd_heap_t *hp);
-/** Counts down the retired pages of heap @p hp: a page in use again stops
- *  being retired, one still empty at zero (or at once, @p force) is freed. */
-void shd_collect_retired(shd_heap_t *hp, bool force);
-/** Slow end of an owner's free into @p pg of heap @p hp: an empty page
- *  goes to shd_page_emptied(), a full one leaves the full queue. */
-void shd_free_local_slow(shd_heap_t *hp, shd_page_t *pg);
-/** Any thread: frees block @p b of a page it does not own.  One CAS pushes
- *  it on @p pg's thread_free, or, when the page is in USE_DELAYED state,
- *  marks DELAYED_FREEING, pushes @p b on the owning heap's delayed list
- *  (if the page has an owner) and sets NO_DELAYED. */
-void shd_free_remote(shd_page_t *pg, shd_block_t *b);
-/** A page of a segment heap @p hp reclaimed: @p pg names hp as its heap,
- *  leaves NEVER_DELAYED, has its remote frees collected and joins hp's bin
- *  queue (a huge-bin page with every block used goes to the full queue).
- *  The caller frees it if used is then 0. */
-void shd_heap_adopt_page(shd_heap_t *hp, shd_page_t *pg);
-/** Next value of heap @p hp's pseudo-random sequence (hl_mix64 of rnd). */
-uint64_t shd_random(shd_heap_t *hp);
-/** The queue of heap @p hp that @p pg sits in: the full queue when
- *  SHD_PF_FULL is set, else its bin's. */
-shd_queue_t *shd_queue_of(shd_heap_t *hp, const shd_page_t *pg);
-
-/* ---- sharded_segment.c: segments, purging, abandon / reclaim ---------- */
-/** A new page of @p kind (enum shd_page_kind) for blocks of @p block_size
- *  bytes, owned by heap @p hp: a huge page gets a segment of its own, other
- *  kinds take the first run of free slices in one of hp's segments, else a
- *  new segment.  Runs the purges that are due first.
- *  @return the page descriptor, or NULL when the page source is exhausted. */
-shd_page_t *shd_segment_page_alloc(shd_heap_t *hp, size_t block_size, unsigned kind);
-/** Gives the slices of empty page @p pg back to its segment (owned by heap
- *  @p hp) and schedules their purge; the segment is released when it was
- *  huge or this was its last page.  Secure mode renews the guard page. */
-void shd_segment_page_free(shd_heap_t *hp, shd_page_t *pg);
-/** Purges the slices of heap @p hp's segments whose purge_expire has passed
- *  (every pending one when @p force) and recomputes hp->purge_next. */
-void shd_segment_purge_due(shd_heap_t *hp, bool force);
-/** Heap @p hp's thread is ending: its pages stop taking delayed frees, the
- *  delayed list is drained, empty pages are freed, and the remaining
- *  segments go on st->abandoned without an owner.  @p orphan: a fork child
- *  drops the heap of a thread that did not survive the fork, so the delay
- *  bits are stored without waiting on a free in progress. */
-void shd_heap_abandon(shd_heap_t *hp, bool orphan);
-/** Heap @p hp takes one segment off the abandoned list and adopts its
- *  pages; the ones found empty are freed.
- *  @return false when no segment was waiting. */
-bool shd_reclaim_one(shd_heap_t *hp);
-
-/* ---- sharded_cache.c: the segment cache --------------------------------- */
-/** Parks segment @p s, whose last page was freed and which has left every
- *  list, in the first free cache slot, first purging the expired slots a
- *  probe of SHD_CACHE_PROBE finds.  Takes st->lock.
- *  @return false when it was not parked (cache off, secure mode, a huge
- *  segment, or no free slot): the caller releases it. */
-bool shd_cache_park(shd_state_t *st, shd_segment_t *s);
-/** Takes the parked segment of the lowest slot, its header cleared but its
- *  committed slices still committed; NULL when none.  Takes st->lock. */
-shd_segment_t *shd_cache_take(shd_state_t *st);
-/** Gives every parked segment back to the page source (trim).
- *  @return the committed bytes released.  Takes st->lock. */
-size_t shd_cache_release_all(shd_state_t *st);
 
 /* ---- sharded_check.c, sharded_dot.c ------------------------------------ */
 /** The policy's check hook: verifies the invariants above for the state

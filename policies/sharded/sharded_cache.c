@@ -18,7 +18,7 @@
  */
 #include "config.h"
 #include <string.h>
-#include "sharded.h"
+#include "sharded_segment.h"
 
 static inline bool shd_slice_committed(const shd_segment_t *s, size_t i)
 {

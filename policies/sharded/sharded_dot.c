@@ -14,7 +14,7 @@
  */
 #include "config.h"
 #include <stdio.h>
-#include "sharded.h"
+#include "sharded_page.h"
 
 enum { SHD_DOT_LINKS = 4 };   /* links drawn per list */
 

@@ -1,7 +1,10 @@
 /*
- * sharded_segment.c — segments of the `sharded` policy: cutting them into
- * pages, committing and purging their slices, abandoning them when a
- * thread ends and reclaiming them on another thread's slow path.
+ * sharded_segment.c — the segment layer of the `sharded` policy: cutting
+ * segments into pages, committing and purging their slices, and moving
+ * whole segments onto the abandoned list and off it.  Which pages a heap
+ * queues, and what happens to the pages of an abandoned segment, is the
+ * heap layer's business (sharded_heap.c); this file calls only the segment
+ * cache and the page layer below it.
  *
  * A segment is touched by its owning heap's thread only; the global lists
  * (every segment, the abandoned ones, the segment map) are behind st->lock
@@ -9,18 +12,10 @@
  */
 #include "config.h"
 #include <string.h>
-#include <time.h>
-#include "sharded.h"
+#include "sharded_segment.h"
 
 _Static_assert(sizeof(shd_segment_t) <= SHD_INFO_SLICES * SHD_SLICE_SIZE - 4096,
 	       "segment header and page descriptors fit the info slices, guard page aside");
-
-int64_t shd_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* ---- slice masks ------------------------------------------------------- */
 
@@ -186,8 +181,8 @@ static shd_page_t *shd_page_init(shd_heap_t *hp, shd_segment_t *s, size_t i, siz
 	if (st->secure) {
 		span -= st->ospage;
 		hl_os_guard(st->os, pg->start + span, st->ospage);
-		pg->keys[0] = shd_random(hp) | 1;
-		pg->keys[1] = shd_random(hp);
+		pg->keys[0] = shd_random(&hp->rnd) | 1;
+		pg->keys[1] = shd_random(&hp->rnd);
 	}
 	pg->reserved = (uint32_t)(span / pg->block_size);
 	atomic_store_explicit(&pg->thread_free, SHD_NO_DELAYED, memory_order_relaxed);
@@ -286,7 +281,6 @@ void shd_segment_page_free(shd_heap_t *hp, shd_page_t *pg)
 		shd_segment_purge_due(hp, false);
 }
 
-/* Purges every run of slices whose delay is over (all of them: force). */
 /* Purges every run of free slices of @p s waiting in its purge mask. */
 static void shd_segment_purge(shd_heap_t *hp, shd_segment_t *s)
 {
@@ -301,6 +295,7 @@ static void shd_segment_purge(shd_heap_t *hp, shd_segment_t *s)
 	s->purge_expire = 0;
 }
 
+/* Purges every segment whose delay is over (all of them: force). */
 void shd_segment_purge_due(shd_heap_t *hp, bool force)
 {
 	int64_t now = shd_now_ms(), next = 0;
@@ -315,37 +310,11 @@ void shd_segment_purge_due(shd_heap_t *hp, bool force)
 	hp->purge_next = next;
 }
 
-/* ---- abandoning and reclaiming ---------------------------------------- */
+/* ---- abandoning and reclaiming whole segments --------------------------- */
 
-/* Thread of @p hp is ending (or, @p orphan, did not survive a fork): no
- * more delayed frees into it, every remote free collected, empty pages
- * freed, the rest of its segments put on the abandoned list, where any
- * thread's slow path will reclaim them. */
-void shd_heap_abandon(shd_heap_t *hp, bool orphan)
+void shd_segments_abandon(shd_heap_t *hp)
 {
 	shd_state_t *st = hp->st;
-	for (unsigned b = 0; b <= SHD_BIN_FULL; b++)
-		for (shd_page_t *pg = hp->queues[b].first; pg; pg = pg->next)
-			if (orphan) /* a fork child: no free can be halfway through */
-				atomic_store(&pg->thread_free,
-					     shd_tf_ptr(atomic_load(&pg->thread_free)) | SHD_NEVER_DELAYED);
-			else
-				shd_set_delay(pg, SHD_NEVER_DELAYED, false);
-	shd_delayed_drain(hp);
-	for (unsigned b = 0; b <= SHD_BIN_FULL; b++) {
-		shd_page_t *pg;
-		while ((pg = hp->queues[b].first) != NULL) {
-			shd_page_collect(pg);
-			if (pg->used == 0) {
-				shd_page_free_empty(hp, pg);
-				continue;
-			}
-			shd_queue_remove(hp, &hp->queues[b], pg);
-			shd_flags_set(pg, shd_flags(pg) & ~(unsigned)SHD_PF_FULL);
-			pg->retire = 0;
-			atomic_store_explicit(&pg->heap, NULL, memory_order_release);
-		}
-	}
 	shd_segment_t *s;
 	while ((s = hp->segs) != NULL) {
 		shd_unlink_heap(hp, s);
@@ -366,7 +335,7 @@ void shd_heap_abandon(shd_heap_t *hp, bool orphan)
 /* Takes an abandoned segment for heap @p hp; it names its new owner while
  * the list is locked, so a checker never sees it owned by nobody and on
  * no list. */
-static shd_segment_t *shd_abandoned_pop(shd_heap_t *hp)
+shd_segment_t *shd_segment_reclaim(shd_heap_t *hp)
 {
 	shd_state_t *st = hp->st;
 	pthread_mutex_lock(&st->lock);
@@ -380,28 +349,7 @@ static shd_segment_t *shd_abandoned_pop(shd_heap_t *hp)
 		atomic_fetch_sub(&st->nabandoned, 1);
 	}
 	pthread_mutex_unlock(&st->lock);
+	if (s)
+		shd_link_heap(hp, s);
 	return s;
-}
-
-/* Takes one abandoned segment into heap @p hp: its pages join hp's queues
- * with their remote frees collected; pages found empty are freed (the
- * last of them releases the segment).  False when none was waiting. */
-bool shd_reclaim_one(shd_heap_t *hp)
-{
-	shd_segment_t *s = shd_abandoned_pop(hp);
-	if (!s)
-		return false;
-	shd_link_heap(hp, s);
-	hp->c.reclaimed++;
-	shd_page_t *empty[SHD_SLICES];
-	size_t nempty = 0;
-	for (size_t i = shd_next_used(s, SHD_INFO_SLICES); i < SHD_SLICES; i = shd_next_page(s, i)) {
-		shd_page_t *pg = &s->pages[i];
-		shd_heap_adopt_page(hp, pg);
-		if (pg->used == 0)
-			empty[nempty++] = pg;
-	}
-	for (size_t k = 0; k < nempty; k++)
-		shd_page_free_empty(hp, empty[k]);
-	return true;
 }

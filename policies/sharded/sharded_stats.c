@@ -3,12 +3,12 @@
  * per size class and how full they are, blocks on each of the three lists,
  * remote and delayed frees, purges.  Read under st->lock; counters of live
  * heaps are read without their owners' cooperation (a snapshot, not a
- * barrier).
+ * barrier); so are those of the heaps a fork left behind (orphans).
  */
 #include "config.h"
 #include <stdio.h>
 #include <string.h>
-#include "sharded.h"
+#include "sharded_heap.h"
 
 typedef struct shd_tally {
 	uint64_t segs, huge_segs, abandoned, heaps;
@@ -38,15 +38,10 @@ static void shd_tally(shd_state_t *st, shd_tally_t *t)
 	t->c = st->gone;
 	for (shd_heap_t *hp = st->heaps; hp; hp = hp->next) {
 		t->heaps++;
-		t->c.remote_frees += hp->c.remote_frees;
-		t->c.delayed_frees += hp->c.delayed_frees;
-		t->c.purges += hp->c.purges;
-		t->c.purged_bytes += hp->c.purged_bytes;
-		t->c.pages_fresh += hp->c.pages_fresh;
-		t->c.pages_freed += hp->c.pages_freed;
-		t->c.reclaimed += hp->c.reclaimed;
-		t->c.extends += hp->c.extends;
+		shd_counts_add(&t->c, &hp->c);
 	}
+	for (shd_heap_t *hp = st->orphans; hp; hp = hp->next) /* fork child */
+		shd_counts_add(&t->c, &hp->c);
 	for (shd_segment_t *s = st->segs; s; s = s->gnext) {
 		t->segs++;
 		t->huge_segs += s->huge;

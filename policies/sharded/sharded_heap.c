@@ -1,0 +1,437 @@
+/*
+ * sharded_heap.c — the heap layer of the `sharded` policy: one heap per
+ * thread, with a page queue per size class, the direct table that points
+ * at each small class's first page, the full queue, retired pages, the
+ * delayed-free list, and what happens to a heap when its thread ends
+ * (abandon) and to abandoned segments when another thread's slow path
+ * finds them (reclaim).
+ *
+ * It calls the segment layer (sharded_segment.c) for pages and whole
+ * segments and the page layer (sharded_page.c) for block lists, never
+ * the other way round.  Everything runs on the heap's own thread except
+ * shd_free_remote (any thread) and the lists of heaps (st->lock).
+ */
+#include "config.h"
+#include "sharded_heap.h"
+
+/* ---- life cycle ----------------------------------------------------------- */
+
+/* Pushes @p hp on the front of heap list @p list (st->lock held). */
+static void shd_heap_push(shd_heap_t **list, shd_heap_t *hp)
+{
+	hp->prev = NULL;
+	hp->next = *list;
+	if (*list)
+		(*list)->prev = hp;
+	*list = hp;
+}
+
+shd_heap_t *shd_heap_new(shd_state_t *st, hl_thread_t *t)
+{
+	shd_heap_t *hp = hl_meta_alloc(&st->heap_pool);
+	if (!hp)
+		return NULL;
+	hp->st = st;
+	hp->t = t;
+	hp->tid = t->index;
+	hp->rnd = hl_mix64((uintptr_t)hp ^ st->key ^ ((uint64_t)t->index << 32));
+	for (size_t w = 0; w < SHD_DIRECT; w++)
+		hp->direct[w] = &st->empty;
+	for (unsigned b = 1; b < SHD_BIN_HUGE; b++)
+		hp->queues[b].block_size = shd_bin_wsize(b) * 8;
+	hp->retired_min = SHD_BIN_FULL;
+	pthread_mutex_lock(&st->lock);
+	shd_heap_push(&st->heaps, hp);
+	pthread_mutex_unlock(&st->lock);
+	t->policy_tls = hp;
+	return hp;
+}
+
+void shd_counts_add(shd_counts_t *to, const shd_counts_t *from)
+{
+	to->remote_frees += from->remote_frees;
+	to->delayed_frees += from->delayed_frees;
+	to->purges += from->purges;
+	to->purged_bytes += from->purged_bytes;
+	to->pages_fresh += from->pages_fresh;
+	to->pages_freed += from->pages_freed;
+	to->reclaimed += from->reclaimed;
+	to->extends += from->extends;
+}
+
+static void shd_heap_abandon(shd_heap_t *hp);
+
+void shd_heap_delete(shd_heap_t *hp)
+{
+	shd_state_t *st = hp->st;
+	shd_heap_abandon(hp);
+	pthread_mutex_lock(&st->lock);
+	shd_counts_add(&st->gone, &hp->c);
+	if (hp->prev)
+		hp->prev->next = hp->next;
+	else
+		st->heaps = hp->next;
+	if (hp->next)
+		hp->next->prev = hp->prev;
+	pthread_mutex_unlock(&st->lock);
+	hl_meta_free(&st->heap_pool, hp);
+}
+
+/* Only the forking thread lives on in a fork child.  The other threads'
+ * heaps may have been halfway through a change (a queue relinked, a page
+ * being cut, a segment being reclaimed) when the fork froze them, so
+ * nothing reads their insides: as in mimalloc, their memory stays where
+ * it is, and frees into their pages wait on thread_free for good. */
+void shd_heaps_fork_child(shd_state_t *st)
+{
+	shd_heap_t *hp = st->heaps, *next;
+	st->heaps = NULL;
+	for (; hp; hp = next) {
+		next = hp->next;
+		hp->orphan = hp->t->exited; /* the core marked every other thread exited */
+		if (!hp->orphan)
+			for (shd_page_t *pg = hp->queues[SHD_BIN_FULL].first; pg; pg = pg->next)
+				shd_page_fork_child(pg);
+		shd_heap_push(hp->orphan ? &st->orphans : &st->heaps, hp);
+	}
+}
+
+/* ---- queues ------------------------------------------------------------ */
+
+shd_queue_t *shd_queue_of(shd_heap_t *hp, const shd_page_t *pg)
+{
+	return &hp->queues[(shd_flags(pg) & SHD_PF_FULL) ? SHD_BIN_FULL : pg->bin];
+}
+
+/* Points every direct[w] of queue @p q's bin at its first page. */
+static void shd_direct_update(shd_heap_t *hp, shd_queue_t *q)
+{
+	unsigned bin = (unsigned)(q - hp->queues);
+	if (bin >= SHD_BIN_HUGE || q->block_size > SHD_SMALL_SIZE_MAX)
+		return;
+	shd_page_t *first = q->first ? q->first : &hp->st->empty;
+	size_t w = q->block_size / 8;
+	for (;;) {
+		hp->direct[w] = first;
+		if (w == 0 || shd_bin_of_wsize(w - 1) != bin)
+			break;
+		w--;
+	}
+}
+
+/* Unlinks @p pg from queue @p q; when it was the first page, the direct
+ * table entries of the bin follow the new first page. */
+static void shd_queue_remove(shd_heap_t *hp, shd_queue_t *q, shd_page_t *pg)
+{
+	bool was_first = q->first == pg;
+	if (pg->prev)
+		pg->prev->next = pg->next;
+	else
+		q->first = pg->next;
+	if (pg->next)
+		pg->next->prev = pg->prev;
+	else
+		q->last = pg->prev;
+	pg->next = pg->prev = NULL;
+	q->count--;
+	if (was_first)
+		shd_direct_update(hp, q);
+}
+
+void shd_queue_push(shd_heap_t *hp, shd_queue_t *q, shd_page_t *pg, bool at_end)
+{
+	if (at_end && q->last) {
+		pg->prev = q->last;
+		pg->next = NULL;
+		q->last->next = pg;
+		q->last = pg;
+	} else {
+		pg->prev = NULL;
+		pg->next = q->first;
+		if (q->first)
+			q->first->prev = pg;
+		else
+			q->last = pg;
+		q->first = pg;
+	}
+	q->count++;
+	if (q->first == pg)
+		shd_direct_update(hp, q);
+}
+
+/* ---- moving pages between queues --------------------------------------- */
+
+/* Moves @p pg from its bin queue to the full queue, sets SHD_PF_FULL and
+ * asks for delayed frees (USE_DELAYED). */
+static void shd_page_to_full(shd_heap_t *hp, shd_page_t *pg)
+{
+	shd_queue_remove(hp, shd_queue_of(hp, pg), pg);
+	shd_flags_set(pg, shd_flags(pg) | SHD_PF_FULL);
+	shd_queue_push(hp, &hp->queues[SHD_BIN_FULL], pg, true);
+	shd_set_delay(pg, SHD_USE_DELAYED, false);
+}
+
+/* Undoes shd_page_to_full(): remote frees go to thread_free again, and
+ * @p pg is appended to its bin's queue. */
+static void shd_page_unfull(shd_heap_t *hp, shd_page_t *pg)
+{
+	shd_set_delay(pg, SHD_NO_DELAYED, false);
+	shd_queue_remove(hp, &hp->queues[SHD_BIN_FULL], pg);
+	shd_flags_set(pg, shd_flags(pg) & ~(unsigned)SHD_PF_FULL);
+	shd_queue_push(hp, &hp->queues[pg->bin], pg, true);
+}
+
+/* Takes empty page @p pg off its queue, clears its flags and retire count
+ * and gives its slices back to the segment. */
+static void shd_page_free_empty(shd_heap_t *hp, shd_page_t *pg)
+{
+	shd_queue_remove(hp, shd_queue_of(hp, pg), pg);
+	shd_flags_set(pg, 0);
+	pg->retire = 0;
+	shd_segment_page_free(hp, pg);
+}
+
+/* The last block of a page came back.  The only page of its bin is kept
+ * ("retired") for a few slow paths, so a program that allocates and frees
+ * one block in a loop does not make and unmake a page every time. */
+void shd_page_emptied(shd_heap_t *hp, shd_page_t *pg)
+{
+	shd_queue_t *q = shd_queue_of(hp, pg);
+	if (!(shd_flags(pg) & SHD_PF_FULL) && pg->bin < SHD_BIN_HUGE && q->first == pg && q->last == pg) {
+		pg->retire = (uint8_t)(1 + (pg->block_size <= SHD_SMALL_OBJ_MAX ? SHD_RETIRE_CYCLES
+									   : SHD_RETIRE_CYCLES / 4));
+		if (pg->bin < hp->retired_min)
+			hp->retired_min = pg->bin;
+		if (pg->bin > hp->retired_max)
+			hp->retired_max = pg->bin;
+		return;
+	}
+	shd_page_free_empty(hp, pg);
+}
+
+/* Counts down retired pages; frees those still empty when time is up. */
+void shd_collect_retired(shd_heap_t *hp, bool force)
+{
+	unsigned lo = SHD_BIN_FULL, hi = 0;
+	for (unsigned bin = hp->retired_min; bin <= hp->retired_max; bin++) {
+		shd_page_t *pg = hp->queues[bin].first;
+		if (!pg || !pg->retire)
+			continue;
+		if (pg->used != 0) {
+			pg->retire = 0;
+		} else if (force || --pg->retire == 0) {
+			shd_page_free_empty(hp, pg);
+		} else {
+			lo = bin < lo ? bin : lo;
+			hi = bin > hi ? bin : hi;
+		}
+	}
+	hp->retired_min = (uint8_t)lo;
+	hp->retired_max = (uint8_t)hi;
+}
+
+/* ---- frees --------------------------------------------------------------- */
+
+/* After a local free made used 0 or hit a full page. */
+void shd_free_local_slow(shd_heap_t *hp, shd_page_t *pg)
+{
+	if (pg->used == 0)
+		shd_page_emptied(hp, pg);
+	else if (shd_flags(pg) & SHD_PF_FULL)
+		shd_page_unfull(hp, pg);
+}
+
+/* Frees @p b of a page another heap owns (or nobody, when abandoned):
+ * one CAS onto thread_free, or — when the page is full and its owner has
+ * asked to hear about it — onto the owning heap's delayed list. */
+void shd_free_remote(shd_page_t *pg, shd_block_t *b)
+{
+	if (shd_page_push_remote(pg, b))
+		return;
+	shd_heap_t *owner = atomic_load_explicit(&pg->heap, memory_order_acquire);
+	if (owner) {
+		shd_block_t *head = atomic_load_explicit(&owner->delayed, memory_order_relaxed);
+		do
+			shd_set_next(pg, b, head);
+		while (!atomic_compare_exchange_weak_explicit(&owner->delayed, &head, b, memory_order_release,
+							      memory_order_relaxed));
+	}
+	shd_page_delayed_done(pg);
+}
+
+/* Takes the whole delayed list and frees each block as its owner would. */
+void shd_delayed_drain(shd_heap_t *hp)
+{
+	shd_block_t *b = atomic_exchange_explicit(&hp->delayed, NULL, memory_order_acquire);
+	while (b) {
+		shd_page_t *pg = shd_page_of(shd_segment_of(b), b);
+		shd_block_t *next = shd_next_raw(pg, b);
+		shd_page_collect(pg);
+		shd_page_push_local(pg, b);
+		hp->c.delayed_frees++;
+		shd_free_local_slow(hp, pg);
+		b = next;
+	}
+}
+
+/* ---- abandoning and reclaiming ---------------------------------------- */
+
+/* Thread of @p hp is ending: no more delayed frees into it, every remote
+ * free collected, empty pages freed, the rest of its segments put on the
+ * abandoned list, where any thread's slow path will reclaim them. */
+static void shd_heap_abandon(shd_heap_t *hp)
+{
+	for (unsigned b = 0; b <= SHD_BIN_FULL; b++)
+		for (shd_page_t *pg = hp->queues[b].first; pg; pg = pg->next)
+			shd_set_delay(pg, SHD_NEVER_DELAYED, false);
+	shd_delayed_drain(hp);
+	for (unsigned b = 0; b <= SHD_BIN_FULL; b++) {
+		shd_page_t *pg;
+		while ((pg = hp->queues[b].first) != NULL) {
+			shd_page_collect(pg);
+			if (pg->used == 0) {
+				shd_page_free_empty(hp, pg);
+				continue;
+			}
+			shd_queue_remove(hp, &hp->queues[b], pg);
+			shd_flags_set(pg, shd_flags(pg) & ~(unsigned)SHD_PF_FULL);
+			pg->retire = 0;
+			atomic_store_explicit(&pg->heap, NULL, memory_order_release);
+		}
+	}
+	shd_segments_abandon(hp);
+}
+
+/* A page of a reclaimed segment joins heap @p hp's queues, after its
+ * remote frees are collected (the caller frees it when used is then 0):
+ * it names hp as its heap, leaves NEVER_DELAYED, and a huge-bin page with
+ * every block used goes to the full queue. */
+static void shd_heap_adopt_page(shd_heap_t *hp, shd_page_t *pg)
+{
+	atomic_store_explicit(&pg->heap, hp, memory_order_release);
+	shd_set_delay(pg, SHD_NO_DELAYED, true);
+	shd_flags_set(pg, shd_flags(pg) & ~(unsigned)SHD_PF_FULL);
+	pg->retire = 0;
+	shd_page_collect(pg);
+	if (pg->bin == SHD_BIN_HUGE && pg->used == pg->capacity) {
+		shd_flags_set(pg, shd_flags(pg) | SHD_PF_FULL);
+		shd_queue_push(hp, &hp->queues[SHD_BIN_FULL], pg, true);
+		shd_set_delay(pg, SHD_USE_DELAYED, false);
+	} else {
+		shd_queue_push(hp, &hp->queues[pg->bin], pg, true);
+	}
+}
+
+/* Takes one abandoned segment into heap @p hp: its pages join hp's queues
+ * with their remote frees collected; pages found empty are freed (the
+ * last of them releases the segment).  False when none was waiting. */
+static bool shd_reclaim_one(shd_heap_t *hp)
+{
+	shd_segment_t *s = shd_segment_reclaim(hp);
+	if (!s)
+		return false;
+	hp->c.reclaimed++;
+	shd_page_t *empty[SHD_SLICES];
+	size_t nempty = 0;
+	for (size_t i = shd_next_used(s, SHD_INFO_SLICES); i < SHD_SLICES; i = shd_next_page(s, i)) {
+		shd_page_t *pg = &s->pages[i];
+		shd_heap_adopt_page(hp, pg);
+		if (pg->used == 0)
+			empty[nempty++] = pg;
+	}
+	for (size_t k = 0; k < nempty; k++)
+		shd_page_free_empty(hp, empty[k]);
+	return true;
+}
+
+/* ---- finding a page with a free block ----------------------------------- */
+
+/* Carves blocks into @p pg's empty `free` list. */
+static void shd_heap_extend(shd_heap_t *hp, shd_page_t *pg)
+{
+	shd_page_extend(pg, &hp->rnd);
+	hp->c.extends++;
+}
+
+static shd_page_t *shd_fresh_page(shd_heap_t *hp, shd_queue_t *q)
+{
+	size_t bsize = q->block_size;
+	unsigned kind = bsize <= SHD_SMALL_OBJ_MAX ? SHD_PAGE_SMALL : SHD_PAGE_MEDIUM;
+	shd_page_t *pg = shd_segment_page_alloc(hp, bsize, kind);
+	if (!pg)
+		return NULL;
+	shd_queue_push(hp, q, pg, false);
+	shd_heap_extend(hp, pg);
+	return pg;
+}
+
+/* First page of the queue with a free block, collecting and extending on
+ * the way, moving full pages aside; else a reclaimed or fresh page. */
+static shd_page_t *shd_queue_find(shd_heap_t *hp, shd_queue_t *q)
+{
+	shd_page_t *pg = q->first;
+	while (pg) {
+		shd_page_t *next = pg->next;
+		shd_page_collect(pg);
+		if (!pg->free && pg->capacity < pg->reserved)
+			shd_heap_extend(hp, pg);
+		if (pg->free) {
+			pg->retire = 0;
+			if (q->first != pg) {
+				shd_queue_remove(hp, q, pg);
+				shd_queue_push(hp, q, pg, false);
+			}
+			return pg;
+		}
+		shd_page_to_full(hp, pg);
+		pg = next;
+	}
+	return NULL;
+}
+
+shd_page_t *shd_find_page(shd_heap_t *hp, size_t n)
+{
+	shd_queue_t *q = &hp->queues[shd_bin_of(n)];
+	shd_page_t *pg = shd_queue_find(hp, q);
+	for (int tries = 0; !pg && tries < 8 && atomic_load(&hp->st->nabandoned); tries++)
+		if (shd_reclaim_one(hp))
+			pg = shd_queue_find(hp, q);
+	return pg ? pg : shd_fresh_page(hp, q);
+}
+
+/* One block of a large page (<= 16 MiB) or a huge segment; such a page
+ * is full from the start, so it waits in the full queue. */
+void *shd_heap_alloc_large(shd_heap_t *hp, size_t n)
+{
+	size_t bsize = hl_align_up(n, hp->st->ospage);
+	unsigned kind = bsize <= SHD_LARGE_OBJ_MAX ? SHD_PAGE_LARGE : SHD_PAGE_HUGE;
+	shd_page_t *pg = shd_segment_page_alloc(hp, bsize, kind);
+	if (!pg)
+		return NULL;
+	pg->capacity = 1;
+	pg->used = 1;
+	shd_flags_set(pg, SHD_PF_FULL);
+	shd_queue_push(hp, &hp->queues[SHD_BIN_FULL], pg, true);
+	shd_set_delay(pg, SHD_USE_DELAYED, false);
+	return pg->start;
+}
+
+/* ---- collecting everything (trim) ---------------------------------------- */
+
+void shd_heap_collect(shd_heap_t *hp)
+{
+	while (shd_reclaim_one(hp))
+		;
+	shd_delayed_drain(hp);
+	for (unsigned b = 1; b < SHD_BIN_FULL; b++) {
+		shd_page_t *pg = hp->queues[b].first, *next;
+		for (; pg; pg = next) {
+			next = pg->next;
+			shd_page_collect(pg);
+			if (pg->used == 0)
+				shd_page_free_empty(hp, pg);
+		}
+	}
+	shd_collect_retired(hp, true);
+	shd_segment_purge_due(hp, true);
+}

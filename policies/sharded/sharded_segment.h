@@ -1,0 +1,54 @@
+/**
+ * @file sharded_segment.h
+ * @brief Policy `sharded`, segment layer: segments cut into pages of
+ *        slices, committing and purging slices, the abandoned list, and
+ *        the segment cache below them (see sharded.h, "Layers").
+ *
+ * A segment is changed by the thread of its owning heap only; the heap
+ * record keeps the segment layer's per-thread part (segs, purge_next, and
+ * the page and purge counters).  The lists of every segment, of the
+ * abandoned ones and the segment map are behind st->lock or atomics.
+ */
+#ifndef HL_SHARDED_SEGMENT_H
+#define HL_SHARDED_SEGMENT_H
+
+#include "sharded_page.h"
+
+/* ---- sharded_segment.c ----------------------------------------------- */
+/** A new page of @p kind (enum shd_page_kind) for blocks of @p block_size
+ *  bytes, owned by heap @p hp: a huge page gets a segment of its own, other
+ *  kinds take the first run of free slices in one of hp's segments, else a
+ *  new segment.  Runs the purges that are due first.  The page's lists are
+ *  empty (no block carved yet).
+ *  @return the page descriptor, or NULL when the page source is exhausted. */
+shd_page_t *shd_segment_page_alloc(shd_heap_t *hp, size_t block_size, unsigned kind);
+/** Gives the slices of empty page @p pg back to its segment (owned by heap
+ *  @p hp) and schedules their purge; the segment is released when it was
+ *  huge or this was its last page.  Secure mode renews the guard page. */
+void shd_segment_page_free(shd_heap_t *hp, shd_page_t *pg);
+/** Purges the slices of heap @p hp's segments whose purge_expire has passed
+ *  (every pending one when @p force) and recomputes hp->purge_next. */
+void shd_segment_purge_due(shd_heap_t *hp, bool force);
+/** Every segment heap @p hp still owns goes on st->abandoned without an
+ *  owner (the heap layer has already taken their pages off its queues). */
+void shd_segments_abandon(shd_heap_t *hp);
+/** Takes one segment off the abandoned list for heap @p hp: named hp's
+ *  while the list is locked, then linked into hp's segments.  Its pages
+ *  still name no heap: the caller adopts them.
+ *  @return the segment, or NULL when none was waiting. */
+shd_segment_t *shd_segment_reclaim(shd_heap_t *hp);
+
+/* ---- sharded_cache.c: the segment cache ---------------------------------- */
+/** Parks segment @p s, whose last page was freed and which has left every
+ *  list, in the first free cache slot, first purging the expired slots a
+ *  probe of SHD_CACHE_PROBE finds.  Takes st->lock.
+ *  @return false when it was not parked (cache off, secure mode, a huge
+ *  segment, or no free slot): the caller releases it. */
+bool shd_cache_park(shd_state_t *st, shd_segment_t *s);
+/** Takes the parked segment of the lowest slot, its header cleared but its
+ *  committed slices still committed; NULL when none.  Takes st->lock. */
+shd_segment_t *shd_cache_take(shd_state_t *st);
+/** Gives every parked segment back to the page source (trim).
+ *  @return the committed bytes released.  Takes st->lock. */
+size_t shd_cache_release_all(shd_state_t *st);
+#endif
