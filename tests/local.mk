@@ -37,6 +37,11 @@ EXTRA_DIST += tests/glibc_side_by_side.sh
 TESTS += tests/os_seam.sh
 EXTRA_DIST += tests/os_seam.sh tests/os_seam.py
 
+# Calls only downward between a policy's files: sharded and bins list
+# their layers in their header; no file calls a layer above its own.
+TESTS += tests/layers.sh
+EXTRA_DIST += tests/layers.sh tests/layers.py
+
 # A policy is added by its folder, its tests and one line in
 # policies/policies.list (shown on a copy of the tree with a dummy policy).
 TESTS += tests/add_policy.sh

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Calls only downward: a policy whose header lists its files in layers
+(a block opening with a line "Layers (top to bottom" in NAME.h, one layer a
+line, its files first on the line) may call, from each file, only functions
+defined in its own layer or in a layer below.  Every .c and .h of the
+folder must be in the list.  A function "is defined in" the file holding
+its body (a header's static inline functions belong to the header);
+comments, strings and prototypes do not count, only uses inside a body or
+an initializer (a function named in a table counts like a call).
+
+    layers.py ROOT POLICY...   exit 0 when every call goes down, 1 (and the
+                               list of upward calls) when not, 2 when a
+                               policy's list is missing or incomplete
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from os_seam import strip_comments_and_strings  # noqa: E402
+
+FILE = re.compile(r"^[\w.-]+\.[ch]$")
+# a function body: name ( params ) {  at brace depth 0
+DEFINITION = re.compile(r"\b([A-Za-z_]\w*)\s*\(([^()]|\([^()]*\))*\)\s*\{")
+IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
+
+
+def read_layers(header):
+    """The layers listed in @header's comment, top first: lists of files."""
+    layers, inside = [], False
+    with open(header, errors="replace") as fh:
+        for line in fh:
+            text = line.strip().lstrip("*").strip()
+            if not inside:
+                inside = text.startswith("Layers (top to bottom")
+                continue
+            if not text or text.startswith("-"):
+                if layers and not text:
+                    break
+                continue
+            files = []
+            for word in text.split():
+                if not FILE.match(word):
+                    break
+                files.append(word)
+            if files:
+                layers.append(files)
+    return layers
+
+
+def depth_split(code):
+    """(text at brace depth 0, text inside braces) with offsets kept."""
+    top, inner, depth = [], [], 0
+    for c in code:
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth = max(depth - 1, 0)
+        keep_top = depth == 0 or (depth == 1 and c == "{")
+        top.append(c if keep_top or c == "\n" else " ")
+        inner.append(c if depth > 0 and c != "{" else (" " if c != "\n" else "\n"))
+    return "".join(top), "".join(inner)
+
+
+def definitions(code):
+    """Names of the functions whose bodies @code holds (depth 0)."""
+    names, depth, i = set(), 0, 0
+    top, _ = depth_split(code)
+    for m in DEFINITION.finditer(top):
+        name = m.group(1)
+        if name not in ("if", "for", "while", "switch", "return", "sizeof"):
+            names.add(name)
+    return names
+
+
+def check_policy(root, policy):
+    folder = os.path.join(root, "policies", policy)
+    header = os.path.join(folder, policy + ".h")
+    if not os.path.exists(header):
+        return None, [f"policies/{policy}: no {policy}.h"]
+    layers = read_layers(header)
+    if not layers:
+        return None, [f"policies/{policy}/{policy}.h: no \"Layers (top to bottom\" list"]
+    rank = {f: i for i, files in enumerate(layers) for f in files}
+    present = sorted(f for f in os.listdir(folder) if f.endswith((".c", ".h")))
+    missing = [f for f in present if f not in rank]
+    ghosts = [f for f in rank if f not in present]
+    if missing or ghosts:
+        return None, [f"policies/{policy}/{policy}.h: layers list lacks {', '.join(missing)}"
+                      if missing else
+                      f"policies/{policy}/{policy}.h: layers list names missing {', '.join(ghosts)}"]
+    code = {}
+    for f in present:
+        with open(os.path.join(folder, f), errors="replace") as fh:
+            code[f] = strip_comments_and_strings(fh.read())
+    defined_in = {}
+    for f in present:
+        for name in definitions(code[f]):
+            if f.endswith(".c") and re.search(r"^\s*static\b[^;{]*\b" + name + r"\s*\(", code[f], re.M):
+                continue  # file-local: nobody else can call it
+            defined_in.setdefault(name, set()).add(f)
+    upward = []
+    for f in present:
+        _, inner = depth_split(code[f])
+        own = definitions(code[f])
+        for lineno, line in enumerate(inner.split("\n"), 1):
+            for m in IDENT.finditer(line):
+                name = m.group(0)
+                if name in own or name not in defined_in:
+                    continue
+                for g in sorted(defined_in[name]):
+                    if rank[g] < rank[f]:
+                        upward.append(f"policies/{policy}/{f}:{lineno}: {name} "
+                                      f"(defined in {g}, a layer above)")
+    return layers, upward
+
+
+def main():
+    if len(sys.argv) < 3:
+        print("usage: layers.py ROOT POLICY...", file=sys.stderr)
+        return 2
+    status = 0
+    for policy in sys.argv[2:]:
+        layers, problems = check_policy(sys.argv[1], policy)
+        for p in problems:
+            print(p)
+        if layers is None:
+            status = 2
+        elif problems and status == 0:
+            status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

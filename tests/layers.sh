@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Calls only downward between a policy's files (HACKING.md, "The stack"):
+# sharded and bins list their files in layers in their header, and no file
+# may call a function of a layer above its own (tests/layers.py).  First
+# the checker is shown to catch an upward call (and to ignore a comment, a
+# string and a prototype) on a small policy made here, then the real
+# policies must be clean.
+set -u
+command -v python3 >/dev/null || { echo "SKIP: python3 is needed"; exit 77; }
+here=$(cd "$(dirname "$0")" && pwd) top=$(cd "${srcdir:-.}" && pwd)
+tmp=$(mktemp -d) fail=0
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/policies/demo"
+cat > "$tmp/policies/demo/demo.h" <<'C'
+/* demo.h
+ * Layers (top to bottom)
+ *   demo.c          entry points
+ *   demo_low.c      the bottom
+ *   demo.h          types
+ *
+ */
+void demo_top(void);
+static inline int demo_inline(int x) { return x + 1; }
+C
+cat > "$tmp/policies/demo/demo.c" <<'C'
+#include "demo.h"
+int demo_low(int);
+void demo_top(void) { demo_low(demo_inline(1)); }
+C
+cat > "$tmp/policies/demo/demo_low.c" <<'C'
+#include "demo.h"
+/* a comment naming demo_top() does not count */
+static const char *s = "demo_top()";
+void demo_top(void);
+int demo_low(int x) { if (x > 9) demo_top(); return demo_inline(x); }
+C
+out=$(python3 "$here/layers.py" "$tmp" demo); rc=$?
+want='policies/demo/demo_low.c:5: demo_top (defined in demo.c, a layer above)'
+if [ $rc -eq 1 ] && [ "$out" = "$want" ]; then
+	echo "PASS: the checker finds the one upward call, not the comment, the string or the prototype"
+else
+	echo "FAIL: the checker on a planted policy (status $rc):"; echo "$out"; fail=1
+fi
+
+touch "$tmp/policies/demo/demo_new.c"
+out=$(python3 "$here/layers.py" "$tmp" demo); rc=$?
+if [ $rc -eq 2 ]; then
+	echo "PASS: a file missing from the layers list is refused ($out)"
+else
+	echo "FAIL: a file left out of the list went unnoticed (status $rc): $out"; fail=1
+fi
+
+for policy in sharded bins; do
+	[ -d "$top/policies/$policy" ] || continue
+	out=$(python3 "$here/layers.py" "$top" "$policy"); rc=$?
+	if [ $rc -eq 0 ]; then
+		echo "PASS: $policy calls only downward between its files"
+	else
+		echo "FAIL: $policy (status $rc):"; echo "$out"; fail=1
+	fi
+done
+exit $fail
