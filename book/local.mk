@@ -33,9 +33,9 @@ dist_noinst_SCRIPTS += tests/book_questions.sh tests/book_quiz.sh tests/book_cha
 # glossary sorted, each term once, linked from every chapter; every block
 # state and list style the code draws explained; every lab question and
 # prediction answered in the instructor's edition.
-TESTS += tests/book_path.sh tests/book_glossary.sh tests/book_visual.sh
-dist_noinst_SCRIPTS += tests/book_path.sh tests/book_glossary.sh tests/book_visual.sh
-EXTRA_DIST += tests/book_lib.sh tests/book_answers.sh
+TESTS += tests/book_path.sh tests/book_glossary.sh tests/book_visual.sh tests/book_answers.sh
+dist_noinst_SCRIPTS += tests/book_path.sh tests/book_glossary.sh tests/book_visual.sh tests/book_answers.sh
+EXTRA_DIST += tests/book_lib.sh
 
 # The figures: one small program performs each chapter's script on a real
 # heap, writes hl_snapshot_dot() output and renders it with the visualize
