@@ -7,7 +7,8 @@ HL_BOOK_CHAPTERS = \
 	book/06-boundary-tags-bins.md book/07-thread-caches-arenas.md \
 	book/08-slabs-decay.md book/09-sharded.md book/10-pools.md \
 	book/11-giving-back.md book/12-measuring.md book/13-security.md \
-	book/14-choosing.md book/15-instructor-guide.md book/claims.md
+	book/14-choosing.md book/15-instructor-guide.md book/course-path.md \
+	book/glossary.md book/visual-language.md book/claims.md
 EXTRA_DIST += $(HL_BOOK_CHAPTERS) book/Doxyfile.in book/traces/reuse.rep \
 	book/traces/big-twice.rep book/traces/small.rep \
 	book/traces/survivors.rep book/traces/top-200k.rep \
@@ -27,6 +28,14 @@ heaplab_CPPFLAGS = $(AM_CPPFLAGS) -DHL_BOOK_DIR='"$(abs_top_srcdir)/book"' \
 # scores scripted answers right.
 TESTS += tests/book_questions.sh tests/book_quiz.sh tests/book_chapters.sh
 dist_noinst_SCRIPTS += tests/book_questions.sh tests/book_quiz.sh tests/book_chapters.sh
+# The course path, the glossary, the visual language and the answer keys:
+# every chapter and lab on the path and cross-referenced both ways; the
+# glossary sorted, each term once, linked from every chapter; every block
+# state and list style the code draws explained; every lab question and
+# prediction answered in the instructor's edition.
+TESTS += tests/book_path.sh tests/book_glossary.sh tests/book_visual.sh tests/book_answers.sh
+dist_noinst_SCRIPTS += tests/book_path.sh tests/book_glossary.sh tests/book_visual.sh tests/book_answers.sh
+EXTRA_DIST += tests/book_lib.sh
 
 # The figures: one small program performs each chapter's script on a real
 # heap, writes hl_snapshot_dot() output and renders it with the visualize
@@ -47,36 +56,50 @@ HL_DOC_HDRS = core/heaplab.h core/policy.h core/error.h core/os.h \
 # continuation lines go with it)
 HL_DOC_TOLERATED = ^$$
 
+# Two editions from the same sources: the student's (doc/html) and the
+# instructor's (doc/instructor/html), which adds the lab READMEs' model
+# answers (the `\if instructor` ... `\endif` sections, Doxygen's
+# ENABLED_SECTIONS).  Both include the lab READMEs, so the course path can
+# link to them; each edition keeps its own warnings.log, and a warning in
+# either fails `make doc`.
+HL_DOC_LABS = $(LAB_NAMES:%=exercises/%/README.md)
+HL_DOC_EDITIONS = doc:student doc/instructor:instructor
+
 doc: book/gen_figures$(EXEEXT) book/Doxyfile
 	@test -n "$(DOXYGEN)" || { echo "make doc: doxygen not found (Debian: apt-get install doxygen), re-run configure" >&2; exit 1; }
 	@test -n "$(DOT)" || { echo "make doc: dot not found (Debian: apt-get install graphviz), re-run configure" >&2; exit 1; }
-	rm -rf doc/html doc/figures doc/warnings.log
+	rm -rf doc/html doc/instructor doc/figures doc/warnings.log
 	$(MKDIR_P) doc/figures
 	./book/gen_figures doc/figures
-	@echo "  DOXYGEN  doc/html"
-	@HL_DOC_INPUT="$(HL_BOOK_CHAPTERS:%=$(abs_top_srcdir)/%) $(abs_top_srcdir)/HACKING.md $(HL_DOC_HDRS:%=$(abs_top_srcdir)/%)" \
-	  HL_DOC_IMAGES="$(abs_top_builddir)/doc/figures" $(DOXYGEN) book/Doxyfile
-	@# the chapters link to the code and the labs as ../policies/, ../exercises/
-	@ln -sfn "$(abs_top_srcdir)/policies" doc/policies
-	@ln -sfn "$(abs_top_srcdir)/exercises" doc/exercises
-	@touch doc/warnings.log; \
-	bad=`awk -v tol='$(HL_DOC_TOLERATED)' \
-	  '/^[ \t]/ { if (!ok) print; next } { ok = $$0 ~ tol; if (!ok) print }' doc/warnings.log`; \
-	if test -n "$$bad"; then \
-	  echo "$$bad" >&2; \
-	  echo "make doc: Doxygen warned (above): document what it names" >&2; \
-	  exit 1; \
-	fi; \
-	if test -s doc/warnings.log; then \
-	  echo "make doc: headers with undocumented members (see doc/warnings.log):"; \
-	  sed -En 's@^[^:]*/((policies/[^/:]+|core)/[^/:]+):.*@  \1@p' doc/warnings.log | sort | uniq -c; \
-	fi
-	@echo "make doc: open doc/html/index.html"
+	@for ed in $(HL_DOC_EDITIONS); do \
+	  out=$${ed%%:*}; sections=$${ed#*:}; \
+	  test "$$sections" = student && sections=; \
+	  echo "  DOXYGEN  $$out/html"; \
+	  $(MKDIR_P) $$out || exit 1; \
+	  HL_DOC_INPUT="$(HL_BOOK_CHAPTERS:%=$(abs_top_srcdir)/%) $(HL_DOC_LABS:%=$(abs_top_srcdir)/%) $(abs_top_srcdir)/HACKING.md $(HL_DOC_HDRS:%=$(abs_top_srcdir)/%)" \
+	  HL_DOC_IMAGES="$(abs_top_builddir)/doc/figures" HL_DOC_OUT="$(abs_top_builddir)/$$out" \
+	  HL_DOC_SECTIONS="$$sections" HL_DOC_EDITION="$${sections:+ (instructor edition)}" \
+	    $(DOXYGEN) book/Doxyfile || exit 1; \
+	  ln -sfn "$(abs_top_srcdir)/policies" $$out/policies; \
+	  ln -sfn "$(abs_top_srcdir)/exercises" $$out/exercises; \
+	  touch $$out/warnings.log; \
+	  bad=`awk -v tol='$(HL_DOC_TOLERATED)' \
+	    '/^[ \t]/ { if (!ok) print; next } { ok = $$0 ~ tol; if (!ok) print }' $$out/warnings.log`; \
+	  if test -n "$$bad"; then \
+	    echo "$$bad" >&2; \
+	    echo "make doc: Doxygen warned (above, $$out/warnings.log): document what it names" >&2; \
+	    exit 1; \
+	  fi; \
+	done
+	@# the instructor's edition must differ from the student's by the answers
+	@grep -q 'Answer\.' doc/instructor/html/*README.html && ! grep -q 'Answer\.' doc/html/*README.html || \
+	  { echo "make doc: the answers are not where they belong (instructor's edition only)" >&2; exit 1; }
+	@echo "make doc: open doc/html/index.html (student's edition), doc/instructor/html/index.html (instructor's)"
 PHONY_TARGETS += doc
 
 # `make clean` removes the site (other fragments may add their own
 # prerequisites to clean-local; keep it recipe-less here).
 clean-local: book-clean-doc
 book-clean-doc:
-	rm -rf doc/html doc/figures doc/warnings.log doc/policies doc/exercises
+	rm -rf doc/html doc/instructor doc/figures doc/warnings.log doc/policies doc/exercises
 PHONY_TARGETS += book-clean-doc

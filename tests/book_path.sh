@@ -1,0 +1,77 @@
+#!/bin/sh
+# The course path (book/course-path.md) covers the whole book: each of its
+# two tables (the ten-week unit and the three-week version) names every
+# chapter 1-14 and every lab 01-12; every link on the page points to a file
+# that exists; each chapter's header states the week the ten-week table
+# first gives it and links to its lab; each lab README states the week the
+# table first gives it, links to a chapter that exists and that chapter's
+# header links back to the lab.
+. "${srcdir:-.}/tests/book_lib.sh"
+book="$top/book"
+path="$book/course-path.md"
+need_page "$path"
+
+# the rows of the table under heading $1 (lines starting with "| N |")
+rows() {
+	awk -v h="$1" '/^## / { on = ($0 == "## " h) } on && /^\| *[0-9]+ *\|/' "$path"
+}
+for table in "The ten-week unit" "The three-week version"; do
+	r=$(rows "$table")
+	[ -n "$r" ] || { fail "no table under '## $table'"; continue; }
+	for f in "$book"/[0-9][0-9]-*.md; do
+		n=${f##*/}; n=${n%%-*}
+		case $n in 00|15) continue ;; esac
+		echo "$r" | grep -q "](${f##*/})" || fail "$table: chapter $n (${f##*/}) is not on the path"
+	done
+	for d in "$top"/exercises/[0-9][0-9]-*/; do
+		d=${d%/}; d=${d##*/}
+		echo "$r" | grep -q "](\.\./exercises/$d/README\.md)" || fail "$table: lab $d is not on the path"
+	done
+done
+
+# every link of the page resolves
+for l in $(grep -o '](\([^)#]*\))' "$path" | sed 's/^](//; s/)$//'); do
+	case $l in http*) continue ;; esac
+	[ -e "$book/$l" ] || fail "course-path.md links to $l, which does not exist"
+done
+
+# first week of the ten-week table that names $1 (a link target)
+first_week() {
+	rows "The ten-week unit" | grep -F "]($1)" | head -1 | sed 's/^| *\([0-9]*\) *|.*/\1/'
+}
+nch=0
+for f in "$book"/[0-9][0-9]-*.md; do
+	name=${f##*/}; n=${name%%-*}
+	case $n in 00|15) continue ;; esac
+	nch=$((nch + 1))
+	want=$(first_week "$name")
+	got=$(sed -n 's/^- \*\*Week\*\*: \([0-9]*\) of the ten-week \[course path\](course-path\.md).*/\1/p' "$f" | head -1)
+	[ -n "$got" ] || { fail "$name: its header names no week of the course path"; continue; }
+	[ "$got" = "$want" ] || fail "$name: its header says week $got, the course path week $want"
+	for lab in $(sed -n '/^- \*\*Lab\*\*/p' "$f" | grep -o '](\.\./exercises/[^)]*)' | sed 's/^](\.\.\///; s/)$//'); do
+		[ -d "$top/$lab" ] || fail "$name: its lab link $lab does not exist"
+	done
+done
+[ "$nch" -ge 14 ] || fail "only $nch chapters"
+
+nlab=0
+for readme in "$top"/exercises/[0-9][0-9]-*/README.md; do
+	d=${readme%/README.md}; d=${d##*/}
+	nlab=$((nlab + 1))
+	want=$(first_week "../exercises/$d/README.md")
+	got=$(sed -n 's/^Course path: week \([0-9]*\) of the ten-week unit.*/\1/p' "$readme" | head -1)
+	[ -n "$got" ] || { fail "lab $d: its README names no week of the course path"; continue; }
+	[ "$got" = "$want" ] || fail "lab $d: its README says week $got, the course path week $want"
+	grep -q '](\.\./\.\./book/course-path\.md)' "$readme" || fail "lab $d: its README does not link to the course path"
+	chapters=$(grep -o '](\.\./\.\./book/[0-9][0-9]-[^)]*\.md)' "$readme" | sed 's/^](\.\.\/\.\.\/book\///; s/)$//')
+	[ -n "$chapters" ] || { fail "lab $d: its README names no chapter"; continue; }
+	for c in $chapters; do
+		[ -f "$book/$c" ] || fail "lab $d links to chapter $c, which does not exist"
+	done
+	primary=$(echo "$chapters" | head -1)
+	[ -f "$book/$primary" ] && { sed -n '/^- \*\*Lab\*\*/p' "$book/$primary" | grep -q "](\.\./exercises/$d/)" ||
+		fail "lab $d names $primary first, but that chapter's header does not link to the lab"; }
+done
+[ "$nlab" -ge 12 ] || fail "only $nlab labs"
+[ $bad -eq 0 ] && echo "course path: $nch chapters and $nlab labs on both tables, weeks and links agree both ways"
+exit $bad
