@@ -557,7 +557,7 @@ static unsigned long threads_started;
 /* Starts (or restarts, on the same table) worker @p w's thread. */
 static void start_worker(worker_t *w)
 {
-	w->lifetime = 20000 + random_below(&w->rng, 400000);
+	w->lifetime = 2000 + random_below(&w->rng, 20000);
 	w->retired = false;
 	threads_started++;
 	int rc = pthread_create(&w->thread, NULL, worker_main, w);
