@@ -35,3 +35,27 @@ bench: $(HL_BENCH_BINARIES) heaplab$(EXEEXT) libheaplab-preload.la
 demo: bench/halfgig$(EXEEXT) heaplab$(EXEEXT) libheaplab-preload.la
 	bash $(srcdir)/bench/demo.sh $(builddir)
 PHONY_TARGETS += bench demo
+
+# stress: a long run of one policy through the public API — threads,
+# cross-thread frees, realloc chains, forks, hl_check, contents checked,
+# nothing live at the end (not a test: it runs for minutes).
+#   make stress STRESS_SECONDS=600 STRESS_POLICIES='bins slab' STRESS_THREADS=4
+EXTRA_PROGRAMS += bench/stress
+bench_stress_SOURCES = bench/stress.c
+bench_stress_LDADD = libheaplab.la
+bench_stress_LDFLAGS = -static-libtool-libs
+CLEANFILES += bench/stress$(EXEEXT)
+STRESS_SECONDS ?= 60
+STRESS_THREADS ?= 4
+STRESS_SEED ?= 1
+STRESS_POLICIES ?=
+
+stress: bench/stress$(EXEEXT)
+	@policies='$(STRESS_POLICIES)'; \
+	test -n "$$policies" || policies=`./bench/stress$(EXEEXT) --list`; \
+	status=0; \
+	for p in $$policies; do \
+	  ./bench/stress$(EXEEXT) --policy=$$p --threads=$(STRESS_THREADS) \
+	    --seconds=$(STRESS_SECONDS) --seed=$(STRESS_SEED) || status=1; \
+	done; exit $$status
+PHONY_TARGETS += stress

@@ -239,19 +239,26 @@ void *hl_realloc(hl_heap_t *h, void *p, size_t n)
 		hl_guard_begin(h, "realloc");
 		hl_guard_takeback(h, p, "realloc");
 	}
-	size_t old_usable = 0;
+	/* The ledger forgets p before the policy may free it: once freed,
+	 * another thread can be handed p and enter it in the ledger, and a
+	 * removal after the call would take that thread's entry. */
+	size_t old_usable = 0, old_asked = 0;
 	if (h->ledger_on) {
-		if (hl_ledger_get(&h->ledger, p) == (size_t)-1)
+		old_asked = hl_ledger_remove(&h->ledger, p);
+		if (old_asked == (size_t)-1)
 			not_live(h, t, p);
 		old_usable = h->policy->usable_size(h->state, p);
 	}
 	void *q = h->policy->realloc ? h->policy->realloc(h->state, t, p, n) : generic_realloc(h, t, p, n);
-	if (!q)
+	if (!q) {
+		if (h->ledger_on && !hl_ledger_add(&h->ledger, p, old_asked))
+			hl_fatal(h->policy->name, "out of memory for the request ledger", p);
 		return handed_out(h, t, NULL, n, HL_OP_REALLOC);
+	}
 	count(t, HL_OP_REALLOC);
 	if (h->ledger_on) {
-		hl_ledger_remove(&h->ledger, p);
-		hl_ledger_add(&h->ledger, q, n);
+		if (!hl_ledger_add(&h->ledger, q, n))
+			hl_fatal(h->policy->name, "out of memory for the request ledger", q);
 		add_usable(t, (int64_t)h->policy->usable_size(h->state, q) - (int64_t)old_usable);
 	}
 	if (HL_UNLIKELY(h->debug)) {

@@ -389,7 +389,7 @@ typedef struct hammer {
 	int id;
 } hammer_t;
 
-enum { MAILBOX = 256, HAMMER_OPS = 40000 };
+enum { MAILBOX = 256, HAMMER_OPS = 40000, REALLOC_RACE_OPS = 100000 };
 
 /* With --enable-debug every call runs the checker, which walks the heap:
  * the long tests then do a tenth of the work. */
@@ -461,6 +461,48 @@ START_TEST(threads_hammer_one_heap)
 }
 END_TEST
 
+/* realloc that moves a block frees the old address inside the policy; the
+ * core's ledger must forget the old address before then, or another thread
+ * that is handed the same address at once loses its ledger entry to the
+ * realloc's late removal, and its own free aborts as "not live". */
+typedef struct reuser {
+	hl_heap_t *h;
+	atomic_bool done;
+} reuser_t;
+
+static void *reuse_freed_addresses(void *arg)
+{
+	reuser_t *r = arg;
+	while (!atomic_load(&r->done)) {
+		void *x = hl_malloc(r->h, 48);
+		memset(x, 0x5a, 48);
+		hl_free(r->h, x);
+	}
+	return NULL;
+}
+
+START_TEST(realloc_moving_while_another_thread_allocates)
+{
+	hl_heap_t *h = tl_heap(policies[_i], confs[_i]);
+	reuser_t r = { .h = h };
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, reuse_freed_addresses, &r), 0);
+	for (int i = 0, n = scaled(REALLOC_RACE_OPS); i < n; i++) {
+		char *p = hl_malloc(h, 48);
+		memset(p, 0x11, 48);
+		char *q = hl_realloc(h, p, 3000);
+		ck_assert_ptr_nonnull(q);
+		ck_assert_int_eq(q[47], 0x11);
+		hl_free(h, q);
+	}
+	atomic_store(&r.done, true);
+	pthread_join(th, NULL);
+	tl_check_clean(h);
+	ck_assert_double_eq(tl_stat(h, "live_requested_bytes"), 0);
+	hl_heap_destroy(h);
+}
+END_TEST
+
 START_TEST(trim_keeps_live_blocks)
 {
 	hl_heap_t *h = tl_heap(policies[_i], confs[_i]);
@@ -499,6 +541,7 @@ static Suite *conformance_suite(void)
 	tcase_add_loop_test(tc, statistics_measure_the_heap, 0, npolicies);
 	tcase_add_loop_test(tc, walker_and_snapshot_see_live_blocks, 0, npolicies);
 	tcase_add_loop_test(tc, threads_hammer_one_heap, 0, npolicies);
+	tcase_add_loop_test(tc, realloc_moving_while_another_thread_allocates, 0, npolicies);
 	tcase_add_loop_test(tc, trim_keeps_live_blocks, 0, npolicies);
 	tcase_add_test(tc, several_heaps_side_by_side);
 	suite_add_tcase(s, tc);
