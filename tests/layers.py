@@ -64,7 +64,7 @@ def depth_split(code):
 
 def definitions(code):
     """Names of the functions whose bodies @code holds (depth 0)."""
-    names, depth, i = set(), 0, 0
+    names = set()
     top, _ = depth_split(code)
     for m in DEFINITION.finditer(top):
         name = m.group(1)
