@@ -522,6 +522,79 @@ START_TEST(fork_child_has_no_background_thread)
 }
 END_TEST
 
+/* In a fork child only the forking thread lives.  jemalloc 5.3 keeps
+ * the other threads' tcaches as they were (tsd_postfork_child keeps only
+ * the forking thread's tsd): flushing them could free a block twice when
+ * a thread was halfway through a push or pop at the fork, which
+ * bench/stress caught.  So the child must give none of another thread's
+ * cached blocks back: the blocks not free stay as many as before. */
+typedef struct cacher {
+	hl_heap_t *h;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int stage;                 /* 1: blocks cached; 2: may exit */
+} cacher_t;
+
+static void *cache_and_wait(void *arg)
+{
+	cacher_t *c = arg;
+	void *p[20];
+	for (int i = 0; i < 20; i++)
+		p[i] = hl_malloc(c->h, 100);
+	for (int i = 0; i < 20; i++)
+		hl_free(c->h, p[i]);
+	pthread_mutex_lock(&c->lock);
+	c->stage = 1;
+	pthread_cond_broadcast(&c->cond);
+	while (c->stage != 2)
+		pthread_cond_wait(&c->cond, &c->lock);
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+static int count_not_free(const hl_block_t *b, void *arg)
+{
+	if (b->state == HL_BLOCK_LIVE || b->state == HL_BLOCK_CACHED)
+		++*(size_t *)arg;
+	return 0;
+}
+
+START_TEST(fork_child_leaves_other_threads_tcaches_alone)
+{
+	hl_heap_t *h = tl_heap("slab", "debug:off");
+	cacher_t c = { .h = h, .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, cache_and_wait, &c), 0);
+	pthread_mutex_lock(&c.lock);
+	while (c.stage != 1)
+		pthread_cond_wait(&c.cond, &c.lock);
+	pthread_mutex_unlock(&c.lock);
+	size_t before = 0;
+	hl_walk(h, count_not_free, &before);
+	ck_assert_uint_ge(before, 20);
+	fflush(NULL);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		size_t after = 0;
+		hl_walk(h, count_not_free, &after);
+		if (after != before)
+			fprintf(stderr, "child: %zu blocks not free, %zu before the fork\n", after, before);
+		_exit(after == before && hl_check(h, stderr) == 0 ? 0 : 1);
+	}
+	int status = 0;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	pthread_mutex_lock(&c.lock);
+	c.stage = 2;
+	pthread_cond_broadcast(&c.cond);
+	pthread_mutex_unlock(&c.lock);
+	pthread_join(th, NULL);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	hl_heap_destroy(h);
+}
+END_TEST
+
 /* ---- oversize: the huge arena and the eager purge ---------------------- */
 
 /* Allocates @p mib MiB, touches it, frees it; returns the part of it still
@@ -685,6 +758,7 @@ static Suite *slab_suite(void)
 	tcase_add_test(dc, decay_never);
 	tcase_add_test(dc, decay_zero_at_once);
 	tcase_add_test(dc, fork_child_has_no_background_thread);
+	tcase_add_test(dc, fork_child_leaves_other_threads_tcaches_alone);
 	tcase_add_test(dc, oversize_goes_to_huge_arena);
 	suite_add_tcase(s, dc);
 	TCase *mc = tcase_create("misuse");

@@ -470,8 +470,13 @@ static void sl_fork_parent(void *st)
 	pthread_mutex_unlock(&s->bg_lock);
 }
 
-/* In the child only the forking thread lives: the other threads' caches
- * go back to their arenas.  The background thread is not started again:
+/* In the child only the forking thread lives.  The other threads' caches
+ * are dropped, not flushed: one of those threads may have been halfway
+ * through a push or pop when the fork came, and flushing its cache then
+ * frees a block twice or one still in use (bench/stress found it).  Their
+ * blocks stay cached for good, as jemalloc 5.3's tsd_postfork_child keeps
+ * only the forking thread's tsd and leaves the others' tcaches alone.  The
+ * background thread is not started again:
  * jemalloc 5.3 switches background threads off in a fork child
  * (background_thread_postfork_child), so there decay runs on the child's
  * own allocator activity, as with background_thread:false. */
@@ -492,7 +497,7 @@ static void sl_fork_child(void *st)
 	for (sl_tcache_t *tc = s->tcaches, *next; tc; tc = next) {
 		next = tc->next;
 		if (!pthread_equal(tc->owner, self))
-			sl_tcache_destroy(s, tc);
+			sl_tcache_unlink(s, tc);
 	}
 	s->bg_running = false;
 	s->bg_on = false;

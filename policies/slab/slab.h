@@ -550,6 +550,9 @@ void sl_tcache_event(sl_state_t *s, sl_tcache_t *tc);
 /** Thread exit: flushes every bin of @p tc, unlinks it, unbinds it from its
  *  arena and adds its counters to s->dead_*. */
 void sl_tcache_destroy(sl_state_t *s, sl_tcache_t *tc);
+/** Takes @p tc off the list without flushing: its blocks stay cached for
+ *  good (a fork child's copy of another thread's cache). */
+void sl_tcache_unlink(sl_state_t *s, sl_tcache_t *tc);
 /** Takes the arenas lock, then for each arena every bin lock in index
  *  order and its ext lock (checker, walker, snapshot, fork). */
 void sl_lock_all(sl_state_t *s);

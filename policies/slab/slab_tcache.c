@@ -125,6 +125,11 @@ void sl_tcache_destroy(sl_state_t *s, sl_tcache_t *tc)
 {
 	for (unsigned i = 0; i < s->nhbins; i++)
 		sl_tcache_flush(s, tc, i, 0);
+	sl_tcache_unlink(s, tc);
+}
+
+void sl_tcache_unlink(sl_state_t *s, sl_tcache_t *tc)
+{
 	pthread_mutex_lock(&s->arenas_lock);
 	if (tc->linked) {
 		if (tc->prev)
