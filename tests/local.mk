@@ -12,6 +12,14 @@ tests_test_core_LDADD = libhlcore.la $(CHECK_LIBS)
 check_PROGRAMS += tests/mt_program
 tests_mt_program_SOURCES = tests/mt_program.c
 tests_mt_program_LDADD = -lpthread
+# never instrumented: it is the system allocator's reference run (and a
+# sanitizer's malloc can deadlock in a child forked while threads allocate)
+tests_mt_program_CFLAGS = $(HL_CFLAGS)
+# the same program on a heaplab heap through the API (no LD_PRELOAD)
+check_PROGRAMS += tests/mt_api
+tests_mt_api_SOURCES = tests/mt_program.c
+tests_mt_api_CPPFLAGS = $(AM_CPPFLAGS) -DMT_PROGRAM_API
+tests_mt_api_LDADD = libhlcore.la
 TESTS += tests/real_programs.sh tests/replay_traces.sh tests/bad_input.sh
 EXTRA_DIST += tests/real_programs.sh tests/replay_traces.sh tests/bad_input.sh
 
