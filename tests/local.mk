@@ -55,3 +55,13 @@ EXTRA_DIST += tests/add_policy.sh
 TESTS += tests/fidelity.sh tests/fidelity_runner.sh
 EXTRA_DIST += tests/fidelity.sh tests/fidelity_runner.sh tests/fidelity/glibc.rows \
 	tests/fidelity/jemalloc.rows tests/fidelity/damaged/glibc.rows
+
+# The suites that start threads (and fork beside them): what a
+# --enable-sanitizers=thread build runs, `make check-threads` (the ones whose
+# policy is not compiled in drop out).
+HL_THREADED_TESTS = tests/test_conformance tests/test_core tests/test_bins tests/test_slab \
+	tests/test_sharded tests/test_pools tests/real_programs.sh \
+	exercises/08-arenas-tcache/lab exercises/10-cross-thread/lab
+check-threads:
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(filter $(HL_THREADED_TESTS),$(TESTS))'
+PHONY_TARGETS += check-threads
