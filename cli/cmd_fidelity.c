@@ -130,6 +130,8 @@ static int load_rows(const char *dir, const char **fams, size_t nfams, const cha
 	for (size_t i = 0; i < *n; i++)
 		if (!glob || fnmatch(glob, (*rows)[i].id, 0) == 0)
 			(*rows)[kept++] = (*rows)[i];
+		else
+			fid_row_clear(&(*rows)[i]);
 	if (glob && !kept)
 		return cli_error("fidelity: no row matches '%s'", glob);
 	*n = kept;
@@ -313,12 +315,15 @@ int cmd_fidelity(int argc, char **argv)
 	}
 	fid_row_t *rows = NULL;
 	size_t n = 0;
-	if (load_rows(rows_dir(), fams, nfams, glob, &rows, &n))
-		return 2;
-	if (fmt == FMT_LIST) {
-		for (size_t i = 0; i < n; i++)
-			printf("%s\t%s\n", rows[i].id, rows[i].claim);
-		return 0;
+	int rc = 2;
+	if (load_rows(rows_dir(), fams, nfams, glob, &rows, &n) == 0) {
+		rc = 0;
+		if (fmt == FMT_LIST)
+			for (size_t i = 0; i < n; i++)
+				printf("%s\t%s\n", rows[i].id, rows[i].claim);
+		else
+			rc = run_rows(rows, n, fmt, check);
 	}
-	return run_rows(rows, n, fmt, check);
+	fid_rows_free(rows, n);
+	return rc;
 }

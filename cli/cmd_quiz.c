@@ -489,14 +489,15 @@ static void qz_verify_env(const qz_bank_t *b)
 	setenv("BOOK", slash ? (*slash = 0, dir) : ".", 1);
 }
 
-/** The first policy of q->needs that is not compiled in, or NULL. */
-static const char *qz_missing_policy(const qz_question_t *q, char *buf, size_t len)
+/** The first need of q->needs this build lacks, or NULL: a policy not
+ *  compiled in, or `preload` (heaplab run) in a sanitizer build. */
+static const char *qz_missing_need(const qz_question_t *q, char *buf, size_t len)
 {
 	if (!q->needs)
 		return NULL;
 	snprintf(buf, len, "%s", q->needs);
 	for (char *save = NULL, *p = strtok_r(buf, ", ", &save); p; p = strtok_r(NULL, ", ", &save))
-		if (!hl_policy_summary(p))
+		if (!strcmp(p, "preload") ? *HL_SANITIZERS_BUILD != 0 : !hl_policy_summary(p))
 			return p;
 	return NULL;
 }
@@ -545,8 +546,12 @@ static int qz_verify(const qz_bank_t *b)
 		const char *missing;
 		if (!q->run) {
 			plain++;
-		} else if ((missing = qz_missing_policy(q, buf, sizeof buf))) {
-			printf("SKIP %s: policy %s is not compiled in\n", q->id, missing);
+		} else if ((missing = qz_missing_need(q, buf, sizeof buf))) {
+			if (!strcmp(missing, "preload"))
+				printf("SKIP %s: heaplab run cannot preload a -fsanitize=%s build\n", q->id,
+				       HL_SANITIZERS_BUILD);
+			else
+				printf("SKIP %s: policy %s is not compiled in\n", q->id, missing);
 			skip++;
 		} else {
 			int r = qz_verify_one(q);

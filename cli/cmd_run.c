@@ -111,6 +111,10 @@ int cmd_run(int argc, char **argv)
 		setenv("HEAPLAB_TRACE", trace, 1);
 	if (sample_ms && start_samples(sample_file, policy, sample_ms) != 0)
 		return 2;
+	if (*HL_SANITIZERS_BUILD)
+		return cli_error("run: this heaplab is built with -fsanitize=%s, whose runtime owns malloc: "
+				 "its preload library cannot go into another program (use a build without sanitizers)",
+				 HL_SANITIZERS_BUILD);
 	int rc = set_preload(cli_preload_path());
 	if (rc)
 		return rc;

@@ -17,7 +17,7 @@ typedef enum fid_compare {
 
 /** One row, as read from its file. */
 typedef struct fid_row {
-	const char *file;   /**< the rows file it came from */
+	char *file;         /**< the rows file it came from */
 	unsigned line;      /**< the line of its `row` field */
 	char *family;       /**< the file's family (glibc, jemalloc, ...) */
 	char *id;           /**< `row`: <family>.<name> */
@@ -55,6 +55,12 @@ const char *fid_real_preload(const char *family);
 /** Reads @p path, appending its rows to *rows (count *n).  Returns 0, or 2
  *  after printing "file:line: message" to stderr. */
 int fid_rows_read(const char *path, const char *family, fid_row_t **rows, size_t *n);
+
+/** Frees what @p row holds and zeroes it. */
+void fid_row_clear(fid_row_t *row);
+
+/** Frees @p n rows from fid_rows_read and the array itself. */
+void fid_rows_free(fid_row_t *rows, size_t n);
 
 /** Runs one row on both sides and compares.  @p probes_dir holds the probe
  *  programs, @p preload is heaplab's preload library. */

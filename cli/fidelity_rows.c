@@ -128,7 +128,7 @@ static int finish_row(const reader_t *r, fid_row_t *row, const fid_row_t *rows, 
 	if (row->compare == FID_DEVIATION && !row->why)
 		return damaged(r, row->line, "row '%s' is a deviation: it needs a 'why'", row->id);
 	row->family = strdup(r->family);
-	row->file = r->path;
+	row->file = strdup(r->path);
 	return 0;
 }
 
@@ -172,6 +172,24 @@ static void trim_end(char *s)
 		s[--n] = 0;
 }
 
+void fid_row_clear(fid_row_t *row)
+{
+	static const char *const fields[] = { "row", "claim", "probe", "key", "compare",
+					      "model", "real_env", "model_env", "why", "real_version" };
+	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+		free(*field_slot(row, fields[i]));
+	free(row->family);
+	free(row->file);
+	memset(row, 0, sizeof *row);
+}
+
+void fid_rows_free(fid_row_t *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fid_row_clear(&rows[i]);
+	free(rows);
+}
+
 /* Appends the stanza to the list (after checking it); starts a new one. */
 static int close_stanza(const reader_t *r, fid_row_t *cur, unsigned start, fid_row_t **rows, size_t *n)
 {
@@ -197,7 +215,7 @@ int fid_rows_read(const char *path, const char *family, fid_row_t **rows, size_t
 		fprintf(stderr, "heaplab: fidelity: cannot read %s: %s\n", path, strerror(errno));
 		return 2;
 	}
-	reader_t r = { .path = strdup(path), .family = family };
+	reader_t r = { .path = path, .family = family };
 	fid_row_t cur = { 0 };
 	unsigned start = 0; /* line where the open stanza began; 0: none */
 	char buf[4096];
@@ -225,6 +243,7 @@ int fid_rows_read(const char *path, const char *family, fid_row_t **rows, size_t
 	}
 	if (!rc)
 		rc = close_stanza(&r, &cur, start, rows, n);
+	fid_row_clear(&cur); /* a stanza left half read by an error */
 	fclose(f);
 	return rc;
 }

@@ -312,7 +312,10 @@ static void note_first_difference(const outcome_t *a, const outcome_t *b, fid_re
 static bool row_unrunnable(const fid_row_t *row, const char *probe_path, const char *real_lib, const char *policy,
 			   const char *preload, fid_result_t *res)
 {
-	if (!real_lib)
+	if (*HL_SANITIZERS_BUILD)
+		set_verdict(res, FID_SKIP, "this heaplab is built with -fsanitize=%s, which owns malloc: nothing can be preloaded",
+			    HL_SANITIZERS_BUILD);
+	else if (!real_lib)
 		set_verdict(res, FID_SKIP, "no real allocator known for family %s", row->family);
 	else if (*real_lib && access(real_lib, R_OK) != 0)
 		set_verdict(res, FID_SKIP, "%s is not installed", real_lib);

@@ -16,6 +16,7 @@
 #   93 musl's mallocng against glibc: the usable-size ladder and what a
 #      freed burst leaves resident (claims_musl.c, built here with musl-gcc)
 set -u
+[ -z "${HL_SANITIZERS:-}" ] || { echo "SKIP: the claims are measured on the real allocators, preloaded into probes; a -fsanitize=$HL_SANITIZERS build owns malloc"; exit 77; }
 build="${abs_top_builddir:-.}"
 src="${abs_top_srcdir:-${srcdir:-.}}"
 probes="$build/fidelity/probes"

@@ -10,6 +10,7 @@
 #     chunk, 2.36's is 656, which can move a page boundary).
 # The settings are those of glibc 2.36 (Debian 12); elsewhere this is a SKIP.
 set -u
+[ -z "${HL_SANITIZERS:-}" ] || { echo "SKIP: bench/sysreplay would measure the sanitizer's malloc, not glibc's; a -fsanitize=$HL_SANITIZERS build owns malloc"; exit 77; }
 build="${abs_top_builddir:-.}"
 src="${srcdir:-.}"
 heaplab="$build/heaplab"

@@ -12,6 +12,14 @@ tests_test_core_LDADD = libhlcore.la $(CHECK_LIBS)
 check_PROGRAMS += tests/mt_program
 tests_mt_program_SOURCES = tests/mt_program.c
 tests_mt_program_LDADD = -lpthread
+# never instrumented: it is the system allocator's reference run (and a
+# sanitizer's malloc can deadlock in a child forked while threads allocate)
+tests_mt_program_CFLAGS = $(HL_CFLAGS)
+# the same program on a heaplab heap through the API (no LD_PRELOAD)
+check_PROGRAMS += tests/mt_api
+tests_mt_api_SOURCES = tests/mt_program.c
+tests_mt_api_CPPFLAGS = $(AM_CPPFLAGS) -DMT_PROGRAM_API
+tests_mt_api_LDADD = libhlcore.la
 TESTS += tests/real_programs.sh tests/replay_traces.sh tests/bad_input.sh
 EXTRA_DIST += tests/real_programs.sh tests/replay_traces.sh tests/bad_input.sh
 
@@ -52,3 +60,13 @@ EXTRA_DIST += tests/add_policy.sh
 TESTS += tests/fidelity.sh tests/fidelity_runner.sh
 EXTRA_DIST += tests/fidelity.sh tests/fidelity_runner.sh tests/fidelity/glibc.rows \
 	tests/fidelity/jemalloc.rows tests/fidelity/damaged/glibc.rows
+
+# The suites that start threads (and fork beside them): what a
+# --enable-sanitizers=thread build runs, `make check-threads` (the ones whose
+# policy is not compiled in drop out).
+HL_THREADED_TESTS = tests/test_conformance tests/test_core tests/test_bins tests/test_slab \
+	tests/test_sharded tests/test_pools tests/real_programs.sh \
+	exercises/08-arenas-tcache/lab exercises/10-cross-thread/lab
+check-threads:
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(filter $(HL_THREADED_TESTS),$(TESTS))'
+PHONY_TARGETS += check-threads

@@ -13,6 +13,7 @@
 #             operation.
 # Any signal other than SIGABRT fails the cell: heaplab must never crash.
 set -u
+[ -z "${HL_SANITIZERS:-}" ] || { echo "SKIP: every cell preloads heaplab or a real allocator into tests/misuse_program; a -fsanitize=$HL_SANITIZERS build owns malloc"; exit 77; }
 build="${abs_top_builddir:-.}"
 src="${srcdir:-.}"
 heaplab="$build/heaplab"

@@ -1,7 +1,12 @@
 /* A multi-threaded program for the real-program tests: four threads build
  * and tear down linked structures with malloc, realloc and free, hand
  * blocks to each other, and one of them forks; the output is a checksum
- * that depends only on the data, so every allocator must print the same. */
+ * that depends only on the data, so every allocator must print the same.
+ *
+ * Built twice: tests/mt_program calls the C library's malloc (heaplab gets
+ * it through LD_PRELOAD); tests/mt_api (MT_PROGRAM_API) runs the same work
+ * on a heaplab heap through the API, `mt_api POLICY [CONF]`, which is how
+ * the sanitizer builds run it (a sanitizer owns malloc, so no preloading). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +14,14 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#ifdef MT_PROGRAM_API
+#include "heaplab.h"
+static hl_heap_t *heap;
+#define malloc(n) hl_malloc(heap, (n))
+#define realloc(p, n) hl_realloc(heap, (p), (n))
+#define free(p) hl_free(heap, (p))
+#endif
 
 typedef struct node {
 	struct node *next;
@@ -80,8 +93,21 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+#ifdef MT_PROGRAM_API
+	if (argc < 2 || argc > 3) {
+		fprintf(stderr, "usage: mt_api POLICY [CONF]\n");
+		return 2;
+	}
+	heap = hl_heap_new(argv[1], argc == 3 ? argv[2] : "");
+	if (!heap) {
+		fprintf(stderr, "mt_api: %s\n", hl_last_error());
+		return 2;
+	}
+#else
+	(void)argc, (void)argv;
+#endif
 	pthread_t th[4];
 	uint64_t res[4];
 	for (int i = 0; i < 4; i++) {
@@ -111,5 +137,11 @@ int main(void)
 	}
 	printf("checksums %llu %llu %llu %llu child %d\n", (unsigned long long)res[0], (unsigned long long)res[1],
 	       (unsigned long long)res[2], (unsigned long long)res[3], WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+#ifdef MT_PROGRAM_API
+	/* every block was freed: the heap must be consistent */
+	if (hl_check(heap, stderr) != 0)
+		return 1;
+	hl_heap_destroy(heap);
+#endif
 	return 0;
 }

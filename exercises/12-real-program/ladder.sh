@@ -22,6 +22,7 @@ for a in "$@"; do
 done
 skip() { echo "SKIP: $*"; exit 77; }
 [ -x "$heaplab" ] || skip "no heaplab command at $heaplab (run from the build tree)"
+[ -z "${HL_SANITIZERS:-}" ] || skip "heaplab run preloads the library into python3, which a -fsanitize=$HL_SANITIZERS build cannot"
 command -v python3 >/dev/null 2>&1 || skip "python3 is not installed"
 # The interpreter itself, not a wrapper script (pyenv's shims run many
 # programs of their own, each of which would print its statistics).
