@@ -107,7 +107,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char BN[] = "bins";
 
 static const hl_option_t bn_options[] = {
 	{ "tcache_count", HL_OPT_INT, "16", 0, 65535, NULL,

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <string.h>
 
-static const char BN[] = "bins";
 
 static size_t bn_trim_threshold(bn_state_t *st)
 {

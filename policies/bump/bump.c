@@ -184,7 +184,7 @@ static void bump_free(void *st, hl_thread_t *t, void *p)
 	s->frees_ignored++;
 	pthread_mutex_unlock(&s->lock);
 	if (!mine)
-		hl_fatal("bump", "free of a pointer this heap does not own", p);
+		hl_fatal(&hl_policy_bump, "free of a pointer this heap does not own", p);
 }
 
 static size_t bump_usable_size(void *st, const void *p)

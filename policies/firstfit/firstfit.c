@@ -159,16 +159,16 @@ static ff_block_t *ff_validate(ff_state_t *st, const void *p, bool freeing)
 	bool start;
 
 	if (a < ff_lo(st) + st->hdr || a >= ff_hi(st) || a % HL_ALIGN)
-		hl_fatal("firstfit", "invalid pointer (not inside this heap)", p);
+		hl_fatal(&hl_policy_firstfit, "invalid pointer (not inside this heap)", p);
 	if (st->hdr >= 16 && ff_word(b)[1] != ff_tag(st, b))
-		hl_fatal("firstfit", "invalid pointer (no block header in front of it)", p);
+		hl_fatal(&hl_policy_firstfit, "invalid pointer (no block header in front of it)", p);
 	start = !hl_heap_debug(st->heap) || ff_is_block_start(st, b);
 	if (st->hdr < 16 && !start)
-		hl_fatal("firstfit", "invalid pointer (not the start of a block)", p);
+		hl_fatal(&hl_policy_firstfit, "invalid pointer (not the start of a block)", p);
 	if (!ff_is_live(b))
-		hl_fatal("firstfit", freeing ? "double free" : "use of a freed block", p);
+		hl_fatal(&hl_policy_firstfit, freeing ? "double free" : "use of a freed block", p);
 	if (!start || ff_size(b) < st->min || ff_addr(b) + ff_size(b) > ff_hi(st))
-		hl_fatal("firstfit", "corrupt block header", p);
+		hl_fatal(&hl_policy_firstfit, "corrupt block header", p);
 	return b;
 }
 

@@ -322,7 +322,7 @@ static __attribute__((noinline)) void *pl_malloc_extend(pl_state_t *s, pl_pool_t
 /* The freed block's link points outside its pool: report, never return. */
 static __attribute__((noinline)) void *pl_malloc_smashed(void *bp)
 {
-	hl_fatal("pools", "free list smashed", bp);
+	hl_fatal(&hl_policy_pools, "free list smashed", bp);
 }
 
 /* pymalloc_alloc for a request of @p n bytes, entered as @p bias says:
@@ -370,11 +370,11 @@ static void pl_free_deep_check(pl_state_t *s, pl_pool_t *pool, void *p)
 {
 	uintptr_t off = (uintptr_t)p - (uintptr_t)pl_pool_base(s, pool) - PL_POOL_OVERHEAD;
 	if (pool->szidx >= s->nclasses || off % s->stride[pool->szidx])
-		hl_fatal("pools", "free of a pointer inside a block", p);
+		hl_fatal(&hl_policy_pools, "free of a pointer inside a block", p);
 	size_t hops = 0;
 	for (void *b = pool->freeblock; b; b = *(void **)b)
 		if (b == p || ++hops > s->capacity[pool->szidx])
-			hl_fatal("pools", b == p ? "double free" : "free list smashed", p);
+			hl_fatal(&hl_policy_pools, b == p ? "double free" : "free list smashed", p);
 }
 
 /* Cheap checks kept on every free: the block lies in a carved pool
@@ -384,11 +384,11 @@ static inline void pl_free_check(pl_state_t *s, pl_pool_t *pool, void *p)
 {
 	uintptr_t off = (uintptr_t)p - (uintptr_t)pl_pool_base(s, pool);
 	if (HL_UNLIKELY(off < PL_POOL_OVERHEAD || off >= pool->nextoffset))
-		hl_fatal("pools", "free of a pointer pymalloc did not hand out", p);
+		hl_fatal(&hl_policy_pools, "free of a pointer pymalloc did not hand out", p);
 	if (HL_UNLIKELY(pool->ref.count == 0))
-		hl_fatal("pools", "double free (its pool is already empty)", p);
+		hl_fatal(&hl_policy_pools, "double free (its pool is already empty)", p);
 	if (HL_UNLIKELY(p == pool->freeblock))
-		hl_fatal("pools", "double free", p);
+		hl_fatal(&hl_policy_pools, "double free", p);
 }
 
 /* Returns a block to its pool (lock held): pymalloc_free after every

@@ -242,7 +242,7 @@ static void shd_check_double_free(const shd_state_t *st, const shd_page_t *pg, c
 		for (const shd_block_t *q = lists[l]; q && shd_in_page(pg, q) && steps <= pg->capacity;
 		     q = shd_next_raw(pg, q), steps++)
 			if (q == b)
-				hl_fatal("sharded", "double free", b);
+				hl_fatal(&hl_policy_sharded, "double free", b);
 	}
 }
 
@@ -252,10 +252,10 @@ static shd_page_t *shd_page_checked(shd_state_t *st, const void *p)
 {
 	shd_segment_t *s = shd_segment_of(p);
 	if (HL_UNLIKELY(!shd_segmap_has(st, s) || (st->checks && s->cookie != ((uintptr_t)s ^ st->key))))
-		hl_fatal("sharded", "free of a pointer this heap does not own", p);
+		hl_fatal(&hl_policy_sharded, "free of a pointer this heap does not own", p);
 	shd_page_t *pg = shd_page_of(s, p);
 	if (HL_UNLIKELY(!pg->bin || (uintptr_t)p < (uintptr_t)pg->start))
-		hl_fatal("sharded", "free of a pointer outside any page", p);
+		hl_fatal(&hl_policy_sharded, "free of a pointer outside any page", p);
 	return pg;
 }
 
@@ -276,7 +276,7 @@ static __attribute__((noinline)) void shd_free_generic(shd_state_t *st, hl_threa
 	shd_block_t *b = shd_block_of(pg, p);
 	if (st->checks) {
 		if (!shd_in_page(pg, b))
-			hl_fatal("sharded", "free of a pointer that is not a block", p);
+			hl_fatal(&hl_policy_sharded, "free of a pointer that is not a block", p);
 		shd_check_double_free(st, pg, b, t->policy_tls);
 	}
 	shd_heap_t *hp = t->policy_tls;

@@ -99,6 +99,9 @@
 #include "meta.h"
 #include "bits.h"
 
+/** The policy table of `sharded`: its `.name` is what hl_fatal prints. */
+extern const hl_policy_t hl_policy_sharded;
+
 /* ---- tunable constants (mimalloc v2, 64-bit) ---------------------------- */
 enum {
 	SHD_SLICE_SHIFT = 16,                        /**< 64 KiB slices */
@@ -484,7 +487,7 @@ static inline shd_block_t *shd_next(const shd_page_t *pg, const shd_block_t *b)
 {
 	shd_block_t *n = shd_next_raw(pg, b);
 	if (pg->keys[0] && HL_UNLIKELY(n && !shd_in_page(pg, n)))
-		hl_fatal("sharded", "corrupted free list pointer", b);
+		hl_fatal(&hl_policy_sharded, "corrupted free list pointer", b);
 	return n;
 }
 

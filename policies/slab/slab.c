@@ -177,7 +177,7 @@ static void *sl_memalign(void *st, hl_thread_t *t, size_t align, size_t n)
 
 static __attribute__((noreturn, noinline)) void sl_bad(const char *what, const void *p)
 {
-	hl_fatal("slab", what, p);
+	hl_fatal(&hl_policy_slab, what, p);
 }
 
 /* Debug mode: the pointer must not already sit in this thread's cache. */
