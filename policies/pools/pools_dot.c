@@ -242,8 +242,7 @@ void pools_snapshot(void *st, hl_dot_t *d)
 	pl_draw_heads(s, d, v);
 	pthread_mutex_unlock(&s->view_lock);
 	char label[64];
-	snprintf(label, sizeof label, "fallback: %s (requests > %d bytes)", s->fb->name, PL_THRESHOLD);
-	hl_dot_cluster_begin(d, label);
-	s->fb->snapshot(s->fbst, d);
-	hl_dot_cluster_end(d);
+	snprintf(label, sizeof label, "fallback: %s (requests > %d bytes)", hl_guest_name(&s->fallback),
+		 PL_THRESHOLD);
+	hl_guest_snapshot(&s->fallback, d, label);
 }
