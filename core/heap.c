@@ -372,11 +372,12 @@ int hl_snapshot_dot(hl_heap_t *h, FILE *out, const char *title)
 	hl_dot_t *d = hl_os_boot_alloc(sizeof *d);
 	if (!d)
 		return -1;
-	hl_dot_begin(d, out, h, title);
-	h->policy->snapshot(h->state, d);
+	hl_dot_begin(d, h, title);
+	h->policy->snapshot(h->state, d);    /* under the policy's locks: no I/O */
 	hl_dot_end(d);
+	int rc = hl_dot_write(d, out);       /* the locks are released: now write */
 	hl_os_boot_free(d, sizeof *d);
-	return ferror(out) ? -1 : 0;
+	return rc < 0 || ferror(out) ? -1 : 0;
 }
 
 /* Live usable bytes without the ledger: the walker lists the live blocks

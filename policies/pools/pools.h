@@ -231,8 +231,7 @@ typedef struct pl_state {
 				      set once); t->policy_tls is its word */
 
 	/* snapshot scratch (pools_dot.c) */
-	pthread_mutex_t view_lock;   /**< serialises snapshots */
-	struct pl_view *view;        /**< copy of the structures being drawn */
+	struct pl_view *view;        /**< summary of the structures being drawn (lock) */
 } pl_state_t;
 
 /** The policy table of `pools` (found by name through hl_policy_find). */
