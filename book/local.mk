@@ -47,14 +47,21 @@ HL_DOC_HDRS = core/heaplab.h core/policy.h core/error.h core/os.h \
 # continuation lines go with it)
 HL_DOC_TOLERATED = ^$$
 
-doc: book/gen_figures$(EXEEXT) book/Doxyfile
+# The options appendix: generated at build time from the option tables
+# (core/conf.c's and each policy's), the one place options are described.
+noinst_DATA = book/appendix-options.md
+CLEANFILES += book/appendix-options.md
+book/appendix-options.md: heaplab$(EXEEXT)
+	$(AM_V_GEN)$(MKDIR_P) book && ./heaplab$(EXEEXT) options --markdown > $@.tmp && mv $@.tmp $@
+
+doc: book/gen_figures$(EXEEXT) book/Doxyfile book/appendix-options.md
 	@test -n "$(DOXYGEN)" || { echo "make doc: doxygen not found (Debian: apt-get install doxygen), re-run configure" >&2; exit 1; }
 	@test -n "$(DOT)" || { echo "make doc: dot not found (Debian: apt-get install graphviz), re-run configure" >&2; exit 1; }
 	rm -rf doc/html doc/figures doc/warnings.log
 	$(MKDIR_P) doc/figures
 	./book/gen_figures doc/figures
 	@echo "  DOXYGEN  doc/html"
-	@HL_DOC_INPUT="$(HL_BOOK_CHAPTERS:%=$(abs_top_srcdir)/%) $(abs_top_srcdir)/HACKING.md $(HL_DOC_HDRS:%=$(abs_top_srcdir)/%)" \
+	@HL_DOC_INPUT="$(HL_BOOK_CHAPTERS:%=$(abs_top_srcdir)/%) $(abs_top_srcdir)/HACKING.md $(abs_top_builddir)/book/appendix-options.md $(HL_DOC_HDRS:%=$(abs_top_srcdir)/%)" \
 	  HL_DOC_IMAGES="$(abs_top_builddir)/doc/figures" $(DOXYGEN) book/Doxyfile
 	@# the chapters link to the code and the labs as ../policies/, ../exercises/
 	@ln -sfn "$(abs_top_srcdir)/policies" doc/policies

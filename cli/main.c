@@ -12,6 +12,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "policies", cmd_policies, "list compiled-in policies (--verbose: their options)" },
+	{ "options", cmd_options, "every option of every policy, from the option tables" },
 	{ "replay", cmd_replay, "replay traces with full checking: utilization and speed" },
 	{ "compare", cmd_compare, "one table: every policy x every trace" },
 	{ "sizes", cmd_sizes, "the ladder of request -> usable size of a policy" },
@@ -36,6 +37,18 @@ int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "help") && argc > 2) {
+		/* heaplab help options: the topic itself; help COMMAND: its --help */
+		char *args[] = { argv[2], "--help", NULL };
+		argv = args;
+		argc = strcmp(args[0], "options") ? 2 : 1;
+		argv[argc] = NULL;
+		for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+			if (!strcmp(argv[0], commands[i].name))
+				return commands[i].run(argc, argv);
+		fprintf(stderr, "heaplab: no help on '%s' (try 'heaplab --help')\n", argv[0]);
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {

@@ -228,6 +228,29 @@ const char *hl_conf_text(const hl_conf_t *c, const char *key)
 }
 bool hl_conf_given(const hl_conf_t *c, const char *key) { return c->entry[entry_of(c, key)].given; }
 
+/* Writes @p text as one Markdown table cell's content ('|' escaped). */
+static void md_cell(const char *text, FILE *out)
+{
+	for (const char *c = text; *c; c++) {
+		if (*c == '|')
+			fputc('\\', out);
+		fputc(*c, out);
+	}
+}
+
+void hl_conf_markdown(const hl_option_t *opts, FILE *out)
+{
+	for (const hl_option_t *o = opts; o && o->key; o++) {
+		char want[160];
+		describe_expected(o, want, sizeof want);
+		fprintf(out, o->def[0] ? "| `%s` | `%s` | " : "| `%s` | (empty)%s | ", o->key, o->def);
+		md_cell(want, out);
+		fputs(" | ", out);
+		md_cell(o->help, out);
+		fputs(" |\n", out);
+	}
+}
+
 void hl_conf_describe(const hl_option_t *opts, FILE *out)
 {
 	for (const hl_option_t *o = opts; o && o->key; o++) {

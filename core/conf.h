@@ -78,4 +78,8 @@ bool hl_conf_given(const hl_conf_t *c, const char *key);
 
 /** Prints an option table, one option per line (for `heaplab policies -v`). */
 void hl_conf_describe(const hl_option_t *opts, FILE *out);
+/** Prints an option table as Markdown table rows, one per option:
+ *  | `key` | `default` | accepted values | help | (the header is the
+ *  caller's). */
+void hl_conf_markdown(const hl_option_t *opts, FILE *out);
 #endif

@@ -15,8 +15,8 @@
  * the next `commit_step` bytes); free O(1) and does nothing but count;
  * reset O(regions).
  *
- * Options: region_size (64M) — address space reserved per region;
- * commit_step (64K) — how much more is made read/write at a time.
+ * Options: described once, in the option table below (bump_options); `heaplab
+ * options bump` prints them, the book's options appendix is made from it.
  *
  * Left out on purpose: freeing single blocks (the book explains why a
  * region allocator refuses to), and any detection of double frees — there

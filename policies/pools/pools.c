@@ -33,30 +33,18 @@
  *   usable_arenas sorted without a search).  The routing test in free is
  *   three dependent loads.
  *
- * Options (key: default)
- *   arena_size: 1M     arena mapping size (256K reproduces CPython < 3.10)
- *   pool_size:  16K    pool size (4K reproduces CPython < 3.10)
- *   alignment:  16     class spacing; 8 reproduces the old 64-class ladder
- *   fallback:   bins   policy for large and aligned requests: any
- *                      compiled-in policy but pools and bump (core/host.h
- *                      says why); when bins is not compiled in, the first
- *                      of those the registry lists
- *   fallback_conf: ""  the fallback's own options, ';' between them:
- *                      fallback_conf:tcache_count=0;arena_max=1
- *   headers:    inline where the pool headers live: inline (CPython) or
- *                      table (see below)
- *   arenas:     mmap   where arenas lie: mmap, wherever the page source's
- *                      mmap puts a 1 MiB mapping (page-aligned), as
- *                      CPython's new_arena: when the base is not a pool
- *                      boundary it is rounded up to one and the arena has
- *                      one pool fewer (63 of 16 KiB), reported as
- *                      bytes_lost_arena_alignment, CPython's "bytes lost to
- *                      arena alignment" (CPython 3.11 here: 4 arenas at
- *                      start-up, 65,536 bytes lost, i.e. every one).  aligned
- *                      asks for arena-aligned mappings, so every pool fits
- *                      (the layout before this option existed; headers:table
- *                      implies it, as it finds the table by masking an
- *                      address down to its arena).
+ * Options: described once, in the option table below (pl_options); `heaplab
+ * options pools` prints them, the book's options appendix is made from it.
+ * The fallback is any compiled-in policy core/host.h accepts, configured
+ * by fallback_conf.  arenas:mmap puts an arena wherever the page source's
+ * mmap puts a 1 MiB mapping (page-aligned), as CPython's new_arena: when
+ * the base is not a pool boundary it is rounded up to one and the arena
+ * has one pool fewer (63 of 16 KiB), reported as
+ * bytes_lost_arena_alignment, CPython's "bytes lost to arena alignment"
+ * (CPython 3.11 here: 4 arenas at start-up, 65,536 bytes lost, i.e. every
+ * one).  arenas:aligned asks for arena-aligned mappings, so every pool
+ * fits; headers:table implies it, as it finds the table by masking an
+ * address down to its arena.
  *
  * headers:table, and why it exists
  *   CPython puts each pool's header in the pool's first 48 bytes, and its

@@ -27,31 +27,20 @@
  *   mask, one push (local) or one CAS (remote).  Slow paths walk one page
  *   queue; a fresh page is a first-fit search of 512 slice bits.
  *
- * Options (key:default)
- *   secure:off       encoded free lists, guard pages, shuffled free lists,
- *                    double-free detection (mimalloc's MI_SECURE)
- *   purge_delay:25   ms before a free page is purged (MADV_DONTNEED);
- *                    0 at once, -1 never; due purges run when the heap
- *                    next makes or frees a page (no timer thread).
- *                    mimalloc 2.0.9 calls it decommit_delay (env
- *                    MIMALLOC_DECOMMIT_DELAY, legacy MIMALLOC_RESET_DELAY,
- *                    default 25); 2.1 renamed it purge_delay (default 10).
- *                    Each further page freed in the segment pushes the
- *                    deadline 1 ms further (2.0.9's decommit_extend_delay),
- *                    so a burst of frees is purged once; and a fresh page
- *                    taking slices that wait for their purge postpones
- *                    it.  Measured against Debian's 2.0.9 by the fidelity
- *                    rows mimalloc.purge-*.
- *   segment_cache:on a segment whose last page is freed is parked, still
- *                    resident, for the next new segment (mimalloc 2.0.9's
- *                    segment cache, 1024 slots); off unmaps it at once.
- *                    See sharded_cache.c.
- *   segment_purge_delay:500  ms before a parked segment may be purged;
- *                    it is purged only when another segment is parked
- *                    later and finds it expired (2.0.9's
- *                    segment_decommit_delay, env
- *                    MIMALLOC_SEGMENT_DECOMMIT_DELAY).  0 at once, -1
- *                    never.
+ * Options: described once, in the option table below (shd_options); `heaplab
+ * options sharded` prints them, the book's options appendix is made from it.
+ * What a help line cannot hold: purge_delay (ms before a free page is
+ * purged) is mimalloc 2.0.9's decommit_delay (env MIMALLOC_DECOMMIT_DELAY,
+ * legacy MIMALLOC_RESET_DELAY, default 25; 2.1 renamed it purge_delay,
+ * default 10).  Due purges run when the heap next makes or frees a page
+ * (no timer thread); each further page freed in the segment pushes the
+ * deadline 1 ms further (2.0.9's decommit_extend_delay), so a burst of
+ * frees is purged once, and a fresh page taking slices that wait for their
+ * purge postpones it (fidelity rows mimalloc.purge-*).  segment_cache is
+ * 2.0.9's 1024-slot segment cache (sharded_cache.c); a parked segment is
+ * purged only when another one is parked later and finds it expired
+ * (segment_purge_delay, 2.0.9's segment_decommit_delay, env
+ * MIMALLOC_SEGMENT_DECOMMIT_DELAY).
  *
  * Named deviations (each measured by a fidelity row, fidelity/mimalloc.rows)
  *   - 8-byte blocks sit 16 bytes apart (heaplab's 16-byte alignment);

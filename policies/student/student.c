@@ -14,7 +14,8 @@
  * free O(1).  Utilization is poor because a free block is reused whole
  * (no splitting) and neighbours never merge (no coalescing).
  *
- * Options: brk_max (64G) — address space reserved for the break.
+ * Options: described once, in the option table below (st_options);
+ * `heaplab options student` prints them.
  *
  * What you add, in the order that pays best (each is a TODO(student)):
  *   1. split a free block that is larger than needed          (st_place)
