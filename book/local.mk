@@ -56,6 +56,13 @@ HL_DOC_HDRS = core/heaplab.h core/policy.h core/error.h core/os.h \
 # continuation lines go with it)
 HL_DOC_TOLERATED = ^$$
 
+# The options appendix: generated at build time from the option tables
+# (core/conf.c's and each policy's), the one place options are described.
+noinst_DATA = book/appendix-options.md
+CLEANFILES += book/appendix-options.md
+book/appendix-options.md: heaplab$(EXEEXT)
+	$(AM_V_GEN)$(MKDIR_P) book && ./heaplab$(EXEEXT) options --markdown > $@.tmp && mv $@.tmp $@
+
 # Two editions from the same sources: the student's (doc/html) and the
 # instructor's (doc/instructor/html), which adds the lab READMEs' model
 # answers (the `\if instructor` ... `\endif` sections, Doxygen's
@@ -65,7 +72,7 @@ HL_DOC_TOLERATED = ^$$
 HL_DOC_LABS = $(LAB_NAMES:%=exercises/%/README.md)
 HL_DOC_EDITIONS = doc:student doc/instructor:instructor
 
-doc: book/gen_figures$(EXEEXT) book/Doxyfile
+doc: book/gen_figures$(EXEEXT) book/Doxyfile book/appendix-options.md
 	@test -n "$(DOXYGEN)" || { echo "make doc: doxygen not found (Debian: apt-get install doxygen), re-run configure" >&2; exit 1; }
 	@test -n "$(DOT)" || { echo "make doc: dot not found (Debian: apt-get install graphviz), re-run configure" >&2; exit 1; }
 	rm -rf doc/html doc/instructor doc/figures doc/warnings.log
@@ -76,7 +83,7 @@ doc: book/gen_figures$(EXEEXT) book/Doxyfile
 	  test "$$sections" = student && sections=; \
 	  echo "  DOXYGEN  $$out/html"; \
 	  $(MKDIR_P) $$out || exit 1; \
-	  HL_DOC_INPUT="$(HL_BOOK_CHAPTERS:%=$(abs_top_srcdir)/%) $(HL_DOC_LABS:%=$(abs_top_srcdir)/%) $(abs_top_srcdir)/HACKING.md $(HL_DOC_HDRS:%=$(abs_top_srcdir)/%)" \
+	  HL_DOC_INPUT="$(HL_BOOK_CHAPTERS:%=$(abs_top_srcdir)/%) $(HL_DOC_LABS:%=$(abs_top_srcdir)/%) $(abs_top_srcdir)/HACKING.md $(abs_top_builddir)/book/appendix-options.md $(HL_DOC_HDRS:%=$(abs_top_srcdir)/%)" \
 	  HL_DOC_IMAGES="$(abs_top_builddir)/doc/figures" HL_DOC_OUT="$(abs_top_builddir)/$$out" \
 	  HL_DOC_SECTIONS="$$sections" HL_DOC_EDITION="$${sections:+ (instructor edition)}" \
 	    $(DOXYGEN) book/Doxyfile || exit 1; \

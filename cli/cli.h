@@ -15,6 +15,7 @@
 /** Each sub-command: argv[0] is its own name.  Returns the exit status:
  *  0 ok, 1 a check failed, 2 bad usage or bad input. */
 int cmd_policies(int argc, char **argv);
+int cmd_options(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_sizes(int argc, char **argv);

@@ -12,6 +12,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "policies", cmd_policies, "list compiled-in policies (--verbose: their options)" },
+	{ "options", cmd_options, "every option of every policy, from the option tables" },
 	{ "replay", cmd_replay, "replay traces with full checking: utilization and speed" },
 	{ "compare", cmd_compare, "one table: every policy x every trace" },
 	{ "sizes", cmd_sizes, "the ladder of request -> usable size of a policy" },
@@ -32,11 +33,29 @@ static void usage(FILE *out)
 	fprintf(out, "\n'heaplab COMMAND --help' describes one command.\n");
 }
 
+/* Runs command @p argv[0] with its arguments; 2 when there is none. */
+static int run(int argc, char **argv, const char *unknown)
+{
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(argv[0], commands[i].name))
+			return commands[i].run(argc, argv);
+	fprintf(stderr, "heaplab: %s '%s' (try 'heaplab --help')\n", unknown, argv[0]);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
+	}
+	if (!strcmp(argv[1], "help") && argc > 2) {
+		/* heaplab help options: the topic itself; help COMMAND: its --help */
+		char *args[] = { argv[2], "--help", NULL };
+		int topic = !strcmp(args[0], "options");
+		if (topic)
+			args[1] = NULL;
+		return run(topic ? 1 : 2, args, "no help on");
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
@@ -46,9 +65,5 @@ int main(int argc, char **argv)
 		printf("heaplab %s\n", PACKAGE_VERSION);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "heaplab: unknown command '%s' (try 'heaplab --help')\n", argv[1]);
-	return 2;
+	return run(argc - 1, argv + 1, "unknown command");
 }

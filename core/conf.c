@@ -81,9 +81,26 @@ static int parse_enum(const char *choices, const char *v, size_t n, int64_t *out
 	return -1;
 }
 
-static int parse_value(const hl_option_t *o, const char *v, size_t n, int64_t *out)
+/* Stores text value @p v (';' read as ',') in @p c; its offset in *out. */
+static int parse_text(hl_conf_t *c, const hl_option_t *o, const char *v, size_t n, int64_t *out)
+{
+	if ((int64_t)n > o->max)
+		return -2;
+	if (c->text_used + n + 1 > sizeof c->text)
+		return -1;
+	char *t = c->text + c->text_used;
+	for (size_t i = 0; i < n; i++)
+		t[i] = v[i] == ';' ? ',' : v[i];
+	t[n] = 0;
+	*out = (int64_t)c->text_used;
+	c->text_used += n + 1;
+	return 0;
+}
+
+static int parse_value(hl_conf_t *c, const hl_option_t *o, const char *v, size_t n, int64_t *out)
 {
 	switch (o->type) {
+	case HL_OPT_TEXT: return parse_text(c, o, v, n, out);
 	case HL_OPT_BOOL: return parse_bool(v, n, out);
 	case HL_OPT_ENUM: return parse_enum(o->choices, v, n, out);
 	case HL_OPT_INT:
@@ -119,7 +136,7 @@ static int load_defaults(hl_conf_t *c, const hl_option_t *policy_options, char *
 				return -1;
 			}
 			c->entry[c->count].opt = o;
-			if (parse_value(o, o->def, strlen(o->def), &c->entry[c->count].value) != 0) {
+			if (parse_value(c, o, o->def, strlen(o->def), &c->entry[c->count].value) != 0) {
 				snprintf(err, errlen, "option %s: bad default '%s'", o->key, o->def);
 				return -1;
 			}
@@ -143,6 +160,7 @@ static void describe_expected(const hl_option_t *o, char *buf, size_t len)
 	case HL_OPT_ENUM: snprintf(buf, len, "one of %s", o->choices); break;
 	case HL_OPT_INT: snprintf(buf, len, "an integer from %lld to %lld", (long long)o->min, (long long)o->max); break;
 	case HL_OPT_SIZE: snprintf(buf, len, "a size from %lld to %lld (K, M, G allowed)", (long long)o->min, (long long)o->max); break;
+	case HL_OPT_TEXT: snprintf(buf, len, "text of at most %lld bytes (';' for ',')", (long long)o->max); break;
 	}
 }
 
@@ -175,7 +193,7 @@ int hl_conf_parse(hl_conf_t *c, const hl_option_t *policy_options, const char *t
 			return -1;
 		}
 		int64_t v;
-		if (parse_value(c->entry[i].opt, colon + 1, vlen, &v) != 0) {
+		if (parse_value(c, c->entry[i].opt, colon + 1, vlen, &v) != 0) {
 			char want[160];
 			describe_expected(c->entry[i].opt, want, sizeof want);
 			snprintf(err, errlen, "bad value '%.*s' for option %s: expected %s", (int)vlen, colon + 1,
@@ -204,7 +222,34 @@ int64_t hl_conf_int(const hl_conf_t *c, const char *key) { return c->entry[entry
 size_t hl_conf_size(const hl_conf_t *c, const char *key) { return (size_t)c->entry[entry_of(c, key)].value; }
 bool hl_conf_bool(const hl_conf_t *c, const char *key) { return c->entry[entry_of(c, key)].value != 0; }
 int hl_conf_enum(const hl_conf_t *c, const char *key) { return (int)c->entry[entry_of(c, key)].value; }
+const char *hl_conf_text(const hl_conf_t *c, const char *key)
+{
+	return c->text + c->entry[entry_of(c, key)].value;
+}
 bool hl_conf_given(const hl_conf_t *c, const char *key) { return c->entry[entry_of(c, key)].given; }
+
+/* Writes @p text as one Markdown table cell's content ('|' escaped). */
+static void md_cell(const char *text, FILE *out)
+{
+	for (const char *c = text; *c; c++) {
+		if (*c == '|')
+			fputc('\\', out);
+		fputc(*c, out);
+	}
+}
+
+void hl_conf_markdown(const hl_option_t *opts, FILE *out)
+{
+	for (const hl_option_t *o = opts; o && o->key; o++) {
+		char want[160];
+		describe_expected(o, want, sizeof want);
+		fprintf(out, o->def[0] ? "| `%s` | `%s` | " : "| `%s` | (empty)%s | ", o->key, o->def);
+		md_cell(want, out);
+		fputs(" | ", out);
+		md_cell(o->help, out);
+		fputs(" |\n", out);
+	}
+}
 
 void hl_conf_describe(const hl_option_t *opts, FILE *out)
 {

@@ -14,6 +14,13 @@
  * Addresses are printed with hl_dot_addr as "region#k+0xoff", so the same
  * operations give the same picture on every run.
  *
+ * Drawing without deadlocking, the one way for every policy: the policy
+ * draws while it holds its own locks (the structures cannot change under
+ * it), and every helper here only appends to a text buffer in pages of the
+ * core's own — no stream, no allocation from any heap.  The core writes
+ * the text out (hl_dot_write) after the policy's snapshot has returned and
+ * released its locks.
+ *
  *   ┌ arena 0 ─────────────────────────────────────┐
  *   │ [hdr][ live 48 ][ free 64 ][ live 32 ][ top ]│
  *   └──────────────────────────▲───────────────────┘
@@ -22,6 +29,7 @@
 #ifndef HL_DOT_H
 #define HL_DOT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include "heaplab.h"
 
@@ -44,7 +52,9 @@ typedef struct hl_dot_cell {
 } hl_dot_cell_t;
 
 typedef struct hl_dot {
-	FILE *out;
+	char *buf;                 /**< the DOT text so far (core pages, not a heap's) */
+	size_t len, cap;           /**< bytes in buf, bytes it can hold */
+	bool failed;               /**< out of memory for the text */
 	hl_heap_t *heap;
 	int clusters;              /**< clusters opened so far (for unique ids) */
 	unsigned used_states;      /**< bit per hl_block_state_t drawn */
@@ -76,12 +86,19 @@ void hl_dot_note(hl_dot_t *d, const char *node, const char *text);
 void hl_dot_edge(hl_dot_t *d, const char *from, const char *to, hl_dot_edge_kind_t kind,
 		 const char *label);
 
+/** Appends raw DOT text (node attributes a helper does not cover). */
+void hl_dot_raw(hl_dot_t *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /** "region#k+0xoff" for @p p (into @p buf, which is returned). */
 const char *hl_dot_addr(hl_dot_t *d, const void *p, char *buf, size_t len);
 /* hl_block_state_name and hl_block_state_color (the one palette) are
  * public: heaplab.h. */
 
 /* used by the core */
-void hl_dot_begin(hl_dot_t *d, FILE *out, hl_heap_t *h, const char *title);
+/** Opens the graph of heap @p h in @p d (text kept in memory). */
+void hl_dot_begin(hl_dot_t *d, hl_heap_t *h, const char *title);
 void hl_dot_end(hl_dot_t *d);
+/** Writes the text to @p out and frees it: after the policy has returned.
+ *  0, or -1 when the text could not be kept or written. */
+int hl_dot_write(hl_dot_t *d, FILE *out);
 #endif

@@ -9,6 +9,7 @@
 #include "error.h"
 #include "heaplab.h"
 #include "report.h"
+#include "policy.h"
 
 static __thread char last_error[512];
 
@@ -58,11 +59,11 @@ void hl_fatal_context(void (*describe)(void *arg, char *buf, size_t len), void *
 	fatal_arg = arg;
 }
 
-void hl_fatal(const char *policy, const char *what, const void *p)
+void hl_fatal(const hl_policy_t *policy, const char *what, const void *p)
 {
 	char buf[512];
 	size_t len = put(buf, 0, sizeof buf, "heaplab: ");
-	len = put(buf, len, sizeof buf, policy ? policy : "core");
+	len = put(buf, len, sizeof buf, policy ? policy->name : "core");
 	len = put(buf, len, sizeof buf, ": ");
 	len = put(buf, len, sizeof buf, what);
 	if (p) {

@@ -10,9 +10,14 @@
 
 #include <stddef.h>
 
-/** Reports heap corruption as "heaplab: <policy>: <what> (<ptr>)" and aborts.
- *  Uses write(2) only; safe anywhere. */
-__attribute__((noreturn)) void hl_fatal(const char *policy, const char *what, const void *p);
+struct hl_policy;
+
+/** Reports heap corruption as "heaplab: <name>: <what> (<ptr>)" and aborts,
+ *  <name> being @p policy's `.name` from its table (NULL: "core"), so no
+ *  caller types a policy's name: a policy passes its own table
+ *  (&hl_policy_NAME), the core the heap's.  Uses write(2) only; safe
+ *  anywhere. */
+__attribute__((noreturn)) void hl_fatal(const struct hl_policy *policy, const char *what, const void *p);
 /** Lets every hl_fatal line this thread prints end with what it was doing:
  *  @p describe(@p arg) writes it, e.g. "op 4 'f 2' (trace.rep:6)", only when
  *  a line is printed.  NULL: nothing. */

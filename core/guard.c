@@ -43,7 +43,7 @@ void hl_guard_init(hl_guard_t *g, hl_os_t *bookkeeping)
 static __attribute__((noreturn)) void misuse(hl_heap_t *h, const char *what, const void *p)
 {
 	held = NULL;
-	hl_fatal(h->policy->name, what, p);
+	hl_fatal(h->policy, what, p);
 }
 
 /* Page source calls that can take memory away (unmap, protect, move): a

@@ -127,7 +127,7 @@ static __attribute__((noinline)) void *handed_out(hl_heap_t *h, hl_thread_t *t, 
 	if (h->ledger_on) {
 		add_usable(t, (int64_t)h->policy->usable_size(h->state, p));
 		if (!hl_ledger_add(&h->ledger, p, asked))
-			hl_fatal(h->policy->name, "out of memory for the request ledger", p);
+			hl_fatal(h->policy, "out of memory for the request ledger", p);
 	}
 	if (HL_UNLIKELY(h->debug)) {
 		hl_guard_handout(h, p, asked, true);
@@ -152,7 +152,7 @@ static bool taking_back(hl_heap_t *h, hl_thread_t *t, void *p)
 static __attribute__((noreturn)) void not_live(hl_heap_t *h, hl_thread_t *t, void *p)
 {
 	h->policy->free(h->state, t, p);
-	hl_fatal(h->policy->name, "free of a pointer that is not live (double free or not from this heap)", p);
+	hl_fatal(h->policy, "free of a pointer that is not live (double free or not from this heap)", p);
 }
 
 /* ---- the allocation API ------------------------------------------------ */
@@ -286,7 +286,7 @@ void *hl_memalign(hl_heap_t *h, size_t align, size_t n)
 		hl_guard_begin(h, "memalign");
 	void *p = h->policy->memalign(h->state, t, align, n ? n : 1);
 	if (p && ((uintptr_t)p & (align - 1)))
-		hl_fatal(h->policy->name, "memalign returned a misaligned block", p);
+		hl_fatal(h->policy, "memalign returned a misaligned block", p);
 	return handed_out(h, t, p, n, HL_OP_MEMALIGN);
 }
 
@@ -379,11 +379,12 @@ int hl_snapshot_dot(hl_heap_t *h, FILE *out, const char *title)
 	hl_dot_t *d = hl_os_boot_alloc(sizeof *d);
 	if (!d)
 		return -1;
-	hl_dot_begin(d, out, h, title);
-	h->policy->snapshot(h->state, d);
+	hl_dot_begin(d, h, title);
+	h->policy->snapshot(h->state, d);    /* under the policy's locks: no I/O */
 	hl_dot_end(d);
+	int rc = hl_dot_write(d, out);       /* the locks are released: now write */
 	hl_os_boot_free(d, sizeof *d);
-	return ferror(out) ? -1 : 0;
+	return rc < 0 || ferror(out) ? -1 : 0;
 }
 
 /* Live usable bytes without the ledger: the walker lists the live blocks

@@ -178,6 +178,12 @@ HL_API const char *hl_policy_summary(const char *name);
 HL_API const char *hl_default_policy(void);
 /** Writes a policy's option table (key, type, default, range, help). */
 HL_API int hl_policy_options(const char *name, FILE *out);
+/** The options' documentation, generated from the option tables (the one
+ *  place options are described): @p name's table, or with @p name NULL the
+ *  options every heap accepts.  @p markdown: a Markdown table (the book's
+ *  appendix), else the text of `heaplab options`.  -1 for an unknown
+ *  policy. */
+HL_API int hl_options_doc(const char *name, bool markdown, FILE *out);
 /**@}*/
 
 /** @name Traces

@@ -37,6 +37,21 @@ const char *hl_policy_summary(const char *name)
 
 const char *hl_default_policy(void) { return HL_DEFAULT_POLICY; }
 
+int hl_options_doc(const char *name, bool markdown, FILE *out)
+{
+	const hl_policy_t *p = name ? hl_policy_find(name) : NULL;
+	if (name && !p)
+		return -1;
+	const hl_option_t *opts = p ? p->options : hl_core_options;
+	if (!markdown) {
+		hl_conf_describe(opts, out);
+		return 0;
+	}
+	fprintf(out, "| option | default | accepts | what it does |\n| --- | --- | --- | --- |\n");
+	hl_conf_markdown(opts, out);
+	return 0;
+}
+
 int hl_policy_options(const char *name, FILE *out)
 {
 	const hl_policy_t *p = hl_policy_find(name);

@@ -82,7 +82,7 @@ hl_thread_t *hl_thread_attach(hl_heap_t *h)
 		t = hl_meta_alloc(&h->threads_pool);
 		if (!t) {
 			pthread_mutex_unlock(&h->threads_lock);
-			hl_fatal(h->policy->name, "out of memory for a thread record", NULL);
+			hl_fatal(h->policy, "out of memory for a thread record", NULL);
 		}
 		t->index = h->nthreads++;
 		t->next = h->threads;

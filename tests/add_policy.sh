@@ -5,7 +5,8 @@
 # another name) is added that way, the tree is bootstrapped, configured with
 # --with-policy=dummy and built, and then configure knows the name, the
 # command lists the policy and replays a trace on it, and the conformance
-# suite passes on it.  Slow-ish (a bootstrap and a small build): about a
+# suite passes on it, and its fatal lines name it from its table (`.name`),
+# not from a name typed in its code.  Slow-ish (a bootstrap and a small build): about a
 # minute.
 set -u
 [ -z "${HL_SANITIZERS:-}" ] || { echo "SKIP: it builds and tests its own uninstrumented copy of the tree, not this -fsanitize=$HL_SANITIZERS build"; exit 77; }
@@ -24,10 +25,13 @@ say() { echo "$1: $2"; [ "$1" = PASS ] || fail=1; }
 src=$tmp
 chmod -R u+w "$src"
 
-# The new policy's folder: bump's code, renamed.
+# The new policy's folder: bump's code, renamed, except that a string that
+# is exactly "bump" stays "bump" everywhere but in the table's `.name`: a
+# fatal line naming the policy by a typed name would then say bump.
 mkdir "$src/policies/dummy"
 for f in bump.h bump.c; do
-	sed 's/bump/dummy/g; s/BUMP/DUMMY/g' "$src/policies/bump/$f" > "$src/policies/dummy/${f/bump/dummy}"
+	sed 's/bump/dummy/g; s/BUMP/DUMMY/g; s/"dummy"/"bump"/g; s/\(\.name = \)"bump"/\1"dummy"/' \
+		"$src/policies/bump/$f" > "$src/policies/dummy/${f/bump/dummy}"
 done
 cat > "$src/policies/dummy/local.mk" <<'MK'
 if HL_POLICY_DUMMY
@@ -51,7 +55,7 @@ esac
 if ! "$src/configure" -q --with-policy=dummy >"$log" 2>&1; then
 	echo "FAIL: configure --with-policy=dummy"; tail -20 "$log"; exit 1
 fi
-if ! make -s -j2 heaplab tests/test_conformance >"$log" 2>&1; then
+if ! make -s -j2 heaplab tests/test_conformance tests/misuse_program libheaplab-preload.la >"$log" 2>&1; then
 	echo "FAIL: make with the dummy policy"; tail -30 "$log"; exit 1
 fi
 if ./heaplab policies | grep -q '^dummy '; then
@@ -70,4 +74,11 @@ if ./tests/test_conformance >"$log" 2>&1 && grep -q '^100%: Checks' "$log"; then
 else
 	say FAIL "conformance with dummy"; tail -20 "$log"
 fi
+# a pointer dummy never handed out: its one fatal line names the table's name
+out=$(HEAPLAB_POLICY=dummy HEAPLAB_CONF=debug:off LD_PRELOAD=./.libs/libheaplab-preload.so \
+	./tests/misuse_program stack 2>&1 >/dev/null)
+case "$out" in
+"heaplab: dummy: "*) say PASS "dummy's fatal line names it from its table ($out)" ;;
+*) say FAIL "dummy's fatal line does not start with 'heaplab: dummy: ': $out" ;;
+esac
 exit $fail

@@ -11,6 +11,7 @@
 #include "conf.h"
 #include "ledger.h"
 #include "os.h"
+#include "policy.h"
 
 static const hl_option_t opts[] = {
 	{ "fit", HL_OPT_ENUM, "first", 0, 0, "first|next|best", "which block" },
@@ -237,11 +238,55 @@ START_TEST(debug_guard_names_the_mistake_under_every_policy)
 }
 END_TEST
 
+/* Options are described once, in their tables: every option of the core's
+ * table and of every compiled-in policy's has a help line, and the
+ * generated documentation (hl_options_doc, behind `heaplab options` and the
+ * book's appendix) has a row for each, in both forms. */
+static void doc_lists_every_option(const char *name, const hl_option_t *table)
+{
+	for (int markdown = 0; markdown < 2; markdown++) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&text, &len);
+		ck_assert_int_eq(hl_options_doc(name, markdown, out), 0);
+		fclose(out);
+		int rows = 0;
+		for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "")
+			rows += markdown ? !strncmp(l, "| `", 3) : !strncmp(l, "    ", 4) && l[4] != ' ';
+		int keys = 0;
+		for (const hl_option_t *o = table; o->key; o++, keys++) {
+			ck_assert_msg(o->help && strlen(o->help) > 8, "%s: option %s has no description",
+				      name ? name : "core", o->key);
+			char row[96];
+			snprintf(row, sizeof row, markdown ? "| `%s` |" : "\n    %s ", o->key);
+			const char *at = strstr(text, row);
+			if (!markdown && !at && !strncmp(text, row + 1, strlen(row + 1)))
+				at = text;      /* the first line has no newline before it */
+			ck_assert_msg(at, "%s: the %s doc has no row for %s", name ? name : "core",
+				      markdown ? "markdown" : "text", o->key);
+		}
+		ck_assert_int_eq(rows, keys);
+		free(text);
+	}
+}
+
+START_TEST(options_documented_from_their_tables)
+{
+	doc_lists_every_option(NULL, hl_core_options);
+	for (size_t i = 0; i < hl_policy_count(); i++) {
+		const hl_policy_t *p = hl_policy_find(hl_policy_name(i));
+		doc_lists_every_option(p->name, p->options);
+	}
+	ck_assert_int_eq(hl_options_doc("nosuch", true, stdout), -1);
+}
+END_TEST
+
 static Suite *core_suite(void)
 {
 	Suite *s = suite_create("core");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, conf_defaults_and_values);
+	tcase_add_test(tc, options_documented_from_their_tables);
 	tcase_add_test(tc, conf_errors_say_what_is_valid);
 	tcase_add_test(tc, trace_reader_rejects_damage);
 	tcase_add_test(tc, trace_reader_reads_both_headers_and_extensions);

@@ -446,6 +446,67 @@ START_TEST(snapshot_draws_lists)
 }
 END_TEST
 
+/* fallback_conf reaches the fallback: bins built with tcache_count=0 and a
+ * 64 KiB mmap threshold says so, and keeps no freed fallback block in a
+ * tcache (with its default of 16 it would keep this one). */
+START_TEST(fallback_conf_reaches_the_fallback)
+{
+	if (!tl_has_policy("bins"))
+		return;
+	hl_heap_t *h = tl_heap("pools", "fallback:bins,fallback_conf:tcache_count=0;mmap_threshold=64K,"
+				 "ledger:off");
+	ck_assert_int_eq(pstat(h, "fallback.tcache_count"), 0);
+	ck_assert_int_eq(pstat(h, "fallback.mmap_threshold"), 64 << 10);
+	void *keep = hl_malloc(h, 1000);
+	void *p = hl_malloc(h, 1000);
+	hl_free(h, p);
+	ck_assert_int_eq(pstat(h, "fallback.arena.0.cached_bytes"), 0);
+	hl_free(h, keep);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+	/* the same block with bins' defaults stays in the tcache */
+	h = tl_heap("pools", "fallback:bins,ledger:off");
+	keep = hl_malloc(h, 1000);
+	p = hl_malloc(h, 1000);
+	hl_free(h, p);
+	ck_assert_int_gt(pstat(h, "fallback.arena.0.cached_bytes"), 0);
+	hl_free(h, keep);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* A fallback that cannot serve is refused with one line naming the
+ * choices, which are the registry's policies but pools and bump. */
+START_TEST(unknown_fallback_lists_the_registry)
+{
+	ck_assert_ptr_null(hl_heap_new("pools", "fallback:nosuch"));
+	const char *err = hl_last_error();
+	ck_assert_ptr_nonnull(strstr(err, "fallback 'nosuch'"));
+	const char *choices = strstr(err, "choices: ");
+	ck_assert_ptr_nonnull(choices);
+	for (size_t i = 0; i < hl_policy_count(); i++) {
+		const char *name = hl_policy_name(i);
+		bool refused = !strcmp(name, "pools") || !strcmp(name, "bump");
+		char word[40];
+		snprintf(word, sizeof word, " %s", name);
+		size_t n = strlen(word);
+		const char *at = strstr(choices, word);
+		bool listed = at && (at[n] == ',' || at[n] == 0);
+		ck_assert_msg(listed != refused, "%s %s in: %s", name, refused ? "listed" : "missing", err);
+	}
+	if (tl_has_policy("bump")) {
+		ck_assert_ptr_null(hl_heap_new("pools", "fallback:bump"));
+		ck_assert_ptr_nonnull(strstr(hl_last_error(), "region allocator"));
+	}
+	ck_assert_ptr_null(hl_heap_new("pools", "fallback:pools"));
+	ck_assert_ptr_nonnull(strstr(hl_last_error(), "the host itself"));
+	if (tl_has_policy("bins")) {
+		ck_assert_ptr_null(hl_heap_new("pools", "fallback_conf:nope=1"));
+		ck_assert_ptr_nonnull(strstr(hl_last_error(), "fallback_conf (for bins): unknown option 'nope'"));
+	}
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* the fallback's view of a thread                                     */
 
@@ -823,6 +884,8 @@ static Suite *pools_suite(void)
 	tcase_add_test(tc, bad_geometry_rejected);
 	tcase_add_test(tc, realloc_follows_pymalloc);
 	tcase_add_test(tc, fallback_option);
+	tcase_add_test(tc, fallback_conf_reaches_the_fallback);
+	tcase_add_test(tc, unknown_fallback_lists_the_registry);
 	tcase_add_test(tc, walker_sees_both_sides);
 	tcase_add_test(tc, checker_catches_bad_count);
 	tcase_add_test(tc, snapshot_draws_lists);

@@ -73,17 +73,8 @@
  *   sees every misuse first, and the checker (bins_check.c) runs before
  *   and after each operation.
  *
- * Options (defaults as glibc 2.43)
- *   tcache_count:16      per-bin depth (7 = glibc <= 2.42, 0 = no tcache)
- *   arena_max:0          hard arena cap (0 = none: use arena_test)
- *   arena_test:8         arenas made before the cores are counted
- *   arenas_per_core:8    cap per core once counted (1 = glibc 2.44)
- *   mmap_threshold:128K  own mapping at or above; self-tuning up to 32 MiB
- *   trim_threshold:128K  top this large is trimmed on free
- *   top_pad:128K         extra grown and kept at the top
- *   mmap_max:65536       most mappings at once
- *   fastbins:off         the pre-2.43 fastbin layer (chunks <= 128 bytes)
- *   brk_max:4G           address space reserved for the main arena's break
+ * Options: described once, in the option table below (the defaults are glibc 2.43's); `heaplab
+ * options bins` prints them, the book's options appendix is made from it.
  *
  * The tcache record
  *   As glibc's tcache_init does, a thread's first call binds it to an arena
@@ -107,7 +98,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char BN[] = "bins";
 
 static const hl_option_t bn_options[] = {
 	{ "tcache_count", HL_OPT_INT, "16", 0, 65535, NULL,

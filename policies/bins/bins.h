@@ -126,6 +126,11 @@
 #include "../../core/meta.h"
 #include "../../core/bits.h"
 
+/** The policy table of `bins`: its `.name` is what hl_fatal prints. */
+extern const hl_policy_t hl_policy_bins;
+/** The table bins' hl_fatal calls pass (short: they are many). */
+#define BN (&hl_policy_bins)
+
 /* --- the model's constants (glibc 2.43, 64-bit) ------------------------ */
 enum {
 	BN_SIZE_SZ = 8,            /**< one header word */

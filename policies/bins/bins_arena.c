@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <string.h>
 
-static const char BN[] = "bins";
 
 void bn_lock(bn_arena_t *a)
 {
@@ -514,7 +513,7 @@ void *bn_int_realloc(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, bn_chunk_t 
 	size_t sz = bn_csize(c);
 	bn_chunk_t *nx = bn_at(c, sz);
 	if (HL_UNLIKELY(!bn_prev_inuse(nx) || c == a->top))
-		hl_fatal("bins", "realloc(): invalid pointer", bn_chunk2mem(c));
+		hl_fatal(&hl_policy_bins, "realloc(): invalid pointer", bn_chunk2mem(c));
 	if (sz >= nb) {
 		bn_shrink(st, a, c, nb);
 		return bn_chunk2mem(c);

@@ -8,7 +8,6 @@
 #include "bins.h"
 #include <string.h>
 
-static const char BN[] = "bins";
 
 static size_t bn_trim_threshold(bn_state_t *st)
 {

@@ -78,7 +78,7 @@ static inline void *bn_tcache_get(bn_tcache_t *tc, unsigned idx)
 	bn_tentry_t *e = tc->entries[idx];
 	uintptr_t nx = bn_protect(&e->next, e->next);
 	if (HL_UNLIKELY(nx & 15))
-		hl_fatal("bins", "malloc(): unaligned tcache chunk detected", e);
+		hl_fatal(BN, "malloc(): unaligned tcache chunk detected", e);
 	tc->entries[idx] = (bn_tentry_t *)nx;
 	tc->counts[idx]--;
 	e->key = 0;

@@ -15,8 +15,8 @@
  * the next `commit_step` bytes); free O(1) and does nothing but count;
  * reset O(regions).
  *
- * Options: region_size (64M) — address space reserved per region;
- * commit_step (64K) — how much more is made read/write at a time.
+ * Options: described once, in the option table below (bump_options); `heaplab
+ * options bump` prints them, the book's options appendix is made from it.
  *
  * Left out on purpose: freeing single blocks (the book explains why a
  * region allocator refuses to), and any detection of double frees — there
@@ -184,7 +184,7 @@ static void bump_free(void *st, hl_thread_t *t, void *p)
 	s->frees_ignored++;
 	pthread_mutex_unlock(&s->lock);
 	if (!mine)
-		hl_fatal("bump", "free of a pointer this heap does not own", p);
+		hl_fatal(&hl_policy_bump, "free of a pointer this heap does not own", p);
 }
 
 static size_t bump_usable_size(void *st, const void *p)

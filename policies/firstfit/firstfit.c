@@ -26,20 +26,10 @@
  *               when a neighbour is free, else O(distance to the nearer
  *               end of the list) for the sorted orders.
  *
- * Options (defaults first)
- *   fit:first|next|best|worst     which free block a request takes
- *   order:address|lifo|fifo|size-asc|size-desc
- *                                 where a freed block enters the list
- *   coalesce:on|off               merge freed blocks with free neighbours
- *   header:16|8|32                header bytes per block
- *   grow:4K                       least bytes the break moves up by (a
- *                                 page: CS:APP's CHUNKSIZE)
- *   trim_threshold:0              a free tail this large is cut back to
- *                                 `grow` bytes at once; 0, the textbook
- *                                 default, keeps every byte until hl_trim
- *   brk_max:64G                   address space reserved for the break
- *   OSTEP's malloc.py spells these -p BEST|WORST|FIRST,
- *   -l ADDRSORT|SIZESORT+|SIZESORT-|INSERT-FRONT|INSERT-BACK, -C, -H.
+ * Options: described once, in the option table below (ff_options); `heaplab
+ * options firstfit` prints them, the book's options appendix is made from it.
+ * OSTEP's malloc.py spells fit, order, coalesce and header -p BEST|WORST|FIRST,
+ * -l ADDRSORT|SIZESORT+|SIZESORT-|INSERT-FRONT|INSERT-BACK, -C, -H.
  *
  * Misuse detected (debug:off; no real allocator to follow)
  *   Every free reads the header in front of the pointer: outside the heap,
@@ -159,16 +149,16 @@ static ff_block_t *ff_validate(ff_state_t *st, const void *p, bool freeing)
 	bool start;
 
 	if (a < ff_lo(st) + st->hdr || a >= ff_hi(st) || a % HL_ALIGN)
-		hl_fatal("firstfit", "invalid pointer (not inside this heap)", p);
+		hl_fatal(&hl_policy_firstfit, "invalid pointer (not inside this heap)", p);
 	if (st->hdr >= 16 && ff_word(b)[1] != ff_tag(st, b))
-		hl_fatal("firstfit", "invalid pointer (no block header in front of it)", p);
+		hl_fatal(&hl_policy_firstfit, "invalid pointer (no block header in front of it)", p);
 	start = !hl_heap_debug(st->heap) || ff_is_block_start(st, b);
 	if (st->hdr < 16 && !start)
-		hl_fatal("firstfit", "invalid pointer (not the start of a block)", p);
+		hl_fatal(&hl_policy_firstfit, "invalid pointer (not the start of a block)", p);
 	if (!ff_is_live(b))
-		hl_fatal("firstfit", freeing ? "double free" : "use of a freed block", p);
+		hl_fatal(&hl_policy_firstfit, freeing ? "double free" : "use of a freed block", p);
 	if (!start || ff_size(b) < st->min || ff_addr(b) + ff_size(b) > ff_hi(st))
-		hl_fatal("firstfit", "corrupt block header", p);
+		hl_fatal(&hl_policy_firstfit, "corrupt block header", p);
 	return b;
 }
 

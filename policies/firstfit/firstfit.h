@@ -65,6 +65,9 @@
 #include "os.h"
 #include "bits.h"
 
+/** The policy table of `firstfit`: its `.name` is what hl_fatal prints. */
+extern const hl_policy_t hl_policy_firstfit;
+
 /** Opaque: a block is only ever reached through the accessors below. */
 typedef struct ff_block ff_block_t;
 

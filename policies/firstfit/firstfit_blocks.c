@@ -232,7 +232,7 @@ size_t ff_trim_tail(ff_state_t *st, size_t pad)
 			ff_list_resized(st, t, was, false);
 		}
 		if (!hl_brk_move(st->os, &st->brk, -(intptr_t)(hi - end)))
-			hl_fatal("firstfit", "the break refused to move down", (void *)end);
+			hl_fatal(&hl_policy_firstfit, "the break refused to move down", (void *)end);
 		st->c.trims++;
 		st->c.trimmed += hi - end;
 		total += hi - end;

@@ -26,7 +26,7 @@ const char *ff_order_name(enum ff_order o) { return ff_order_names[o]; }
 static inline ff_block_t *ff_link_checked(const ff_state_t *st, ff_block_t *b, ff_block_t *x)
 {
 	if (HL_UNLIKELY((uintptr_t)x - (uintptr_t)st->brk.base > st->brk.end - st->min && x))
-		hl_fatal("firstfit", "free list link overwritten (a write after free?)", ff_payload(st, b));
+		hl_fatal(&hl_policy_firstfit, "free list link overwritten (a write after free?)", ff_payload(st, b));
 	return x;
 }
 

@@ -33,27 +33,18 @@
  *   usable_arenas sorted without a search).  The routing test in free is
  *   three dependent loads.
  *
- * Options (key: default)
- *   arena_size: 1M     arena mapping size (256K reproduces CPython < 3.10)
- *   pool_size:  16K    pool size (4K reproduces CPython < 3.10)
- *   alignment:  16     class spacing; 8 reproduces the old 64-class ladder
- *   fallback:   bins   policy for large and aligned requests
- *                      (bins|firstfit|slab|sharded; when bins is not
- *                      compiled in, the first of those that is)
- *   headers:    inline where the pool headers live: inline (CPython) or
- *                      table (see below)
- *   arenas:     mmap   where arenas lie: mmap, wherever the page source's
- *                      mmap puts a 1 MiB mapping (page-aligned), as
- *                      CPython's new_arena: when the base is not a pool
- *                      boundary it is rounded up to one and the arena has
- *                      one pool fewer (63 of 16 KiB), reported as
- *                      bytes_lost_arena_alignment, CPython's "bytes lost to
- *                      arena alignment" (CPython 3.11 here: 4 arenas at
- *                      start-up, 65,536 bytes lost, i.e. every one).  aligned
- *                      asks for arena-aligned mappings, so every pool fits
- *                      (the layout before this option existed; headers:table
- *                      implies it, as it finds the table by masking an
- *                      address down to its arena).
+ * Options: described once, in the option table below (pl_options); `heaplab
+ * options pools` prints them, the book's options appendix is made from it.
+ * The fallback is any compiled-in policy core/host.h accepts, configured
+ * by fallback_conf.  arenas:mmap puts an arena wherever the page source's
+ * mmap puts a 1 MiB mapping (page-aligned), as CPython's new_arena: when
+ * the base is not a pool boundary it is rounded up to one and the arena
+ * has one pool fewer (63 of 16 KiB), reported as
+ * bytes_lost_arena_alignment, CPython's "bytes lost to arena alignment"
+ * (CPython 3.11 here: 4 arenas at start-up, 65,536 bytes lost, i.e. every
+ * one).  arenas:aligned asks for arena-aligned mappings, so every pool
+ * fits; headers:table implies it, as it finds the table by masking an
+ * address down to its arena.
  *
  * headers:table, and why it exists
  *   CPython puts each pool's header in the pool's first 48 bytes, and its
@@ -124,9 +115,6 @@
 #include <string.h>
 #include "pools.h"
 
-/* The choices of the `fallback` option, in the order of its ENUM. */
-static const char *const pl_fb_names[] = { "bins", "firstfit", "slab", "sharded" };
-
 static const hl_option_t pl_options[] = {
 	{ "arena_size", HL_OPT_SIZE, "1M", 64 << 10, 64 << 20, NULL,
 	  "bytes per arena mapping, a power of two (256K = CPython < 3.10)" },
@@ -134,8 +122,11 @@ static const hl_option_t pl_options[] = {
 	  "bytes per pool, a power of two (4K = CPython < 3.10)" },
 	{ "alignment", HL_OPT_ENUM, "16", 0, 0, "16|8",
 	  "size-class spacing: 16 (32 classes) or 8 (64 classes, stride kept 16)" },
-	{ "fallback", HL_OPT_ENUM, "bins", 0, 0, "bins|firstfit|slab|sharded",
-	  "policy serving requests above 512 bytes and memalign" },
+	{ "fallback", HL_OPT_TEXT, "bins", 0, 32, NULL,
+	  "policy serving requests above 512 bytes and memalign: any compiled-in policy "
+	  "but pools and region allocators (bump); bins when compiled in, else the first that may" },
+	{ "fallback_conf", HL_OPT_TEXT, "", 0, 200, NULL,
+	  "the fallback's own options, ';' between them (fallback_conf:tcache_count=0;arena_max=1)" },
 	{ "headers", HL_OPT_ENUM, "inline", 0, 0, "inline|table",
 	  "pool headers at each pool's start (CPython) or in a table in the arena's first pool" },
 	{ "arenas", HL_OPT_ENUM, "mmap", 0, 0, "mmap|aligned",
@@ -201,38 +192,6 @@ static void pl_init_lists(pl_state_t *s)
 	}
 }
 
-/* Which fallback: the one named, or bins, or the first compiled in. */
-static const hl_policy_t *pl_pick_fallback(const hl_conf_t *conf)
-{
-	int want = hl_conf_enum(conf, "fallback");
-	if (hl_conf_given(conf, "fallback"))
-		return hl_policy_find(pl_fb_names[want]);
-	for (size_t i = 0; i < sizeof pl_fb_names / sizeof *pl_fb_names; i++) {
-		const hl_policy_t *p = hl_policy_find(pl_fb_names[i]);
-		if (p && !strcmp(p->name, pl_fb_names[i]))
-			return p;
-	}
-	return NULL;
-}
-
-static int pl_fallback_init(pl_state_t *s, hl_heap_t *h, const hl_conf_t *conf)
-{
-	s->fb = pl_pick_fallback(conf);
-	if (!s->fb) {
-		hl_set_error("pools: fallback policy is not compiled in (need one of "
-			     "bins, firstfit, slab, sharded)");
-		return -1;
-	}
-	hl_conf_t fconf;
-	char err[256];
-	if (hl_conf_parse(&fconf, s->fb->options, "", err, sizeof err) != 0) {
-		hl_set_error("pools: fallback %s: %s", s->fb->name, err);
-		return -1;
-	}
-	s->fbst = s->fb->init(h, &fconf);
-	return s->fbst ? 0 : -1;
-}
-
 static void *pools_init(hl_heap_t *h, const hl_conf_t *conf)
 {
 	hl_os_t *os = hl_heap_os(h);
@@ -250,7 +209,7 @@ static void *pools_init(hl_heap_t *h, const hl_conf_t *conf)
 	}
 	pl_init_lists(s);
 	pl_lock_init(s);
-	if (pl_fallback_init(s, h, conf) != 0)
+	if (hl_guest_init(&s->fallback, h, &hl_policy_pools, conf, "fallback", "fallback_conf") != 0)
 		return NULL;
 	return s;
 }
@@ -258,8 +217,7 @@ static void *pools_init(hl_heap_t *h, const hl_conf_t *conf)
 static void pools_destroy(void *st)
 {
 	pl_state_t *s = st;
-	if (s->fb->destroy)
-		s->fb->destroy(s->fbst);
+	hl_guest_destroy(&s->fallback);
 }
 
 /* ------------------------------------------------------------------ */
@@ -272,20 +230,19 @@ static void pools_destroy(void *st)
 static void *pl_fb_malloc(pl_state_t *s, hl_thread_t *t, size_t n)
 {
 	pl_count(&s->counts.fallback_mallocs);
-	return s->fb->malloc(s->fbst, t, n);
+	return hl_guest_malloc(&s->fallback, t, n);
 }
 
 static void pl_fb_free(pl_state_t *s, hl_thread_t *t, void *p)
 {
 	pl_count(&s->counts.fallback_frees);
-	s->fb->free(s->fbst, t, p);
+	hl_guest_free(&s->fallback, t, p);
 }
 
 static void pools_thread_exit(void *st, hl_thread_t *t)
 {
 	pl_state_t *s = st;
-	if (s->fb->thread_exit)
-		s->fb->thread_exit(s->fbst, t);
+	hl_guest_thread_exit(&s->fallback, t);
 }
 
 /* ------------------------------------------------------------------ */
@@ -322,7 +279,7 @@ static __attribute__((noinline)) void *pl_malloc_extend(pl_state_t *s, pl_pool_t
 /* The freed block's link points outside its pool: report, never return. */
 static __attribute__((noinline)) void *pl_malloc_smashed(void *bp)
 {
-	hl_fatal("pools", "free list smashed", bp);
+	hl_fatal(&hl_policy_pools, "free list smashed", bp);
 }
 
 /* pymalloc_alloc for a request of @p n bytes, entered as @p bias says:
@@ -370,11 +327,11 @@ static void pl_free_deep_check(pl_state_t *s, pl_pool_t *pool, void *p)
 {
 	uintptr_t off = (uintptr_t)p - (uintptr_t)pl_pool_base(s, pool) - PL_POOL_OVERHEAD;
 	if (pool->szidx >= s->nclasses || off % s->stride[pool->szidx])
-		hl_fatal("pools", "free of a pointer inside a block", p);
+		hl_fatal(&hl_policy_pools, "free of a pointer inside a block", p);
 	size_t hops = 0;
 	for (void *b = pool->freeblock; b; b = *(void **)b)
 		if (b == p || ++hops > s->capacity[pool->szidx])
-			hl_fatal("pools", b == p ? "double free" : "free list smashed", p);
+			hl_fatal(&hl_policy_pools, b == p ? "double free" : "free list smashed", p);
 }
 
 /* Cheap checks kept on every free: the block lies in a carved pool
@@ -384,11 +341,11 @@ static inline void pl_free_check(pl_state_t *s, pl_pool_t *pool, void *p)
 {
 	uintptr_t off = (uintptr_t)p - (uintptr_t)pl_pool_base(s, pool);
 	if (HL_UNLIKELY(off < PL_POOL_OVERHEAD || off >= pool->nextoffset))
-		hl_fatal("pools", "free of a pointer pymalloc did not hand out", p);
+		hl_fatal(&hl_policy_pools, "free of a pointer pymalloc did not hand out", p);
 	if (HL_UNLIKELY(pool->ref.count == 0))
-		hl_fatal("pools", "double free (its pool is already empty)", p);
+		hl_fatal(&hl_policy_pools, "double free (its pool is already empty)", p);
 	if (HL_UNLIKELY(p == pool->freeblock))
-		hl_fatal("pools", "double free", p);
+		hl_fatal(&hl_policy_pools, "double free", p);
 }
 
 /* Returns a block to its pool (lock held): pymalloc_free after every
@@ -481,16 +438,13 @@ static void pools_free(void *st, hl_thread_t *t, void *p)
 
 /* A fallback block stays with the fallback whatever its new size (CPython
  * cannot know how many bytes of a libc block are valid, so it never adopts
- * one); without a realloc of its own the fallback block is moved by hand. */
+ * one). */
 static void *pl_fb_realloc(pl_state_t *s, hl_thread_t *t, void *p, size_t n)
 {
-	if (s->fb->realloc)
-		return s->fb->realloc(s->fbst, t, p, n);
-	size_t old = s->fb->usable_size(s->fbst, p);
-	void *q = pl_fb_malloc(s, t, n);
-	if (q) {
-		memcpy(q, p, old < n ? old : n);
-		pl_fb_free(s, t, p);
+	void *q = hl_guest_realloc(&s->fallback, t, p, n);
+	if (q && !s->fallback.policy->realloc) {  /* moved: a malloc and a free */
+		pl_count(&s->counts.fallback_mallocs);
+		pl_count(&s->counts.fallback_frees);
 	}
 	return q;
 }
@@ -520,28 +474,28 @@ static void *pools_memalign(void *st, hl_thread_t *t, size_t align, size_t n)
 {
 	pl_state_t *s = st;
 	pl_count(&s->counts.fallback_mallocs);
-	return s->fb->memalign(s->fbst, t, align, n);
+	return hl_guest_memalign(&s->fallback, t, align, n);
 }
 
 static size_t pools_usable_size(void *st, const void *p)
 {
 	pl_state_t *s = st;
 	if (!pl_map_is_used(s, p))
-		return s->fb->usable_size(s->fbst, p);
+		return hl_guest_usable_size(&s->fallback, p);
 	return pl_class_size(s, pl_pool_of(s, p)->szidx);
 }
 
 static bool pools_owns(void *st, const void *p)
 {
 	pl_state_t *s = st;
-	return pl_map_is_used(s, p) || s->fb->owns(s->fbst, p);
+	return pl_map_is_used(s, p) || hl_guest_owns(&s->fallback, p);
 }
 
 /* pymalloc gives arenas back as they empty; only the fallback can trim. */
 static size_t pools_trim(void *st, size_t pad)
 {
 	pl_state_t *s = st;
-	return s->fb->trim ? s->fb->trim(s->fbst, pad) : 0;
+	return hl_guest_trim(&s->fallback, pad);
 }
 
 /* ------------------------------------------------------------------ */
@@ -552,24 +506,20 @@ static void pools_fork_prepare(void *st)
 	pl_state_t *s = st;
 	pl_lock(s);
 	pl_revoke_bias(s);        /* the forking thread may not be the owner */
-	if (s->fb->fork_prepare)
-		s->fb->fork_prepare(s->fbst);
+	hl_guest_fork_prepare(&s->fallback);
 }
 
 static void pools_fork_parent(void *st)
 {
 	pl_state_t *s = st;
-	if (s->fb->fork_parent)
-		s->fb->fork_parent(s->fbst);
+	hl_guest_fork_parent(&s->fallback);
 	pl_unlock(s);
 }
 
 static void pools_fork_child(void *st)
 {
 	pl_state_t *s = st;
-	if (s->fb->fork_child)
-		s->fb->fork_child(s->fbst);
-	pthread_mutex_init(&s->view_lock, NULL);
+	hl_guest_fork_child(&s->fallback);
 	s->bias_busy = 0;
 	__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
 }

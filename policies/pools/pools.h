@@ -100,6 +100,7 @@
 #include "policy.h"
 #include "os.h"
 #include "bits.h"
+#include "host.h"
 
 /* ---- tunable settings and limits (CPython's values are the defaults) ---- */
 enum {
@@ -226,13 +227,11 @@ typedef struct pl_state {
 
 	pl_counts_t counts;          /**< relaxed atomics */
 
-	/* the fallback policy instance (set once) */
-	const hl_policy_t *fb;       /**< the fallback's policy table */
-	void *fbst;                  /**< its state; t->policy_tls is its word too */
+	hl_guest_t fallback;         /**< the fallback policy instance (core/host.h;
+				      set once); t->policy_tls is its word */
 
 	/* snapshot scratch (pools_dot.c) */
-	pthread_mutex_t view_lock;   /**< serialises snapshots */
-	struct pl_view *view;        /**< copy of the structures being drawn */
+	struct pl_view *view;        /**< summary of the structures being drawn (lock) */
 } pl_state_t;
 
 /** The policy table of `pools` (found by name through hl_policy_find). */

@@ -160,7 +160,7 @@ static void *pl_start_pool(pl_state_t *s, pl_pool_t *pool, unsigned c)
 		/* as pl_malloc_in: a link out of its pool was written over (a
 		 * write after free); pymalloc would follow it and crash */
 		if (HL_UNLIKELY(next && ((uintptr_t)next ^ (uintptr_t)bp) >= s->pool_size))
-			hl_fatal("pools", "free list smashed", bp);
+			hl_fatal(&hl_policy_pools, "free list smashed", bp);
 		pool->freeblock = next;
 		return bp;
 	}

@@ -161,7 +161,7 @@ int pools_check(void *st, hl_report_t *r)
 	pl_check_usedpools(s, r);
 	pl_check_usable(s, r);
 	pl_leave(s, bias);
-	s->fb->check(s->fbst, r);
+	hl_guest_check(&s->fallback, r);
 	return r->problems - before;
 }
 
@@ -236,5 +236,5 @@ int pools_walk(void *st, hl_walk_fn fn, void *arg)
 		if (s->allarenas[i].address)
 			stop = pl_walk_arena(s, &s->allarenas[i], &w);
 	pl_leave(s, bias);
-	return stop ? stop : s->fb->walk(s->fbst, fn, arg);
+	return stop ? stop : hl_guest_walk(&s->fallback, fn, arg);
 }

@@ -4,10 +4,13 @@
  * the usable_arenas order and the usedpools heads as lists, then the
  * fallback policy's own picture in a cluster of its own.
  *
- * The structures are copied into a pl_view_t under the lock and drawn
- * after it is released (writing may allocate, perhaps from this heap).
- * The view lives in a metadata region reserved at init (so snapshots do
- * not renumber the regions of later arenas); view_lock serialises its use.
+ * Drawn as every policy draws (dot.h): under the lock, into the core's
+ * text buffer, which the core writes out after the lock is released.  The
+ * structures are first summarised in a pl_view_t, because a pool's cell
+ * must know whether an edge will point at it (its port) before it is
+ * drawn.  The view lives in a metadata region reserved at init (so
+ * snapshots do not renumber the regions of later arenas); the lock
+ * serialises its use.
  */
 #include "config.h"
 #include <stdio.h>
@@ -220,7 +223,6 @@ static void pl_draw_heads(const pl_state_t *s, hl_dot_t *d, const pl_view_t *v)
 
 int pl_view_init(pl_state_t *s)
 {
-	pthread_mutex_init(&s->view_lock, NULL);
 	s->view = hl_os_reserve_meta(s->os, hl_align_up(sizeof(pl_view_t), hl_os_page(s->os)));
 	return s->view ? 0 : -1;
 }
@@ -229,21 +231,18 @@ void pools_snapshot(void *st, hl_dot_t *d)
 {
 	pl_state_t *s = st;
 	pl_view_t *v = s->view;
-	pthread_mutex_lock(&s->view_lock);
-	memset(v, 0, sizeof *v);
 	bool bias = pl_enter_here(s);
+	memset(v, 0, sizeof *v);
 	pl_view_gather(s, v);
-	pl_leave(s, bias);
 	for (uint32_t k = 0; k < v->narenas; k++)
 		pl_draw_arena(s, d, &v->arena[k]);
 	for (uint32_t k = 0; k < v->nmaps; k++)
 		pl_draw_map(s, d, v, (int)k);
 	pl_draw_usable(d, v);
 	pl_draw_heads(s, d, v);
-	pthread_mutex_unlock(&s->view_lock);
+	pl_leave(s, bias);
 	char label[64];
-	snprintf(label, sizeof label, "fallback: %s (requests > %d bytes)", s->fb->name, PL_THRESHOLD);
-	hl_dot_cluster_begin(d, label);
-	s->fb->snapshot(s->fbst, d);
-	hl_dot_cluster_end(d);
+	snprintf(label, sizeof label, "fallback: %s (requests > %d bytes)", hl_guest_name(&s->fallback),
+		 PL_THRESHOLD);
+	hl_guest_snapshot(&s->fallback, d, label);
 }

@@ -73,7 +73,7 @@ void pl_revoke_bias(pl_state_t *s)
 		return;
 	__atomic_store_n(&s->biased, 0, __ATOMIC_SEQ_CST);
 	if (pl_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0)
-		hl_fatal("pools", "membarrier failed while revoking the lock bias", NULL);
+		hl_fatal(&hl_policy_pools, "membarrier failed while revoking the lock bias", NULL);
 	for (unsigned spins = 0; __atomic_load_n(&s->bias_busy, __ATOMIC_ACQUIRE); spins++)
 		if (spins < 64)
 			pl_cpu_relax();

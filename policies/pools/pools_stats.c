@@ -182,8 +182,5 @@ void pools_stats(void *st, hl_statw_t *w)
 	pl_stats_classes(s, &t, w);
 	pl_stats_arenas(s, &t, w);
 	pl_stats_bytes(s, &t, w);
-	hl_statw_object(w, "fallback");
-	hl_statw_str(w, "policy", s->fb->name);
-	s->fb->stats(s->fbst, w);
-	hl_statw_end(w);
+	hl_guest_stats(&s->fallback, w, "fallback");
 }

@@ -27,31 +27,20 @@
  *   mask, one push (local) or one CAS (remote).  Slow paths walk one page
  *   queue; a fresh page is a first-fit search of 512 slice bits.
  *
- * Options (key:default)
- *   secure:off       encoded free lists, guard pages, shuffled free lists,
- *                    double-free detection (mimalloc's MI_SECURE)
- *   purge_delay:25   ms before a free page is purged (MADV_DONTNEED);
- *                    0 at once, -1 never; due purges run when the heap
- *                    next makes or frees a page (no timer thread).
- *                    mimalloc 2.0.9 calls it decommit_delay (env
- *                    MIMALLOC_DECOMMIT_DELAY, legacy MIMALLOC_RESET_DELAY,
- *                    default 25); 2.1 renamed it purge_delay (default 10).
- *                    Each further page freed in the segment pushes the
- *                    deadline 1 ms further (2.0.9's decommit_extend_delay),
- *                    so a burst of frees is purged once; and a fresh page
- *                    taking slices that wait for their purge postpones
- *                    it.  Measured against Debian's 2.0.9 by the fidelity
- *                    rows mimalloc.purge-*.
- *   segment_cache:on a segment whose last page is freed is parked, still
- *                    resident, for the next new segment (mimalloc 2.0.9's
- *                    segment cache, 1024 slots); off unmaps it at once.
- *                    See sharded_cache.c.
- *   segment_purge_delay:500  ms before a parked segment may be purged;
- *                    it is purged only when another segment is parked
- *                    later and finds it expired (2.0.9's
- *                    segment_decommit_delay, env
- *                    MIMALLOC_SEGMENT_DECOMMIT_DELAY).  0 at once, -1
- *                    never.
+ * Options: described once, in the option table below (shd_options); `heaplab
+ * options sharded` prints them, the book's options appendix is made from it.
+ * What a help line cannot hold: purge_delay (ms before a free page is
+ * purged) is mimalloc 2.0.9's decommit_delay (env MIMALLOC_DECOMMIT_DELAY,
+ * legacy MIMALLOC_RESET_DELAY, default 25; 2.1 renamed it purge_delay,
+ * default 10).  Due purges run when the heap next makes or frees a page
+ * (no timer thread); each further page freed in the segment pushes the
+ * deadline 1 ms further (2.0.9's decommit_extend_delay), so a burst of
+ * frees is purged once, and a fresh page taking slices that wait for their
+ * purge postpones it (fidelity rows mimalloc.purge-*).  segment_cache is
+ * 2.0.9's 1024-slot segment cache (sharded_cache.c); a parked segment is
+ * purged only when another one is parked later and finds it expired
+ * (segment_purge_delay, 2.0.9's segment_decommit_delay, env
+ * MIMALLOC_SEGMENT_DECOMMIT_DELAY).
  *
  * Named deviations (each measured by a fidelity row, fidelity/mimalloc.rows)
  *   - 8-byte blocks sit 16 bytes apart (heaplab's 16-byte alignment);
@@ -165,7 +154,7 @@ static void shd_check_double_free(const shd_state_t *st, const shd_page_t *pg, c
 		for (const shd_block_t *q = lists[l]; q && shd_in_page(pg, q) && steps <= pg->capacity;
 		     q = shd_next_raw(pg, q), steps++)
 			if (q == b)
-				hl_fatal("sharded", "double free", b);
+				hl_fatal(&hl_policy_sharded, "double free", b);
 	}
 }
 
@@ -175,10 +164,10 @@ static shd_page_t *shd_page_checked(shd_state_t *st, const void *p)
 {
 	shd_segment_t *s = shd_segment_of(p);
 	if (HL_UNLIKELY(!shd_segmap_has(st, s) || (st->checks && s->cookie != ((uintptr_t)s ^ st->key))))
-		hl_fatal("sharded", "free of a pointer this heap does not own", p);
+		hl_fatal(&hl_policy_sharded, "free of a pointer this heap does not own", p);
 	shd_page_t *pg = shd_page_of(s, p);
 	if (HL_UNLIKELY(!pg->bin || (uintptr_t)p < (uintptr_t)pg->start))
-		hl_fatal("sharded", "free of a pointer outside any page", p);
+		hl_fatal(&hl_policy_sharded, "free of a pointer outside any page", p);
 	return pg;
 }
 
@@ -199,7 +188,7 @@ static __attribute__((noinline)) void shd_free_generic(shd_state_t *st, hl_threa
 	shd_block_t *b = shd_block_of(pg, p);
 	if (st->checks) {
 		if (!shd_in_page(pg, b))
-			hl_fatal("sharded", "free of a pointer that is not a block", p);
+			hl_fatal(&hl_policy_sharded, "free of a pointer that is not a block", p);
 		shd_check_double_free(st, pg, b, t->policy_tls);
 	}
 	shd_heap_t *hp = t->policy_tls;

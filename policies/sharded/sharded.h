@@ -128,6 +128,9 @@
 #include "meta.h"
 #include "bits.h"
 
+/** The policy table of `sharded`: its `.name` is what hl_fatal prints. */
+extern const hl_policy_t hl_policy_sharded;
+
 /* ---- tunable constants (mimalloc v2, 64-bit) ---------------------------- */
 enum {
 	SHD_SLICE_SHIFT = 16,                        /**< 64 KiB slices */

@@ -107,7 +107,7 @@ static void shd_dot_page(hl_dot_t *d, shd_state_t *st, const shd_segment_t *s, c
 	shd_dot_cells(d, pg, &m, port);
 	hl_dot_strip_end(d);
 	shd_heap_t *owner = atomic_load(&pg->heap);
-	fprintf(d->out, "  %s [color=\"%s\", penwidth=2];\n", node, shd_thread_color(owner));
+	hl_dot_raw(d, "  %s [color=\"%s\", penwidth=2];\n", node, shd_thread_color(owner));
 	shd_dot_list(d, node, "free", pg, pg->free, HL_EDGE_LIST);
 	shd_dot_list(d, node, "local_free", pg, pg->local_free, HL_EDGE_CACHE);
 	shd_dot_list(d, node, "thread_free", pg,
@@ -140,7 +140,7 @@ void shd_snapshot(void *vst, hl_dot_t *d)
 		snprintf(node, sizeof node, "thread%u", hp->tid);
 		snprintf(label, sizeof label, "thread %u heap", hp->tid);
 		hl_dot_list_node(d, node, label);
-		fprintf(d->out, "  %s [color=\"%s\", fontcolor=\"%s\", penwidth=2];\n", node,
+		hl_dot_raw(d, "  %s [color=\"%s\", fontcolor=\"%s\", penwidth=2];\n", node,
 			shd_thread_color(hp), shd_thread_color(hp));
 	}
 	unsigned sidx = 0;

@@ -90,7 +90,7 @@ static void shd_collect_thread_free(shd_page_t *pg)
 	while ((n = shd_next(pg, tail)) != NULL) {
 		tail = n;
 		if (HL_UNLIKELY(++count > pg->used))
-			hl_fatal("sharded", "thread_free list longer than the used blocks", head);
+			hl_fatal(&hl_policy_sharded, "thread_free list longer than the used blocks", head);
 	}
 	shd_set_next(pg, tail, pg->local_free);
 	pg->local_free = head;

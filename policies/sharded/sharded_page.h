@@ -77,7 +77,7 @@ static inline shd_block_t *shd_next(const shd_page_t *pg, const shd_block_t *b)
 {
 	shd_block_t *n = shd_next_raw(pg, b);
 	if (pg->keys[0] && HL_UNLIKELY(n && !shd_in_page(pg, n)))
-		hl_fatal("sharded", "corrupted free list pointer", b);
+		hl_fatal(&hl_policy_sharded, "corrupted free list pointer", b);
 	return n;
 }
 

@@ -38,16 +38,8 @@
  *   realloc stays put within a class; a large block shrinks in place or
  *   grows into a free extent that follows it, else it moves.
  *
- * Options (jemalloc 5.3 defaults)
- *   narenas:0            arenas; 0 means 4 per CPU (1 with one CPU)
- *   tcache:on            thread caches
- *   tcache_max:32K       largest class a tcache holds
- *   dirty_decay_ms:10000 dirty -> muzzy (or returned); 0 at once, -1 never
- *   muzzy_decay_ms:0     muzzy -> returned; 0 skips muzzy
- *   background_thread:off  decay in a thread of its own (not in a fork child)
- *   oversize_threshold:8M  large classes from here go to the huge arena,
- *                        whose decay times are 0; 0 (or below 16 KiB) =
- *                        no huge arena (arena 0 still purges from 8 MiB)
+ * Options: described once, in the option table below (the defaults are jemalloc 5.3's); `heaplab
+ * options slab` prints them, the book's options appendix is made from it.
  *
  * Left out
  *   Huge-page (HPA) allocation, extent hooks, profiling, per-CPU arenas,
@@ -177,7 +169,7 @@ static void *sl_memalign(void *st, hl_thread_t *t, size_t align, size_t n)
 
 static __attribute__((noreturn, noinline)) void sl_bad(const char *what, const void *p)
 {
-	hl_fatal("slab", what, p);
+	hl_fatal(&hl_policy_slab, what, p);
 }
 
 /* Debug mode: the pointer must not already sit in this thread's cache. */

@@ -121,6 +121,9 @@
 #include "os.h"
 #include "policy.h"
 
+/** The policy table of `slab`: its `.name` is what hl_fatal prints. */
+extern const hl_policy_t hl_policy_slab;
+
 /* ---- tunable constants (jemalloc 5.3 values) ---------------------------- */
 enum {
 	SL_NBINS_MAX = 40,          /**< small classes (36 with 4 KiB pages) */

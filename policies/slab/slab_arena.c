@@ -173,7 +173,7 @@ static sl_extent_t *sl_slab_give(sl_state_t *s, sl_bin_t *bin, sl_extent_t *e, v
 {
 	int idx = sl_region_index(s->sc, e, (uintptr_t)p);
 	if (idx < 0 || !sl_bit_get(e->bitmap, (unsigned)idx))
-		hl_fatal("slab", "double free or corrupt pointer in a tcache flush", p);
+		hl_fatal(&hl_policy_slab, "double free or corrupt pointer in a tcache flush", p);
 	sl_bit_clear(e->bitmap, (unsigned)idx);
 	e->nfree++;
 	bin->curregs--;

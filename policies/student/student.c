@@ -14,7 +14,8 @@
  * free O(1).  Utilization is poor because a free block is reused whole
  * (no splitting) and neighbours never merge (no coalescing).
  *
- * Options: brk_max (64G) — address space reserved for the break.
+ * Options: described once, in the option table below (st_options);
+ * `heaplab options student` prints them.
  *
  * What you add, in the order that pays best (each is a TODO(student)):
  *   1. split a free block that is larger than needed          (st_place)
@@ -168,12 +169,12 @@ static void st_validate(st_state_t *s, const void *p)
 {
 	const char *c = p;
 	if (c < s->lo + WORD || c >= s->hi || ((uintptr_t)c & 15))
-		hl_fatal("student", "free of a pointer this heap does not own", p);
+		hl_fatal(&hl_policy_student, "free of a pointer this heap does not own", p);
 	const char *b = st_block(p);
 	if (st_size(b) < MIN_BLOCK || b + st_size(b) > s->hi)
-		hl_fatal("student", "free of a pointer that is not a block", p);
+		hl_fatal(&hl_policy_student, "free of a pointer that is not a block", p);
 	if (!st_alloc(b))
-		hl_fatal("student", "double free", p);
+		hl_fatal(&hl_policy_student, "double free", p);
 }
 
 /* TODO(student): coalesce.  If the block after b is free, absorb it; if
