@@ -252,13 +252,13 @@ void *hl_realloc(hl_heap_t *h, void *p, size_t n)
 	void *q = h->policy->realloc ? h->policy->realloc(h->state, t, p, n) : generic_realloc(h, t, p, n);
 	if (!q) {
 		if (h->ledger_on && !hl_ledger_add(&h->ledger, p, old_asked))
-			hl_fatal(h->policy->name, "out of memory for the request ledger", p);
+			hl_fatal(h->policy, "out of memory for the request ledger", p);
 		return handed_out(h, t, NULL, n, HL_OP_REALLOC);
 	}
 	count(t, HL_OP_REALLOC);
 	if (h->ledger_on) {
 		if (!hl_ledger_add(&h->ledger, q, n))
-			hl_fatal(h->policy->name, "out of memory for the request ledger", q);
+			hl_fatal(h->policy, "out of memory for the request ledger", q);
 		add_usable(t, (int64_t)h->policy->usable_size(h->state, q) - (int64_t)old_usable);
 	}
 	if (HL_UNLIKELY(h->debug)) {
