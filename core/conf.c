@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "conf.h"
+#include "error.h"
 
 const hl_option_t hl_core_options[] = {
 	{ "debug", HL_OPT_BOOL, HL_DEBUG_BUILD ? "on" : "off", 0, 1, NULL,
@@ -169,6 +170,7 @@ int hl_conf_parse(hl_conf_t *c, const hl_option_t *policy_options, const char *t
 {
 	if (load_defaults(c, policy_options, err, errlen) < 0)
 		return -1;
+	char text_shown[128];
 	for (const char *p = text ? text : ""; *p;) {
 		const char *comma = strchr(p, ',');
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
@@ -182,13 +184,15 @@ int hl_conf_parse(hl_conf_t *c, const hl_option_t *policy_options, const char *t
 			continue;
 		}
 		if (!colon) {
-			snprintf(err, errlen, "option '%.*s' has no value (write key:value)", (int)len, p);
+			snprintf(err, errlen, "option '%s' has no value (write key:value)",
+				 hl_printable(p, len, text_shown, sizeof text_shown));
 			return -1;
 		}
 		size_t klen = (size_t)(colon - p), vlen = len - klen - 1;
 		int i = find_entry(c, p, klen);
 		if (i < 0) {
-			snprintf(err, errlen, "unknown option '%.*s'; valid keys: ", (int)klen, p);
+			snprintf(err, errlen, "unknown option '%s'; valid keys: ",
+				 hl_printable(p, klen, text_shown, sizeof text_shown));
 			list_keys(c, err, errlen);
 			return -1;
 		}
@@ -196,7 +200,8 @@ int hl_conf_parse(hl_conf_t *c, const hl_option_t *policy_options, const char *t
 		if (parse_value(c, c->entry[i].opt, colon + 1, vlen, &v) != 0) {
 			char want[160];
 			describe_expected(c->entry[i].opt, want, sizeof want);
-			snprintf(err, errlen, "bad value '%.*s' for option %s: expected %s", (int)vlen, colon + 1,
+			snprintf(err, errlen, "bad value '%s' for option %s: expected %s",
+				 hl_printable(colon + 1, vlen, text_shown, sizeof text_shown),
 				 c->entry[i].opt->key, want);
 			return -1;
 		}

@@ -2,6 +2,7 @@
  * per-thread "last error" text, and checker reports. */
 #include "config.h"
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,6 +25,21 @@ void hl_set_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(last_error, sizeof last_error, fmt, ap);
 	va_end(ap);
+}
+
+const char *hl_printable(const char *s, size_t n, char *buf, size_t len)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n && s[i] && o + 5 < len; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch >= 0x20 && ch < 0x7f)
+			buf[o++] = (char)ch;
+		else
+			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", ch);
+	}
+	if (len)
+		buf[o] = 0;
+	return buf;
 }
 
 /* Appends s to buf (bounded); returns the new length. */

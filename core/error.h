@@ -24,5 +24,10 @@ __attribute__((noreturn)) void hl_fatal(const struct hl_policy *policy, const ch
 void hl_fatal_context(void (*describe)(void *arg, char *buf, size_t len), void *arg);
 /** Sets this thread's hl_last_error() text (printf-style). */
 void hl_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/** Copies the first @p n bytes of what a user wrote into @p buf for a
+ *  message: printable ASCII as it is, any other byte as \\xHH, so that the
+ *  message stays one clean line whatever the input held.  Never allocates.
+ *  @return @p buf. */
+const char *hl_printable(const char *s, size_t n, char *buf, size_t len);
 
 #endif

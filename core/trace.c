@@ -60,8 +60,10 @@ static int field(reader_t *r, char **s, long long *out, const char *what)
 	char *end;
 	errno = 0;
 	long long v = strtoll(*s, &end, 10);
-	if (end == *s || errno || (*end && !isspace((unsigned char)*end)))
-		return fail(r, "bad %s '%.*s'", what, (int)strcspn(*s, " \t"), *s);
+	if (end == *s || errno || (*end && !isspace((unsigned char)*end))) {
+		char shown[64];
+		return fail(r, "bad %s '%s'", what, hl_printable(*s, strcspn(*s, " \t"), shown, sizeof shown));
+	}
 	*s = end;
 	*out = v;
 	return 0;
@@ -129,7 +131,10 @@ static int add_label(reader_t *r, const char *text, size_t *offset)
 	return 0;
 }
 
-static const long long ID_MAX = 1LL << 31;
+/* Block ids index arrays (the reader's and the replay's), so a bound keeps
+ * a few bytes of trace from asking for gigabytes: 4M ids, where the
+ * largest shipped trace uses 150,675. */
+static const long long ID_MAX = 1LL << 22;
 
 /* Parses an op that names a block id. */
 static int block_op(reader_t *r, char kind, char *s, hl_trace_op_t *op)
@@ -138,7 +143,7 @@ static int block_op(reader_t *r, char kind, char *s, hl_trace_op_t *op)
 	if (field(r, &s, &id, "block id") < 0)
 		return -1;
 	if (id < (kind == 'f' ? -1 : 0) || id >= ID_MAX)
-		return fail(r, "block id %lld out of range", id);
+		return fail(r, "block id %lld out of range %d..%lld", id, kind == 'f' ? -1 : 0, ID_MAX - 1);
 	op->id = (long)id;
 	if (kind == 'a' || kind == 'r') {
 		if (field(r, &s, &a, "size") < 0)
@@ -155,8 +160,10 @@ static int block_op(reader_t *r, char kind, char *s, hl_trace_op_t *op)
 		return fail(r, "negative size");
 	while (*s == ' ' || *s == '\t')
 		s++;
-	if (*s)
-		return fail(r, "unexpected '%s' after the op", s);
+	if (*s) {
+		char shown[64];
+		return fail(r, "unexpected '%s' after the op", hl_printable(s, strlen(s), shown, sizeof shown));
+	}
 	return 0;
 }
 
@@ -188,8 +195,11 @@ static int follow_block(reader_t *r, hl_trace_op_t *op)
 static int parse_op(reader_t *r, char *s, unsigned *tid)
 {
 	hl_trace_op_t op = { .kind = s[0], .tid = *tid, .id = -1 };
-	if (s[1] && !isspace((unsigned char)s[1]))
-		return fail(r, "unknown op '%.*s' (expected a, f, r, c, m, t or s)", (int)strcspn(s, " \t"), s);
+	if (s[1] && !isspace((unsigned char)s[1])) {
+		char shown[64];
+		return fail(r, "unknown op '%s' (expected a, f, r, c, m, t or s)",
+			    hl_printable(s, strcspn(s, " \t"), shown, sizeof shown));
+	}
 	switch (op.kind) {
 	case 'a': case 'f': case 'r': case 'c': case 'm':
 		if (block_op(r, op.kind, s + 1, &op) < 0 || follow_block(r, &op) < 0)
@@ -219,8 +229,11 @@ static int parse_op(reader_t *r, char *s, unsigned *tid)
 			return -1;
 		break;
 	}
-	default:
-		return fail(r, "unknown op '%c' (expected a, f, r, c, m, t or s)", op.kind);
+	default: {
+		char shown[8];
+		return fail(r, "unknown op '%s' (expected a, f, r, c, m, t or s)",
+			    hl_printable(&op.kind, 1, shown, sizeof shown));
+	}
 	}
 	return push(r, op);
 }
@@ -291,23 +304,17 @@ static void header_warnings(hl_trace_t *t)
 		warn(t, 2, "header says %ld block ids, the file uses %ld", t->header[1], t->max_id);
 }
 
-hl_trace_t *hl_trace_load(const char *path)
+/* Reads a whole trace from @p f, naming it @p name in every message. */
+static hl_trace_t *read_trace(FILE *f, const char *name)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		hl_set_error("%s: %s", path, strerror(errno));
-		return NULL;
-	}
 	hl_trace_t *t = calloc(1, sizeof *t);
-	if (!t || !(t->path = strdup(path))) {
-		fclose(f);
+	if (!t || !(t->path = strdup(name))) {
 		free(t);
-		hl_set_error("%s: out of memory", path);
+		hl_set_error("%s: out of memory", name);
 		return NULL;
 	}
 	reader_t r = { .t = t };
 	int rc = parse_file(&r, f);
-	fclose(f);
 	free(r.live);
 	if (rc < 0) {
 		hl_trace_free(t);
@@ -317,6 +324,28 @@ hl_trace_t *hl_trace_load(const char *path)
 		t->nthreads = 1;
 	header_warnings(t);
 	return t;
+}
+
+/* Reads @p f (NULL when it could not be opened: errno says why) and closes it. */
+static hl_trace_t *read_and_close(FILE *f, const char *name)
+{
+	if (!f) {
+		hl_set_error("%s: %s", name, strerror(errno));
+		return NULL;
+	}
+	hl_trace_t *t = read_trace(f, name);
+	fclose(f);
+	return t;
+}
+
+hl_trace_t *hl_trace_load(const char *path)
+{
+	return read_and_close(fopen(path, "r"), path);
+}
+
+hl_trace_t *hl_trace_parse(const char *name, const char *text, size_t len)
+{
+	return read_and_close(fmemopen((void *)text, len, "r"), name);
 }
 
 void hl_trace_free(hl_trace_t *t)

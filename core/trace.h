@@ -18,6 +18,9 @@
  *                  already freed is replayed as a double free, with a
  *                  warning: the mistake of the program it came from)
  *   # comment
+ *
+ * Block ids run from 0 to 4194303 (they index arrays, so the bound keeps
+ * a tiny trace from asking for gigabytes); thread ids from 0 to 255.
  */
 #ifndef HL_TRACE_H
 #define HL_TRACE_H
@@ -48,4 +51,9 @@ struct hl_trace {
 	char *warnings;       /**< "file:line: warning: ..." lines */
 	size_t warnings_len;
 };
+
+/** Reads a trace held in memory (@p len bytes of @p text, no NUL needed),
+ *  named @p name in its messages: what hl_trace_load does with a file's
+ *  bytes (the fuzzer feeds the reader this way). */
+hl_trace_t *hl_trace_parse(const char *name, const char *text, size_t len);
 #endif

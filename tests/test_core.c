@@ -48,6 +48,10 @@ START_TEST(conf_errors_say_what_is_valid)
 	ck_assert_ptr_nonnull(strstr(err, "fit, count, threshold, flag"));
 	ck_assert_int_eq(hl_conf_parse(&c, opts, "count:101", err, sizeof err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "from 0 to 100"));
+	/* found by fuzz_conf: a newline of the string was echoed into the message */
+	ck_assert_int_eq(hl_conf_parse(&c, opts, "fi\nt:best", err, sizeof err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "unknown option 'fi\\x0at'"));
+	ck_assert_ptr_null(strchr(err, '\n'));
 	ck_assert_int_eq(hl_conf_parse(&c, opts, "fit:worst", err, sizeof err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "first|next|best"));
 	ck_assert_int_eq(hl_conf_parse(&c, opts, "threshold:12Q", err, sizeof err), -1);
@@ -90,6 +94,10 @@ START_TEST(trace_reader_rejects_damage)
 	expect_trace_error("1\n2\na 0 10\n", 3, "incomplete header");
 	expect_trace_error("s\n", 1, "label");
 	expect_trace_error("t 999\n", 1, "out of range");
+	/* found by fuzz_trace: one id near 2^31 made the reader allocate 2 GB */
+	expect_trace_error("a 0 1\na 4194304 1\n", 2, "block id 4194304 out of range 0..4194303");
+	/* a control byte of the input is shown escaped: the message stays one line */
+	expect_trace_error("a 0 1x\033[2J\n", 1, "bad size '1x\\x1b[2J'");
 }
 END_TEST
 
