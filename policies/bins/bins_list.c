@@ -10,8 +10,6 @@
  */
 #include "bins.h"
 
-static const char BN[] = "bins";
-
 /* Removes a free chunk from whatever bin holds it (skip list included). */
 void bn_unlink(bn_chunk_t *p)
 {

@@ -9,8 +9,6 @@
  */
 #include "bins_tcache.h"
 
-static const char BN[] = "bins";
-
 /* The key matched: abort when @p e really is in this thread's cache. */
 void bn_tcache_double_free_scan(bn_state_t *st, bn_tcache_t *tc, bn_tentry_t *e, unsigned idx)
 {
