@@ -173,8 +173,10 @@ int cmd_replay(int argc, char **argv)
 {
 	replay_args_t a;
 	int rc = parse_args(argc, argv, &a, replay_usage);
-	if (rc)
+	if (rc) {
+		free(a.traces);
 		return rc < 0 ? 0 : rc;
+	}
 	int status = 0;
 	if (!a.json)
 		printf("%-22s %-9s %9s %7s %10s  %s\n", "trace", "policy", "ops", "util", "Kops/s", "result");

@@ -53,8 +53,10 @@ int hl_guest_init(hl_guest_t *g, hl_heap_t *h, const hl_policy_t *host, const hl
 		const char *name = hl_conf_text(conf, name_key);
 		const hl_policy_t *p = hl_policy_find(name);
 		const char *why = p ? hl_guest_refusal(p, host) : "not a compiled-in policy";
-		hl_set_error("%s: %s '%s' cannot serve: %s; choices: %s", host->name, name_key, name,
-			     why, *choices ? choices : "none compiled in");
+		char shown[96];
+		hl_set_error("%s: %s '%s' cannot serve: %s; choices: %s", host->name, name_key,
+			     hl_printable(name, strlen(name), shown, sizeof shown), why,
+			     *choices ? choices : "none compiled in");
 		return -1;
 	}
 	hl_conf_t gconf;
