@@ -442,14 +442,22 @@ void hl_os_stats(hl_os_t *os, hl_statw_t *w)
 	hl_statw_object(w, "os");
 	for (int i = 0; i < HL_OS_NCALLS; i++)
 		hl_statw_u64(w, names[i], __atomic_load_n(&os->calls[i], __ATOMIC_RELAXED));
-	hl_statw_u64(w, "regions", os->used);
-	hl_statw_u64(w, "metadata_bytes", os->meta_bytes);
-	hl_statw_u64(w, "peak_reserved_bytes", os->peak_reserved);
-	hl_statw_u64(w, "peak_committed_bytes", os->peak_committed);
-	hl_statw_u64(w, "purged_bytes", os->purged_bytes);
-	hl_statw_u64(w, "purged_lazy_bytes", os->purged_lazy_bytes);
-	hl_statw_u64(w, "decommitted_bytes", os->decommitted_bytes);
-	hl_statw_u64(w, "released_bytes", os->released_bytes);
+	/* the counters move under other threads' locks (a background purge):
+	 * read them as they are written, atomically; the region count under
+	 * the table's lock */
+#define HL_OS_READ(field) __atomic_load_n(&os->field, __ATOMIC_RELAXED)
+	pthread_mutex_lock(&os->lock);
+	size_t regions = os->used;
+	pthread_mutex_unlock(&os->lock);
+	hl_statw_u64(w, "regions", regions);
+	hl_statw_u64(w, "metadata_bytes", HL_OS_READ(meta_bytes));
+	hl_statw_u64(w, "peak_reserved_bytes", HL_OS_READ(peak_reserved));
+	hl_statw_u64(w, "peak_committed_bytes", HL_OS_READ(peak_committed));
+	hl_statw_u64(w, "purged_bytes", HL_OS_READ(purged_bytes));
+	hl_statw_u64(w, "purged_lazy_bytes", HL_OS_READ(purged_lazy_bytes));
+	hl_statw_u64(w, "decommitted_bytes", HL_OS_READ(decommitted_bytes));
+	hl_statw_u64(w, "released_bytes", HL_OS_READ(released_bytes));
+#undef HL_OS_READ
 	hl_statw_end(w);
 }
 
