@@ -12,8 +12,8 @@
 
 struct hl_policy;
 
-/** Reports heap corruption as "heaplab: <name>: <what> (<ptr>)" and aborts,
- *  <name> being @p policy's `.name` from its table (NULL: "core"), so no
+/** Reports heap corruption as "heaplab: NAME: WHAT (PTR)" and aborts,
+ *  NAME being @p policy's `.name` from its table (NULL: "core"), so no
  *  caller types a policy's name: a policy passes its own table
  *  (&hl_policy_NAME), the core the heap's.  Uses write(2) only; safe
  *  anywhere. */
