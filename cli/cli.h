@@ -22,6 +22,7 @@ int cmd_sizes(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_render(int argc, char **argv);
 int cmd_step(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_quiz(int argc, char **argv);
 int cmd_grade(int argc, char **argv);

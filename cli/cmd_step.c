@@ -10,6 +10,9 @@
 /* A page carries every frame's numbers; beyond this it would not open.
  * Its pictures may weigh this much; past it fewer are kept. */
 enum { STEP_MAX_OPS = 200000, STEP_SVG_BUDGET = 24 << 20 };
+/* Up to this many ops the page also says what each op changed and can
+ * compare two steps (the block lists grow with the trace). */
+enum { STEP_DIFF_MAX_OPS = 20000 };
 
 typedef struct step_args {
 	const char *trace, *policy, *conf, *out;
@@ -28,12 +31,14 @@ static int usage(FILE *out)
 		"beside the heap's picture after each one and its statistics, with buttons and\n"
 		"keys to move; it needs no network.  --every N keeps a picture every N ops and\n"
 		"at each 's label' op (default: every op up to 400 ops, else about 200 pictures,\n"
-		"fewer when they would make the page heavier than %d MiB).\n"
+		"fewer when they would make the page heavier than %d MiB).  Up to %d ops the\n"
+		"page also lists what each op changed, outlines those blocks in the picture,\n"
+		"and compares any two steps ('compare with'; see heaplab diff).\n"
 		"--strict: a Graphviz warning about any picture is an error (exit 1).\n"
 		"--tty walks in the terminal with a map of the heap after each op; --quiz asks\n"
 		"before each allocation which block it will take (answers read from stdin, one a\n"
 		"line: a number from the map, an address such as region#1+0x40, or 'new').\n",
-		STEP_SVG_BUDGET >> 20);
+		STEP_SVG_BUDGET >> 20, STEP_DIFF_MAX_OPS);
 	return out == stdout ? 0 : 2;
 }
 
@@ -136,7 +141,9 @@ static int html_step(const step_args_t *a, const hl_trace_t *t)
 		return cli_last_error();
 	size_t every = a->every > 0 ? (size_t)a->every : vis_default_every(nops);
 	vis_walk_t w;
-	int rc = vis_walk_trace(a->policy, a->conf, t, every, a->trace, cli_progress_cb, &w);
+	int rc = nops <= STEP_DIFF_MAX_OPS
+		? vis_walk_trace_blocks(a->policy, a->conf, t, every, a->trace, cli_progress_cb, &w)
+		: vis_walk_trace(a->policy, a->conf, t, every, a->trace, cli_progress_cb, &w);
 	if (rc == 2) {
 		vis_walk_free(&w);
 		return cli_last_error();

@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{ "run", cmd_run, "run a real program on heaplab through LD_PRELOAD" },
 	{ "render", cmd_render, "render a DOT snapshot to SVG or PNG with Graphviz" },
 	{ "step", cmd_step, "step through a trace: HTML page, or --tty in a terminal" },
+	{ "diff", cmd_diff, "what changed in the heap between two moments of a trace" },
 	{ "plot", cmd_plot, "plot live, committed and resident bytes over time (SVG)" },
 	{ "quiz", cmd_quiz, "drill the question bank in a terminal" },
 	{ "grade", cmd_grade, "malloc-lab scoring of a policy over traces" },

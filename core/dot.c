@@ -189,32 +189,68 @@ void hl_dot_strip_begin(hl_dot_t *d, const char *node, const char *label, int co
 	d->dropped = 0;
 }
 
-void hl_dot_cell(hl_dot_t *d, hl_block_state_t st, const char *port, const char *fmt, ...)
+static hl_dot_cell_t *new_cell(hl_dot_t *d, hl_block_state_t st, const char *port)
 {
 	if (d->ncells == HL_DOT_MAX_CELLS) {
 		d->dropped++;
-		return;
+		return NULL;
 	}
 	hl_dot_cell_t *c = &d->cells[d->ncells++];
 	c->state = st;
 	snprintf(c->port, sizeof c->port, "%s", port ? port : "");
+	c->block = NULL;
+	d->used_states |= 1u << st;
+	return c;
+}
+
+void hl_dot_cell(hl_dot_t *d, hl_block_state_t st, const char *port, const char *fmt, ...)
+{
+	hl_dot_cell_t *c = new_cell(d, st, port);
+	if (!c)
+		return;
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(c->label, sizeof c->label, fmt, ap);
 	va_end(ap);
-	d->used_states |= 1u << st;
 }
 
-static bool same_cell(const hl_dot_cell_t *a, const hl_dot_cell_t *b)
+void hl_dot_block_cell(hl_dot_t *d, hl_block_state_t st, const void *block, const char *port,
+		       const char *fmt, ...)
 {
-	return !a->port[0] && !b->port[0] && a->state == b->state && !strcmp(a->label, b->label);
+	hl_dot_cell_t *c = new_cell(d, st, port);
+	if (!c)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->label, sizeof c->label, fmt, ap);
+	va_end(ap);
+	c->block = block;
 }
 
-static void emit_cell(hl_dot_t *d, const hl_dot_cell_t *c, int repeat)
+/* Whether @p b repeats @p a and may be folded into "label ×N".  A cell
+ * that names its block is kept apart (the stepper outlines it) unless
+ * the strip is so long that folding matters more. */
+static bool same_cell(const hl_dot_t *d, const hl_dot_cell_t *a, const hl_dot_cell_t *b)
+{
+	enum { BLOCK_CELLS_UP_TO = 256 };
+	bool named = (a->block || b->block) && d->ncells <= BLOCK_CELLS_UP_TO;
+	return !a->port[0] && !b->port[0] && !named && a->state == b->state && !strcmp(a->label, b->label);
+}
+
+static void emit_cell(hl_dot_t *d, const hl_dot_cell_t *c, int repeat, bool name_block)
 {
 	dot_printf(d, "<TD BGCOLOR=\"%s\"", palette[c->state].fill);
 	if (c->port[0])
 		dot_printf(d, " PORT=\"%s\"", c->port);
+	if (c->block && name_block) {
+		/* Graphviz names the cell's SVG group "a_" + ID only when the
+		 * cell has a link; the stepper cancels the link's click. */
+		char id[64], name[48];
+		hl_block_id(d->heap, c->block, id, sizeof id);
+		hl_addr_name(d->heap, c->block, name, sizeof name);
+		dot_printf(d, " ID=\"%s\" HREF=\"#%s\" TOOLTIP=\"%s, %s\"", id, id, name,
+			   hl_block_state_name(c->state));
+	}
 	dot_putc(d, '>');
 	put_escaped(d, c->label[0] ? c->label : " ");
 	if (repeat > 1)
@@ -237,7 +273,7 @@ void hl_dot_strip_end(hl_dot_t *d)
 	int col = 0;
 	for (int i = 0; i < d->ncells;) {
 		int run = 1;
-		while (i + run < d->ncells && same_cell(&d->cells[i], &d->cells[i + run]))
+		while (i + run < d->ncells && same_cell(d, &d->cells[i], &d->cells[i + run]))
 			run++;
 		int shown = run >= FOLD_AT ? 1 : run;
 		for (int k = 0; k < shown; k++) {
@@ -245,7 +281,7 @@ void hl_dot_strip_end(hl_dot_t *d)
 				dot_printf(d, "</TR><TR>");
 				col = 0;
 			}
-			emit_cell(d, &d->cells[i + k], run >= FOLD_AT ? run : 1);
+			emit_cell(d, &d->cells[i + k], run >= FOLD_AT ? run : 1, run < FOLD_AT);
 			col++;
 		}
 		i += run;

@@ -49,6 +49,7 @@ typedef struct hl_dot_cell {
 	hl_block_state_t state;
 	char port[24];
 	char label[48];
+	const void *block;         /**< the block it draws (walker address), or NULL */
 } hl_dot_cell_t;
 
 typedef struct hl_dot {
@@ -76,6 +77,14 @@ void hl_dot_strip_begin(hl_dot_t *d, const char *node, const char *label, int co
 /** Adds one cell; @p port (may be NULL) lets edges point at it. */
 void hl_dot_cell(hl_dot_t *d, hl_block_state_t st, const char *port, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/** Adds the cell of exactly one block, whose walker address is @p block
+ *  (what hl_walk reports as hl_block_t.addr).  The cell carries the
+ *  block in the SVG (an element whose id is hl_block_id, and a tooltip
+ *  with hl_addr_name), so the stepper can find and highlight a block that
+ *  changed; such cells are not folded into a run unless the strip has
+ *  more than 256 cells (then a folded run names no block). */
+void hl_dot_block_cell(hl_dot_t *d, hl_block_state_t st, const void *block, const char *port,
+		       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 void hl_dot_strip_end(hl_dot_t *d);
 
 /** A small box standing for a list head, a bin, a thread, a queue. */

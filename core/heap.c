@@ -374,6 +374,17 @@ const char *hl_addr_name(hl_heap_t *h, const void *p, char *buf, size_t len)
 	return buf;
 }
 
+const char *hl_block_id(hl_heap_t *h, const void *p, char *buf, size_t len)
+{
+	char name[48];
+	hl_addr_name(h, p, name, sizeof name);
+	for (char *c = name; *c; c++)
+		if (*c == '#' || *c == '+')
+			*c = '_';
+	snprintf(buf, len, "blk_%s", name);
+	return buf;
+}
+
 int hl_snapshot_dot(hl_heap_t *h, FILE *out, const char *title)
 {
 	hl_dot_t *d = hl_os_boot_alloc(sizeof *d);

@@ -164,6 +164,11 @@ HL_API int hl_walk(hl_heap_t *h, hl_walk_fn fn, void *arg);
 
 /** Names an address as "region#k+0xoff", stable from run to run. */
 HL_API const char *hl_addr_name(hl_heap_t *h, const void *p, char *buf, size_t len);
+/** A name for the block at @p p that can serve as an HTML/SVG id and
+ *  stays the same from run to run: hl_addr_name with '#' and '+' turned
+ *  into '_' and "blk_" in front ("blk_region_0_0x10").  Snapshot cells of
+ *  single blocks carry it (the stepper highlights blocks by it). */
+HL_API const char *hl_block_id(hl_heap_t *h, const void *p, char *buf, size_t len);
 /**@}*/
 
 /** @name Policies */

@@ -26,6 +26,10 @@ p=$("$heaplab" policies | awk 'NR==1{print $1}')
 expect "unknown option" 2 "unknown option 'colour'" "$heaplab" replay --policy="$p" --conf=colour:red "$src/traces/short1.rep"
 expect "bad value" 2 "bad value 'maybe'" "$heaplab" replay --policy="$p" --conf=debug:maybe "$src/traces/short1.rep"
 expect "unknown command" 2 "unknown command 'frobnicate'" "$heaplab" frobnicate
+expect "diff: unknown label" 2 "no label 'nowhere' in the trace" "$heaplab" diff "$src/visualize/traces/teach.rep" start nowhere
+expect "diff: op past the end" 2 "op 999 is past the trace's last op" "$heaplab" diff "$src/visualize/traces/teach.rep" 1 999
+expect "diff: one moment too many" 2 "'7' is one too many" "$heaplab" diff "$src/visualize/traces/teach.rep" 1 2 7
+expect "diff: damaged trace" 2 "damaged/alaska.rep:7: missing size" "$heaplab" diff "$src/traces/damaged/alaska.rep" 1 2
 expect "sizes without policy" 2 "--policy=NAME is required" "$heaplab" sizes
 expect "fidelity: unknown family" 2 "unknown family 'ptmalloc'" "$heaplab" fidelity --family ptmalloc
 expect "fidelity: no row matches" 2 "no row matches 'glibc.nope*'" "$heaplab" fidelity --row 'glibc.nope*'

@@ -14,6 +14,10 @@
  *  - the visualize library (libhlvis) is usable without the command: a
  *    walk keeps a frame per op and reports progress through its callback,
  *    and a failure is left in hl_last_error(), never printed.
+ *  - the heap diff (issue 17): each shape of change gets its name; the
+ *    moments a walk rebuilds from its per-op deltas equal the walker's
+ *    own list taken at that op; and a block that an op changed has its
+ *    cell, by id, in that op's picture (the stepper outlines it).
  * The teaching trace is visualize/traces/teach.rep.
  */
 #include "config.h"
@@ -302,6 +306,143 @@ START_TEST(walk_failure_is_left_in_last_error)
 }
 END_TEST
 
+static vis_block_t blk(int region, size_t off, size_t size, hl_block_state_t st)
+{
+	vis_block_t b = { .region = region, .off = off, .size = size, .state = st };
+	snprintf(b.name, sizeof b.name, "region#%d+0x%zx", region, off);
+	return b;
+}
+
+START_TEST(diff_names_each_shape_of_change)
+{
+	vis_block_t before[] = {
+		blk(1, 0, 32, HL_BLOCK_LIVE),        /* stays */
+		blk(1, 32, 64, HL_BLOCK_LIVE),       /* freed */
+		blk(1, 96, 1000, HL_BLOCK_TOP),      /* carved: live + top */
+		blk(1, 1200, 64, HL_BLOCK_FREE),     /* merged with the next */
+		blk(1, 1264, 64, HL_BLOCK_FREE),
+		blk(3, 0, 4096, HL_BLOCK_LIVE),      /* its region goes back */
+	};
+	vis_block_t after[] = {
+		blk(1, 0, 32, HL_BLOCK_LIVE),
+		blk(1, 32, 64, HL_BLOCK_FREE),
+		blk(1, 96, 48, HL_BLOCK_LIVE),
+		blk(1, 144, 952, HL_BLOCK_TOP),
+		blk(1, 1200, 128, HL_BLOCK_FREE),
+		blk(2, 0, 8192, HL_BLOCK_LIVE),      /* a new region */
+	};
+	vis_blocks_t a = { before, 6, 6 }, b = { after, 6, 6 };
+	vis_diff_t d;
+	ck_assert_int_eq(vis_diff(&a, &b, &d), 0);
+	ck_assert_uint_eq(d.n, 5);
+	vis_change_kind_t want[] = { VIS_CHANGED, VIS_SPLIT, VIS_MERGED, VIS_APPEARED, VIS_DISAPPEARED };
+	size_t nbefore[] = { 1, 1, 2, 0, 1 }, nafter[] = { 1, 2, 1, 1, 0 };
+	for (size_t i = 0; i < d.n; i++) {
+		ck_assert_msg(d.c[i].kind == want[i], "change %zu is %s", i, vis_change_name(d.c[i].kind));
+		ck_assert_uint_eq(d.c[i].nbefore, nbefore[i]);
+		ck_assert_uint_eq(d.c[i].nafter, nafter[i]);
+	}
+	vis_diff_free(&d);
+}
+END_TEST
+
+/* glibc's chunks: a live block's usable bytes include the next chunk's
+ * first word, and a live block is named by its payload, a free one by its
+ * chunk.  Freeing the second of two live blocks is one change. */
+START_TEST(diff_is_not_fooled_by_a_lent_word)
+{
+	vis_block_t before[] = { blk(1, 0x310, 40, HL_BLOCK_LIVE), blk(1, 0x340, 104, HL_BLOCK_LIVE),
+				 blk(1, 0x3a0, 4096, HL_BLOCK_TOP) };
+	vis_block_t after[] = { blk(1, 0x310, 40, HL_BLOCK_LIVE), blk(1, 0x330, 112, HL_BLOCK_CACHED),
+				blk(1, 0x3a0, 4096, HL_BLOCK_TOP) };
+	vis_blocks_t a = { before, 3, 3 }, b = { after, 3, 3 };
+	vis_diff_t d;
+	ck_assert_int_eq(vis_diff(&a, &b, &d), 0);
+	ck_assert_uint_eq(d.n, 1);
+	ck_assert_int_eq(d.c[0].kind, VIS_CHANGED);
+	ck_assert_str_eq(b.b[d.c[0].after].name, "region#1+0x330");
+	vis_diff_free(&d);
+}
+END_TEST
+
+typedef struct moments {
+	vis_blocks_t at[MAX_OPS + 1];
+} moments_t;
+
+static int take_moment(const hl_replay_t *rp, void *arg)
+{
+	moments_t *m = arg;
+	ck_assert_int_eq(vis_blocks_capture(hl_replay_heap(rp), &m->at[hl_replay_op(rp) + 1]), 0);
+	return 0;
+}
+
+static bool same_blocks(const vis_blocks_t *x, const vis_blocks_t *y)
+{
+	if (x->n != y->n)
+		return false;
+	for (size_t i = 0; i < x->n; i++)
+		if (strcmp(x->b[i].name, y->b[i].name) || x->b[i].size != y->b[i].size ||
+		    x->b[i].state != y->b[i].state)
+			return false;
+	return true;
+}
+
+START_TEST(walk_rebuilds_every_moment_from_its_deltas)
+{
+	hl_trace_t *t = teach();
+	size_t nops = hl_trace_ops(t);
+	for (size_t p = 0; p < hl_policy_count(); p++) {
+		const char *policy = hl_policy_name(p);
+		/* the walker's own lists, op by op, in a replay of their own */
+		moments_t *m = calloc(1, sizeof *m);
+		hl_heap_t *h = tl_heap(policy, NULL);
+		ck_assert_int_eq(vis_blocks_capture(h, &m->at[0]), 0);
+		hl_replay_opts_t o = { .verify = true, .after_op = take_moment, .arg = m };
+		hl_replay_result_t r;
+		ck_assert_msg(hl_replay(h, t, &o, &r) == 0, "%s: %s", policy, r.message);
+		hl_heap_destroy(h);
+
+		vis_walk_t w;
+		ck_assert_int_eq(vis_walk_trace_blocks(policy, NULL, t, 1, "teach", NULL, &w), 0);
+		size_t changed_cells = 0;
+		for (size_t k = 0; k <= nops; k++) {
+			vis_blocks_t got = { 0 };
+			ck_assert_int_eq(vis_walk_blocks_at(&w, k, &got), 0);
+			ck_assert_msg(same_blocks(&got, &m->at[k]), "%s: the blocks after op %zu differ", policy, k);
+			if (k == 0) {
+				vis_blocks_free(&got);
+				continue;
+			}
+			/* what op k changed has its cell in op k's picture; sharded
+			 * draws runs of equal blocks as one cell, and blocks other
+			 * than live, free and cached ones may be drawn as runs */
+			vis_diff_t d;
+			ck_assert_int_eq(vis_diff(&m->at[k - 1], &got, &d), 0);
+			for (size_t c = 0; c < d.n; c++)
+				for (size_t i = d.c[c].after; i < d.c[c].after + d.c[c].nafter; i++) {
+					const vis_block_t *b = &got.b[i];
+					if (!strcmp(policy, "sharded") || b->state > HL_BLOCK_CACHED)
+						continue;
+					char id[80];
+					snprintf(id, sizeof id, "ID=\"%s\"", b->id);
+					ck_assert_msg(strstr(w.frames[k].dot, id) != NULL, "%s: op %zu changed %s, not in its picture",
+						      policy, k, b->name);
+					changed_cells++;
+				}
+			vis_diff_free(&d);
+			vis_blocks_free(&got);
+		}
+		if (strcmp(policy, "sharded"))
+			ck_assert_msg(changed_cells > 0, "%s: no changed block was found in a picture", policy);
+		vis_walk_free(&w);
+		for (size_t k = 0; k <= nops; k++)
+			vis_blocks_free(&m->at[k]);
+		free(m);
+	}
+	hl_trace_free(t);
+}
+END_TEST
+
 static Suite *visualize_suite(void)
 {
 	Suite *s = suite_create("visualize");
@@ -316,6 +457,9 @@ static Suite *visualize_suite(void)
 	tcase_set_timeout(lib, 60);
 	tcase_add_test(lib, walk_keeps_a_frame_per_op);
 	tcase_add_test(lib, walk_failure_is_left_in_last_error);
+	tcase_add_test(lib, diff_names_each_shape_of_change);
+	tcase_add_test(lib, diff_is_not_fooled_by_a_lent_word);
+	tcase_add_test(lib, walk_rebuilds_every_moment_from_its_deltas);
 	suite_add_tcase(s, lib);
 	return s;
 }

@@ -5,7 +5,10 @@
 # jumps to a label.  The expected values are worked out here without the
 # page: the op and the live/peak requested bytes from the trace's text,
 # committed/resident bytes and OS calls from `heaplab replay --stats` of
-# the trace cut after the same op.
+# the trace cut after the same op.  Then the heap diff: at two steps the
+# page's list of changes and the blocks it outlines in the picture must be
+# those `heaplab diff --json` finds for the same steps, stepping forward,
+# back (time travel) and comparing two steps chosen in the page.
 # Skipped (exit 77) only when Chromium, node or playwright-core is not
 # installed: visualize/ci-deps.sh installs them.
 set -u
@@ -62,6 +65,23 @@ cat >"$tmp/expect.json" <<JSON
   "after3": { "op": "$op3", "live": "$1", "peak": "$2", "committed": "$3", "resident": "$4", "oscalls": "$5" },
   "label": { "name": "$label", "frame": $frame, "live": "$label_live" } }
 JSON
+# the heap diff: what op 'f 1' changed, and 'allocated' against 'coalesced'
+free_op=$(grep -n '^f 1$' "$tmp/ops" | cut -d: -f1)
+from=$(grep -n '^s allocated$' "$tmp/ops" | cut -d: -f1)
+to=$(grep -n '^s coalesced$' "$tmp/ops" | cut -d: -f1)
+./heaplab diff --policy="$policy" --json "$trace" $((free_op - 1)) "$free_op" >"$tmp/diff-step.json" || exit 1
+./heaplab diff --policy="$policy" --json "$trace" "$from" "$to" >"$tmp/diff-compare.json" || exit 1
+# the diff itself, from the trace: freeing block 1 turns one live block free
+grep -q '"kind":"changed","before":\[{[^]]*"state":"live"' "$tmp/diff-step.json" ||
+	grep -q '"kind":"merged"' "$tmp/diff-step.json" ||
+	{ echo "FAIL: heaplab diff does not show 'f 1' freeing a live block"; cat "$tmp/diff-step.json"; exit 1; }
+cat >"$tmp/expect.json" <<JSON
+{ "ops": $ops,
+  "after3": { "op": "$op3", "live": "$1", "peak": "$2", "committed": "$3", "resident": "$4", "oscalls": "$5" },
+  "label": { "name": "$label", "frame": $frame, "live": "$label_live" },
+  "diff": { "step": $free_op, "from": $from, "to": $to } }
+JSON
 cat "$tmp/expect.json"
 ./heaplab step --policy="$policy" -o "$tmp/stepper.html" "$trace" || exit 1
-node "$src/visualize/browser-test.mjs" "$tmp/stepper.html" "$tmp/expect.json"
+node "$src/visualize/browser-test.mjs" "$tmp/stepper.html" "$tmp/expect.json" "$tmp/diff-step.json" \
+	"$tmp/diff-compare.json"

@@ -4,7 +4,11 @@
 // EXPECT holds what the shell test worked out without the page: the op
 // and statistics after three ops, and a label with its op and live bytes.
 // The script presses "next" three times (the button), checks the shown op
-// and numbers, steps with the keyboard, then jumps to the label.  Each
+// and numbers, steps with the keyboard, then jumps to the label.  With
+// DIFF-STEP.json and DIFF-COMPARE.json (`heaplab diff --json` of op N - 1
+// against op N, and of two labels' steps), it goes to op N and checks the
+// changes listed and the blocks outlined in the picture, steps away and
+// back, then compares the two steps in the page and checks them again.  Each
 // check prints "ok" or "FAIL"; the exit status is the number of failures
 // (capped), 0 when all hold.  Loaded from $HEAPLAB_BROWSER_DIR's
 // node_modules (see visualize/ci-deps.sh).
@@ -13,8 +17,10 @@ import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 
-const [page_path, expect_path] = process.argv.slice(2);
+const [page_path, expect_path, diff_step_path, diff_compare_path] = process.argv.slice(2);
 const expect = JSON.parse(readFileSync(expect_path, 'utf8'));
+const readJson = (p) => (p ? JSON.parse(readFileSync(p, 'utf8')) : null);
+const diffStep = readJson(diff_step_path), diffCompare = readJson(diff_compare_path);
 const require = createRequire(path.join(process.env.HEAPLAB_BROWSER_DIR, 'node_modules', 'x.js'));
 const { chromium } = require('playwright-core');
 
@@ -87,6 +93,44 @@ try {
 	await page.fill('#jump-op', `s ${expect.label.name}`);
 	await page.keyboard.press('Enter');
 	check('jump box takes "s label"', (await shown(page)).index, String(expect.label.frame));
+
+	if (diffStep && diffCompare) {
+		// the ids of the later step's blocks in each change, as the command says
+		const wanted = (d) => d.changes.flatMap((c) => c.after.map((b) => b.id)).sort().join(' ');
+		const onPage = async () => ({
+			ids: await page.getAttribute('#changes-list', 'data-ids'),
+			kinds: await page.$$eval('#changes-list li[data-kind]', (l) => l.map((x) => x.dataset.kind).join(' ')),
+			outlined: (await page.$$eval('#diagram .hl-changed', (l) => l.map((g) => g.id.replace(/^a_/, ''))))
+				.sort().join(' '),
+		});
+		const kinds = (d) => d.changes.map((c) => c.kind).join(' ');
+		const at = async (k) => { await page.fill('#jump-op', String(k)); await page.keyboard.press('Enter'); };
+
+		await at(diffStep.to);
+		let p = await onPage();
+		check(`op ${diffStep.to}: changes listed`, p.kinds, kinds(diffStep));
+		check(`op ${diffStep.to}: changed blocks`, p.ids, wanted(diffStep));
+		check(`op ${diffStep.to}: outlined in the picture`, p.outlined, wanted(diffStep));
+		check(`op ${diffStep.to}: at least one block outlined`, p.outlined.length > 0, true);
+		await page.keyboard.press('ArrowRight');
+		await page.keyboard.press('ArrowLeft');
+		await page.keyboard.press('ArrowLeft');
+		await page.keyboard.press('ArrowRight');
+		p = await onPage();
+		check(`back and forth to op ${diffStep.to}: same changes`, p.ids, wanted(diffStep));
+
+		await at(diffCompare.to);
+		await page.fill('#compare-op', String(diffCompare.from));
+		await page.click('#compare-go');
+		p = await onPage();
+		check(`step ${diffCompare.to} compared with ${diffCompare.from}: changes listed`, p.kinds, kinds(diffCompare));
+		check(`step ${diffCompare.to} compared with ${diffCompare.from}: changed blocks`, p.ids, wanted(diffCompare));
+		check(`step ${diffCompare.to} compared with ${diffCompare.from}: outlined`, p.outlined, wanted(diffCompare));
+		await page.click('#compare-off');
+		p = await onPage();
+		const own = await page.$$eval('#changes-list li[data-kind]', (l) => l.length);
+		check('"op by op" lists the last op\'s own changes again', own <= diffCompare.changes.length, true);
+	}
 
 	check('no network requests', requests.length, 0);
 	check('no script errors', errors.join('; '), '');

@@ -12,6 +12,7 @@
 /* From the generated stepper_assets.c. */
 extern const char vis_asset_stepper_css[];
 extern const char vis_asset_stepper_js[];
+extern const char vis_asset_heapdiff_js[];
 
 static const char *base_name(const char *path)
 {
@@ -63,7 +64,11 @@ static void controls(FILE *out)
 	      "<form id=\"jump-form\"><label>op or label <input id=\"jump-op\" size=\"8\" "
 	      "title=\"an op number or a label (g)\"></label> <button id=\"jump-go\">go</button></form>\n"
 	      "<label>label <select id=\"jump-label\"><option value=\"\">&mdash;</option></select></label>\n"
-	      "<span class=\"keys\">keys: &larr; &rarr; n p, Home, End, space, g</span>\n</div>\n",
+	      "<span class=\"sep\"></span>\n<form id=\"compare-form\"><label>compare with step <input id=\"compare-op\" "
+	      "size=\"6\" title=\"a step number: the changes between it and the shown step (c)\"></label> "
+	      "<button id=\"compare-go\">compare</button></form>\n"
+	      "<button id=\"compare-off\" title=\"back to what each op changed\">op by op</button>\n"
+	      "<span class=\"keys\">keys: &larr; &rarr; n p, Home, End, space, g, c</span>\n</div>\n",
 	      out);
 }
 
@@ -77,6 +82,7 @@ static void view(FILE *out)
 	      "<th>resident</th><th>utilization</th><th>OS calls</th></tr>\n"
 	      "<tr><td id=\"stat-live\"></td><td id=\"stat-peak\"></td><td id=\"stat-committed\"></td>"
 	      "<td id=\"stat-resident\"></td><td id=\"stat-util\"></td><td id=\"stat-oscalls\"></td></tr></table>\n"
+	      "<div id=\"changes\"><p id=\"changes-what\"></p><ul id=\"changes-list\"></ul></div>\n"
 	      "<div id=\"diagram\"></div>\n<p id=\"diagram-note\"></p>\n</section>\n</main>\n",
 	      out);
 }
@@ -92,6 +98,42 @@ static void frame_data(FILE *out, const vis_frame_t *f, size_t picture)
 		fputs("null", out);
 	fprintf(out, ",%.0f,%.0f,%.0f,%.0f,%.6f,%.0f,%zu,%zu]", f->st.live, f->st.peak, f->st.committed,
 		f->st.resident, f->st.util, f->st.oscalls, picture, f->diagram);
+}
+
+static void block_data(FILE *out, const vis_block_t *b)
+{
+	fputc('[', out);
+	vis_json_string(out, b->name);
+	fprintf(out, ",%zu,%d]", b->size, (int)b->state);
+}
+
+/* What each op changed in the block list (heapdiff.js reads it). */
+static void deltas(FILE *out, const vis_walk_t *w)
+{
+	if (!w->blocks)
+		return;
+	fputs("var HL_STATES = [", out);
+	for (int s = 0; s < HL_BLOCK_NSTATES; s++) {
+		vis_json_string(out, hl_block_state_name((hl_block_state_t)s));
+		fputs(s + 1 < HL_BLOCK_NSTATES ? "," : "];\nvar HL_DELTAS = [\n", out);
+	}
+	for (size_t i = 0; i < w->nframes; i++) {
+		const vis_delta_t *d = &w->frames[i].delta;
+		fputs("[[", out);
+		for (size_t k = 0; k < d->ngone; k++) {
+			if (k)
+				fputc(',', out);
+			vis_json_string(out, d->gone[k].name);
+		}
+		fputs("],[", out);
+		for (size_t k = 0; k < d->ncame; k++) {
+			if (k)
+				fputc(',', out);
+			block_data(out, &d->came[k]);
+		}
+		fputs(i + 1 < w->nframes ? "]],\n" : "]]\n", out);
+	}
+	fputs("];\n", out);
 }
 
 /* The frames and pictures as script data; a frame names its picture by
@@ -114,7 +156,9 @@ static int data(FILE *out, const vis_walk_t *w, char *const *svgs)
 		vis_json_string(out, svgs[i]);
 		fputs(i + 1 < w->kept ? ",\n" : "\n", out);
 	}
-	fputs("];\n</script>\n", out);
+	fputs("];\n", out);
+	deltas(out, w);
+	fputs("</script>\n", out);
 	free(rank);
 	return 0;
 }
@@ -128,6 +172,7 @@ int vis_html_write(FILE *out, const vis_walk_t *w, char *const *svgs, const char
 	view(out);
 	if (data(out, w, svgs) < 0)
 		return -1;
-	fprintf(out, "<script>\n%s</script>\n</body>\n</html>\n", vis_asset_stepper_js);
+	fprintf(out, "<script>\n%s</script>\n<script>\n%s</script>\n</body>\n</html>\n", vis_asset_heapdiff_js,
+		vis_asset_stepper_js);
 	return ferror(out) ? -1 : 0;
 }

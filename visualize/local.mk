@@ -8,13 +8,13 @@
 # book's figure generator and the C tests are others.  Link it before
 # libhlcore.la, which it builds on.
 noinst_LTLIBRARIES += libhlvis.la
-libhlvis_la_SOURCES = visualize/vis.h visualize/text.c visualize/render.c visualize/walk.c \
+libhlvis_la_SOURCES = visualize/vis.h visualize/text.c visualize/render.c visualize/walk.c visualize/diff.c \
 	visualize/html.c visualize/tty.c visualize/plot.c
 libhlvis_la_LIBADD = -lm
 
 # The stepper's style and script live in their own files and are compiled
 # into heaplab as strings, so a page needs nothing but itself.
-HL_VIS_ASSETS = visualize/stepper.css visualize/stepper.js
+HL_VIS_ASSETS = visualize/stepper.css visualize/heapdiff.js visualize/stepper.js
 nodist_libhlvis_la_SOURCES = visualize/stepper_assets.c
 BUILT_SOURCES += visualize/stepper_assets.c
 CLEANFILES += visualize/stepper_assets.c

@@ -4,15 +4,18 @@
  * [op text, line, label or null, live, peak, committed, resident,
  *  utilization, OS calls, picture index, frame of that picture];
  * HL_SVGS holds the kept pictures; HL_EVERY says how often one was kept.
+ * With HL_DELTAS (heapdiff.js) the page also says what each op changed,
+ * outlines those blocks in the picture, and compares any two steps
+ * ("compare with"): time travel is stepping back and forth.
  * Keys: right/n next, left/p previous, Home first, End last, space play,
- * g jump box.  Nothing here talks to the network.
+ * g jump box, c compare box.  Nothing here talks to the network.
  */
 (function () {
 	'use strict';
 	var TEXT = 0, LINE = 1, LABEL = 2, LIVE = 3, PEAK = 4, COMMITTED = 5, RESIDENT = 6,
 		UTIL = 7, OSCALLS = 8, PICTURE = 9, PICTURE_FRAME = 10;
 	var steps = HL_STEPS, svgs = HL_SVGS, last = steps.length - 1;
-	var cur = -1, shownPicture = -1, timer = null;
+	var cur = -1, shownPicture = -1, timer = null, compareWith = null;
 
 	function $(id) { return document.getElementById(id); }
 
@@ -47,6 +50,59 @@
 			HL_EVERY + ' ops and at each label).';
 	}
 
+	function blockText(b) {
+		return b.name + ' ' + b.state + ' ' + b.size;
+	}
+
+	/* Outlines the cells of blocks @p ids in the shown picture (when it is
+	 * the picture of step k); returns how many were found. */
+	function outline(ids, k) {
+		var svg = $('diagram'), found = 0;
+		Array.prototype.forEach.call(svg.querySelectorAll('.hl-changed'), function (g) {
+			g.classList.remove('hl-changed');
+		});
+		if (steps[k][PICTURE_FRAME] !== k)
+			return 0;
+		ids.forEach(function (id) {
+			var g = document.getElementById('a_' + id);
+			if (g && svg.contains(g)) {
+				g.classList.add('hl-changed');
+				found++;
+			}
+		});
+		return found;
+	}
+
+	function showChanges(k) {
+		var box = $('changes'), list = $('changes-list');
+		if (!HeapDiff.available) {
+			box.hidden = true;
+			return;
+		}
+		var from = compareWith !== null ? compareWith : Math.max(0, k - 1);
+		var changes = k === from ? [] : HeapDiff.diff(Math.min(from, k), Math.max(from, k));
+		var later = Math.max(from, k), ids = [];
+		$('changes-what').textContent = compareWith !== null ?
+			'Compared with step ' + from + ':' : (k === 0 ? 'The empty heap.' : 'What op ' + k + ' changed:');
+		list.innerHTML = '';
+		changes.forEach(function (c) {
+			var li = document.createElement('li');
+			li.setAttribute('data-kind', c.kind);
+			li.textContent = c.kind + ': ' + (c.before.length ? c.before.map(blockText).join(' + ') : 'nothing') +
+				' \u2192 ' + (c.after.length ? c.after.map(blockText).join(' + ') : 'nothing');
+			list.appendChild(li);
+			if (later === k)
+				c.after.forEach(function (b) { ids.push(b.id); });
+		});
+		if (k > 0 && !changes.length) {
+			var li = document.createElement('li');
+			li.textContent = 'no block changed';
+			list.appendChild(li);
+		}
+		list.setAttribute('data-ids', ids.slice().sort().join(' '));
+		outline(ids, k);
+	}
+
 	function show(k) {
 		k = Math.max(0, Math.min(last, k));
 		var s = steps[k], items = $('ops-list').children;
@@ -62,7 +118,22 @@
 		$('op-label').textContent = s[LABEL] === null ? '' : 'label: ' + s[LABEL];
 		showStats(s);
 		showPicture(k, s);
+		showChanges(k);
 		$('jump-op').value = String(k);
+	}
+
+	/* "compare with": a step number, or empty to go back to op by op. */
+	function compare(text) {
+		text = text.trim();
+		if (text === '') {
+			compareWith = null;
+		} else if (/^\d+$/.test(text) && parseInt(text, 10) <= last) {
+			compareWith = parseInt(text, 10);
+		} else {
+			$('diagram-note').textContent = 'No step "' + text + '" to compare with.';
+			return;
+		}
+		show(cur);
 	}
 
 	function jumpToLabel(name) {
@@ -139,7 +210,8 @@
 			ArrowRight: function () { show(cur + 1); }, n: function () { show(cur + 1); },
 			ArrowLeft: function () { show(cur - 1); }, p: function () { show(cur - 1); },
 			Home: function () { show(0); }, End: function () { show(last); },
-			' ': play, g: function () { $('jump-op').select(); }
+			' ': play, g: function () { $('jump-op').select(); },
+			c: function () { $('compare-op').select(); }
 		};
 		if (actions[e.key]) {
 			e.preventDefault();
@@ -155,6 +227,13 @@
 	$('last').addEventListener('click', function () { show(last); });
 	$('play').addEventListener('click', play);
 	$('jump-form').addEventListener('submit', function (e) { e.preventDefault(); jump($('jump-op').value); });
+	$('compare-form').addEventListener('submit', function (e) { e.preventDefault(); compare($('compare-op').value); });
+	$('compare-off').addEventListener('click', function () { $('compare-op').value = ''; compare(''); });
+	/* a cell's link only names its block (hover shows it): no navigation */
+	$('diagram').addEventListener('click', function (e) {
+		if (e.target.closest && e.target.closest('a'))
+			e.preventDefault();
+	});
 	document.addEventListener('keydown', onKey);
 	show(0);
 }());

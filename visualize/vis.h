@@ -46,6 +46,65 @@ typedef struct vis_stats {
 } vis_stats_t;
 
 /** One frame: the heap after op `op` (frame 0 has op == -1). */
+/** One block of a moment of the heap (see diff.c). */
+typedef struct vis_block {
+	int region;                /**< region number */
+	size_t off;                /**< offset of the walker's address in it */
+	size_t size;               /**< bytes, as the walker reports them */
+	hl_block_state_t state;    /**< what it is */
+	const void *addr;          /**< the walker's address (this run only) */
+	char name[40];             /**< hl_addr_name: "region#k+0xoff" */
+	char id[48];               /**< hl_block_id: its cell's id in the pictures */
+} vis_block_t;
+
+/** The blocks of one moment, sorted by region then offset. */
+typedef struct vis_blocks {
+	vis_block_t *b;
+	size_t n, cap;
+} vis_blocks_t;
+
+typedef struct vis_capture {
+	vis_blocks_t *out;
+	bool failed;
+} vis_capture_t;
+
+/** Fills @p out with the heap's blocks (reusing its storage); 0 or -1. */
+int vis_blocks_capture(hl_heap_t *h, vis_blocks_t *out);
+void vis_blocks_free(vis_blocks_t *s);
+
+typedef enum vis_change_kind {
+	VIS_CHANGED = 0,   /**< one block before, one after: state, size or start differ */
+	VIS_SPLIT,         /**< one block became several */
+	VIS_MERGED,        /**< several became one */
+	VIS_RESHAPED,      /**< several became several */
+	VIS_APPEARED,      /**< nothing was there (a new region) */
+	VIS_DISAPPEARED,   /**< nothing is left (the region went back) */
+} vis_change_kind_t;
+
+/** One group of a diff: blocks [before, before + nbefore) of the earlier
+ *  moment became blocks [after, after + nafter) of the later one. */
+typedef struct vis_change {
+	vis_change_kind_t kind;
+	size_t before, nbefore, after, nafter;
+} vis_change_t;
+
+typedef struct vis_diff {
+	vis_change_t *c;
+	size_t n, cap;
+} vis_diff_t;
+
+/** Compares two moments; 0, or -1 when out of memory. */
+int vis_diff(const vis_blocks_t *a, const vis_blocks_t *b, vis_diff_t *d);
+void vis_diff_free(vis_diff_t *d);
+const char *vis_change_name(vis_change_kind_t k);
+
+/** What one op changed in the block list: the blocks of the previous
+ *  moment that are gone or different, then the new or different ones. */
+typedef struct vis_delta {
+	vis_block_t *gone, *came;
+	size_t ngone, ncame;
+} vis_delta_t;
+
 typedef struct vis_frame {
 	long op;            /**< trace op index, -1 for the empty heap */
 	char text[64];      /**< the op in trace syntax, "" for frame 0 */
@@ -54,6 +113,7 @@ typedef struct vis_frame {
 	vis_stats_t st;     /**< statistics after the op */
 	char *dot;          /**< DOT picture when kept, else NULL (malloc'd) */
 	size_t diagram;     /**< index of the frame whose picture is shown */
+	vis_delta_t delta;  /**< blocks changed by the op (when the walk records blocks) */
 } vis_frame_t;
 
 /** A recorded walk through a trace. */
@@ -62,6 +122,8 @@ typedef struct vis_walk {
 	size_t nframes;       /**< ops + 1 */
 	size_t every;         /**< a picture is kept every `every` ops */
 	size_t kept;          /**< frames with a picture */
+	bool blocks;          /**< frames carry block deltas (VIS_WALK_BLOCKS) */
+	vis_blocks_t now;     /**< the blocks after the last recorded op */
 	hl_replay_result_t result; /**< how the replay went */
 } vis_walk_t;
 
@@ -92,6 +154,13 @@ size_t vis_default_every(size_t nops);
  */
 int vis_walk_trace(const char *policy, const char *conf, const hl_trace_t *t, size_t every,
 		   const char *what, vis_progress_fn progress, vis_walk_t *w);
+/** vis_walk_trace that also records, in each frame, which blocks the op
+ *  changed (frame 0: every block of the new heap), so that any moment can
+ *  be rebuilt (vis_walk_blocks_at) and any two compared (vis_diff). */
+int vis_walk_trace_blocks(const char *policy, const char *conf, const hl_trace_t *t, size_t every,
+			  const char *what, vis_progress_fn progress, vis_walk_t *w);
+/** The blocks after frame @p k of a walk that recorded them; 0 or -1. */
+int vis_walk_blocks_at(const vis_walk_t *w, size_t k, vis_blocks_t *out);
 void vis_walk_free(vis_walk_t *w);
 /**
  * Keeps fewer pictures until their SVG (svgs[], one per kept frame, in

@@ -47,6 +47,7 @@ typedef struct walk_ctx {
 	const hl_trace_t *t;
 	const char *what;
 	vis_progress_fn progress;
+	bool failed;        /* out of memory for the block lists */
 } walk_ctx_t;
 
 /* Whether frame @p k (already holding its label) keeps a picture, when
@@ -68,6 +69,57 @@ static char *picture(hl_heap_t *h, const char *title)
 	hl_snapshot_dot(h, f, title);
 	fclose(f);
 	return text;
+}
+
+static bool same_block(const vis_block_t *a, const vis_block_t *b)
+{
+	return a->region == b->region && a->off == b->off && a->size == b->size && a->state == b->state;
+}
+
+static int place_cmp(const vis_block_t *a, const vis_block_t *b)
+{
+	if (a->region != b->region)
+		return a->region < b->region ? -1 : 1;
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+/* The blocks of @p was missing from @p now (gone), and of @p now missing
+ * from @p was (came); both lists are sorted by place. */
+static int delta_of(const vis_blocks_t *was, const vis_blocks_t *now, vis_delta_t *d)
+{
+	memset(d, 0, sizeof *d);
+	size_t n = was->n + now->n;
+	if (!n)
+		return 0;
+	d->gone = malloc(n * sizeof *d->gone);
+	if (!d->gone)
+		return vis_fail("out of memory for the block changes");
+	d->came = d->gone + was->n;
+	for (size_t i = 0, j = 0; i < was->n || j < now->n;) {
+		int c = i == was->n ? 1 : j == now->n ? -1 : place_cmp(&was->b[i], &now->b[j]);
+		if (c == 0 && same_block(&was->b[i], &now->b[j])) {
+			i++;
+			j++;
+			continue;
+		}
+		if (c <= 0)
+			d->gone[d->ngone++] = was->b[i++];
+		if (c >= 0)
+			d->came[d->ncame++] = now->b[j++];
+	}
+	return 0;
+}
+
+static int record_blocks(vis_walk_t *w, hl_heap_t *h, vis_frame_t *f)
+{
+	vis_blocks_t next = { 0 };
+	if (vis_blocks_capture(h, &next) < 0 || delta_of(&w->now, &next, &f->delta) < 0) {
+		vis_blocks_free(&next);
+		return -1;
+	}
+	vis_blocks_free(&w->now);
+	w->now = next;
+	return 0;
 }
 
 /* Fills frame @p k (the heap after op k - 1). */
@@ -93,6 +145,8 @@ static void record(walk_ctx_t *c, hl_heap_t *h, size_t k)
 		f->diagram = k;
 		w->kept++;
 	}
+	if (w->blocks && record_blocks(w, h, f) < 0)
+		c->failed = true;
 	w->nframes = k + 1;
 }
 
@@ -103,13 +157,14 @@ static int after_op(const hl_replay_t *rp, void *arg)
 	record(c, hl_replay_heap(rp), op + 1);
 	if (c->progress)
 		c->progress(c->what, op + 1, hl_trace_ops(hl_replay_trace(rp)));
-	return 0;
+	return c->failed;
 }
 
-int vis_walk_trace(const char *policy, const char *conf, const hl_trace_t *t, size_t every,
-		   const char *what, vis_progress_fn progress, vis_walk_t *w)
+static int walk(const char *policy, const char *conf, const hl_trace_t *t, size_t every,
+		const char *what, vis_progress_fn progress, vis_walk_t *w, bool blocks)
 {
 	memset(w, 0, sizeof *w);
+	w->blocks = blocks;
 	size_t nops = hl_trace_ops(t);
 	w->frames = calloc(nops + 1, sizeof *w->frames);
 	if (!w->frames)
@@ -118,7 +173,7 @@ int vis_walk_trace(const char *policy, const char *conf, const hl_trace_t *t, si
 	hl_heap_t *h = hl_heap_new(policy, conf);
 	if (!h)
 		return 2;
-	walk_ctx_t c = { w, t, what, progress };
+	walk_ctx_t c = { w, t, what, progress, false };
 	record(&c, h, 0);
 	hl_replay_opts_t o = {
 		.verify = true,
@@ -128,11 +183,59 @@ int vis_walk_trace(const char *policy, const char *conf, const hl_trace_t *t, si
 		.after_op = after_op,
 		.arg = &c,
 	};
-	int rc = hl_replay(h, t, &o, &w->result) == 0 ? 0 : 1;
+	int rc = c.failed ? 2 : hl_replay(h, t, &o, &w->result) == 0 ? 0 : 1;
 	if (progress)
 		progress(what, nops, nops);
 	hl_heap_destroy(h);
-	return rc;
+	return c.failed ? 2 : rc;
+}
+
+int vis_walk_trace(const char *policy, const char *conf, const hl_trace_t *t, size_t every,
+		   const char *what, vis_progress_fn progress, vis_walk_t *w)
+{
+	return walk(policy, conf, t, every, what, progress, w, false);
+}
+
+int vis_walk_trace_blocks(const char *policy, const char *conf, const hl_trace_t *t, size_t every,
+			  const char *what, vis_progress_fn progress, vis_walk_t *w)
+{
+	return walk(policy, conf, t, every, what, progress, w, true);
+}
+
+/* Applies one frame's delta to the sorted list @p s. */
+static int apply(vis_blocks_t *s, const vis_delta_t *d)
+{
+	size_t n = s->n - d->ngone + d->ncame;
+	vis_block_t *out = malloc((n ? n : 1) * sizeof *out);
+	if (!out)
+		return vis_fail("out of memory rebuilding the heap's blocks");
+	size_t i = 0, g = 0, c = 0, k = 0;
+	while (i < s->n || c < d->ncame) {
+		if (i < s->n && g < d->ngone && place_cmp(&s->b[i], &d->gone[g]) == 0) {
+			i++;
+			g++;
+		} else if (c < d->ncame && (i == s->n || place_cmp(&d->came[c], &s->b[i]) < 0)) {
+			out[k++] = d->came[c++];
+		} else {
+			out[k++] = s->b[i++];
+		}
+	}
+	free(s->b);
+	s->b = out;
+	s->n = k;
+	s->cap = n ? n : 1;
+	return 0;
+}
+
+int vis_walk_blocks_at(const vis_walk_t *w, size_t k, vis_blocks_t *out)
+{
+	vis_blocks_free(out);
+	if (!w->blocks || k >= w->nframes)
+		return vis_fail("no block list for frame %zu", k);
+	for (size_t i = 0; i <= k; i++)
+		if (apply(out, &w->frames[i].delta) < 0)
+			return -1;
+	return 0;
 }
 
 /* Drops the pictures of frames no longer kept (svgs[] follows). */
@@ -169,8 +272,11 @@ size_t vis_walk_thin(vis_walk_t *w, char **svgs, size_t budget)
 
 void vis_walk_free(vis_walk_t *w)
 {
-	for (size_t i = 0; w->frames && i < w->nframes; i++)
+	for (size_t i = 0; w->frames && i < w->nframes; i++) {
 		free(w->frames[i].dot);
+		free(w->frames[i].delta.gone);
+	}
+	vis_blocks_free(&w->now);
 	free(w->frames);
 	memset(w, 0, sizeof *w);
 }

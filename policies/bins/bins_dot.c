@@ -59,21 +59,23 @@ static int bn_dot_chunk(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, hl_block_s
 	if (c->size & BN_FLAGS)
 		snprintf(flags, sizeof flags, " %s%s%s", c->size & BN_A ? "A" : "", c->size & BN_M ? "M" : "",
 			 c->size & BN_P ? "P" : "");
+	/* the address the walker gives the block (bn_walk_one) */
+	const void *b = s == HL_BLOCK_LIVE ? bn_chunk2mem(c) : (void *)c;
 	switch (s) {
 	case HL_BLOCK_LIVE:
-		hl_dot_cell(sp->d, s, NULL, "%zu%s", sz, flags);
+		hl_dot_block_cell(sp->d, s, b, NULL, "%zu%s", sz, flags);
 		break;
 	case HL_BLOCK_TOP:
-		hl_dot_cell(sp->d, s, port, "top %zu%s", sz, flags);
+		hl_dot_block_cell(sp->d, s, b, port, "top %zu%s", sz, flags);
 		break;
 	case HL_BLOCK_META:
 		if (bn_is_tcache_record(st, c))
-			hl_dot_cell(sp->d, s, NULL, "tcache %zu%s", sz, flags);
+			hl_dot_block_cell(sp->d, s, b, NULL, "tcache %zu%s", sz, flags);
 		else
-			hl_dot_cell(sp->d, s, NULL, "fencepost");
+			hl_dot_block_cell(sp->d, s, b, NULL, "fencepost");
 		break;
 	default:
-		hl_dot_cell(sp->d, s, port, "%zu%s", sz, flags);
+		hl_dot_block_cell(sp->d, s, b, port, "%zu%s", sz, flags);
 		break;
 	}
 	return 0;

@@ -365,9 +365,12 @@ static int draw_block(const hl_block_t *b, void *arg)
 		dr->region = b->region;
 	}
 	switch (b->state) {
-	case HL_BLOCK_TOP: hl_dot_cell(d, b->state, "cursor", "unused %zu", b->size); break;
-	case HL_BLOCK_META: hl_dot_cell(d, b->state, NULL, "%s %zu", b->size == desc_bytes() ? "region" : "pad", b->size); break;
-	default: hl_dot_cell(d, b->state, NULL, "%zu", b->size); break;
+	case HL_BLOCK_TOP: hl_dot_block_cell(d, b->state, b->addr, "cursor", "unused %zu", b->size); break;
+	case HL_BLOCK_META:
+		hl_dot_block_cell(d, b->state, b->addr, NULL, "%s %zu", b->size == desc_bytes() ? "region" : "pad",
+				  b->size);
+		break;
+	default: hl_dot_block_cell(d, b->state, b->addr, NULL, "%zu", b->size); break;
 	}
 	return 0;
 }

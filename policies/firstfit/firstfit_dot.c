@@ -37,10 +37,10 @@ static uintptr_t ff_dot_blocks(ff_state_t *st, hl_dot_t *d)
 		if (cells == HL_DOT_MAX_CELLS - 1 || ff_size(b) < st->min)
 			break;
 		if (ff_is_live(b))
-			hl_dot_cell(d, HL_BLOCK_LIVE, NULL, "live %zu", ff_size(b));
+			hl_dot_block_cell(d, HL_BLOCK_LIVE, ff_payload(st, b), NULL, "live %zu", ff_size(b));
 		else
-			hl_dot_cell(d, HL_BLOCK_FREE, ff_port(st, b, port, sizeof port), "free %zu",
-				    ff_size(b));
+			hl_dot_block_cell(d, HL_BLOCK_FREE, b, ff_port(st, b, port, sizeof port), "free %zu",
+					  ff_size(b));
 	}
 	if (a < hi)
 		hl_dot_cell(d, HL_BLOCK_META, NULL, "%zu more bytes not drawn", (size_t)(hi - a));

@@ -30,6 +30,7 @@ typedef struct pl_vpool {
 	uint8_t kind;          /**< enum pl_pool_kind */
 	bool port;             /**< an edge points at it */
 	uint16_t cls, count, cap;
+	const void *base;      /**< a carved pool's first byte (as the walker gives a free pool) */
 } pl_vpool_t;
 
 typedef struct pl_varena {
@@ -41,6 +42,8 @@ typedef struct pl_varena {
 typedef struct pl_vmap {
 	int arena, pool;       /**< view arena slot and pool number */
 	uint16_t cls, n;       /**< class and blocks drawn */
+	const char *first;     /**< the pool's first block (as pl_walk_pool gives it) */
+	uint32_t stride;       /**< bytes from one block to the next */
 	uint8_t state[PL_DOT_BLOCKS];
 } pl_vmap_t;
 
@@ -73,6 +76,7 @@ static void pl_view_arena(const pl_state_t *s, const pl_arena_t *a, pl_varena_t 
 			continue;
 		vp->kind = p->ref.count == 0 || p->szidx >= s->nclasses ? PL_FREE
 			 : p->ref.count == s->capacity[p->szidx] ? PL_FULL : PL_USED;
+		vp->base = pl_pool_base(s, p);
 		vp->cls = (uint16_t)p->szidx;
 		vp->count = (uint16_t)p->ref.count;
 		vp->cap = vp->kind == PL_FREE ? 0 : (uint16_t)s->capacity[p->szidx];
@@ -97,6 +101,8 @@ static void pl_view_blocks(const pl_state_t *s, const pl_pool_t *pool, pl_vmap_t
 	int ok = pl_free_bitmap(s, pool, bits, sizeof bits / sizeof *bits) >= 0;
 	uint32_t cap = s->capacity[pool->szidx], stride = s->stride[pool->szidx];
 	m->cls = (uint16_t)pool->szidx;
+	m->first = (const char *)pl_pool_base(s, pool) + PL_POOL_OVERHEAD;
+	m->stride = stride;
 	m->n = (uint16_t)(cap < PL_DOT_BLOCKS ? cap : PL_DOT_BLOCKS);
 	for (uint32_t i = 0; i < m->n; i++) {
 		bool untouched = PL_POOL_OVERHEAD + i * stride >= pool->nextoffset;
@@ -162,7 +168,7 @@ static void pl_draw_arena(const pl_state_t *s, hl_dot_t *d, const pl_varena_t *a
 		else if (p->kind == PL_UNCARVED)
 			hl_dot_cell(d, HL_BLOCK_TOP, pt, "never carved");
 		else if (p->kind == PL_FREE)
-			hl_dot_cell(d, HL_BLOCK_FREE, pt, "free pool");
+			hl_dot_block_cell(d, HL_BLOCK_FREE, p->base, pt, "free pool");
 		else
 			hl_dot_cell(d, HL_BLOCK_LIVE, pt, "%uB %u/%u%s", size, p->count, p->cap,
 				    p->kind == PL_FULL ? " full" : "");
@@ -181,8 +187,11 @@ static void pl_draw_map(const pl_state_t *s, hl_dot_t *d, const pl_view_t *v, in
 		 a->index, pl_class_size(s, m->cls));
 	hl_dot_strip_begin(d, node, label, 32);
 	for (unsigned i = 0; i < m->n; i++)
-		hl_dot_cell(d, m->state[i], NULL, "%s", m->state[i] == HL_BLOCK_LIVE ? "L"
-					  : m->state[i] == HL_BLOCK_FREE ? "f" : "");
+		if (m->state[i] == HL_BLOCK_TOP)   /* never carved: one run for the walker too */
+			hl_dot_cell(d, m->state[i], NULL, "%s", "");
+		else
+			hl_dot_block_cell(d, m->state[i], m->first + (size_t)i * m->stride, NULL, "%s",
+					  m->state[i] == HL_BLOCK_LIVE ? "L" : "f");
 	hl_dot_strip_end(d);
 	snprintf(from, sizeof from, "pl_a%u:p%d", a->index, m->pool);
 	hl_dot_edge(d, from, node, HL_EDGE_OWNER, "blocks");

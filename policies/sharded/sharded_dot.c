@@ -51,10 +51,11 @@ static void shd_dot_cells(hl_dot_t *d, const shd_page_t *pg, const shd_marks_t *
 		uint8_t on = m->on[i];
 		hl_block_state_t st = on == SHD_ON_NONE ? HL_BLOCK_LIVE
 			: on == SHD_ON_FREE ? HL_BLOCK_FREE : HL_BLOCK_CACHED;
+		const void *block = pg->start + (size_t)i * pg->block_size;   /* as shd_walk_page gives it */
 		if (port[i]) {
 			char name[24];
 			snprintf(name, sizeof name, "b%u", i);
-			hl_dot_cell(d, st, name, "%s", shd_on_label(on));
+			hl_dot_block_cell(d, st, block, name, "%s", shd_on_label(on));
 			i++;
 			continue;
 		}
@@ -62,7 +63,7 @@ static void shd_dot_cells(hl_dot_t *d, const shd_page_t *pg, const shd_marks_t *
 		while (k < pg->capacity && m->on[k] == on && !port[k])
 			k++;
 		if (k - i == 1)
-			hl_dot_cell(d, st, NULL, "%s", shd_on_label(on));
+			hl_dot_block_cell(d, st, block, NULL, "%s", shd_on_label(on));
 		else
 			hl_dot_cell(d, st, NULL, "%s ×%u", shd_on_label(on), k - i);
 		i = k;

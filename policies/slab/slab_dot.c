@@ -29,7 +29,7 @@ static unsigned sl_dot_slab(sl_state_t *s, hl_dot_t *d, sl_extent_t *e, const ch
 		hl_block_state_t st = !sl_bit_get(e->bitmap, i) ? HL_BLOCK_FREE
 				      : sl_cached_has(cached, ncached, p) ? HL_BLOCK_CACHED : HL_BLOCK_LIVE;
 		ncache += st == HL_BLOCK_CACHED;
-		hl_dot_cell(d, st, NULL, "%u", i);
+		hl_dot_block_cell(d, st, p, NULL, "%u", i);
 	}
 	hl_dot_strip_end(d);
 	return ncache;
@@ -87,8 +87,9 @@ static void sl_dot_chunk(sl_state_t *s, hl_dot_t *d, sl_arena_t *a, sl_chunk_t *
 			st = HL_BLOCK_CACHED;
 		if (e->state == SL_SLAB)
 			hl_dot_cell(d, st, NULL, "slab %u B", s->sc->size[e->szind]);
-		else
-			hl_dot_cell(d, st, NULL, "%s %zu K", sl_state_name[e->state], e->size >> 10);
+		else    /* one block, as the walker gives it (sl_walk_extent) */
+			hl_dot_block_cell(d, st, (void *)e->base, NULL, "%s %zu K", sl_state_name[e->state],
+					  e->size >> 10);
 		p += e->size;
 	}
 	hl_dot_strip_end(d);

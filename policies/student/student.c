@@ -343,7 +343,7 @@ static int st_draw_block(const hl_block_t *b, void *arg)
 		return 0;
 	}
 	const char *what = b->state == HL_BLOCK_TOP ? "top " : b->state == HL_BLOCK_META ? "pad " : "";
-	hl_dot_cell(dr->d, b->state, NULL, "%s%zu", what, b->size);
+	hl_dot_block_cell(dr->d, b->state, b->addr, NULL, "%s%zu", what, b->size);
 	return 0;
 }
 
