@@ -203,28 +203,31 @@ static hl_dot_cell_t *new_cell(hl_dot_t *d, hl_block_state_t st, const char *por
 	return c;
 }
 
-void hl_dot_cell(hl_dot_t *d, hl_block_state_t st, const char *port, const char *fmt, ...)
+static void vcell(hl_dot_t *d, hl_block_state_t st, const void *block, const char *port, const char *fmt,
+		  va_list ap)
 {
 	hl_dot_cell_t *c = new_cell(d, st, port);
 	if (!c)
 		return;
+	vsnprintf(c->label, sizeof c->label, fmt, ap);
+	c->block = block;
+}
+
+void hl_dot_cell(hl_dot_t *d, hl_block_state_t st, const char *port, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(c->label, sizeof c->label, fmt, ap);
+	vcell(d, st, NULL, port, fmt, ap);
 	va_end(ap);
 }
 
 void hl_dot_block_cell(hl_dot_t *d, hl_block_state_t st, const void *block, const char *port,
 		       const char *fmt, ...)
 {
-	hl_dot_cell_t *c = new_cell(d, st, port);
-	if (!c)
-		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(c->label, sizeof c->label, fmt, ap);
+	vcell(d, st, block, port, fmt, ap);
 	va_end(ap);
-	c->block = block;
 }
 
 /* Whether @p b repeats @p a and may be folded into "label ×N".  A cell
