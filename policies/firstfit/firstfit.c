@@ -167,6 +167,10 @@ static void *ff_alloc_locked(ff_state_t *st, size_t n)
 	size_t asize = ff_asize(st, n);
 	ff_block_t *b = ff_search(st, asize);
 
+	if (b)
+		HL_EV(st->heap, st->fit == FF_FIT_BEST ? HL_EV_BEST_FIT : st->fit == FF_FIT_WORST ? HL_EV_LOOK : HL_EV_FIRST_FIT, st->fit == FF_FIT_NEXT ? "next fit (from the rover)" : st->fit == FF_FIT_WORST ? "worst fit: the largest free block" : "free block", -1, ff_size(b), (void *)ff_addr(b));
+	else
+		HL_EV(st->heap, HL_EV_REJECT, "no free block fits: the break moves", -1, asize, NULL);
 	if (!b && !(b = ff_grow(st, asize))) {
 		errno = ENOMEM;
 		return NULL;
