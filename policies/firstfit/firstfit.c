@@ -227,6 +227,7 @@ static void *ff_memalign_locked(ff_state_t *st, size_t align, size_t n)
 		ff_write_live(st, nb, ff_size(b) - gap, true, n);
 		ff_write_live(st, b, gap, ff_prev_is_free(b), 0);
 		st->c.splits++;
+		HL_EV_SIZES(st->heap, HL_EV_SPLIT, "memalign: the gap before the aligned block is freed", -1, gap, ff_size(nb), (void *)ff_addr(b));
 		ff_release(st, b);
 		b = nb;
 	}
@@ -274,6 +275,7 @@ static bool ff_grow_in_place(ff_state_t *st, ff_block_t *b, size_t asize)
 		return false;
 	if (ff_addr(nb) >= ff_hi(st) || ff_is_live(nb) || ff_size(b) + ff_size(nb) < asize)
 		return false;
+	HL_EV_SIZES(st->heap, HL_EV_MERGE, "realloc in place: with the next free block", -1, ff_size(nb), ff_size(b) + ff_size(nb), (void *)ff_addr(b));
 	ff_list_unlink(st, nb);
 	ff_word(b)[0] += ff_size(nb);
 	ff_set_pf_after(st, b, false);
