@@ -82,17 +82,10 @@ static void put_delta(FILE *out, const char *name, double d, bool bytes, bool co
 		fprintf(out, "%s %+.0f%s", name, d, comma ? ", " : "");
 }
 
-static void text_op(vis_explain_t *x, const hl_replay_t *rp, FILE *out, size_t n, const figures_t *now)
+/* The steps of the op and its "net:" line, indented. */
+static void text_steps(vis_explain_t *x, char k, FILE *out, size_t n, const figures_t *now)
 {
-	const hl_trace_t *t = hl_replay_trace(rp);
-	size_t op = hl_replay_op(rp);
-	char buf[256], name[64];
-	fprintf(out, "op %zu (line %u): %s", op + 1, hl_trace_op_line(t, op), hl_trace_op_text(t, op, buf, sizeof buf));
-	char k = hl_trace_op_kind(t, op);
-	void *p = (k == 'a' || k == 'r' || k == 'c' || k == 'm') ? hl_replay_block(rp, hl_trace_op_id(t, op)) : NULL;
-	if (p)
-		fprintf(out, " -> %s", hl_addr_name(x->h, p, name, sizeof name));
-	fputc('\n', out);
+	char buf[256];
 	for (size_t i = 0; i < n && i < EXPLAIN_MAX; i++)
 		fprintf(out, "    %s\n", hl_event_text(x->h, &x->ev[i], buf, sizeof buf));
 	if (n > EXPLAIN_MAX)
@@ -105,6 +98,20 @@ static void text_op(vis_explain_t *x, const hl_replay_t *rp, FILE *out, size_t n
 	put_delta(out, "resident", now->resident - x->before.resident, true, true);
 	put_delta(out, "OS calls", now->oscalls - x->before.oscalls, false, false);
 	fputc('\n', out);
+}
+
+static void text_op(vis_explain_t *x, const hl_replay_t *rp, FILE *out, size_t n, const figures_t *now)
+{
+	const hl_trace_t *t = hl_replay_trace(rp);
+	size_t op = hl_replay_op(rp);
+	char buf[256], name[64];
+	fprintf(out, "op %zu (line %u): %s", op + 1, hl_trace_op_line(t, op), hl_trace_op_text(t, op, buf, sizeof buf));
+	char k = hl_trace_op_kind(t, op);
+	void *p = (k == 'a' || k == 'r' || k == 'c' || k == 'm') ? hl_replay_block(rp, hl_trace_op_id(t, op)) : NULL;
+	if (p)
+		fprintf(out, " -> %s", hl_addr_name(x->h, p, name, sizeof name));
+	fputc('\n', out);
+	text_steps(x, k, out, n, now);
 }
 
 static void json_num(FILE *out, const char *key, double v, bool comma)
@@ -169,6 +176,15 @@ static void json_op(vis_explain_t *x, const hl_replay_t *rp, FILE *out, size_t n
 	json_figures(out, "delta", &d, true);
 	json_figures(out, "after", now, false);
 	fprintf(out, "}\n");
+}
+
+void vis_explain_steps(vis_explain_t *x, const hl_replay_t *rp, FILE *out)
+{
+	size_t n = hl_events_take(x->h, x->ev, EXPLAIN_MAX);
+	figures_t now;
+	read_figures(x->h, &now);
+	text_steps(x, hl_trace_op_kind(hl_replay_trace(rp), hl_replay_op(rp)), out, n, &now);
+	x->before = now;
 }
 
 void vis_explain_op(vis_explain_t *x, const hl_replay_t *rp, FILE *out, bool json)

@@ -184,6 +184,9 @@ typedef struct vis_explain vis_explain_t;
 vis_explain_t *vis_explain_new(hl_heap_t *h);
 /** Writes what the op the replay just performed did (an after_op hook). */
 void vis_explain_op(vis_explain_t *x, const hl_replay_t *rp, FILE *out, bool json);
+/** The same in text without the op's own line: its steps and the "net:"
+ *  line only (the terminal walk prints them under each op). */
+void vis_explain_steps(vis_explain_t *x, const hl_replay_t *rp, FILE *out);
 /** Stops keeping events and frees @p x (NULL does nothing). */
 void vis_explain_free(vis_explain_t *x);
 /**@}*/
