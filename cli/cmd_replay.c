@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cli.h"
+#include "../visualize/vis.h"
 
 #define MAX_POLICIES 16
 
@@ -14,6 +15,7 @@ typedef struct replay_args {
 	int npolicies;
 	const char *conf;
 	bool json, stats, quiet;
+	int explain;             /* 0 no, 1 plain English, 2 JSON */
 	long long check_every;   /* -1: chosen from the trace length */
 	int repeat;
 	const char *snapshot;    /* DOT of the heap at the end */
@@ -27,12 +29,19 @@ static int replay_usage(FILE *out)
 	fprintf(out,
 		"usage: heaplab replay [--policy=NAME[,NAME]|all] [--conf=S] [--json] [--stats]\n"
 		"                      [--check-every N] [--repeat N] [--snapshot FILE.dot]\n"
-		"                      [--snapshot-dir DIR] TRACE...\n"
+		"                      [--snapshot-dir DIR] [--explain[=json]] TRACE...\n"
 		"Replays each trace on a fresh heap of each policy: fills every block with a\n"
 		"pattern, checks alignment, overlap and contents, runs the heap checker every\n"
 		"N ops (default: every op up to 20,000 ops, else 200 times), then times\n"
 		"N more passes without checks (default 1).  Prints ops, utilization (peak live\n"
-		"requested / peak committed) and Kops/s.  Exit 1 when a check fails, 2 on bad input.\n");
+		"requested / peak committed) and Kops/s.  Exit 1 when a check fails, 2 on bad input.\n"
+		"--explain prints, instead of the table, every operation with the steps the\n"
+		"policy took (its decision events, one line each) and the net change in live,\n"
+		"committed and resident bytes and OS calls; --explain=json prints one JSON\n"
+		"object per operation (fields: policy, op, line, text, kind, id, size, addr,\n"
+		"events[kind, what, index, size, size2, before, after, addr, text],\n"
+		"lost_events, delta and after{live, committed, resident, os_calls}).  No timed\n"
+		"passes are run with --explain.\n");
 	return out == stdout ? 0 : 2;
 }
 
@@ -56,6 +65,12 @@ static int parse_args(int argc, char **argv, replay_args_t *a, int (*usage)(FILE
 			a->json = true;
 		else if (!strcmp(argv[i], "--stats"))
 			a->stats = true;
+		else if (!strcmp(argv[i], "--explain") || !strcmp(argv[i], "--explain=text"))
+			a->explain = 1;
+		else if (!strcmp(argv[i], "--explain=json"))
+			a->explain = 2;
+		else if (!strncmp(argv[i], "--explain=", 10))
+			return cli_error("bad --explain '%s' (text or json)", argv[i] + 10);
 		else if (!strcmp(argv[i], "--help"))
 			return usage(stdout) == 0 ? -1 : 2;
 		else if (argv[i][0] == '-' && argv[i][1])
@@ -75,6 +90,8 @@ static int parse_args(int argc, char **argv, replay_args_t *a, int (*usage)(FILE
 			return cli_error("bad --repeat '%s' (0..1000)", repeat);
 		a->repeat = (int)r;
 	}
+	if (a->explain)
+		a->repeat = 0;
 	a->npolicies = cli_policy_list(policy ? policy : hl_default_policy(), a->policies, MAX_POLICIES);
 	return a->npolicies ? 0 : 2;
 }
@@ -85,6 +102,7 @@ typedef struct progress_ctx {
 	const char *policy;
 	size_t passes;
 	size_t done;
+	vis_explain_t *explain;  /* NULL unless --explain */
 } progress_ctx_t;
 
 static void write_snapshot(hl_heap_t *h, const char *path, const char *title)
@@ -105,6 +123,8 @@ static int after_op(const hl_replay_t *rp, void *arg)
 	size_t op = hl_replay_op(rp);
 	progress_ctx_t *pc = arg;
 	pc->done++;
+	if (pc->explain && pc->done <= hl_trace_ops(t))
+		vis_explain_op(pc->explain, rp, stdout, pc->args->explain == 2);
 	cli_progress(pc->what, pc->done, hl_trace_ops(t) * pc->passes);
 	const char *label = hl_trace_op_label(t, op);
 	if (label && pc->args->snapshot_dir && pc->done <= hl_trace_ops(t)) {
@@ -124,7 +144,11 @@ static int replay_one(const replay_args_t *a, const hl_trace_t *t, const char *p
 	if (!h)
 		return cli_error("%s", hl_last_error());
 	size_t nops = hl_trace_ops(t);
-	progress_ctx_t pc = { path, a, policy, (size_t)(1 + a->repeat), 0 };
+	progress_ctx_t pc = { path, a, policy, (size_t)(1 + a->repeat), 0, NULL };
+	if (a->explain && !(pc.explain = vis_explain_new(h))) {
+		hl_heap_destroy(h);
+		return cli_last_error();
+	}
 	hl_replay_opts_t o = {
 		.verify = true,
 		.check_heap = a->check_every != 0,
@@ -134,6 +158,7 @@ static int replay_one(const replay_args_t *a, const hl_trace_t *t, const char *p
 		.arg = &pc,
 	};
 	int rc = hl_replay(h, t, &o, r) == 0 ? 0 : 1;
+	vis_explain_free(pc.explain);
 	cli_progress_done();
 	if (print_stats)
 		hl_stats_text(h, stdout);
@@ -178,7 +203,7 @@ int cmd_replay(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	}
 	int status = 0;
-	if (!a.json)
+	if (!a.json && !a.explain)
 		printf("%-22s %-9s %9s %7s %10s  %s\n", "trace", "policy", "ops", "util", "Kops/s", "result");
 	for (int i = 0; i < a.ntraces; i++) {
 		hl_trace_t *t = cli_load_trace(a.traces[i]);
@@ -193,7 +218,11 @@ int cmd_replay(int argc, char **argv)
 				status = 2;
 				continue;
 			}
-			if (a.json)
+			if (a.explain == 1)
+				printf("%s on %s: %s\n\n", base_name(a.traces[i]), a.policies[p], r.ok ? "ok" : "FAILED");
+			else if (a.explain == 2)
+				fflush(stdout);
+			else if (a.json)
 				print_json(base_name(a.traces[i]), a.policies[p], &r);
 			else
 				printf("%-22s %-9s %9zu %6.1f%% %10.0f  %s\n", base_name(a.traces[i]), a.policies[p], r.ops,

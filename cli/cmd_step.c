@@ -35,7 +35,8 @@ static int usage(FILE *out)
 		"page also lists what each op changed, outlines those blocks in the picture,\n"
 		"and compares any two steps ('compare with'; see heaplab diff).\n"
 		"--strict: a Graphviz warning about any picture is an error (exit 1).\n"
-		"--tty walks in the terminal with a map of the heap after each op; --quiz asks\n"
+		"--tty walks in the terminal: under each op the steps the policy took (as\n"
+		"replay --explain says them) and a map of the heap; --quiz asks\n"
 		"before each allocation which block it will take (answers read from stdin, one a\n"
 		"line: a number from the map, an address such as region#1+0x40, or 'new').\n",
 		STEP_SVG_BUDGET >> 20, STEP_DIFF_MAX_OPS);

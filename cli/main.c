@@ -13,7 +13,7 @@ struct command {
 static const struct command commands[] = {
 	{ "policies", cmd_policies, "list compiled-in policies (--verbose: their options)" },
 	{ "options", cmd_options, "every option of every policy, from the option tables" },
-	{ "replay", cmd_replay, "replay traces with full checking: utilization and speed" },
+	{ "replay", cmd_replay, "replay traces with full checking: utilization and speed (--explain: every step)" },
 	{ "compare", cmd_compare, "one table: every policy x every trace" },
 	{ "sizes", cmd_sizes, "the ladder of request -> usable size of a policy" },
 	{ "run", cmd_run, "run a real program on heaplab through LD_PRELOAD" },

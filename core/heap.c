@@ -80,6 +80,7 @@ void hl_heap_destroy(hl_heap_t *h)
 	if (!h)
 		return;
 	hl_heap_slot_release(h);
+	hl_event_forget(h);
 	if (h->policy->destroy)
 		h->policy->destroy(h->state);
 	hl_os_release_all(&h->os);

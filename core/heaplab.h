@@ -171,6 +171,109 @@ HL_API const char *hl_addr_name(hl_heap_t *h, const void *p, char *buf, size_t l
 HL_API const char *hl_block_id(hl_heap_t *h, const void *p, char *buf, size_t len);
 /**@}*/
 
+/** @name Decision events
+ * What the policy decided inside a call, step by step: "cache hit", "split",
+ * "merge", "new page", a kernel call ...  Each event is one step, with a
+ * kind from the shared vocabulary below and the policy's own word for the
+ * place (@c what: "tcache bin", "small bin", "usedpools").  Nothing is
+ * built when no heap has a listener: every emission point tests one flag.
+ *
+ * @code
+ *   static void show(hl_heap_t *h, const hl_event_t *e, void *arg)
+ *   {
+ *       char line[200];
+ *       puts(hl_event_text(h, e, line, sizeof line));
+ *   }
+ *   hl_set_listener(h, show, NULL);   // every step, as it happens
+ *   hl_malloc(h, 100);                // prints e.g. "cache miss: tcache bin 5"
+ *   hl_set_listener(h, NULL, NULL);   // stop
+ * @endcode
+ *
+ * Events come from the thread that took the step (a background purge
+ * thread included) and may be delivered from several threads at once.
+ */
+/**@{*/
+/** The shared vocabulary of steps. */
+typedef enum hl_event_kind {
+	HL_EV_CACHE_HIT = 0, /**< served from a per-thread cache */
+	HL_EV_CACHE_MISS,    /**< the cache had nothing for this size */
+	HL_EV_CACHE_PUT,     /**< a freed block kept in a per-thread cache */
+	HL_EV_CACHE_FILL,    /**< the cache refilled from a shared structure (@c before→@c after) */
+	HL_EV_CACHE_FLUSH,   /**< the cache gave blocks back (@c before→@c after) */
+	HL_EV_LIST_POP,      /**< a block taken from the head of a free list */
+	HL_EV_LIST_PUSH,     /**< a freed block put on a free list */
+	HL_EV_EXACT_FIT,     /**< a free block of exactly the size asked */
+	HL_EV_BEST_FIT,      /**< the smallest free block big enough */
+	HL_EV_FIRST_FIT,     /**< the first free block big enough */
+	HL_EV_LOOK,          /**< a candidate looked at and taken or passed */
+	HL_EV_REJECT,        /**< a candidate looked at and rejected (@c what says why) */
+	HL_EV_SCAN,          /**< a list or map searched (@c before: entries looked at) */
+	HL_EV_SORT,          /**< a free block moved into the bin of its size */
+	HL_EV_SPLIT,         /**< a block cut in two: @c size the part used, @c size2 the remainder */
+	HL_EV_MERGE,         /**< a free block joined with a neighbour: @c size2 the result */
+	HL_EV_NEW,           /**< a new slab, page, pool, arena or segment carved */
+	HL_EV_RETIRE,        /**< an emptied slab, page, pool or arena given up */
+	HL_EV_MOVE,          /**< a container moved from one list to another */
+	HL_EV_BUMP,          /**< a bump pointer moved (@c before→@c after offsets) */
+	HL_EV_GROW,          /**< the heap grown (break, top, sub-heap) by @c size */
+	HL_EV_SHRINK,        /**< the heap shrunk (trim) by @c size */
+	HL_EV_MAP,           /**< a block of its own mapping (above a threshold) */
+	HL_EV_UNMAP,         /**< such a block unmapped */
+	HL_EV_PURGE,         /**< pages given back, lazily or at once */
+	HL_EV_DECAY,         /**< a decay step moved pages dirty → muzzy → clean */
+	HL_EV_REMOTE_FREE,   /**< a block freed by a thread that does not own it */
+	HL_EV_COLLECT,       /**< blocks freed elsewhere collected back (@c before: how many) */
+	HL_EV_HANDOFF,       /**< the request handed to another allocator (fallback) */
+	HL_EV_FAIL,          /**< out of memory */
+	HL_EV_OS,            /**< a kernel call (@c what: "mmap", "munmap", ...; @c index: the call) */
+	HL_EV_NKINDS
+} hl_event_kind_t;
+
+/** One step.  Numbers that do not apply are -1 (@c index, @c before,
+ *  @c after) or 0 (@c size, @c size2, @c addr). */
+typedef struct hl_event {
+	hl_event_kind_t kind;  /**< the step */
+	const char *what;      /**< the policy's word for the place or reason
+				    ("tcache bin", "top", "too small"); never NULL */
+	long index;            /**< bin, class, list or arena number */
+	size_t size;           /**< bytes the step is about */
+	size_t size2;          /**< second size: a split's remainder, a merge's result */
+	long before, after;    /**< a count or figure before and after the step */
+	const void *addr;      /**< the block, chunk, page or region */
+	char where[40];        /**< @c addr named as hl_addr_name names it when
+				    the step was taken ("region#1+0x2a0"); "" when
+				    there is no address or it lies in no region of
+				    the heap (any more) */
+} hl_event_t;
+
+/** A listener: called for each event of heap @p h, from the thread that
+ *  took the step, while the policy may hold its locks: it must not call
+ *  the heap's allocation functions (hl_event_text and hl_addr_name are
+ *  fine). */
+typedef void (*hl_listener_fn)(hl_heap_t *h, const hl_event_t *e, void *arg);
+
+/** Sets the listener of @p h (NULL @p fn: none); replaces the previous one.
+ *  Not to be called while another thread is inside a call on @p h.
+ *  @return 0, or -1 when too many heaps listen at once. */
+HL_API int hl_set_listener(hl_heap_t *h, hl_listener_fn fn, void *arg);
+
+/** Keeps the events of @p h (on) so that hl_events_take reads them after a
+ *  call; works with or without a listener.  @return 0 or -1 as above. */
+HL_API int hl_events_keep(hl_heap_t *h, bool on);
+
+/** Copies up to @p max events kept since the previous take into @p out and
+ *  forgets them all: called after each call, the events of that call.
+ *  @return how many were kept (may exceed @p max: the rest are lost). */
+HL_API size_t hl_events_take(hl_heap_t *h, hl_event_t *out, size_t max);
+
+/** Short name of a kind ("cache_hit", "split", "os"), as JSON gives it. */
+HL_API const char *hl_event_kind_name(hl_event_kind_t k);
+
+/** The event in plain English ("cache hit: tcache bin 5 (3→2)"), addresses
+ *  named as hl_addr_name does. @return @p buf. */
+HL_API const char *hl_event_text(hl_heap_t *h, const hl_event_t *e, char *buf, size_t len);
+/**@}*/
+
 /** @name Policies */
 /**@{*/
 /** Number of compiled-in policies. */

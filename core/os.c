@@ -15,14 +15,25 @@
 #include <unistd.h>
 #include "bits.h"
 #include "os.h"
+#include "event.h"
 
 #ifndef MADV_FREE
 #define MADV_FREE 8
 #endif
 
-static inline void count_call(hl_os_t *os, enum hl_os_call c)
+static const char *const call_names[HL_OS_NCALLS] = {
+	"mmap", "munmap", "madvise(DONTNEED)", "madvise(FREE)", "mprotect", "mincore", "brk", "mremap",
+};
+
+/* Counts a kernel call, and tells a listener (event.h) about it: @p size
+ * bytes at @p addr.  mincore is how heaplab measures, not a decision of the
+ * heap's, and is only counted.  The listener names @p addr, which takes
+ * the table's lock: a call made under that lock passes NULL. */
+static inline void count_call(hl_os_t *os, enum hl_os_call c, const void *addr, size_t size)
 {
 	__atomic_fetch_add(&os->calls[c], 1, __ATOMIC_RELAXED);
+	if (c != HL_OS_MINCORE)
+		HL_EV_OS(os, c, call_names[c], size, addr);
 }
 
 static inline void add_bytes(uint64_t *counter, uint64_t *peak, int64_t delta)
@@ -65,7 +76,7 @@ static int table_grow(hl_os_t *os)
 	size_t ncap = os->cap ? os->cap * 2 : 256;
 	size_t bytes = hl_align_up(ncap * sizeof(hl_region_rec_t), os->page);
 	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	count_call(os, HL_OS_MMAP);
+	count_call(os, HL_OS_MMAP, NULL, bytes);   /* the table: no region, and the lock is held */
 	if (m == MAP_FAILED)
 		return -1;
 	hl_region_rec_t *ntab = m;
@@ -77,7 +88,7 @@ static int table_grow(hl_os_t *os)
 		}
 	if (os->table) {
 		munmap(os->table, hl_align_up(os->cap * sizeof(hl_region_rec_t), os->page));
-		count_call(os, HL_OS_MUNMAP);
+		count_call(os, HL_OS_MUNMAP, NULL, hl_align_up(os->cap * sizeof(hl_region_rec_t), os->page));
 		add_bytes(&os->meta_bytes, NULL, -(int64_t)hl_align_up(os->cap * sizeof(hl_region_rec_t), os->page));
 	}
 	add_bytes(&os->meta_bytes, NULL, (int64_t)bytes);
@@ -133,7 +144,7 @@ static void *map_aligned(hl_os_t *os, size_t size, size_t align, int prot)
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
 	if (align <= os->page) {
 		void *p = mmap(NULL, size, prot, flags, -1, 0);
-		count_call(os, HL_OS_MMAP);
+		count_call(os, HL_OS_MMAP, p, size);
 		return p == MAP_FAILED ? NULL : p;
 	}
 	/* Over-reserve, then cut off the misaligned head and the tail. */
@@ -141,18 +152,18 @@ static void *map_aligned(hl_os_t *os, size_t size, size_t align, int prot)
 	if (span < size)
 		return NULL;
 	char *raw = mmap(NULL, span, prot, flags, -1, 0);
-	count_call(os, HL_OS_MMAP);
+	count_call(os, HL_OS_MMAP, raw, span);
 	if (raw == MAP_FAILED)
 		return NULL;
 	char *base = (char *)hl_ptr_align_up((uintptr_t)raw, align);
 	size_t head = (size_t)(base - raw), tail = span - head - size;
 	if (head) {
 		munmap(raw, head);
-		count_call(os, HL_OS_MUNMAP);
+		count_call(os, HL_OS_MUNMAP, raw, head);
 	}
 	if (tail) {
 		munmap(base + size, tail);
-		count_call(os, HL_OS_MUNMAP);
+		count_call(os, HL_OS_MUNMAP, base + size, tail);
 	}
 	return base;
 }
@@ -174,7 +185,7 @@ static void *reserve(hl_os_t *os, size_t size, size_t align, bool commit, unsign
 	}
 	if (region_add(os, p, size, kind) < 0) {
 		munmap(p, size);
-		count_call(os, HL_OS_MUNMAP);
+		count_call(os, HL_OS_MUNMAP, p, size);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -212,7 +223,7 @@ void hl_os_release(hl_os_t *os, void *base, size_t committed)
 	os->used--;
 	pthread_mutex_unlock(&os->lock);
 	munmap(base, size);
-	count_call(os, HL_OS_MUNMAP);
+	count_call(os, HL_OS_MUNMAP, base, size);
 	if (kind == HL_REGION_META) {
 		add_bytes(&os->meta_bytes, NULL, -(int64_t)size);
 		return;
@@ -237,7 +248,7 @@ void *hl_os_remap(hl_os_t *os, void *base, size_t size)
 	r = region_at(os, (uintptr_t)base);    /* the table may have moved */
 	size_t old = r->size;
 	void *p = mremap(base, old, size, MREMAP_MAYMOVE);
-	count_call(os, HL_OS_MREMAP);
+	count_call(os, HL_OS_MREMAP, NULL, size);   /* lock held: no name looked up */
 	if (p == MAP_FAILED) {
 		pthread_mutex_unlock(&os->lock);
 		errno = ENOMEM;
@@ -265,7 +276,7 @@ void hl_os_release_all(hl_os_t *os)
 		hl_region_rec_t *r = &os->table[i];
 		if (r->base > 1) {
 			munmap((void *)r->base, r->size);
-			count_call(os, HL_OS_MUNMAP);
+			count_call(os, HL_OS_MUNMAP, (void *)r->base, r->size);
 			r->base = 1;
 		}
 	}
@@ -283,7 +294,7 @@ int hl_os_commit(hl_os_t *os, void *addr, size_t size)
 {
 	if (!size)
 		return 0;
-	count_call(os, HL_OS_MPROTECT);
+	count_call(os, HL_OS_MPROTECT, addr, size);
 	if (mprotect(addr, size, PROT_READ | PROT_WRITE) != 0) {
 		errno = ENOMEM;
 		return -1;
@@ -296,9 +307,9 @@ int hl_os_decommit(hl_os_t *os, void *addr, size_t size)
 {
 	if (!size)
 		return 0;
-	count_call(os, HL_OS_MADVISE_DONTNEED);
+	count_call(os, HL_OS_MADVISE_DONTNEED, addr, size);
 	madvise(addr, size, MADV_DONTNEED);
-	count_call(os, HL_OS_MPROTECT);
+	count_call(os, HL_OS_MPROTECT, addr, size);
 	int rc = mprotect(addr, size, PROT_NONE);
 	add_bytes(&os->committed_bytes, NULL, -(int64_t)size);
 	add_bytes(&os->decommitted_bytes, NULL, (int64_t)size);
@@ -309,7 +320,7 @@ int hl_os_purge(hl_os_t *os, void *addr, size_t size)
 {
 	if (!size)
 		return 0;
-	count_call(os, HL_OS_MADVISE_DONTNEED);
+	count_call(os, HL_OS_MADVISE_DONTNEED, addr, size);
 	int rc = madvise(addr, size, MADV_DONTNEED);
 	add_bytes(&os->purged_bytes, NULL, (int64_t)size);
 	return rc;
@@ -319,10 +330,10 @@ int hl_os_purge_lazy(hl_os_t *os, void *addr, size_t size)
 {
 	if (!size)
 		return 0;
-	count_call(os, HL_OS_MADVISE_FREE);
+	count_call(os, HL_OS_MADVISE_FREE, addr, size);
 	int rc = madvise(addr, size, MADV_FREE);
 	if (rc != 0) {
-		count_call(os, HL_OS_MADVISE_DONTNEED);
+		count_call(os, HL_OS_MADVISE_DONTNEED, addr, size);
 		rc = madvise(addr, size, MADV_DONTNEED);
 	}
 	add_bytes(&os->purged_lazy_bytes, NULL, (int64_t)size);
@@ -333,7 +344,7 @@ int hl_os_guard(hl_os_t *os, void *addr, size_t size)
 {
 	if (!size)
 		return 0;
-	count_call(os, HL_OS_MPROTECT);
+	count_call(os, HL_OS_MPROTECT, addr, size);
 	return mprotect(addr, size, PROT_NONE);
 }
 
@@ -357,7 +368,7 @@ int hl_brk_init(hl_os_t *os, hl_brk_t *b, size_t max)
 void *hl_brk_move(hl_os_t *os, hl_brk_t *b, intptr_t delta)
 {
 	char *old = b->base + b->end;
-	count_call(os, HL_OS_BRK);
+	count_call(os, HL_OS_BRK, old, delta < 0 ? (size_t)-delta : (size_t)delta);
 	if (delta > 0) {
 		size_t grow = hl_align_up((size_t)delta, os->page);
 		if (grow > b->max - b->end || hl_os_commit(os, old, grow) < 0) {
@@ -390,7 +401,7 @@ size_t hl_os_resident_range(hl_os_t *os, const void *addr, size_t size)
 		size_t pages = (end - p) / os->page;
 		if (pages > CHUNK_PAGES)
 			pages = CHUNK_PAGES;
-		count_call(os, HL_OS_MINCORE);
+		count_call(os, HL_OS_MINCORE, (void *)p, pages * os->page);
 		if (mincore((void *)p, pages * os->page, vec) == 0)
 			for (size_t i = 0; i < pages; i++)
 				resident += (vec[i] & 1) ? os->page : 0;

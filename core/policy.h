@@ -48,6 +48,7 @@
 #include "dot.h"
 #include "report.h"
 #include "error.h"
+#include "event.h"
 
 /** The core's record of one thread in one heap (struct hl_thread). */
 typedef struct hl_thread hl_thread_t;

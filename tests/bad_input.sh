@@ -25,6 +25,7 @@ expect "unknown policy" 2 "unknown policy 'nope'" "$heaplab" replay --policy=nop
 p=$("$heaplab" policies | awk 'NR==1{print $1}')
 expect "unknown option" 2 "unknown option 'colour'" "$heaplab" replay --policy="$p" --conf=colour:red "$src/traces/short1.rep"
 expect "bad value" 2 "bad value 'maybe'" "$heaplab" replay --policy="$p" --conf=debug:maybe "$src/traces/short1.rep"
+expect "bad --explain" 2 "bad --explain 'xml' (text or json)" "$heaplab" replay --explain=xml "$src/traces/short1.rep"
 expect "unknown command" 2 "unknown command 'frobnicate'" "$heaplab" frobnicate
 expect "diff: unknown label" 2 "no label 'nowhere' in the trace" "$heaplab" diff "$src/visualize/traces/teach.rep" start nowhere
 expect "diff: op past the end" 2 "op 999 is past the trace's last op" "$heaplab" diff "$src/visualize/traces/teach.rep" 1 999

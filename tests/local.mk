@@ -7,6 +7,12 @@ tests_test_conformance_LDADD = libhlcore.la $(CHECK_LIBS)
 tests_test_core_SOURCES = tests/test_core.c tests/testlib.h tests/testlib.c
 tests_test_core_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_core_LDADD = libhlcore.la $(CHECK_LIBS)
+# Decision events (issue 17): each policy's events against its counters.
+check_PROGRAMS += tests/test_events
+TESTS += tests/test_events
+tests_test_events_SOURCES = tests/test_events.c tests/testlib.h tests/testlib.c
+tests_test_events_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_events_LDADD = libhlcore.la $(CHECK_LIBS) -lpthread
 
 # Real programs and every shipped trace, under every policy.
 check_PROGRAMS += tests/mt_program
@@ -22,6 +28,9 @@ tests_mt_api_CPPFLAGS = $(AM_CPPFLAGS) -DMT_PROGRAM_API
 tests_mt_api_LDADD = libhlcore.la
 TESTS += tests/real_programs.sh tests/replay_traces.sh tests/bad_input.sh
 EXTRA_DIST += tests/real_programs.sh tests/replay_traces.sh tests/bad_input.sh
+# heaplab replay --explain[=json] under every policy (issue 17)
+TESTS += tests/explain.sh
+EXTRA_DIST += tests/explain.sh
 
 # Classic mistakes under every policy, with and without debug mode, next to
 # the real allocators (tests/misuse.sh says what each cell expects).

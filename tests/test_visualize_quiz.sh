@@ -41,5 +41,8 @@ echo "$out" | grep -q 'no more answers' || { echo "FAIL: the end of the answers 
 # the walk without the quiz: a map after each of the 21 ops
 n=$(./heaplab step --tty --policy=firstfit "$trace" </dev/null | grep -c '^op [0-9]* (line')
 [ "$n" = 21 ] || { echo "FAIL: $n ops walked, expected 21"; fail=1; }
+# ... each with its steps explained: one "net:" line per op
+n=$(./heaplab step --tty --policy=firstfit "$trace" </dev/null | grep -c '^    net: live ')
+[ "$n" = 21 ] || { echo "FAIL: $n ops explained, expected 21"; fail=1; }
 [ "$fail" = 0 ] && echo "PASS: quiz scored 5 of 7 and 3 of 3"
 exit "$fail"

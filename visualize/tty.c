@@ -62,6 +62,7 @@ typedef struct tty_ctx {
 	char answer[128];       /**< the student's answer to it */
 	size_t asked, right;    /**< quiz score */
 	bool out_of_answers;    /**< stdin ended: stop asking */
+	vis_explain_t *explain; /**< the steps of each op (explain.c) */
 } tty_ctx_t;
 
 static bool is_choice(hl_block_state_t st)
@@ -320,6 +321,7 @@ static int after_op(const hl_replay_t *rp, void *arg)
 		hl_trace_op_text(t, op, text, sizeof text));
 	if (c->pending == (long)op)
 		judge(c, op);
+	vis_explain_steps(c->explain, rp, c->o->out);
 	show_map(c);
 	if (c->o->quiz) {
 		ask(c, op + 1);
@@ -363,6 +365,10 @@ int vis_tty_walk(const char *policy, const char *conf, const hl_trace_t *t, cons
 	if (!h)
 		return 2;
 	tty_ctx_t c = { .o = o, .t = t, .h = h, .max_id = highest_id(t), .pending = -1 };
+	if (!(c.explain = vis_explain_new(h))) {
+		hl_heap_destroy(h);
+		return 2;
+	}
 	fprintf(o->out, "heaplab step: %zu ops on %s%s%s\n", hl_trace_ops(t), policy, conf && *conf ? ", " : "",
 		conf ? conf : "");
 	legend(o->out, &c);
@@ -379,6 +385,7 @@ int vis_tty_walk(const char *policy, const char *conf, const hl_trace_t *t, cons
 		fprintf(o->out, "\nscore: %zu of %zu right\n", c.right, c.asked);
 	free(c.blocks);
 	free(c.runs);
+	vis_explain_free(c.explain);
 	hl_heap_destroy(h);
 	return rc;
 }

@@ -228,4 +228,36 @@ void vis_put_xml(FILE *out, const char *s);
 void vis_json_string(FILE *out, const char *s);
 /** Formats bytes for people: "512 B", "64.0 KiB", "1.50 MiB". */
 const char *vis_bytes(double b, char *buf, size_t len);
+
+/** @name Explaining a replay (heaplab replay --explain)
+ * The decision events of each operation (hl_events_keep) and the net change
+ * of the heap's figures.  Text: the op, then one indented line per step and
+ * a "net:" line.  JSON: one object per line and operation:
+ *
+ *     {"policy":"bins","op":3,"line":5,"text":"a 2 100","kind":"a","id":2,"size":100,
+ *      "addr":"region#1+0x2a0",              (null when no block)
+ *      "events":[{"kind":"split","what":"top","index":-1,"size":112,
+ *                 "size2":134544,"before":134656,"after":134544,
+ *                 "addr":"region#1+0x290","text":"split: top ..."}, ...],
+ *      "lost_events":0,
+ *      "delta":{"live":112,"committed":0,"resident":0,"os_calls":0},
+ *      "after":{"live":...,"committed":...,"resident":...,"os_calls":...}}
+ *
+ * "op" counts from 1 like the stepper's frames; "kind" is the trace op's
+ * letter; an event's "kind" is hl_event_kind_name(), its numbers are -1 or
+ * 0 when they do not apply (heaplab.h, hl_event_t); "live" is
+ * live_usable_bytes, "os_calls" every page-source call but mincore. */
+/**@{*/
+typedef struct vis_explain vis_explain_t;
+/** Starts keeping @p h's events; NULL after hl_set_error(). */
+vis_explain_t *vis_explain_new(hl_heap_t *h);
+/** Writes what the op the replay just performed did (an after_op hook). */
+void vis_explain_op(vis_explain_t *x, const hl_replay_t *rp, FILE *out, bool json);
+/** The same in text without the op's own line: its steps and the "net:"
+ *  line only (the terminal walk prints them under each op). */
+void vis_explain_steps(vis_explain_t *x, const hl_replay_t *rp, FILE *out);
+/** Stops keeping events and frees @p x (NULL does nothing). */
+void vis_explain_free(vis_explain_t *x);
+/**@}*/
+
 #endif

@@ -179,9 +179,11 @@ static bn_arena_t *bn_bind(bn_state_t *st, bn_tcache_t *tc)
 		a->next_free = NULL;
 	} else if (bn_under_limit(st)) {
 		a = bn_make_arena(st);
+		HL_EV(st->heap, HL_EV_NEW, "arena", a ? (long)a->index : -1, 0, NULL);
 	}
 	if (!a)
 		a = bn_reuse(st);
+	HL_EV(st->heap, HL_EV_LOOK, "thread bound to arena", a->index, 0, NULL);
 	a->attached++;
 	if (tc)
 		tc->arena = a;
@@ -198,6 +200,7 @@ static bn_tcache_t *bn_tcache_record(bn_state_t *st)
 	if (st->tcache_count > 0) {
 		bn_arena_t *a = bn_bind(st, NULL);
 		bn_lock(a);
+		HL_EV(st->heap, HL_EV_LOOK, "the thread's tcache record: its first chunk", a->index, BN_TC_STRUCT, NULL);
 		bn_tcache_t *tc = (bn_tcache_t *)bn_int_malloc(st, a, NULL, bn_request2size(BN_TC_STRUCT));
 		bn_unlock(a);
 		if (tc) {
@@ -243,6 +246,8 @@ static void *bn_malloc_slow(bn_state_t *st, hl_thread_t *t, size_t nb)
 			return NULL;
 		}
 		tc->misses += nb <= BN_TC_MAX_CHUNK;
+		if (nb <= BN_TC_MAX_CHUNK)
+			HL_EV(st->heap, HL_EV_CACHE_MISS, "tcache bin (the thread's first call)", bn_tc_index(nb), nb, NULL);
 	}
 	bn_arena_t *a = tc->arena ? tc->arena : bn_bind(st, tc);
 	bn_lock(a);
@@ -260,9 +265,11 @@ static void *bn_malloc(void *stp, hl_thread_t *t, size_t n)
 		unsigned i = bn_tc_index(nb);
 		if (tc->entries[i]) {
 			tc->hits++;
+			HL_EV_COUNT(st->heap, HL_EV_CACHE_HIT, "tcache bin", i, tc->counts[i], tc->counts[i] - 1, tc->entries[i]);
 			return bn_tcache_get(tc, i);
 		}
 		tc->misses++;
+		HL_EV(st->heap, HL_EV_CACHE_MISS, "tcache bin", i, nb, NULL);
 	}
 	return bn_malloc_slow(st, t, nb);
 }
@@ -291,6 +298,7 @@ static void bn_free(void *stp, hl_thread_t *t, void *p)
 			bn_tcache_double_free_scan(st, tc, p, i);
 		if (tc->counts[i] < st->tcache_count) {
 			bn_tcache_put(st, tc, c, i);
+			HL_EV_COUNT(st->heap, HL_EV_CACHE_PUT, "tcache bin", i, tc->counts[i] - 1, tc->counts[i], p);
 			return;
 		}
 	}
@@ -514,6 +522,7 @@ static void *bn_init(hl_heap_t *h, const hl_conf_t *conf)
 	st->key = hl_mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)hl_heap_id(h) << 32) ^ (uintptr_t)st);
 	st->fast_key = hl_mix64(st->key);
 	bn_arena_init(&st->main, 0);
+	st->main.owner = h;
 	st->tail = st->next_to_use = &st->main;
 	st->narenas = 1;
 	pthread_mutex_init(&st->list_lock, NULL);

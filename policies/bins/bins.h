@@ -204,6 +204,7 @@ struct bn_arena {
 	bn_arena_t *next;              /**< ring of arenas (release store, list_lock) */
 	bn_arena_t *next_free;         /**< parked list (list_lock) */
 	unsigned attached;             /**< threads bound to it (list_lock) */
+	hl_heap_t *owner;              /**< the heap, for decision events (set once) */
 };
 
 /** A mapped chunk's link header (its mapping starts with it). */

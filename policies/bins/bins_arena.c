@@ -36,6 +36,7 @@ bn_arena_t *bn_arena_new(bn_state_t *st)
 	if (!a)
 		return NULL;
 	bn_arena_init(a, st->narenas);
+	a->owner = st->heap;
 	if (!bn_sys_first_heap(st, a)) {
 		pthread_mutex_destroy(&a->lock);
 		hl_meta_free(&st->arena_pool, a);
@@ -133,6 +134,7 @@ static void *bn_split_out(bn_arena_t *a, bn_chunk_t *v, size_t sz, size_t nb)
 		return bn_chunk2mem(v);
 	}
 	bn_chunk_t *r = bn_at(v, nb);
+	HL_EV_SIZES(a->owner, HL_EV_SPLIT, "chunk (remainder to the unsorted bin)", -1, nb, rest, bn_chunk2mem(v));
 	bn_to_unsorted(a, r, rest);
 	if (bn_is_small(nb))
 		a->last_remainder = r;
@@ -161,6 +163,7 @@ static void *bn_from_smallbin(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, si
 		bck->fd = b;
 		if (c != v)
 			bn_tcache_put(st, tc, c, bn_tc_index(nb));
+		HL_EV(a->owner, c == v ? HL_EV_EXACT_FIT : HL_EV_CACHE_FILL, c == v ? "small bin" : "tcache from small bin", c == v ? (long)bn_small_index(nb) : (long)bn_tc_index(nb), nb, bn_chunk2mem(c));
 		if (b->bk == b || !bn_tcache_room(st, tc, bn_tc_index(nb)))
 			break;
 	}
@@ -177,10 +180,12 @@ static void *bn_from_fastbin(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, siz
 	if (HL_UNLIKELY(bn_csize(v) != nb))
 		hl_fatal(BN, "malloc(): memory corruption (fast)", bn_chunk2mem(v));
 	a->fast[i] = v->fd;
+	HL_EV(a->owner, HL_EV_EXACT_FIT, "fastbin", i, nb, bn_chunk2mem(v));
 	while (a->fast[i] && bn_tcache_room(st, tc, bn_tc_index(nb))) {
 		bn_chunk_t *c = a->fast[i];
 		a->fast[i] = c->fd;
 		bn_tcache_put(st, tc, c, bn_tc_index(nb));
+		HL_EV(a->owner, HL_EV_CACHE_FILL, "tcache from fastbin", bn_tc_index(nb), nb, bn_chunk2mem(c));
 	}
 	((bn_tentry_t *)bn_chunk2mem(v))->key = 0;
 	return bn_chunk2mem(v);
@@ -217,11 +222,13 @@ static void *bn_scan_unsorted(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, si
 		bn_check_unsorted(st, a, v, sz);
 		if (bn_is_small(nb) && v->bk == ub && v == a->last_remainder && sz > nb + BN_MINSIZE) {
 			ub->bk = ub->fd = ub;
+			HL_EV(a->owner, HL_EV_LOOK, "unsorted bin: the last remainder, split", -1, sz, bn_chunk2mem(v));
 			return bn_split_out(a, v, sz, nb);
 		}
 		ub->bk = v->bk;
 		v->bk->fd = ub;
 		if (sz == nb) {
+			HL_EV(a->owner, bn_tcache_room(st, tc, tci) ? HL_EV_CACHE_FILL : HL_EV_EXACT_FIT, bn_tcache_room(st, tc, tci) ? "tcache from unsorted bin" : "unsorted bin", -1, sz, bn_chunk2mem(v));
 			bn_set_inuse_at(v, sz);
 			v->size |= a->aflag;
 			if (!bn_tcache_room(st, tc, tci))
@@ -231,9 +238,12 @@ static void *bn_scan_unsorted(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, si
 			continue;
 		}
 		bn_place(a, v, sz);
+		HL_EV(a->owner, HL_EV_SORT, bn_is_small(sz) ? "unsorted chunk into small bin" : "unsorted chunk into large bin", bn_bin_index(sz), sz, bn_chunk2mem(v));
 		if (++iters >= BN_MAX_ITERS)
 			break;
 	}
+	if (cached)
+		HL_EV_COUNT(a->owner, HL_EV_LIST_POP, "tcache bin, just filled by the scan", tci, tc->counts[tci], tc->counts[tci] - 1, tc->entries[tci]);
 	return cached ? bn_tcache_get(tc, tci) : NULL;
 }
 
@@ -249,6 +259,7 @@ static void *bn_from_largebin(bn_arena_t *a, size_t nb)
 	if (v != b->bk && bn_csize(v->fd) == bn_csize(v))
 		v = v->fd;                      /* spare the skip-list leader */
 	size_t sz = bn_csize(v);
+	HL_EV(a->owner, HL_EV_BEST_FIT, "large bin", bn_large_index(nb), sz, bn_chunk2mem(v));
 	bn_unlink(v);
 	return bn_split_out(a, v, sz, nb);
 }
@@ -272,6 +283,7 @@ static void *bn_from_binmap(bn_arena_t *a, size_t nb)
 			continue;
 		}
 		size_t sz = bn_csize(v);
+		HL_EV(a->owner, HL_EV_SCAN, "binmap: smallest chunk of the next non-empty bin", i, sz, bn_chunk2mem(v));
 		bn_unlink(v);
 		return bn_split_out(a, v, sz, nb);
 	}
@@ -290,6 +302,7 @@ static void *bn_from_top(bn_arena_t *a, size_t nb)
 	if (sz < nb + BN_MINSIZE)
 		return NULL;
 	bn_chunk_t *r = bn_at(v, nb);
+	HL_EVENT(a->owner, HL_EV_SPLIT, "top", -1, nb, sz - nb, sz, sz - nb, bn_chunk2mem(v));
 	a->top = r;
 	bn_head(a, v, nb);
 	bn_head(a, r, sz - nb);
@@ -304,16 +317,20 @@ static void *bn_sysmalloc(bn_state_t *st, bn_arena_t *a, size_t nb)
 {
 	bool mapped_first = nb >= bn_mmap_threshold(st) && st->n_mmaps < st->mmap_max;
 	void *m;
-	if (mapped_first && (m = bn_mmap_chunk(st, nb)))
+	if (mapped_first && (m = bn_mmap_chunk(st, nb))) {
+		HL_EV(st->heap, HL_EV_MAP, "sysmalloc: chunk at or above the mmap threshold", -1, nb, m);
 		return m;
+	}
 	bn_chunk_t *old_top;
 	bool grown = bn_sys_grow(st, a, nb, &old_top);
 	if (old_top)
 		bn_int_free(st, a, old_top, true);
 	if (grown && (m = bn_from_top(a, nb)))
 		return m;
-	if (!mapped_first && (m = bn_mmap_chunk(st, nb)))
+	if (!mapped_first && (m = bn_mmap_chunk(st, nb))) {
+		HL_EV(st->heap, HL_EV_MAP, "sysmalloc: the top could not grow", -1, nb, m);
 		return m;
+	}
 	errno = ENOMEM;
 	return NULL;
 }
@@ -351,6 +368,7 @@ static bn_chunk_t *bn_merge(bn_arena_t *a, bn_chunk_t *c, size_t sz)
 	bn_chunk_t *nx = bn_at(c, sz);
 	if (!bn_prev_inuse(c)) {
 		size_t ps = c->prev_size;
+		HL_EV_SIZES(a->owner, HL_EV_MERGE, "with the previous free chunk", -1, ps, sz + ps, bn_chunk2mem(bn_before(c, ps)));
 		c = bn_before(c, ps);
 		if (HL_UNLIKELY(bn_csize(c) != ps))
 			hl_fatal(BN, "corrupted size vs. prev_size while consolidating", bn_chunk2mem(c));
@@ -358,6 +376,7 @@ static bn_chunk_t *bn_merge(bn_arena_t *a, bn_chunk_t *c, size_t sz)
 		sz += ps;
 	}
 	if (nx == a->top) {
+		HL_EV_SIZES(a->owner, HL_EV_MERGE, "into top", -1, sz, sz + bn_csize(nx), bn_chunk2mem(c));
 		sz += bn_csize(nx);
 		bn_head(a, c, sz);
 		a->top = c;
@@ -367,6 +386,7 @@ static bn_chunk_t *bn_merge(bn_arena_t *a, bn_chunk_t *c, size_t sz)
 	}
 	size_t nsz = bn_csize(nx);
 	if (!bn_inuse(nx)) {
+		HL_EV_SIZES(a->owner, HL_EV_MERGE, "with the next free chunk", -1, nsz, sz + nsz, bn_chunk2mem(c));
 		bn_unlink(nx);
 		sz += nsz;
 	} else {
@@ -375,6 +395,7 @@ static bn_chunk_t *bn_merge(bn_arena_t *a, bn_chunk_t *c, size_t sz)
 	c->size = sz | BN_P | a->aflag;
 	bn_set_foot(c, sz);
 	bn_to_unsorted(a, c, sz);
+	HL_EV(a->owner, HL_EV_LIST_PUSH, "unsorted bin", -1, sz, bn_chunk2mem(c));
 	return c;
 }
 
@@ -388,6 +409,7 @@ static void bn_to_fastbin(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c)
 	((bn_tentry_t *)bn_chunk2mem(c))->key = st->fast_key;
 	a->fast[i] = c;
 	a->have_fast = true;
+	HL_EV(st->heap, HL_EV_LIST_PUSH, "fastbin", i, bn_csize(c), bn_chunk2mem(c));
 }
 
 /** Frees chunk @p c of arena @p a (not mapped, not cached); @p may_fast
@@ -422,7 +444,7 @@ void bn_int_free(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, bool may_fast)
  *  (the pre-2.43 malloc_consolidate). */
 void bn_consolidate(bn_state_t *st, bn_arena_t *a)
 {
-	(void)st;
+	HL_EV(st->heap, HL_EV_SCAN, "malloc_consolidate: every fastbin chunk merged", -1, 0, NULL);
 	a->have_fast = false;
 	for (unsigned i = 0; i < BN_NFAST; i++) {
 		bn_chunk_t *c = a->fast[i];
@@ -497,11 +519,13 @@ static void *bn_realloc_move(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, bn_
 		bn_shrink(st, a, c, nb);
 		return bn_chunk2mem(c);
 	}
+	HL_EV(st->heap, HL_EV_LOOK, "realloc moves the block", -1, bn_usable(c), m);
 	memcpy(m, bn_chunk2mem(c), bn_usable(c));
 	unsigned ti = bn_tc_index(bn_csize(c));
-	if (bn_csize(c) <= BN_TC_MAX_CHUNK && bn_tcache_room(st, tc, ti))
+	if (bn_csize(c) <= BN_TC_MAX_CHUNK && bn_tcache_room(st, tc, ti)) {
 		bn_tcache_put(st, tc, c, ti);
-	else
+		HL_EV_COUNT(st->heap, HL_EV_CACHE_PUT, "tcache bin", ti, tc->counts[ti] - 1, tc->counts[ti], bn_chunk2mem(c));
+	} else
 		bn_int_free(st, a, c, true);
 	return m;
 }
@@ -515,11 +539,13 @@ void *bn_int_realloc(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, bn_chunk_t 
 	if (HL_UNLIKELY(!bn_prev_inuse(nx) || c == a->top))
 		hl_fatal(&hl_policy_bins, "realloc(): invalid pointer", bn_chunk2mem(c));
 	if (sz >= nb) {
+		HL_EV(st->heap, HL_EV_LOOK, "realloc in place: the chunk is big enough", -1, sz, bn_chunk2mem(c));
 		bn_shrink(st, a, c, nb);
 		return bn_chunk2mem(c);
 	}
 	if (nx == a->top && sz + bn_csize(nx) >= nb + BN_MINSIZE) {
 		size_t tsz = bn_csize(nx) - (nb - sz);
+		HL_EV_SIZES(st->heap, HL_EV_SPLIT, "top, grown into by realloc", -1, nb - sz, tsz, bn_chunk2mem(c));
 		c->size = nb | (c->size & BN_P) | a->aflag;
 		a->top = bn_at(c, nb);
 		bn_head(a, a->top, tsz);
@@ -527,6 +553,7 @@ void *bn_int_realloc(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, bn_chunk_t 
 	}
 	if (nx != a->top && !bn_inuse(nx) && sz + bn_csize(nx) >= nb) {
 		size_t total = sz + bn_csize(nx);
+		HL_EV_SIZES(st->heap, HL_EV_MERGE, "realloc: with the next free chunk", -1, bn_csize(nx), total, bn_chunk2mem(c));
 		bn_unlink(nx);
 		c->size = total | (c->size & BN_P) | a->aflag;
 		bn_set_inuse_at(c, total);

@@ -71,6 +71,7 @@ void bn_munmap_chunk(bn_state_t *st, bn_chunk_t *c)
 			!hl_os_contains(st->os, base) || mh->offset != c->prev_size ||
 			mh->map_size != c->prev_size + sz))
 		hl_fatal(BN, "munmap_chunk(): invalid pointer", bn_chunk2mem(c));
+	HL_EV(st->heap, HL_EV_UNMAP, "mmapped chunk", -1, sz, bn_chunk2mem(c));
 	bn_tune_threshold(st, sz);
 	pthread_mutex_lock(&st->mmap_lock);
 	if (mh->prev)
@@ -102,6 +103,7 @@ void *bn_mremap_chunk(bn_state_t *st, bn_chunk_t *c, size_t n)
 		return bn_chunk2mem(c);        /* what it has already fits */
 	pthread_mutex_lock(&st->mmap_lock);
 	char *nw = hl_os_remap(st->os, old, map);
+	HL_EV_COUNT(st->heap, HL_EV_MAP, "mmapped chunk resized by mremap", -1, oldmap, map, nw);
 	if (nw) {
 		bn_mmap_t *nh = (bn_mmap_t *)nw;
 		nh->map_size = map;
@@ -127,6 +129,7 @@ static bool bn_grow_main(bn_state_t *st, bn_arena_t *a, size_t nb)
 	size_t grow = hl_align_up(nb + st->top_pad + BN_MINSIZE - old, st->page);
 	if (!hl_brk_move(st->os, &st->brk, (intptr_t)grow))
 		return false;
+	HL_EVENT(st->heap, HL_EV_GROW, "sysmalloc: brk, top", -1, grow, 0, old, old + grow, NULL);
 	if (!a->top) {
 		a->top = bn_main_first(st);
 		a->top->prev_size = 0;
@@ -191,6 +194,7 @@ static bool bn_grow_sub(bn_state_t *st, bn_arena_t *a, size_t nb, bn_chunk_t **t
 	if (hp->size + diff <= BN_HEAP_MAX &&
 	    hl_os_commit(st->os, (char *)hp + hp->size, diff) == 0) {
 		hp->size += diff;
+		HL_EVENT(st->heap, HL_EV_GROW, "sysmalloc: sub-heap committed further, top", -1, diff, 0, old, old + diff, NULL);
 		bn_account(a, (ptrdiff_t)diff);
 		a->top->size = (old + diff) | BN_P | BN_A;
 		return true;
@@ -198,6 +202,7 @@ static bool bn_grow_sub(bn_state_t *st, bn_arena_t *a, size_t nb, bn_chunk_t **t
 	bn_heap_t *nh = bn_heap_new(st, nb + BN_MINSIZE + sizeof(bn_heap_t));
 	if (!nh)
 		return false;
+	HL_EV(st->heap, HL_EV_NEW, "sysmalloc: sub-heap (the old one is full)", a->index, nh->size, nh);
 	nh->ar = a;
 	nh->prev = hp;
 	a->heap = nh;
@@ -248,6 +253,7 @@ static size_t bn_heap_drop(bn_state_t *st, bn_arena_t *a)
 			bn_unlink(top);
 			sz += ps;
 		}
+		HL_EV(st->heap, HL_EV_RETIRE, "sub-heap (its top was all of it)", a->index, hp->size, hp);
 		a->heap = prev;
 		a->top = top;
 		top->size = sz | BN_P | BN_A;
@@ -283,6 +289,7 @@ size_t bn_systrim(bn_state_t *st, bn_arena_t *a, size_t pad, bool forced)
 		hp->size -= extra;
 	}
 	bn_account(a, -(ptrdiff_t)extra);
+	HL_EVENT(st->heap, HL_EV_SHRINK, forced ? "malloc_trim: top" : "systrim: top above the trim threshold", -1, extra, 0, tsz, tsz - extra, NULL);
 	a->top->size = (tsz - extra) | BN_P | a->aflag;
 	return given + extra;
 }
@@ -299,6 +306,7 @@ size_t bn_purge_free(bn_state_t *st, bn_arena_t *a)
 			if (hi <= lo || hi - lo < st->page)
 				continue;
 			size_t len = hl_align_down(hi - lo, st->page);
+			HL_EV(st->heap, HL_EV_PURGE, "whole pages inside a free chunk", i, len, (void *)lo);
 			if (hl_os_purge(st->os, (void *)lo, len) == 0)
 				given += len;
 		}

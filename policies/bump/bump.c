@@ -77,6 +77,7 @@ static bump_region_t *new_region(bump_state_t *s, size_t need)
 	r->prev = s->current;
 	s->current = r;
 	s->regions++;
+	HL_EV(s->heap, HL_EV_NEW, s->regions == 1 ? "region (the first)" : "region (the current one is full)", s->regions - 1, size, base);
 	return r;
 }
 
@@ -93,6 +94,7 @@ static bool make_room(bump_state_t *s, bump_region_t *r, size_t n)
 		want = room;
 	if (hl_os_commit(os_of(s), r->limit, want) < 0)
 		return false;
+	HL_EV(s->heap, HL_EV_GROW, "committed limit moved up", -1, want, r->limit);
 	r->limit += want;
 	return true;
 }
@@ -115,11 +117,13 @@ static void *carve(bump_state_t *s, size_t n, size_t align)
 				bump_header_t *h = (bump_header_t *)(at - HEADER);
 				h->size = payload;
 				h->flags = 0;
+				HL_EVENT(s->heap, HL_EV_BUMP, gap ? "cursor moved (an alignment filler first)" : "cursor moved", -1, gap + HEADER + payload, 0, r->cursor - r->base, (char *)at + payload - r->base, (void *)at);
 				r->cursor = (char *)at + payload;
 				s->handed_out += gap + HEADER + payload;
 				s->blocks++;
 				return (void *)at;
 			}
+			HL_EV(s->heap, HL_EV_REJECT, "current region: too little room left (wasted)", -1, (size_t)(r->base + r->size - r->cursor), r->cursor);
 			s->waste += (size_t)(r->base + r->size - r->cursor);
 		}
 		if (!new_region(s, payload + HEADER + align))
@@ -182,6 +186,7 @@ static void bump_free(void *st, hl_thread_t *t, void *p)
 	pthread_mutex_lock(&s->lock);
 	bool mine = region_of(s, p) != NULL && ((uintptr_t)p & 15) == 0;
 	s->frees_ignored++;
+	HL_EV(s->heap, HL_EV_LOOK, "free ignored: a bump allocator reuses nothing until reset", -1, 0, p);
 	pthread_mutex_unlock(&s->lock);
 	if (!mine)
 		hl_fatal(&hl_policy_bump, "free of a pointer this heap does not own", p);
@@ -203,6 +208,7 @@ static void *bump_realloc(void *st, hl_thread_t *t, void *p, size_t n)
 	bump_region_t *r = s->current;
 	size_t grow = hl_align_up(n, 16) - h->size;
 	if ((char *)p + h->size == r->cursor && make_room(s, r, grow)) {
+		HL_EVENT(s->heap, HL_EV_BUMP, "cursor moved: the last block grows in place", -1, grow, 0, r->cursor - r->base, r->cursor + grow - r->base, p);
 		r->cursor += grow;
 		h->size += grow;
 		s->handed_out += grow;
@@ -226,6 +232,7 @@ static size_t bump_trim(void *st, size_t pad)
 	for (bump_region_t *r = s->current; r; r = r->prev) {
 		char *keep = (char *)hl_ptr_align_up((uintptr_t)r->cursor + pad, hl_os_page(os));
 		if (keep < r->limit) {
+			HL_EV(s->heap, HL_EV_SHRINK, "committed pages above the cursor", -1, (size_t)(r->limit - keep), keep);
 			hl_os_decommit(os, keep, (size_t)(r->limit - keep));
 			given += (size_t)(r->limit - keep);
 			r->limit = keep;
@@ -248,6 +255,7 @@ static int bump_reset(void *st)
 		r = older;
 	}
 	s->current = r;
+	HL_EV(s->heap, HL_EV_RETIRE, "every block at once (reset): older regions released, the cursor back to the start", -1, s->handed_out, NULL);
 	if (r) {
 		r->cursor = r->base + desc_bytes();
 		char *keep = r->base + hl_os_page(os);

@@ -167,6 +167,10 @@ static void *ff_alloc_locked(ff_state_t *st, size_t n)
 	size_t asize = ff_asize(st, n);
 	ff_block_t *b = ff_search(st, asize);
 
+	if (b)
+		HL_EV(st->heap, st->fit == FF_FIT_BEST ? HL_EV_BEST_FIT : st->fit == FF_FIT_WORST ? HL_EV_LOOK : HL_EV_FIRST_FIT, st->fit == FF_FIT_NEXT ? "next fit (from the rover)" : st->fit == FF_FIT_WORST ? "worst fit: the largest free block" : "free block", -1, ff_size(b), (void *)ff_addr(b));
+	else
+		HL_EV(st->heap, HL_EV_REJECT, "no free block fits: the break moves", -1, asize, NULL);
 	if (!b && !(b = ff_grow(st, asize))) {
 		errno = ENOMEM;
 		return NULL;
@@ -223,6 +227,7 @@ static void *ff_memalign_locked(ff_state_t *st, size_t align, size_t n)
 		ff_write_live(st, nb, ff_size(b) - gap, true, n);
 		ff_write_live(st, b, gap, ff_prev_is_free(b), 0);
 		st->c.splits++;
+		HL_EV_SIZES(st->heap, HL_EV_SPLIT, "memalign: the gap before the aligned block is freed", -1, gap, ff_size(nb), (void *)ff_addr(b));
 		ff_release(st, b);
 		b = nb;
 	}
@@ -270,6 +275,7 @@ static bool ff_grow_in_place(ff_state_t *st, ff_block_t *b, size_t asize)
 		return false;
 	if (ff_addr(nb) >= ff_hi(st) || ff_is_live(nb) || ff_size(b) + ff_size(nb) < asize)
 		return false;
+	HL_EV_SIZES(st->heap, HL_EV_MERGE, "realloc in place: with the next free block", -1, ff_size(nb), ff_size(b) + ff_size(nb), (void *)ff_addr(b));
 	ff_list_unlink(st, nb);
 	ff_word(b)[0] += ff_size(nb);
 	ff_set_pf_after(st, b, false);

@@ -73,6 +73,7 @@ void *ff_take(ff_state_t *st, ff_block_t *b, size_t asize, size_t req)
 			ff_list_replace(st, b, r);
 		}
 		st->c.splits++;
+		HL_EV_SIZES(st->heap, HL_EV_SPLIT, "free block (the remainder stays free)", -1, asize, size - asize, (void *)ff_addr(b));
 		ff_write_live(st, b, asize, pf, req);
 	} else {
 		ff_list_unlink(st, b);
@@ -95,6 +96,7 @@ void ff_shrink(ff_state_t *st, ff_block_t *b, size_t asize)
 	ff_word(b)[0] = asize | (ff_word(b)[0] & FF_FLAGS);
 	ff_write_live(st, r, size - asize, false, 0);
 	st->c.splits++;
+	HL_EV_SIZES(st->heap, HL_EV_SPLIT, "live block shrunk in place (its tail is freed)", -1, asize, size - asize, (void *)ff_addr(b));
 	ff_release(st, r);
 }
 
@@ -125,6 +127,7 @@ void ff_release(ff_state_t *st, ff_block_t *b)
 		msize += old;
 		listed = true;
 		st->c.coalesces++;
+		HL_EV_SIZES(st->heap, HL_EV_MERGE, "with the previous free block", -1, ff_size(b), msize, (void *)ff_addr(m));
 	}
 	if (st->coalesce && ff_addr(nb) < ff_hi(st) && !ff_is_live(nb)) {
 		msize += ff_size(nb);
@@ -138,9 +141,11 @@ void ff_release(ff_state_t *st, ff_block_t *b)
 			old = msize;
 		}
 		st->c.coalesces++;
+		HL_EV_SIZES(st->heap, HL_EV_MERGE, "with the next free block", -1, ff_size(nb), msize, (void *)ff_addr(m));
 	}
 	ff_write_free(st, m, msize, ff_prev_is_free(m));
 	ff_set_pf_after(st, m, true);
+	HL_EV(st->heap, HL_EV_LIST_PUSH, st->order == FF_ORDER_ADDRESS ? "free list, in address order" : st->order == FF_ORDER_LIFO ? "free list head (LIFO)" : st->order == FF_ORDER_FIFO ? "free list tail (FIFO)" : "free list, in size order", -1, msize, (void *)ff_addr(m));
 	if (listed)
 		ff_list_resized(st, m, old, true);
 	else
@@ -174,6 +179,7 @@ ff_block_t *ff_grow(ff_state_t *st, size_t asize)
 	if (!hl_brk_move(st->os, &st->brk, (intptr_t)delta))
 		return NULL;
 	st->c.grows++;
+	HL_EVENT(st->heap, HL_EV_GROW, tail ? "break moved up: the free tail block grows" : "break moved up: a new free block at the end", -1, delta, 0, old_hi - ff_lo(st), ff_hi(st) - ff_lo(st), (void *)old_hi);
 	if (tail) {
 		size_t was = ff_size(tail);
 
@@ -234,6 +240,7 @@ size_t ff_trim_tail(ff_state_t *st, size_t pad)
 		if (!hl_brk_move(st->os, &st->brk, -(intptr_t)(hi - end)))
 			hl_fatal(&hl_policy_firstfit, "the break refused to move down", (void *)end);
 		st->c.trims++;
+		HL_EVENT(st->heap, HL_EV_SHRINK, "break moved down over the free tail", -1, hi - end, 0, hi - ff_lo(st), end - ff_lo(st), (void *)end);
 		st->c.trimmed += hi - end;
 		total += hi - end;
 		if (!whole)

@@ -156,6 +156,7 @@ static ff_block_t *ff_scan_first(ff_state_t *st, ff_block_t *from, ff_block_t *s
 {
 	for (ff_block_t *x = from; x != stop; x = ff_nx(st, x)) {
 		st->c.steps++;
+		HL_EV(st->heap, ff_size(x) >= asize ? HL_EV_LOOK : HL_EV_REJECT, ff_size(x) >= asize ? "candidate fits: the scan stops" : "candidate too small", -1, ff_size(x), (void *)ff_addr(x));
 		if (ff_size(x) >= asize)
 			return x;
 	}
@@ -188,6 +189,7 @@ static ff_block_t *ff_scan_extreme(ff_state_t *st, size_t asize, bool best)
 		st->c.steps++;
 		if (s >= asize && (!pick || (best ? s < ff_size(pick) : s > ff_size(pick))))
 			pick = x;
+		HL_EV(st->heap, pick == x ? HL_EV_LOOK : HL_EV_REJECT, s < asize ? "candidate too small" : pick == x ? "candidate fits: the best so far" : best ? "candidate fits but is not smaller than the best so far" : "candidate fits but is not larger than the largest so far", -1, s, (void *)ff_addr(x));
 		if (best && pick && (s == asize || st->order == FF_ORDER_SIZE_ASC))
 			break;
 		if (!best && st->order == FF_ORDER_SIZE_DESC)

@@ -230,12 +230,14 @@ static void pools_destroy(void *st)
 static void *pl_fb_malloc(pl_state_t *s, hl_thread_t *t, size_t n)
 {
 	pl_count(&s->counts.fallback_mallocs);
+	HL_EV(s->heap, HL_EV_HANDOFF, "the fallback allocator (above 512 bytes)", -1, n, NULL);
 	return hl_guest_malloc(&s->fallback, t, n);
 }
 
 static void pl_fb_free(pl_state_t *s, hl_thread_t *t, void *p)
 {
 	pl_count(&s->counts.fallback_frees);
+	HL_EV(s->heap, HL_EV_HANDOFF, "the fallback allocator (not in any arena)", -1, 0, p);
 	hl_guest_free(&s->fallback, t, p);
 }
 
@@ -268,6 +270,7 @@ static __attribute__((noinline)) void *pl_malloc_new_pool(pl_state_t *s, unsigne
 static __attribute__((noinline)) void *pl_malloc_extend(pl_state_t *s, pl_pool_t *pool,
 							void *bp, bool bias)
 {
+	HL_EV(s->heap, HL_EV_LIST_POP, "usedpools[class]: the pool's last freed block, then the pool is extended", pool->szidx, s->stride[pool->szidx], bp);
 	pool->ref.count++;
 	pool->freeblock = NULL;
 	pl_pool_extend(s, pool);
@@ -299,6 +302,7 @@ static inline void *pl_malloc_in(pl_state_t *s, size_t n, bool bias)
 			return pl_malloc_smashed(bp);
 		return pl_malloc_extend(s, pool, bp, bias);
 	}
+	HL_EV(s->heap, HL_EV_LIST_POP, "usedpools[class]: first pool's freeblock", c, s->stride[c], bp);
 	pool->ref.count++;
 	pool->freeblock = next;
 	s->small_mallocs++;
@@ -357,6 +361,7 @@ static void pl_push(pl_state_t *s, void *p)
 	if (HL_UNLIKELY(s->debug))
 		pl_free_deep_check(s, pool, p);
 	void *lastfree = pool->freeblock;
+	HL_EV(s->heap, HL_EV_LIST_PUSH, "pool freeblock, class", pool->szidx, s->stride[pool->szidx], p);
 	*(void **)p = lastfree;
 	pool->freeblock = p;
 	pool->ref.count--;
@@ -402,6 +407,7 @@ static inline void pl_free_in(pl_state_t *s, void *p, bool bias)
 		pl_free_rare(s, p, bias);
 		return;
 	}
+	HL_EV(s->heap, HL_EV_LIST_PUSH, "pool freeblock, class", pool->szidx, s->stride[pool->szidx], p);
 	*(void **)p = lastfree;
 	pool->freeblock = p;
 	pool->ref.count = count - 1;

@@ -55,6 +55,7 @@ static pl_arena_t *pl_new_arena(pl_state_t *s)
 		hl_os_release(s->os, base, s->arena_size);
 		return NULL;
 	}
+	HL_EV(s->heap, HL_EV_NEW, "arena (usable_arenas was empty)", a - s->allarenas, s->arena_size, base);
 	s->unused_arena_objects = a->nextarena;
 	a->address = (uintptr_t)base;
 	a->freepools = NULL;
@@ -77,6 +78,7 @@ static pl_arena_t *pl_new_arena(pl_state_t *s)
 /* Unmaps a wholly free arena that is already off usable_arenas. */
 static void pl_free_arena(pl_state_t *s, pl_arena_t *a)
 {
+	HL_EV(s->heap, HL_EV_RETIRE, "arena (all its pools free)", a - s->allarenas, s->arena_size, (void *)a->address);
 	a->nextarena = s->unused_arena_objects;
 	s->unused_arena_objects = a;
 	pl_map_mark(s, a->address, false);
@@ -130,6 +132,7 @@ static pl_pool_t *pl_take_pool(pl_state_t *s)
 {
 	pl_arena_t *a = s->usable_arenas;
 	pl_pool_t *pool = a->freepools;
+	HL_EVENT(s->heap, HL_EV_LOOK, pool ? "arena at the head of usable_arenas (most used first): a cached free pool" : "arena at the head of usable_arenas (most used first): a never-used pool", a - s->allarenas, 0, 0, a->nfreepools, a->nfreepools - 1, NULL);
 	if (pool) {
 		a->freepools = pool->nextpool;
 	} else {
@@ -154,6 +157,7 @@ static void *pl_start_pool(pl_state_t *s, pl_pool_t *pool, unsigned c)
 	head->nextpool->prevpool = pool;
 	head->nextpool = pool;
 	pool->ref.count = 1;
+	HL_EV(s->heap, HL_EV_NEW, pool->szidx == c ? "pool first on usedpools[class] (same class as before: its list kept)" : "pool first on usedpools[class] (carved for this class)", c, s->stride[c], pl_pool_base(s, pool));
 	if (pool->szidx == c) {          /* same class as before: list intact */
 		void *bp = pool->freeblock;
 		void *next = *(void **)bp;
@@ -194,6 +198,7 @@ void pl_pool_extend(pl_state_t *s, pl_pool_t *pool)
 		*(void **)pool->freeblock = NULL;
 		return;
 	}
+	HL_EV(s->heap, HL_EV_MOVE, "pool full: leaves usedpools[class]", pool->szidx, 0, pl_pool_base(s, pool));
 	pool->prevpool->nextpool = pool->nextpool;   /* full: leave usedpools */
 	pool->nextpool->prevpool = pool->prevpool;
 }
@@ -202,6 +207,7 @@ void pl_pool_extend(pl_state_t *s, pl_pool_t *pool)
 void pl_insert_to_usedpool(pl_state_t *s, pl_pool_t *pool)
 {
 	pl_pool_t *head = pl_used_head(s, pool->szidx);
+	HL_EV(s->heap, HL_EV_MOVE, "pool was full: first on usedpools[class] again", pool->szidx, 0, pl_pool_base(s, pool));
 	pool->nextpool = head->nextpool;
 	pool->prevpool = head;
 	head->nextpool->prevpool = pool;
@@ -236,6 +242,7 @@ void pl_insert_to_freepool(pl_state_t *s, pl_pool_t *pool)
 	pool->prevpool->nextpool = pool->nextpool;   /* leave usedpools */
 	pool->nextpool->prevpool = pool->prevpool;
 	pl_arena_t *a = pl_arena_of_pool(s, pool);
+	HL_EVENT(s->heap, HL_EV_MOVE, "pool empty: to its arena's freepools, arena", a - s->allarenas, 0, 0, a->nfreepools, a->nfreepools + 1, pl_pool_base(s, pool));
 	pool->nextpool = a->freepools;
 	a->freepools = pool;
 	uint32_t nf = a->nfreepools;

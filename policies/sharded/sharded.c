@@ -111,6 +111,8 @@ static __attribute__((noinline)) void *shd_malloc_generic(shd_state_t *st, hl_th
 		p = shd_heap_alloc_large(hp, n);
 	} else {
 		shd_page_t *pg = shd_find_page(hp, n);
+		if (pg)
+			HL_EV(st->h, HL_EV_LIST_POP, "page free list (found by the slow path), bin", pg->bin, pg->block_size, pg->free);
 		p = pg ? shd_page_pop(pg) : NULL;
 	}
 	if (p)
@@ -125,8 +127,10 @@ static void *shd_malloc(void *vst, hl_thread_t *t, size_t n)
 	shd_heap_t *hp = t->policy_tls;
 	if (HL_LIKELY(hp != NULL && n <= SHD_SMALL_SIZE_MAX)) {
 		shd_page_t *pg = hp->direct[(n + 7) >> 3];
-		if (HL_LIKELY(pg->free != NULL))
+		if (HL_LIKELY(pg->free != NULL)) {
+			HL_EV(((shd_state_t *)vst)->h, HL_EV_LIST_POP, "page free list (direct table), bin", pg->bin, pg->block_size, pg->free);
 			return shd_page_pop(pg);
+		}
 	}
 	return shd_malloc_generic(vst, t, n);
 }
@@ -193,10 +197,12 @@ static __attribute__((noinline)) void shd_free_generic(shd_state_t *st, hl_threa
 	}
 	shd_heap_t *hp = t->policy_tls;
 	if (hp && atomic_load_explicit(&pg->heap, memory_order_relaxed) == hp) {
+		HL_EV(st->h, HL_EV_LIST_PUSH, "page local_free (slow path: full page, checks or interior pointer), bin", pg->bin, pg->block_size, b);
 		shd_page_push_local(pg, b);
 		shd_free_local_slow(hp, pg);
 		return;
 	}
+	HL_EV(st->h, HL_EV_REMOTE_FREE, "another thread's page: CAS onto its thread_free (the owner's delayed list when it is full), bin", pg->bin, pg->block_size, b);
 	shd_free_remote(pg, b);
 	if (hp || (hp = shd_heap_new(st, t)))
 		hp->c.remote_frees++;
@@ -213,6 +219,7 @@ static void shd_free(void *vst, hl_thread_t *t, void *p)
 		shd_heap_t *hp = t->policy_tls;
 		if (HL_LIKELY(shd_flags(pg) == 0 && pg->bin && hp &&
 			      atomic_load_explicit(&pg->heap, memory_order_relaxed) == hp)) {
+			HL_EV(st->h, HL_EV_LIST_PUSH, "page local_free, bin", pg->bin, pg->block_size, p);
 			if (HL_UNLIKELY(shd_page_push_local(pg, p) == 0))
 				shd_page_emptied(hp, pg);
 			return;

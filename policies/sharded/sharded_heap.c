@@ -165,6 +165,7 @@ void shd_queue_push(shd_heap_t *hp, shd_queue_t *q, shd_page_t *pg, bool at_end)
  * asks for delayed frees (USE_DELAYED). */
 static void shd_page_to_full(shd_heap_t *hp, shd_page_t *pg)
 {
+	HL_EV(hp->st->h, HL_EV_MOVE, "page full: to the full queue, bin", pg->bin, pg->block_size, pg->start);
 	shd_queue_remove(hp, shd_queue_of(hp, pg), pg);
 	shd_flags_set(pg, shd_flags(pg) | SHD_PF_FULL);
 	shd_queue_push(hp, &hp->queues[SHD_BIN_FULL], pg, true);
@@ -175,6 +176,7 @@ static void shd_page_to_full(shd_heap_t *hp, shd_page_t *pg)
  * @p pg is appended to its bin's queue. */
 static void shd_page_unfull(shd_heap_t *hp, shd_page_t *pg)
 {
+	HL_EV(hp->st->h, HL_EV_MOVE, "page no longer full: back to its bin queue, bin", pg->bin, pg->block_size, pg->start);
 	shd_set_delay(pg, SHD_NO_DELAYED, false);
 	shd_queue_remove(hp, &hp->queues[SHD_BIN_FULL], pg);
 	shd_flags_set(pg, shd_flags(pg) & ~(unsigned)SHD_PF_FULL);
@@ -204,6 +206,7 @@ void shd_page_emptied(shd_heap_t *hp, shd_page_t *pg)
 			hp->retired_min = pg->bin;
 		if (pg->bin > hp->retired_max)
 			hp->retired_max = pg->bin;
+		HL_EV(hp->st->h, HL_EV_LOOK, "page empty, the only one of its bin: retired (kept a few slow paths), bin", pg->bin, pg->block_size, pg->start);
 		return;
 	}
 	shd_page_free_empty(hp, pg);
@@ -267,6 +270,7 @@ void shd_delayed_drain(shd_heap_t *hp)
 		shd_page_t *pg = shd_page_of(shd_segment_of(b), b);
 		shd_block_t *next = shd_next_raw(pg, b);
 		shd_page_collect(pg);
+		HL_EV(hp->st->h, HL_EV_COLLECT, "delayed list: a remote free into a full page, freed by the owner, bin", pg->bin, pg->block_size, b);
 		shd_page_push_local(pg, b);
 		hp->c.delayed_frees++;
 		shd_free_local_slow(hp, pg);
@@ -331,6 +335,7 @@ static bool shd_reclaim_one(shd_heap_t *hp)
 	if (!s)
 		return false;
 	hp->c.reclaimed++;
+	HL_EV(hp->st->h, HL_EV_COLLECT, "abandoned segment reclaimed", -1, s->size, s);
 	shd_page_t *empty[SHD_SLICES];
 	size_t nempty = 0;
 	for (size_t i = shd_next_used(s, SHD_INFO_SLICES); i < SHD_SLICES; i = shd_next_page(s, i)) {
@@ -350,6 +355,7 @@ static bool shd_reclaim_one(shd_heap_t *hp)
 static void shd_heap_extend(shd_heap_t *hp, shd_page_t *pg)
 {
 	shd_page_extend(pg, &hp->rnd);
+	HL_EVENT(hp->st->h, HL_EV_NEW, "blocks carved into the page's free list (extend; capacity), bin", pg->bin, pg->block_size, 0, -1, pg->capacity, pg->start);
 	hp->c.extends++;
 }
 
@@ -408,6 +414,7 @@ void *shd_heap_alloc_large(shd_heap_t *hp, size_t n)
 	shd_page_t *pg = shd_segment_page_alloc(hp, bsize, kind);
 	if (!pg)
 		return NULL;
+	HL_EV(hp->st->h, HL_EV_MAP, kind == SHD_PAGE_LARGE ? "large page: one block, full from the start" : "huge segment: one block", -1, bsize, pg->start);
 	pg->capacity = 1;
 	pg->used = 1;
 	shd_flags_set(pg, SHD_PF_FULL);

@@ -74,6 +74,13 @@ void shd_page_fork_child(shd_page_t *pg)
 
 /* ---- collecting frees ------------------------------------------------- */
 
+/* The heap a page's events are about: its owner's (none when abandoned). */
+static hl_heap_t *shd_page_events_heap(const shd_page_t *pg)
+{
+	shd_heap_t *owner = atomic_load_explicit(&((shd_page_t *)pg)->heap, memory_order_relaxed);
+	return owner ? owner->st->h : NULL;
+}
+
 /* Moves thread_free onto local_free with one atomic exchange of the head. */
 static void shd_collect_thread_free(shd_page_t *pg)
 {
@@ -94,6 +101,7 @@ static void shd_collect_thread_free(shd_page_t *pg)
 	}
 	shd_set_next(pg, tail, pg->local_free);
 	pg->local_free = head;
+	HL_EVENT(shd_page_events_heap(pg), HL_EV_COLLECT, "thread_free taken in one atomic exchange, onto local_free, bin", pg->bin, pg->block_size, 0, count, -1, pg->start);
 	pg->used -= count;
 }
 
@@ -103,6 +111,7 @@ void shd_page_collect(shd_page_t *pg)
 	if (shd_tf_ptr(atomic_load_explicit(&pg->thread_free, memory_order_relaxed)))
 		shd_collect_thread_free(pg);
 	if (!pg->free && pg->local_free) {
+		HL_EV(shd_page_events_heap(pg), HL_EV_COLLECT, "free list empty: local_free becomes the free list, bin", pg->bin, pg->block_size, pg->start);
 		pg->free = pg->local_free;
 		pg->local_free = NULL;
 	}

@@ -105,6 +105,7 @@ static shd_segment_t *shd_segment_new(shd_heap_t *hp, size_t size, bool huge)
 {
 	shd_state_t *st = hp->st;
 	shd_segment_t *s = huge ? NULL : shd_cache_take(st);
+	HL_EV(st->h, HL_EV_NEW, s ? "segment (a parked one from the cache)" : "segment (reserved, 32 MiB aligned)", -1, size, s);
 	if (!s) {
 		if (!(s = hl_os_reserve(st->os, size, SHD_SEGMENT_SIZE, false)))
 			return NULL;
@@ -150,6 +151,7 @@ static void shd_segment_release(shd_heap_t *hp, shd_segment_t *s)
 		s->gnext->gprev = s->gprev;
 	st->segments_released++;
 	pthread_mutex_unlock(&st->lock);
+	HL_EV(st->h, HL_EV_RETIRE, "segment (no page used)", -1, s->size, s);
 	shd_segmap_set(st, s, false);
 	if (!shd_cache_park(st, s))
 		hl_os_release(st->os, s, s->committed_bytes);
@@ -189,6 +191,7 @@ static shd_page_t *shd_page_init(shd_heap_t *hp, shd_segment_t *s, size_t i, siz
 	atomic_store_explicit(&pg->heap, hp, memory_order_release);
 	s->used++;
 	hp->c.pages_fresh++;
+	HL_EV(st->h, HL_EV_NEW, "page from a segment's free slices, bin", pg->bin, span, pg->start);
 	return pg;
 }
 
@@ -220,6 +223,7 @@ shd_page_t *shd_segment_page_alloc(shd_heap_t *hp, size_t bsize, unsigned kind)
 /* Purges slices [i, i+n) (MADV_DONTNEED). */
 static void shd_purge_run(shd_heap_t *hp, shd_segment_t *s, size_t i, size_t n)
 {
+	HL_EV(hp->st->h, HL_EV_PURGE, "free slices whose purge delay is over", -1, n * SHD_SLICE_SIZE, shd_slice_addr(s, i));
 	hl_os_purge(hp->st->os, shd_slice_addr(s, i), n * SHD_SLICE_SIZE);
 	for (size_t j = i; j < i + n; j++) {
 		shd_bit_clear(s->purge_mask, j);
@@ -267,6 +271,7 @@ void shd_segment_page_free(shd_heap_t *hp, shd_page_t *pg)
 		hl_os_commit(st->os, guard, st->ospage);
 	}
 	hp->c.pages_freed++;
+	HL_EV(st->h, HL_EV_RETIRE, "page back to its segment, bin", pg->bin, n * SHD_SLICE_SIZE, pg->start);
 	s->used--;
 	if (s->huge || s->used == 0) {
 		shd_segment_release(hp, s);

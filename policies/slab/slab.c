@@ -113,8 +113,10 @@ static __attribute__((noinline)) void *sl_malloc_slow(sl_state_t *s, hl_thread_t
 		sl_cbin_t *b = &tc->bins[ind];
 		if (b->ncached) {
 			sl_count(&tc->hits, 1);
+			HL_EV_COUNT(s->heap, HL_EV_CACHE_HIT, "tcache bin of class", ind, b->ncached, b->ncached - 1, b->slots[b->ncached - 1]);
 			return sl_cbin_pop(b);
 		}
+		HL_EV(s->heap, HL_EV_CACHE_MISS, "tcache bin of class", ind, usize, NULL);
 		if (ind < s->sc->nbins)
 			sl_tcache_fill(s, tc, ind);
 		if (b->ncached)
@@ -123,8 +125,10 @@ static __attribute__((noinline)) void *sl_malloc_slow(sl_state_t *s, hl_thread_t
 	sl_decay_ticks(tc, 1);
 	if (ind < s->sc->nbins) {
 		void *p = NULL;
+		HL_EV(s->heap, HL_EV_LOOK, "no tcache: one region straight from the slab bin of class", ind, usize, NULL);
 		return sl_bin_take(s, tc->arena, ind, &p, 1) ? p : NULL;
 	}
+	HL_EV(s->heap, HL_EV_LOOK, "large: an extent of its own, class", ind, usize, NULL);
 	void *p = sl_large_alloc(s, tc->arena, ind, s->sc->page);
 	sl_bg_maybe_kick(s);
 	return p;
@@ -140,6 +144,7 @@ static void *sl_malloc(void *st, hl_thread_t *t, size_t n)
 		if (HL_LIKELY(b->ncached != 0)) {
 			void *p = sl_cbin_pop(b);   /* before the tick: a GC may flush this bin */
 			sl_count(&tc->hits, 1);
+			HL_EV_COUNT(s->heap, HL_EV_CACHE_HIT, "tcache bin of class", ind, b->ncached + 1, b->ncached, p);
 			sl_tick(s, tc, s->sc->size[ind]);
 			return p;
 		}
@@ -200,10 +205,12 @@ static __attribute__((noinline)) void sl_free_slow(sl_state_t *s, hl_thread_t *t
 		if (b->ncached >= b->ncached_max)
 			sl_tcache_flush(s, tc, ind, b->ncached_max / 2);
 		b->slots[b->ncached++] = p;
+		HL_EV_COUNT(s->heap, HL_EV_CACHE_PUT, "tcache bin of class", ind, b->ncached - 1, b->ncached, p);
 		return;
 	}
 	if (tc)
 		sl_decay_ticks(tc, 1);
+	HL_EV(s->heap, HL_EV_LOOK, e->state == SL_SLAB ? "no tcache: region back to its slab, class" : "large: extent freed, class", ind, e->state == SL_SLAB ? s->sc->size[ind] : e->size, p);
 	if (e->state == SL_SLAB)
 		sl_bin_give(s, ind, &p, 1);
 	else
@@ -227,6 +234,7 @@ static void sl_free(void *st, hl_thread_t *t, void *p)
 			sl_cbin_t *b = &tc->bins[e->szind];
 			if (HL_LIKELY(b->ncached < b->ncached_max)) {
 				b->slots[b->ncached++] = p;
+				HL_EV_COUNT(s->heap, HL_EV_CACHE_PUT, "tcache bin of class", e->szind, b->ncached - 1, b->ncached, p);
 				sl_tick(s, tc, s->sc->size[e->szind]);
 				return;
 			}
@@ -248,6 +256,7 @@ static bool sl_large_resize(sl_state_t *s, sl_extent_t *e, unsigned ind)
 	size_t old = e->size;
 	pthread_mutex_lock(&a->ext_lock);
 	bool ok = usize < old ? sl_extent_shrink(s, a, e, usize) : sl_extent_expand(s, a, e, usize);
+	HL_EV_COUNT(s->heap, ok ? HL_EV_LOOK : HL_EV_REJECT, ok ? "large extent resized in place" : "large extent cannot be resized in place", ind, old, usize, (void *)e->base);
 	if (ok) {
 		a->st.large_bytes += usize;
 		a->st.large_bytes -= old;

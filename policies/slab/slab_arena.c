@@ -104,6 +104,7 @@ static sl_extent_t *sl_bin_refill_cur(sl_state_t *s, sl_arena_t *a, sl_bin_t *bi
 		sl_ph_remove(&bin->nonfull, &e->ph);
 		e->in_heap = 0;
 		bin->nonfull_count--;
+		HL_EV(s->heap, HL_EV_LOOK, "slab bin: the oldest non-full slab becomes current, class", ind, 0, (void *)e->base);
 		return bin->cur = e;
 	}
 	pthread_mutex_lock(&a->ext_lock);
@@ -112,6 +113,7 @@ static sl_extent_t *sl_bin_refill_cur(sl_state_t *s, sl_arena_t *a, sl_bin_t *bi
 	if (!e)
 		return NULL;
 	sl_slab_init(s->sc, e, ind);
+	HL_EVENT(s->heap, HL_EV_NEW, "slab (regions it holds), class", ind, e->size, 0, -1, s->sc->nregs[ind], (void *)e->base);
 	bin->nslabs++;
 	return bin->cur = e;
 }
@@ -200,8 +202,10 @@ static void sl_slabs_release(sl_state_t *s, sl_arena_t *a, sl_extent_t **empty, 
 	if (!n)
 		return;
 	pthread_mutex_lock(&a->ext_lock);
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
+		HL_EV(s->heap, HL_EV_RETIRE, "slab (all its regions free), class", empty[i]->szind, empty[i]->size, (void *)empty[i]->base);
 		sl_extent_dalloc(s, a, empty[i]);
+	}
 	pthread_mutex_unlock(&a->ext_lock);
 }
 

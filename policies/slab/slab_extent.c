@@ -212,6 +212,7 @@ static sl_extent_t *sl_split(sl_state_t *s, sl_extent_t *e, size_t lead)
 	t->chunk = e->chunk;
 	t->sn = e->sn;
 	e->size = lead;
+	HL_EV_SIZES(s->heap, HL_EV_SPLIT, "extent", -1, lead, t->size, (void *)e->base);
 	sl_map_bounds(s, t);
 	sl_rtree_set(s, sl_last_page(s, e), e);
 	return t;
@@ -239,6 +240,7 @@ static sl_extent_t *sl_coalesce(sl_state_t *s, sl_arena_t *a, sl_extent_t *e)
 		sl_extent_t *p = sl_rtree_get(&s->rtree, e->base - 1);
 		if (p && p != e && p->state == e->state && p->chunk == e->chunk) {
 			sl_eset_remove(s, es, p);
+			HL_EV_SIZES(s->heap, HL_EV_MERGE, "extent with the free one before it", -1, e->size, p->size + e->size, (void *)p->base);
 			sl_merge(s, p, e);
 			e = p;
 		}
@@ -248,6 +250,7 @@ static sl_extent_t *sl_coalesce(sl_state_t *s, sl_arena_t *a, sl_extent_t *e)
 		sl_extent_t *n = sl_rtree_get(&s->rtree, end);
 		if (n && n != e && n->state == e->state && n->chunk == e->chunk) {
 			sl_eset_remove(s, es, n);
+			HL_EV_SIZES(s->heap, HL_EV_MERGE, "extent with the free one after it", -1, n->size, e->size + n->size, (void *)e->base);
 			sl_merge(s, e, n);
 		}
 	}
@@ -294,6 +297,7 @@ static sl_extent_t *sl_grow(sl_state_t *s, sl_arena_t *a, size_t need)
 	e->sn = a->next_sn++;
 	sl_map_bounds(s, e);
 	a->st.grows++;
+	HL_EV(s->heap, HL_EV_GROW, "new chunk of address space (exp_grow)", a->index, bytes, base);
 	return e;
 fail:
 	hl_os_release(s->os, base, 0);
@@ -340,6 +344,8 @@ sl_extent_t *sl_extent_alloc(sl_state_t *s, sl_arena_t *a, size_t size, size_t a
 		e = sl_eset_fit(sl_eset_of(a, (sl_estate_t)st), sl_npages(s, need));
 		if (e)
 			sl_eset_remove(s, sl_eset_of(a, (sl_estate_t)st), e);
+		if (e)
+			HL_EV(s->heap, HL_EV_LOOK, st == SL_DIRTY ? "reused a dirty extent" : st == SL_MUZZY ? "reused a muzzy extent" : "reused a returned extent", -1, e->size, (void *)e->base);
 	}
 	if (!e && !(e = sl_grow(s, a, need)))
 		return NULL;
@@ -387,6 +393,7 @@ void sl_extent_dalloc(sl_state_t *s, sl_arena_t *a, sl_extent_t *e)
 	e->nfree = 0;
 	e = sl_coalesce(s, a, e);
 	if (sl_purge_oversize(s, a, freed, e)) {
+		HL_EV(s->heap, HL_EV_PURGE, "oversize extent returned at once", -1, e->size, (void *)e->base);
 		sl_purge_one(s, a, e, SL_RETURNED);
 		return;
 	}
@@ -401,6 +408,7 @@ void sl_extent_dalloc(sl_state_t *s, sl_arena_t *a, sl_extent_t *e)
 static void sl_purge_one(sl_state_t *s, sl_arena_t *a, sl_extent_t *e, sl_estate_t to)
 {
 	size_t pages = sl_npages(s, e->size);
+	HL_EV(s->heap, HL_EV_DECAY, to == SL_MUZZY ? "pages dirty → muzzy (MADV_FREE)" : "pages → returned (MADV_DONTNEED)", -1, e->size, (void *)e->base);
 	if (to == SL_MUZZY) {
 		hl_os_purge_lazy(s->os, (void *)e->base, e->size);
 		a->st.purge_lazy_calls++;

@@ -64,6 +64,7 @@ void sl_tcache_fill(sl_state_t *s, sl_tcache_t *tc, unsigned ind)
 		dst[got - 1 - i] = x;
 	}
 	b->ncached = (uint16_t)(b->ncached + got);
+	HL_EV_COUNT(s->heap, HL_EV_CACHE_FILL, "tcache bin from slabs (first free bits of the bitmap), class", ind, b->ncached - got, b->ncached, NULL);
 	b->refilled = 1;
 	sl_count(&tc->fills, 1);
 	sl_decay_ticks(tc, 1);
@@ -75,6 +76,7 @@ void sl_tcache_flush(sl_state_t *s, sl_tcache_t *tc, unsigned bin, unsigned keep
 	if (b->ncached <= keep)
 		return;
 	unsigned nflush = b->ncached - keep;
+	HL_EV_COUNT(s->heap, HL_EV_CACHE_FLUSH, "tcache bin, its older regions back to their slabs, class", bin, b->ncached, keep, NULL);
 	if (bin < s->sc->nbins) {
 		sl_bin_give(s, bin, b->slots, nflush);
 	} else {
@@ -96,6 +98,7 @@ static void sl_tcache_gc(sl_state_t *s, sl_tcache_t *tc)
 	sl_cbin_t *b = &tc->bins[i];
 	tc->next_gc = (i + 1) % s->nhbins;
 	if (b->low_water > 0) {
+		HL_EV_COUNT(s->heap, HL_EV_LOOK, "tcache GC: bin stayed above its low water, class", i, b->low_water, b->low_water >> 2, NULL);
 		unsigned nflush = b->low_water - (b->low_water >> 2);
 		sl_tcache_flush(s, tc, i, b->ncached - nflush);
 		if ((b->ncached_max >> (b->lg_fill_div + 1)) >= 1)

@@ -26,6 +26,11 @@
  *   6. give the top back with hl_brk_move(-n)                 (st_trim)
  *
  * Thread safety: one mutex around everything (fine for the lab).
+ *
+ * Decision events (`heaplab replay --explain`): each path names itself in
+ * one line where it is decided, HL_EV(heap, kind, what, index, size, addr)
+ * (core/event.h; the kinds are in heaplab.h).  When you add a path (a
+ * split, a merge, a list), add its event beside it.
  */
 #include "config.h"
 #include <errno.h>
@@ -78,6 +83,7 @@ static bool st_extend(st_state_t *s, size_t need)
 	if (!hl_brk_move(s->os, &s->brk, (intptr_t)delta))
 		return false;
 	s->extends++;
+	HL_EV(s->heap, HL_EV_GROW, "break moved up", -1, delta, NULL);
 	return true;
 }
 
@@ -85,6 +91,7 @@ static bool st_extend(st_state_t *s, size_t need)
 static char *st_carve(st_state_t *s, size_t size, bool alloc)
 {
 	char *b = s->hi;
+	HL_EV(s->heap, HL_EV_SPLIT, "top: a new block at its start", -1, size, st_payload(b));
 	st_mark(b, size, alloc);
 	s->hi += size;
 	st_put(s->hi, 0 | ALLOC); /* the epilogue moves up */
@@ -105,6 +112,7 @@ static char *st_find_fit(st_state_t *s, size_t asize)
 {
 	for (char *b = s->lo; b < s->hi; b = st_next(b)) {
 		s->visited++;
+		HL_EV(s->heap, !st_alloc(b) && st_size(b) >= asize ? HL_EV_FIRST_FIT : HL_EV_REJECT, st_alloc(b) ? "block in use" : st_size(b) >= asize ? "free block" : "free block too small", -1, st_size(b), st_payload(b));
 		if (!st_alloc(b) && st_size(b) >= asize)
 			return b;
 	}
@@ -183,6 +191,7 @@ static void st_validate(st_state_t *s, const void *p)
 static void st_free_block(st_state_t *s, char *b)
 {
 	st_mark(b, st_size(b), false);
+	HL_EV(s->heap, HL_EV_LIST_PUSH, "marked free (no list, no merge yet)", -1, st_size(b), st_payload(b));
 	s->free_blocks++;
 	s->free_bytes += st_size(b);
 }

@@ -1,0 +1,270 @@
+/*
+ * Decision events: the listeners of every heap, and the words for each step.
+ *
+ * A table of at most HL_MAX_HEAPS listening heaps, each with its callback
+ * and, when asked, a buffer of kept events (hl_events_take).  hl_event_on
+ * says whether the table has anyone in it: the one flag every emission
+ * point tests (event.h).  Emission is rare by construction (only while
+ * someone listens), so it takes the entry's lock and may look the heap up
+ * in a loop.
+ */
+#include "config.h"
+#include <string.h>
+#include "event.h"
+#include "heap_internal.h"
+
+unsigned char hl_event_on;
+
+/** Events one take can hold; a call that makes more loses the rest. */
+#define KEEP_MAX 1024
+
+typedef struct listener {
+	hl_heap_t *h;            /**< NULL: free slot (table_lock) */
+	hl_listener_fn fn;       /**< may be NULL when only keeping */
+	void *arg;
+	bool keep;               /**< events go to kept[] too */
+	pthread_mutex_t lock;    /**< guards kept[] and nkept */
+	size_t nkept;            /**< events since the last take (may exceed KEEP_MAX) */
+	hl_event_t kept[KEEP_MAX];
+} listener_t;
+
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static listener_t *table[HL_MAX_HEAPS]; /* indexed by nothing: scanned */
+static unsigned listening;               /* entries in use (table_lock) */
+
+static listener_t *find(const hl_heap_t *h)
+{
+	for (unsigned i = 0; i < HL_MAX_HEAPS; i++)
+		if (table[i] && __atomic_load_n(&table[i]->h, __ATOMIC_ACQUIRE) == h)
+			return table[i];
+	return NULL;
+}
+
+/* The entry of h, made when absent (table_lock held). */
+static listener_t *entry(hl_heap_t *h)
+{
+	listener_t *l = find(h);
+	if (l)
+		return l;
+	for (unsigned i = 0; i < HL_MAX_HEAPS; i++) {
+		if (table[i] && table[i]->h)
+			continue;
+		if (!table[i]) {
+			table[i] = hl_os_boot_alloc(sizeof *table[i]);
+			if (!table[i])
+				return NULL;
+			pthread_mutex_init(&table[i]->lock, NULL);
+		}
+		l = table[i];
+		l->fn = NULL;
+		l->keep = false;
+		l->nkept = 0;
+		__atomic_store_n(&l->h, h, __ATOMIC_RELEASE);
+		listening++;
+		hl_event_on = 1;
+		return l;
+	}
+	hl_set_error("too many heaps listening at once (at most %d)", HL_MAX_HEAPS);
+	return NULL;
+}
+
+/* Drops the entry when it has no more use (table_lock held).  The slot is
+ * kept allocated: an emitter may still be reading it. */
+static void settle(listener_t *l)
+{
+	if (l->fn || l->keep)
+		return;
+	__atomic_store_n(&l->h, NULL, __ATOMIC_RELEASE);
+	if (--listening == 0)
+		hl_event_on = 0;
+}
+
+int hl_set_listener(hl_heap_t *h, hl_listener_fn fn, void *arg)
+{
+	pthread_mutex_lock(&table_lock);
+	listener_t *l = fn ? entry(h) : find(h);
+	if (l) {
+		l->arg = arg;
+		l->fn = fn;
+		settle(l);
+	}
+	pthread_mutex_unlock(&table_lock);
+	return l || !fn ? 0 : -1;
+}
+
+int hl_events_keep(hl_heap_t *h, bool on)
+{
+	pthread_mutex_lock(&table_lock);
+	listener_t *l = on ? entry(h) : find(h);
+	if (l) {
+		pthread_mutex_lock(&l->lock);
+		l->keep = on;
+		l->nkept = 0;
+		pthread_mutex_unlock(&l->lock);
+		settle(l);
+	}
+	pthread_mutex_unlock(&table_lock);
+	return l || !on ? 0 : -1;
+}
+
+size_t hl_events_take(hl_heap_t *h, hl_event_t *out, size_t max)
+{
+	pthread_mutex_lock(&table_lock);
+	listener_t *l = find(h);
+	size_t n = 0;
+	if (l) {
+		pthread_mutex_lock(&l->lock);
+		n = l->nkept;
+		size_t copy = n < max ? n : max;
+		if (copy > KEEP_MAX)
+			copy = KEEP_MAX;
+		memcpy(out, l->kept, copy * sizeof *out);
+		l->nkept = 0;
+		pthread_mutex_unlock(&l->lock);
+	}
+	pthread_mutex_unlock(&table_lock);
+	return n;
+}
+
+void hl_event_forget(hl_heap_t *h)
+{
+	pthread_mutex_lock(&table_lock);
+	listener_t *l = find(h);
+	if (l) {
+		l->fn = NULL;
+		l->keep = false;
+		settle(l);
+	}
+	pthread_mutex_unlock(&table_lock);
+}
+
+static void deliver(hl_heap_t *h, const hl_event_t *e)
+{
+	listener_t *l = find(h);
+	if (!l)
+		return;
+	hl_listener_fn fn = l->fn;
+	if (fn)
+		fn(h, e, l->arg);
+	if (l->keep) {
+		pthread_mutex_lock(&l->lock);
+		if (l->nkept < KEEP_MAX)
+			l->kept[l->nkept] = *e;
+		l->nkept++;
+		pthread_mutex_unlock(&l->lock);
+	}
+}
+
+void hl_event_emit(hl_heap_t *h, hl_event_kind_t kind, const char *what, long index, size_t size,
+		   size_t size2, long before, long after, const void *addr)
+{
+	if (!h)
+		return;
+	hl_event_t e = { kind, what ? what : "", index, size, size2, before, after, addr, "" };
+	if (addr && hl_os_locate(&h->os, addr, NULL) >= 0)
+		hl_addr_name(h, addr, e.where, sizeof e.where);
+	deliver(h, &e);
+}
+
+void hl_event_emit_os(struct hl_os *os, hl_event_kind_t kind, const char *what, long index, size_t size,
+		      const void *addr)
+{
+	for (unsigned i = 0; i < HL_MAX_HEAPS; i++) {
+		hl_heap_t *h = table[i] ? __atomic_load_n(&table[i]->h, __ATOMIC_ACQUIRE) : NULL;
+		if (h && &h->os == os) {
+			hl_event_emit(h, kind, what, index, size, 0, -1, -1, addr);
+			return;
+		}
+	}
+}
+
+/* ---- words -------------------------------------------------------------- */
+
+/* Each kind: its name in JSON, and how it reads in a sentence. */
+static const struct {
+	const char *name, *words;
+} kinds[HL_EV_NKINDS] = {
+	[HL_EV_CACHE_HIT] = { "cache_hit", "cache hit" },
+	[HL_EV_CACHE_MISS] = { "cache_miss", "cache miss" },
+	[HL_EV_CACHE_PUT] = { "cache_put", "to cache" },
+	[HL_EV_CACHE_FILL] = { "cache_fill", "cache fill" },
+	[HL_EV_CACHE_FLUSH] = { "cache_flush", "cache flush" },
+	[HL_EV_LIST_POP] = { "list_pop", "free list pop" },
+	[HL_EV_LIST_PUSH] = { "list_push", "onto free list" },
+	[HL_EV_EXACT_FIT] = { "exact_fit", "exact fit" },
+	[HL_EV_BEST_FIT] = { "best_fit", "best fit" },
+	[HL_EV_FIRST_FIT] = { "first_fit", "first fit" },
+	[HL_EV_LOOK] = { "look", "looked at" },
+	[HL_EV_REJECT] = { "reject", "rejected" },
+	[HL_EV_SCAN] = { "scan", "search" },
+	[HL_EV_SORT] = { "sort", "sorted" },
+	[HL_EV_SPLIT] = { "split", "split" },
+	[HL_EV_MERGE] = { "merge", "merge" },
+	[HL_EV_NEW] = { "new", "new" },
+	[HL_EV_RETIRE] = { "retire", "given up" },
+	[HL_EV_MOVE] = { "move", "moved" },
+	[HL_EV_BUMP] = { "bump", "bump pointer" },
+	[HL_EV_GROW] = { "grow", "grow" },
+	[HL_EV_SHRINK] = { "shrink", "shrink" },
+	[HL_EV_MAP] = { "map", "own mapping" },
+	[HL_EV_UNMAP] = { "unmap", "unmap" },
+	[HL_EV_PURGE] = { "purge", "purge" },
+	[HL_EV_DECAY] = { "decay", "decay" },
+	[HL_EV_REMOTE_FREE] = { "remote_free", "remote free" },
+	[HL_EV_COLLECT] = { "collect", "collected" },
+	[HL_EV_HANDOFF] = { "handoff", "handed to" },
+	[HL_EV_FAIL] = { "fail", "out of memory" },
+	[HL_EV_OS] = { "os", "kernel" },
+};
+
+const char *hl_event_kind_name(hl_event_kind_t k)
+{
+	return (unsigned)k < HL_EV_NKINDS ? kinds[k].name : "unknown";
+}
+
+/* Appends to buf at *at, never past len. */
+#define PUT(...)                                                                                               \
+	do {                                                                                                   \
+		if (*at < len) {                                                                               \
+			int w_ = snprintf(buf + *at, len - *at, __VA_ARGS__);                                  \
+			*at += w_ > 0 ? (size_t)w_ : 0;                                                        \
+		}                                                                                              \
+	} while (0)
+
+static void put_sizes(const hl_event_t *e, char *buf, size_t len, size_t *at)
+{
+	if (e->size && e->size2 && e->kind == HL_EV_SPLIT)
+		PUT(" %zu B, remainder %zu B", e->size, e->size2);
+	else if (e->size && e->size2 && e->kind == HL_EV_MERGE)
+		PUT(" %zu B into %zu B", e->size, e->size2);
+	else if (e->size && e->size2)
+		PUT(" %zu B → %zu B", e->size, e->size2);
+	else if (e->size)
+		PUT(" %zu B", e->size);
+	else if (e->size2)
+		PUT(" → %zu B", e->size2);
+}
+
+const char *hl_event_text(hl_heap_t *h, const hl_event_t *e, char *buf, size_t len)
+{
+	size_t at0 = 0, *at = &at0;
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	PUT("%s", (unsigned)e->kind < HL_EV_NKINDS ? kinds[e->kind].words : "?");
+	if (e->what[0])
+		PUT(": %s", e->what);
+	if (e->index >= 0 && e->kind != HL_EV_OS)
+		PUT(" %ld", e->index);
+	put_sizes(e, buf, len, at);
+	if (e->before >= 0 && e->after >= 0)
+		PUT(" (%ld→%ld)", e->before, e->after);
+	else if (e->before >= 0)
+		PUT(" (was %ld)", e->before);
+	else if (e->after >= 0)
+		PUT(" (now %ld)", e->after);
+	(void)h;
+	if (e->where[0])
+		PUT(" at %s", e->where);
+	return buf;
+}
