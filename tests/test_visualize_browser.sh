@@ -8,7 +8,9 @@
 # the trace cut after the same op.  Then the heap diff: at two steps the
 # page's list of changes and the blocks it outlines in the picture must be
 # those `heaplab diff --json` finds for the same steps, stepping forward,
-# back (time travel) and comparing two steps chosen in the page.
+# back (time travel) and comparing two steps chosen in the page.  The
+# steps the page shows for op 'r 4 500' are those `heaplab replay
+# --explain` prints for it.
 # Skipped (exit 77) only when Chromium, node or playwright-core is not
 # installed: visualize/ci-deps.sh installs them.
 set -u
@@ -60,11 +62,6 @@ op3=$(sed -n 3p "$tmp/ops")
 label=holes
 frame=$(grep -n "^s $label\$" "$tmp/ops" | cut -d: -f1)
 label_live=$(live_after "$frame" | cut -d' ' -f1)
-cat >"$tmp/expect.json" <<JSON
-{ "ops": $ops,
-  "after3": { "op": "$op3", "live": "$1", "peak": "$2", "committed": "$3", "resident": "$4", "oscalls": "$5" },
-  "label": { "name": "$label", "frame": $frame, "live": "$label_live" } }
-JSON
 # the heap diff: what op 'f 1' changed, and 'allocated' against 'coalesced'
 free_op=$(grep -n '^f 1$' "$tmp/ops" | cut -d: -f1)
 from=$(grep -n '^s allocated$' "$tmp/ops" | cut -d: -f1)
@@ -75,11 +72,20 @@ to=$(grep -n '^s coalesced$' "$tmp/ops" | cut -d: -f1)
 grep -q '"kind":"changed","before":\[{[^]]*"state":"live"' "$tmp/diff-step.json" ||
 	grep -q '"kind":"merged"' "$tmp/diff-step.json" ||
 	{ echo "FAIL: heaplab diff does not show 'f 1' freeing a live block"; cat "$tmp/diff-step.json"; exit 1; }
+# the explanation of the realloc, as replay --explain gives it
+realloc_op=$(grep -n '^r 4 500$' "$tmp/ops" | cut -d: -f1)
+./heaplab replay --policy="$policy" --repeat 0 --explain "$trace" >"$tmp/explain.txt" || exit 1
+awk -v n="$realloc_op" '/^op [0-9]+ / { on = ($2 == n) ; next } on { sub(/^ +/, ""); print }' \
+	"$tmp/explain.txt" >"$tmp/realloc-steps.txt"
+[ -s "$tmp/realloc-steps.txt" ] || { echo "FAIL: replay --explain says nothing of op $realloc_op"; exit 1; }
+steps=$(node -e 'process.stdout.write(JSON.stringify(require("fs").readFileSync(process.argv[1], "utf8").trim()))' \
+	"$tmp/realloc-steps.txt")
 cat >"$tmp/expect.json" <<JSON
 { "ops": $ops,
   "after3": { "op": "$op3", "live": "$1", "peak": "$2", "committed": "$3", "resident": "$4", "oscalls": "$5" },
   "label": { "name": "$label", "frame": $frame, "live": "$label_live" },
-  "diff": { "step": $free_op, "from": $from, "to": $to } }
+  "diff": { "step": $free_op, "from": $from, "to": $to },
+  "explain": { "op": $realloc_op, "steps": $steps } }
 JSON
 cat "$tmp/expect.json"
 ./heaplab step --policy="$policy" -o "$tmp/stepper.html" "$trace" || exit 1

@@ -131,6 +131,12 @@ try {
 		const own = await page.$$eval('#changes-list li[data-kind]', (l) => l.length);
 		check('"op by op" lists the last op\'s own changes again', own <= diffCompare.changes.length, true);
 	}
+	if (expect.explain) {
+		await page.fill('#jump-op', String(expect.explain.op));
+		await page.keyboard.press('Enter');
+		check(`op ${expect.explain.op}: the steps shown are replay --explain's`,
+			(await page.textContent('#explain')).trim(), expect.explain.steps);
+	}
 
 	check('no network requests', requests.length, 0);
 	check('no script errors', errors.join('; '), '');

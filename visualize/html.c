@@ -82,7 +82,8 @@ static void view(FILE *out)
 	      "<th>resident</th><th>utilization</th><th>OS calls</th></tr>\n"
 	      "<tr><td id=\"stat-live\"></td><td id=\"stat-peak\"></td><td id=\"stat-committed\"></td>"
 	      "<td id=\"stat-resident\"></td><td id=\"stat-util\"></td><td id=\"stat-oscalls\"></td></tr></table>\n"
-	      "<div id=\"changes\"><p id=\"changes-what\"></p><ul id=\"changes-list\"></ul></div>\n"
+	      "<div id=\"changes\"><p id=\"changes-what\"></p><ul id=\"changes-list\"></ul>\n"
+	      "<p id=\"explain-what\">The steps the policy took:</p><pre id=\"explain\"></pre></div>\n"
 	      "<div id=\"diagram\"></div>\n<p id=\"diagram-note\"></p>\n</section>\n</main>\n",
 	      out);
 }
@@ -132,6 +133,11 @@ static void deltas(FILE *out, const vis_walk_t *w)
 			block_data(out, &d->came[k]);
 		}
 		fputs(i + 1 < w->nframes ? "]],\n" : "]]\n", out);
+	}
+	fputs("];\nvar HL_EXPLAIN = [\n", out);
+	for (size_t i = 0; i < w->nframes; i++) {
+		vis_json_string(out, w->frames[i].explain ? w->frames[i].explain : "");
+		fputs(i + 1 < w->nframes ? ",\n" : "\n", out);
 	}
 	fputs("];\n", out);
 }

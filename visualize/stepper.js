@@ -101,6 +101,14 @@
 		}
 		list.setAttribute('data-ids', ids.slice().sort().join(' '));
 		outline(ids, k);
+		showExplanation(k);
+	}
+
+	/* The steps the policy took for op k (replay --explain's lines). */
+	function showExplanation(k) {
+		var text = typeof HL_EXPLAIN !== 'undefined' ? HL_EXPLAIN[k] : '';
+		$('explain-what').hidden = $('explain').hidden = !text || compareWith !== null;
+		$('explain').textContent = text.split('\n').map(function (l) { return l.trim(); }).join('\n').trim();
 	}
 
 	function show(k) {

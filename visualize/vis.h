@@ -114,6 +114,8 @@ typedef struct vis_frame {
 	char *dot;          /**< DOT picture when kept, else NULL (malloc'd) */
 	size_t diagram;     /**< index of the frame whose picture is shown */
 	vis_delta_t delta;  /**< blocks changed by the op (when the walk records blocks) */
+	char *explain;      /**< the op's steps and net change, one "    line" each
+			         (vis_explain_steps; when the walk records blocks) */
 } vis_frame_t;
 
 /** A recorded walk through a trace. */
@@ -156,7 +158,8 @@ int vis_walk_trace(const char *policy, const char *conf, const hl_trace_t *t, si
 		   const char *what, vis_progress_fn progress, vis_walk_t *w);
 /** vis_walk_trace that also records, in each frame, which blocks the op
  *  changed (frame 0: every block of the new heap), so that any moment can
- *  be rebuilt (vis_walk_blocks_at) and any two compared (vis_diff). */
+ *  be rebuilt (vis_walk_blocks_at) and any two compared (vis_diff), and
+ *  the steps the policy took for the op (explain.c). */
 int vis_walk_trace_blocks(const char *policy, const char *conf, const hl_trace_t *t, size_t every,
 			  const char *what, vis_progress_fn progress, vis_walk_t *w);
 /** The blocks after frame @p k of a walk that recorded them; 0 or -1. */

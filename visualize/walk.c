@@ -48,6 +48,7 @@ typedef struct walk_ctx {
 	const char *what;
 	vis_progress_fn progress;
 	bool failed;        /* out of memory for the block lists */
+	vis_explain_t *explain;   /* the steps of each op, when blocks are recorded */
 } walk_ctx_t;
 
 /* Whether frame @p k (already holding its label) keeps a picture, when
@@ -150,10 +151,25 @@ static void record(walk_ctx_t *c, hl_heap_t *h, size_t k)
 	w->nframes = k + 1;
 }
 
+/* The op's steps, as the terminal walk prints them, kept as text. */
+static char *steps_text(vis_explain_t *x, const hl_replay_t *rp)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return NULL;
+	vis_explain_steps(x, rp, f);
+	fclose(f);
+	return text;
+}
+
 static int after_op(const hl_replay_t *rp, void *arg)
 {
 	walk_ctx_t *c = arg;
 	size_t op = hl_replay_op(rp);
+	if (c->explain && !(c->w->frames[op + 1].explain = steps_text(c->explain, rp)))
+		c->failed = true;
 	record(c, hl_replay_heap(rp), op + 1);
 	if (c->progress)
 		c->progress(c->what, op + 1, hl_trace_ops(hl_replay_trace(rp)));
@@ -173,8 +189,12 @@ static int walk(const char *policy, const char *conf, const hl_trace_t *t, size_
 	hl_heap_t *h = hl_heap_new(policy, conf);
 	if (!h)
 		return 2;
-	walk_ctx_t c = { w, t, what, progress, false };
+	walk_ctx_t c = { w, t, what, progress, false, NULL };
 	record(&c, h, 0);
+	if (blocks && !(c.explain = vis_explain_new(h))) {
+		hl_heap_destroy(h);
+		return 2;
+	}
 	hl_replay_opts_t o = {
 		.verify = true,
 		.check_heap = true,
@@ -186,6 +206,7 @@ static int walk(const char *policy, const char *conf, const hl_trace_t *t, size_
 	int rc = c.failed ? 2 : hl_replay(h, t, &o, &w->result) == 0 ? 0 : 1;
 	if (progress)
 		progress(what, nops, nops);
+	vis_explain_free(c.explain);
 	hl_heap_destroy(h);
 	return c.failed ? 2 : rc;
 }
@@ -275,6 +296,7 @@ void vis_walk_free(vis_walk_t *w)
 	for (size_t i = 0; w->frames && i < w->nframes; i++) {
 		free(w->frames[i].dot);
 		free(w->frames[i].delta.gone);
+		free(w->frames[i].explain);
 	}
 	vis_blocks_free(&w->now);
 	free(w->frames);
