@@ -15,7 +15,7 @@ EXTRA_DIST += $(HL_BOOK_CHAPTERS) book/Doxyfile.in book/traces/reuse.rep \
 	book/traces/many-small.rep book/traces/layers.rep \
 	book/traces/unsorted.rep book/traces/fast-max.rep \
 	book/traces/stash.rep book/traces/tcache-full.rep \
-	book/traces/one-25.rep book/traces/small-large.rep
+	book/traces/one-25.rep book/traces/small-large.rep book/traces/paths.rep
 
 # The question bank: read by `heaplab quiz` from the source tree (HL_BOOK_DIR)
 # or, once installed, from $(pkgdatadir) (see cli/cmd_quiz.c).
@@ -26,8 +26,8 @@ heaplab_CPPFLAGS = $(AM_CPPFLAGS) -DHL_BOOK_DIR='"$(abs_top_srcdir)/book"' \
 
 # Its checks: every verifying command agrees with its answer; the drill
 # scores scripted answers right.
-TESTS += tests/book_questions.sh tests/book_quiz.sh tests/book_chapters.sh
-dist_noinst_SCRIPTS += tests/book_questions.sh tests/book_quiz.sh tests/book_chapters.sh
+TESTS += tests/book_questions.sh tests/book_quiz.sh tests/book_chapters.sh tests/quiz_paths.sh
+dist_noinst_SCRIPTS += tests/book_questions.sh tests/book_quiz.sh tests/book_chapters.sh tests/quiz_paths.sh
 # The course path, the glossary, the visual language and the answer keys:
 # every chapter and lab on the path and cross-referenced both ways; the
 # glossary sorted, each term once, linked from every chapter; every block

@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli.h"
+#include "quiz_paths.h"
 
 #ifndef HL_BOOK_DIR
 #define HL_BOOK_DIR "book"
@@ -226,7 +227,8 @@ static int qz_parse_line(qz_bank_t *b, char *line, unsigned ln, bool *open, char
 }
 
 /** Every question needs id, chapter, q, a and why; ids are unique; a
- *  multiple-choice answer is the letter of one of its choices. */
+ *  multiple-choice answer is the letter of one of its choices (its `run:`,
+ *  if any, must print that choice's text: qz_verify_one). */
 static int qz_validate(const qz_bank_t *b)
 {
 	int bad = 0;
@@ -242,10 +244,6 @@ static int qz_validate(const qz_bank_t *b)
 				cli_error("%s:%u: duplicate id '%s'", b->path, q->line, q->id);
 				bad++;
 			}
-		if (q->run && q->nchoices) {
-			cli_error("%s:%u: a verified question cannot be multiple choice", b->path, q->line);
-			bad++;
-		}
 		if (q->nchoices && !(strlen(q->a) == 1 && q->a[0] >= 'a' && q->a[0] < 'a' + q->nchoices)) {
 			cli_error("%s:%u: the answer of a multiple-choice question is one of the letters a..%c",
 				  b->path, q->line, 'a' + q->nchoices - 1);
@@ -527,7 +525,12 @@ static int qz_verify_one(const qz_question_t *q)
 		printf("FAIL %s: '%s' exited with status %d\n", q->id, q->run, st);
 		return 0;
 	}
-	if (!qz_is_right(q, got)) {
+	char want[QZ_LINE], norm[QZ_LINE];
+	if (q->nchoices) {    /* the text of the right choice, never a letter */
+		qz_normalise(q->choice[tolower((unsigned char)q->a[0]) - 'a'], want, sizeof want);
+		qz_normalise(got, norm, sizeof norm);
+	}
+	if (q->nchoices ? strcmp(norm, want) != 0 : !qz_is_right(q, got)) {
 		printf("FAIL %s (line %u): '%s' printed '%s', the bank says '%s'\n",
 		       q->id, q->line, q->run, got, q->a);
 		return 0;
@@ -572,7 +575,10 @@ static void qz_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: heaplab quiz [--chapter N] [--seed S] [--count K] [--bank FILE]\n"
-		"       heaplab quiz --verify [--bank FILE]\n\n"
+		"       heaplab quiz --verify [--bank FILE]\n"
+		"       heaplab quiz --paths TRACE [--policy=P] [--conf=S] [--count K]\n"
+		"       heaplab quiz --path-of N TRACE [--policy=P] [--conf=S]\n"
+		"       heaplab quiz --paths TRACE --emit-bank --ops N,M.. [--chapter C] [--trace-as T]\n\n"
 		"Asks the question bank's questions in a shuffled order, one answer per\n"
 		"line on standard input, explains each answer and prints the score.\n"
 		"  --chapter N  only questions of book chapter N\n"
@@ -581,7 +587,13 @@ static void qz_usage(FILE *out)
 		"  --bank FILE  the bank (default: $HEAPLAB_BOOK_DIR/questions.txt, else\n"
 		"               %s/questions.txt, else %s/questions.txt)\n"
 		"  --verify     run every question's command and compare its output with\n"
-		"               the stated answer (used by make check)\n",
+		"               the stated answer (used by make check)\n"
+		"  --paths TRACE  'which path will the next call take?' for each call of\n"
+		"               TRACE under --policy (default: the default policy), choices\n"
+		"               from the paths the trace's calls took; the answer comes from\n"
+		"               the policy's decision events and is shown with every step\n"
+		"  --path-of N  print the path op N of TRACE took (a bank question's check)\n"
+		"  --emit-bank  with --paths: the questions of --ops in the bank's format\n",
 		HL_BOOK_DIR, HL_PKGDATADIR);
 }
 
@@ -601,8 +613,25 @@ int cmd_quiz(int argc, char **argv)
 	unsigned long long chapter = 0, count = 0;
 	unsigned long long seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 16);
 	bool verify = false;
+	quiz_paths_args_t pa = { 0 };
+	const char *paths = NULL, *path_of = NULL;
 	for (int i = 1; i < argc; i++) {
 		int r;
+		if ((r = cli_opt(argc, argv, &i, "--paths", &paths)) || (r = cli_opt(argc, argv, &i, "--path-of", &path_of)) ||
+		    (r = cli_opt(argc, argv, &i, "--policy", &pa.policy)) || (r = cli_opt(argc, argv, &i, "--conf", &pa.conf)) ||
+		    (r = cli_opt(argc, argv, &i, "--ops", &pa.ops)) || (r = cli_opt(argc, argv, &i, "--trace-as", &pa.trace_as))) {
+			if (r < 0)
+				return 2;
+			continue;
+		}
+		if (!strcmp(argv[i], "--emit-bank")) {
+			pa.emit = true;
+			continue;
+		}
+		if (path_of && !paths && argv[i][0] != '-') {
+			paths = argv[i];     /* --path-of N TRACE */
+			continue;
+		}
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			qz_usage(stdout);
 			return 0;
@@ -624,6 +653,24 @@ int cmd_quiz(int argc, char **argv)
 			qz_usage(stderr);
 			return cli_error("quiz: unknown argument '%s'", argv[i]);
 		}
+	}
+	if (paths || path_of) {
+		unsigned long long n = 0;
+		if (!paths)
+			return cli_error("quiz: --path-of N needs a TRACE");
+		if (path_of && (qz_number("--path-of", path_of, &n) || n == 0))
+			return path_of && n == 0 ? cli_error("quiz: --path-of counts ops from 1") : 2;
+		if (pa.emit && !pa.ops)
+			return cli_error("quiz: --emit-bank needs --ops N,M,...");
+		const char *names[1];
+		if (!cli_policy_list(pa.policy ? pa.policy : hl_default_policy(), names, 1))
+			return 2;
+		pa.policy = names[0];
+		pa.trace = paths;
+		pa.op = (long long)n;
+		pa.chapter = (int)chapter;
+		pa.count = (long long)count;
+		return quiz_paths(&pa);
 	}
 	char buf[PATH_MAX];
 	qz_bank_t b = { 0 };

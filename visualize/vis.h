@@ -162,6 +162,26 @@ int vis_walk_trace(const char *policy, const char *conf, const hl_trace_t *t, si
  *  the steps the policy took for the op (explain.c). */
 int vis_walk_trace_blocks(const char *policy, const char *conf, const hl_trace_t *t, size_t every,
 			  const char *what, vis_progress_fn progress, vis_walk_t *w);
+/** The path one op took (paths.c). */
+typedef struct vis_path_op {
+	char kind;           /**< the trace op: 'a', 'f', 'r', 's', ... */
+	char text[64];       /**< the op in trace syntax */
+	char path[320];      /**< "cache miss (tcache bin) → split (top)" */
+	char *reveal;        /**< every step, one line each (hl_event_text) */
+} vis_path_op_t;
+
+typedef struct vis_paths {
+	vis_path_op_t *op;   /**< one per op of the trace */
+	size_t n;
+} vis_paths_t;
+
+/** Replays @p t on a new heap of @p policy and names the path each op
+ *  took from its decision events.  0; 1 when the replay failed (the ops
+ *  before it are kept; hl_last_error() says why); 2 when the heap could
+ *  not be made or memory ran out. */
+int vis_paths_trace(const char *policy, const char *conf, const hl_trace_t *t, vis_paths_t *out);
+void vis_paths_free(vis_paths_t *p);
+
 /** The blocks after frame @p k of a walk that recorded them; 0 or -1. */
 int vis_walk_blocks_at(const vis_walk_t *w, size_t k, vis_blocks_t *out);
 void vis_walk_free(vis_walk_t *w);
