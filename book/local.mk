@@ -15,7 +15,8 @@ EXTRA_DIST += $(HL_BOOK_CHAPTERS) book/Doxyfile.in book/traces/reuse.rep \
 	book/traces/many-small.rep book/traces/layers.rep \
 	book/traces/unsorted.rep book/traces/fast-max.rep \
 	book/traces/stash.rep book/traces/tcache-full.rep \
-	book/traces/one-25.rep book/traces/small-large.rep book/traces/paths.rep
+	book/traces/one-25.rep book/traces/small-large.rep book/traces/paths.rep \
+	book/traces/explain.rep book/gen_explain.sh
 
 # The question bank: read by `heaplab quiz` from the source tree (HL_BOOK_DIR)
 # or, once installed, from $(pkgdatadir) (see cli/cmd_quiz.c).
@@ -35,6 +36,10 @@ dist_noinst_SCRIPTS += tests/book_questions.sh tests/book_quiz.sh tests/book_cha
 # prediction answered in the instructor's edition.
 TESTS += tests/book_path.sh tests/book_glossary.sh tests/book_visual.sh tests/book_answers.sh
 dist_noinst_SCRIPTS += tests/book_path.sh tests/book_glossary.sh tests/book_visual.sh tests/book_answers.sh
+# Each policy chapter walks book/traces/explain.rep with replay --explain
+# output generated at build time (book/gen_explain.sh).
+TESTS += tests/book_explain.sh
+dist_noinst_SCRIPTS += tests/book_explain.sh
 EXTRA_DIST += tests/book_lib.sh
 
 # The figures: one small program performs each chapter's script on a real
@@ -78,6 +83,7 @@ doc: book/gen_figures$(EXEEXT) book/Doxyfile book/appendix-options.md
 	rm -rf doc/html doc/instructor doc/figures doc/warnings.log
 	$(MKDIR_P) doc/figures
 	./book/gen_figures doc/figures
+	$(SHELL) $(srcdir)/book/gen_explain.sh ./heaplab$(EXEEXT) doc/figures
 	@for ed in $(HL_DOC_EDITIONS); do \
 	  out=$${ed%%:*}; sections=$${ed#*:}; \
 	  test "$$sections" = student && sections=; \

@@ -238,7 +238,8 @@ typedef struct hl_event {
 	long index;            /**< bin, class, list or arena number */
 	size_t size;           /**< bytes the step is about */
 	size_t size2;          /**< second size: a split's remainder, a merge's result */
-	long before, after;    /**< a count or figure before and after the step */
+	long before;           /**< a count or figure before the step */
+	long after;            /**< the same count or figure after the step */
 	const void *addr;      /**< the block, chunk, page or region */
 	char where[40];        /**< @c addr named as hl_addr_name names it when
 				    the step was taken ("region#1+0x2a0"); "" when

@@ -1,0 +1,31 @@
+#!/bin/sh
+# gen_explain.sh HEAPLAB OUTDIR: for each policy chapter, the steps its
+# policy takes on book/traces/explain.rep, as `heaplab replay --explain`
+# prints them, into OUTDIR/chNN-explain.txt.  make doc runs it before
+# Doxygen, and each chapter includes its file (\verbinclude), so the text
+# shows what this build's code does; tests/book_explain.sh checks the
+# chapters and the files.
+# One line per chapter: chapter, policy, configuration ("-": defaults).
+set -eu
+heaplab=$1
+out=$2
+src=$(cd "$(dirname "$0")" && pwd)
+trace="$src/traces/explain.rep"
+while read -r chapter policy conf; do
+	case "$chapter" in '#'*|'') continue ;; esac
+	"$heaplab" policies | awk '{print $1}' | grep -qx "$policy" || continue
+	set -- --policy="$policy"
+	[ "$conf" = - ] || set -- "$@" --conf="$conf"
+	{
+		echo "\$ heaplab replay $* --repeat 0 --explain book/traces/explain.rep"
+		"$heaplab" replay "$@" --repeat 0 --explain "$trace" | sed "s|$trace|book/traces/explain.rep|"
+	} >"$out/ch$chapter-explain.txt"
+done <<'TABLE'
+03 bump -
+04 firstfit -
+06 bins tcache_count:0
+07 bins -
+08 slab -
+09 sharded -
+10 pools -
+TABLE
