@@ -63,10 +63,11 @@ EXTRA_DIST += tests/fidelity.sh tests/fidelity_runner.sh tests/fidelity/glibc.ro
 
 # The suites that start threads (and fork beside them): what a
 # --enable-sanitizers=thread build runs, `make check-threads` (the ones whose
-# policy is not compiled in drop out).
+# policy is not compiled in drop out; of test_conformance, only its tcase
+# that starts threads: the others are tagged single-threaded).
 HL_THREADED_TESTS = tests/test_conformance tests/test_core tests/test_bins tests/test_slab \
 	tests/test_sharded tests/test_pools tests/real_programs.sh \
 	exercises/08-arenas-tcache/lab exercises/10-cross-thread/lab
 check-threads:
-	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(filter $(HL_THREADED_TESTS),$(TESTS))'
+	CK_EXCLUDE_TAGS=single-threaded $(MAKE) $(AM_MAKEFLAGS) check TESTS='$(filter $(HL_THREADED_TESTS),$(TESTS))'
 PHONY_TARGETS += check-threads
