@@ -35,6 +35,14 @@ tests_misuse_pymalloc_CPPFLAGS = $(AM_CPPFLAGS) $(PYEMBED_CFLAGS) -DMISUSE_PYMAL
 tests_misuse_pymalloc_LDADD = $(PYEMBED_LIBS)
 endif
 TESTS += tests/misuse.sh
+
+# the preload library's fast path keeps the operation counters right
+check_PROGRAMS += tests/shim_counts
+tests_shim_counts_SOURCES = tests/shim_counts.c
+# the calls are what it counts: the compiler may not drop a malloc/free pair
+tests_shim_counts_CFLAGS = $(AM_CFLAGS) -fno-builtin
+TESTS += tests/shim_counts.sh
+EXTRA_DIST += tests/shim_counts.sh
 EXTRA_DIST += tests/misuse.sh tests/misuse/double-free.rep
 
 # bins next to the real glibc: peak bytes trace by trace (bench/sysreplay).
