@@ -26,15 +26,21 @@ bench_pyring_LDADD = $(PYEMBED_LIBS)
 HL_BENCH_BINARIES += bench/pyring$(EXEEXT)
 endif
 CLEANFILES += $(HL_BENCH_BINARIES)
-EXTRA_DIST += bench/run.sh bench/demo.sh bench/RESULTS.md bench/FIDELITY.md
+EXTRA_DIST += bench/run.sh bench/allocators.sh bench/instructions.sh bench/demo.sh bench/RESULTS.md bench/FIDELITY.md
 BENCH ?=
 
 bench: $(HL_BENCH_BINARIES) heaplab$(EXEEXT) libheaplab-preload.la
 	bash $(srcdir)/bench/run.sh $(builddir) $(srcdir) $(BENCH)
 
+# bench-instructions: instructions per free+malloc pair on the fixed-size
+# ring, counted with callgrind for every policy and real allocator
+# (bench/instructions.sh; deterministic, so comparable between commits).
+bench-instructions: bench/ring$(EXEEXT) heaplab$(EXEEXT) libheaplab-preload.la
+	bash $(srcdir)/bench/instructions.sh $(builddir)
+
 demo: bench/halfgig$(EXEEXT) heaplab$(EXEEXT) libheaplab-preload.la
 	bash $(srcdir)/bench/demo.sh $(builddir)
-PHONY_TARGETS += bench demo
+PHONY_TARGETS += bench bench-instructions demo
 
 # stress: a long run of one policy through the public API — threads,
 # cross-thread frees, realloc chains, forks, hl_check, contents checked,

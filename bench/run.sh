@@ -11,17 +11,11 @@ src=$(cd "${2:-$build}" && pwd)
 quick=${3:-}
 heaplab="$build/heaplab"
 preload="$build/.libs/libheaplab-preload.so"
-libdir=/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 results="$src/bench/RESULTS.md"
 scale=1
 [ "$quick" = quick ] && scale=10
 
-declare -A lib=( [jemalloc]="$libdir/libjemalloc.so.2" [mimalloc]="$libdir/libmimalloc.so.2"
-                 [tcmalloc]="$libdir/libtcmalloc_minimal.so.4" )
-targets=(glibc)
-for t in jemalloc mimalloc tcmalloc; do
-	if [ -r "${lib[$t]}" ]; then targets+=("$t"); else echo "bench: $t not installed (${lib[$t]}), left out" >&2; fi
-done
+source "$src/bench/allocators.sh" bench
 for p in $("$heaplab" policies | awk '{print $1}'); do
 	[ "$p" = student ] || targets+=("heaplab-$p")
 	# pools again with its headers in a table (no shared L1 set; see pools.c)

@@ -56,6 +56,17 @@ typedef struct hl_tls_slot {
 } hl_tls_slot_t;
 extern __thread hl_tls_slot_t hl_tls[HL_MAX_HEAPS];
 
+/** The one heap whose record every thread also keeps in hl_tls_fast: the
+ *  preload library's default heap when it is plain and nothing records
+ *  (shim.c sets it once, before any thread has a record in it; that heap
+ *  is never destroyed).  NULL when there is none. */
+extern hl_heap_t *hl_fast_heap;
+/** The calling thread's record in hl_fast_heap, or NULL (no record yet, or
+ *  the thread is exiting): the shim's fast path is this one thread-local
+ *  load, with no slot or generation to compare.  Set by hl_thread_attach,
+ *  cleared at thread exit. */
+extern __thread hl_thread_t *hl_tls_fast;
+
 /** Makes (or reuses) the calling thread's record for @p h. */
 hl_thread_t *hl_thread_attach(hl_heap_t *h);
 
@@ -63,7 +74,8 @@ hl_thread_t *hl_thread_attach(hl_heap_t *h);
 static inline hl_thread_t *hl_thread_fast(hl_heap_t *h)
 {
 	hl_tls_slot_t *s = &hl_tls[h->id];
-	if (__builtin_expect(s->gen == h->gen && s->rec != NULL, 1))
+	/* a slot's gen is 0 whenever its rec is NULL, and no heap's is 0 */
+	if (__builtin_expect(s->gen == h->gen, 1))
 		return s->rec;
 	return hl_thread_attach(h);
 }

@@ -33,6 +33,12 @@ enum { READY = 2, BUILDING = 1, UNBUILT = 0 };
 
 static hl_heap_t *heap;
 static int state = UNBUILT;
+/* What malloc and free call once hl_tls_fast is set (build() fills it). */
+static struct {
+	void *st;
+	void *(*malloc_fn)(void *st, hl_thread_t *t, size_t n);
+	void (*free_fn)(void *st, hl_thread_t *t, void *p);
+} fast;
 static pthread_t builder;
 static bool recording;
 static const char *stats_env, *snapshot_env;
@@ -116,6 +122,12 @@ static void build(void)
 		else
 			recording = true;
 	}
+	if (h->plain && !recording) {
+		fast.st = h->call_st;
+		fast.malloc_fn = h->malloc_fn;
+		fast.free_fn = h->free_fn;
+		hl_fast_heap = h;      /* before any thread has a record in h */
+	}
 	heap = h;
 }
 
@@ -149,7 +161,10 @@ SHIM_API hl_heap_t *hl_default_heap(void)
 
 /* ---- the malloc family -------------------------------------------------- */
 
-SHIM_API void *malloc(size_t n)
+/* The careful ways: the heap not built yet (or this thread building it),
+ * a thread's first call, a heap with a ledger, debug mode or a recording,
+ * sizes 0 and above HL_MAX_REQUEST, a failure. */
+static __attribute__((noinline)) void *malloc_careful(size_t n)
 {
 	hl_heap_t *h = get_heap();
 	if (HL_UNLIKELY(!h))
@@ -160,14 +175,56 @@ SHIM_API void *malloc(size_t n)
 	return p;
 }
 
-SHIM_API void free(void *p)
+static __attribute__((noinline)) void free_careful(void *p)
 {
-	if (HL_UNLIKELY(!p || in_boot(p)))
+	if (!p || in_boot(p))
 		return;
 	hl_heap_t *h = get_heap();
 	if (HL_UNLIKELY(recording))
 		hl_rec_free(p);
 	hl_free_inline(h, p);
+}
+
+/* The policy returned NULL on the fast path: counted as a failure, not a
+ * malloc (malloc counts before its call, so that nothing but the call's
+ * result is needed after it). */
+static __attribute__((noinline)) void *malloc_failed(void)
+{
+	hl_thread_t *t = hl_tls_fast;
+	__atomic_store_n(&t->ops[HL_OP_MALLOC], t->ops[HL_OP_MALLOC] - 1, __ATOMIC_RELAXED);
+	count(t, HL_OP_FAILED);
+	errno = ENOMEM;
+	return NULL;
+}
+
+/* The fast path (HACKING.md, "The fast path"): once this thread has a
+ * record in a plain default heap that nothing records (hl_tls_fast), a call
+ * is that one thread-local load, the operation counter and the call through
+ * the policy's table (copied into `fast` when the heap was built). */
+SHIM_API void *malloc(size_t n)
+{
+	hl_thread_t *t = hl_tls_fast;
+	if (HL_LIKELY(t != NULL && n - 1 < HL_MAX_REQUEST)) {
+		count(t, HL_OP_MALLOC);
+		void *p = fast.malloc_fn(fast.st, t, n);
+		if (HL_LIKELY(p != NULL))
+			return p;
+		return malloc_failed();
+	}
+	return malloc_careful(n);
+}
+
+SHIM_API void free(void *p)
+{
+	hl_thread_t *t = hl_tls_fast;
+	/* free(NULL) and the bootstrap area's blocks, never given back, take
+	 * the careful way: one unsigned comparison tells both apart */
+	if (HL_LIKELY(t != NULL && (uintptr_t)p - (uintptr_t)boot_area >= sizeof boot_area && p)) {
+		count(t, HL_OP_FREE);
+		fast.free_fn(fast.st, t, p);
+		return;
+	}
+	free_careful(p);
 }
 
 SHIM_API void *calloc(size_t count, size_t size)

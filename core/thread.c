@@ -16,6 +16,8 @@
 #include "heap_internal.h"
 
 __thread hl_tls_slot_t hl_tls[HL_MAX_HEAPS];
+__thread hl_thread_t *hl_tls_fast;
+hl_heap_t *hl_fast_heap;
 static __thread bool tls_registered;
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -91,6 +93,8 @@ hl_thread_t *hl_thread_attach(hl_heap_t *h)
 	pthread_mutex_unlock(&h->threads_lock);
 	hl_tls[h->id].rec = t;
 	hl_tls[h->id].gen = h->gen;
+	if (h == hl_fast_heap)
+		hl_tls_fast = t;
 	if (!tls_registered) {
 		tls_registered = true;
 		pthread_setspecific(exit_key, (void *)1);
@@ -121,6 +125,8 @@ static void on_thread_exit(void *arg)
 			if (h->debug)
 				hl_guard_end(h, "thread exit");
 		}
+		if (h == hl_fast_heap)
+			hl_tls_fast = NULL;
 		pthread_mutex_lock(&h->threads_lock);
 		t->exited = true;
 		t->policy_tls = NULL;

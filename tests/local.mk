@@ -44,6 +44,14 @@ tests_misuse_pymalloc_CPPFLAGS = $(AM_CPPFLAGS) $(PYEMBED_CFLAGS) -DMISUSE_PYMAL
 tests_misuse_pymalloc_LDADD = $(PYEMBED_LIBS)
 endif
 TESTS += tests/misuse.sh
+
+# the preload library's fast path keeps the operation counters right
+check_PROGRAMS += tests/shim_counts
+tests_shim_counts_SOURCES = tests/shim_counts.c
+# the calls are what it counts: the compiler may not drop a malloc/free pair
+tests_shim_counts_CFLAGS = $(AM_CFLAGS) -fno-builtin
+TESTS += tests/shim_counts.sh
+EXTRA_DIST += tests/shim_counts.sh
 EXTRA_DIST += tests/misuse.sh tests/misuse/double-free.rep
 
 # bins next to the real glibc: peak bytes trace by trace (bench/sysreplay).
@@ -72,10 +80,11 @@ EXTRA_DIST += tests/fidelity.sh tests/fidelity_runner.sh tests/fidelity/glibc.ro
 
 # The suites that start threads (and fork beside them): what a
 # --enable-sanitizers=thread build runs, `make check-threads` (the ones whose
-# policy is not compiled in drop out).
+# policy is not compiled in drop out; of test_conformance, only its tcase
+# that starts threads: the others are tagged single-threaded).
 HL_THREADED_TESTS = tests/test_conformance tests/test_core tests/test_bins tests/test_slab \
 	tests/test_sharded tests/test_pools tests/real_programs.sh \
 	exercises/08-arenas-tcache/lab exercises/10-cross-thread/lab
 check-threads:
-	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(filter $(HL_THREADED_TESTS),$(TESTS))'
+	CK_EXCLUDE_TAGS=single-threaded $(MAKE) $(AM_MAKEFLAGS) check TESTS='$(filter $(HL_THREADED_TESTS),$(TESTS))'
 PHONY_TARGETS += check-threads

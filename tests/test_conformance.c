@@ -528,7 +528,10 @@ static Suite *conformance_suite(void)
 {
 	pick_policies();
 	Suite *s = suite_create("conformance");
+	/* make check-threads (the ThreadSanitizer tree) leaves out the tcases
+	 * tagged single-threaded (CK_EXCLUDE_TAGS, tests/local.mk) */
 	TCase *tc = tcase_create("api");
+	tcase_set_tags(tc, "single-threaded");
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, every_pointer_is_16_byte_aligned, 0, npolicies);
 	tcase_add_loop_test(tc, memalign_up_to_one_mebibyte, 0, npolicies);
@@ -540,11 +543,14 @@ static Suite *conformance_suite(void)
 	tcase_add_loop_test(tc, bad_configuration_is_refused, 0, npolicies);
 	tcase_add_loop_test(tc, statistics_measure_the_heap, 0, npolicies);
 	tcase_add_loop_test(tc, walker_and_snapshot_see_live_blocks, 0, npolicies);
-	tcase_add_loop_test(tc, threads_hammer_one_heap, 0, npolicies);
-	tcase_add_loop_test(tc, realloc_moving_while_another_thread_allocates, 0, npolicies);
 	tcase_add_loop_test(tc, trim_keeps_live_blocks, 0, npolicies);
 	tcase_add_test(tc, several_heaps_side_by_side);
 	suite_add_tcase(s, tc);
+	TCase *threads = tcase_create("threads");
+	tcase_set_timeout(threads, 120);
+	tcase_add_loop_test(threads, threads_hammer_one_heap, 0, npolicies);
+	tcase_add_loop_test(threads, realloc_moving_while_another_thread_allocates, 0, npolicies);
+	suite_add_tcase(s, threads);
 	return s;
 }
 

@@ -435,10 +435,15 @@ START_TEST(tcache_hits_do_not_decay)
 		for (int i = 0; i < 2000; i++)
 			hl_free(h, hl_malloc(h, 64));
 	/* the tcache GC's flushes do tick (in jemalloc too), so a decay check
-	 * or two may come; most of the heap stays, where arena work (below)
-	 * purges nearly all of it */
-	ck_assert_double_le(pstat(h, "purge_calls"), purges + 3);
-	ck_assert_double_ge(tl_stat(h, "resident_bytes"), resident * 0.5);
+	 * or two may come, where arena work (below) purges nearly all of it.
+	 * How much such a check purges depends on how long after the frees it
+	 * comes, that is on the machine's speed (under ThreadSanitizer one
+	 * purged half the heap): so the checks are counted, and the heap must
+	 * stay whole when none came */
+	double checks = pstat(h, "purge_calls") - purges;
+	ck_assert_double_le(checks, 3);
+	if (checks == 0)
+		ck_assert_double_ge(tl_stat(h, "resident_bytes"), resident * 0.9);
 	ck_assert(falls_within(h, peak, 2.0, true));   /* arena work does decay */
 	tl_check_clean(h);
 	hl_heap_destroy(h);

@@ -275,7 +275,7 @@ static void *bn_malloc(void *stp, hl_thread_t *t, size_t n)
 }
 
 /** Cheap checks glibc's free makes on every pointer. */
-static void bn_check_pointer(bn_state_t *st, bn_chunk_t *c, size_t sz)
+static inline void bn_check_pointer(bn_state_t *st, bn_chunk_t *c, size_t sz)
 {
 	if (HL_UNLIKELY(((uintptr_t)c & 15) || (uintptr_t)c > (uintptr_t)-sz))
 		hl_fatal(BN, "free(): invalid pointer", bn_chunk2mem(c));
@@ -285,14 +285,28 @@ static void bn_check_pointer(bn_state_t *st, bn_chunk_t *c, size_t sz)
 		hl_fatal(BN, "free(): pointer not from this heap", bn_chunk2mem(c));
 }
 
+/* Every free the tcache does not take: a mapped chunk, or the arena's
+ * _int_free under its lock. */
+static __attribute__((noinline)) void bn_free_slow(bn_state_t *st, bn_chunk_t *c)
+{
+	if (bn_mmapped(c)) {
+		bn_munmap_chunk(st, c);
+		return;
+	}
+	bn_arena_t *a = bn_arena_of(st, c);
+	bn_lock(a);
+	bn_int_free(st, a, c, true);
+	bn_unlock(a);
+}
+
 static void bn_free(void *stp, hl_thread_t *t, void *p)
 {
 	bn_state_t *st = stp;
 	bn_chunk_t *c = bn_mem2chunk(p);
-	size_t sz = bn_csize(c);
+	size_t word = bn_size_word(c), sz = word & ~(size_t)BN_FLAGS;
 	bn_tcache_t *tc = t->policy_tls;
 	bn_check_pointer(st, c, sz);
-	if (HL_LIKELY(tc != NULL) && sz <= BN_TC_MAX_CHUNK && !bn_mmapped(c)) {
+	if (HL_LIKELY(tc != NULL) && sz <= BN_TC_MAX_CHUNK && !(word & BN_M)) {
 		unsigned i = bn_tc_index(sz);
 		if (HL_UNLIKELY(((bn_tentry_t *)p)->key == st->key))
 			bn_tcache_double_free_scan(st, tc, p, i);
@@ -302,14 +316,7 @@ static void bn_free(void *stp, hl_thread_t *t, void *p)
 			return;
 		}
 	}
-	if (bn_mmapped(c)) {
-		bn_munmap_chunk(st, c);
-		return;
-	}
-	bn_arena_t *a = bn_arena_of(st, c);
-	bn_lock(a);
-	bn_int_free(st, a, c, true);
-	bn_unlock(a);
+	bn_free_slow(st, c);
 }
 
 static void *bn_memalign(void *stp, hl_thread_t *t, size_t align, size_t n)

@@ -165,7 +165,16 @@ enum { BN_P = 1, BN_M = 2, BN_A = 4, BN_FLAGS = 7 };
 /** A chunk header as it lies in memory (fields past size only when free). */
 typedef struct bn_chunk {
 	size_t prev_size;               /**< size of the chunk below, if free */
-	size_t size;                    /**< size | A | M | P */
+	size_t size;                    /**< size | A | M | P.  The P bit of a
+	                                     chunk in use belongs to the chunk
+	                                     below it: another thread flips it
+	                                     under the arena lock while the
+	                                     owner reads the size without one
+	                                     (free, usable_size), as in glibc;
+	                                     so the word is read with
+	                                     bn_size_word() and P flipped with
+	                                     relaxed atomics (plain moves on
+	                                     x86) */
 	struct bn_chunk *fd;            /**< next chunk in its bin (free chunks) */
 	struct bn_chunk *bk;            /**< previous chunk in its bin (free chunks) */
 	struct bn_chunk *fd_nextsize;   /**< large bins: next smaller size */
@@ -271,12 +280,21 @@ static inline size_t bn_request2size(size_t n)
 	size_t s = (n + BN_SIZE_SZ + 15) & ~(size_t)15;
 	return s < BN_MINSIZE ? BN_MINSIZE : s;
 }
+/** The size word of @p c, flags included (a relaxed load: see size). */
+static inline size_t bn_size_word(const bn_chunk_t *c) { return __atomic_load_n(&c->size, __ATOMIC_RELAXED); }
 /** Size of chunk @p c in bytes, header included, flags masked off. */
-static inline size_t bn_csize(const bn_chunk_t *c) { return c->size & ~(size_t)BN_FLAGS; }
+static inline size_t bn_csize(const bn_chunk_t *c) { return bn_size_word(c) & ~(size_t)BN_FLAGS; }
 /** The P flag of @p c: the chunk just below it is in use. */
-static inline bool bn_prev_inuse(const bn_chunk_t *c) { return c->size & BN_P; }
+static inline bool bn_prev_inuse(const bn_chunk_t *c) { return bn_size_word(c) & BN_P; }
 /** The M flag of @p c: it has a mapping of its own. */
-static inline bool bn_mmapped(const bn_chunk_t *c) { return c->size & BN_M; }
+static inline bool bn_mmapped(const bn_chunk_t *c) { return bn_size_word(c) & BN_M; }
+/** Sets or clears the P flag of @p c, whose size its owner may be reading
+ *  (arena lock held: no other writer). */
+static inline void bn_set_prev_inuse(bn_chunk_t *c, bool inuse)
+{
+	size_t w = bn_size_word(c);
+	__atomic_store_n(&c->size, inuse ? w | BN_P : w & ~(size_t)BN_P, __ATOMIC_RELAXED);
+}
 /** The chunk header @p off bytes above @p c. */
 static inline bn_chunk_t *bn_at(const void *c, size_t off) { return (bn_chunk_t *)((char *)c + off); }
 /** The chunk header @p off bytes below @p c. */
@@ -290,9 +308,9 @@ static inline void *bn_chunk2mem(const bn_chunk_t *c) { return (char *)c + BN_HD
 /** In use as far as the tags tell: the next chunk's P bit. */
 static inline bool bn_inuse(const bn_chunk_t *c) { return bn_prev_inuse(bn_next(c)); }
 /** Marks @p c in use: sets P in the chunk @p off (its size) bytes above. */
-static inline void bn_set_inuse_at(bn_chunk_t *c, size_t off) { bn_at(c, off)->size |= BN_P; }
+static inline void bn_set_inuse_at(bn_chunk_t *c, size_t off) { bn_set_prev_inuse(bn_at(c, off), true); }
 /** Marks @p c free: clears P in the chunk @p off (its size) bytes above. */
-static inline void bn_clear_inuse_at(bn_chunk_t *c, size_t off) { bn_at(c, off)->size &= ~(size_t)BN_P; }
+static inline void bn_clear_inuse_at(bn_chunk_t *c, size_t off) { bn_set_prev_inuse(bn_at(c, off), false); }
 /** Writes the footer of a free chunk @p c of size @p s: the prev_size word
  *  of the chunk above. */
 static inline void bn_set_foot(bn_chunk_t *c, size_t s) { bn_at(c, s)->prev_size = s; }
@@ -347,7 +365,7 @@ static inline bn_chunk_t *bn_heap_first(const bn_heap_t *hp) { return (bn_chunk_
  *  header of its sub-heap. */
 static inline bn_arena_t *bn_arena_of(bn_state_t *st, const bn_chunk_t *c)
 {
-	return (c->size & BN_A) ? bn_heap_of(c)->ar : &st->main;
+	return (bn_size_word(c) & BN_A) ? bn_heap_of(c)->ar : &st->main;
 }
 /** First chunk of the main arena. */
 static inline bn_chunk_t *bn_main_first(const bn_state_t *st) { return (bn_chunk_t *)st->brk.base; }

@@ -390,7 +390,7 @@ static bn_chunk_t *bn_merge(bn_arena_t *a, bn_chunk_t *c, size_t sz)
 		bn_unlink(nx);
 		sz += nsz;
 	} else {
-		nx->size &= ~(size_t)BN_P;
+		bn_set_prev_inuse(nx, false);
 	}
 	c->size = sz | BN_P | a->aflag;
 	bn_set_foot(c, sz);

@@ -209,7 +209,10 @@ static __attribute__((noinline)) void shd_free_generic(shd_state_t *st, hl_threa
 }
 
 /* The fast path: a block of a page of this thread's heap, not full, no
- * interior pointers, checks off — one push onto local_free. */
+ * interior pointers, checks off — one push onto local_free.  The owner
+ * test is the page's heap: a freed page is zeroed (heap NULL), so a page
+ * this thread's heap owns is a page in use.  Checks off means no secure
+ * keys, so the link is written plain. */
 static void shd_free(void *vst, hl_thread_t *t, void *p)
 {
 	shd_state_t *st = vst;
@@ -217,10 +220,13 @@ static void shd_free(void *vst, hl_thread_t *t, void *p)
 	if (HL_LIKELY(shd_segmap_has(st, s) && !st->checks)) {
 		shd_page_t *pg = shd_page_of(s, p);
 		shd_heap_t *hp = t->policy_tls;
-		if (HL_LIKELY(shd_flags(pg) == 0 && pg->bin && hp &&
-			      atomic_load_explicit(&pg->heap, memory_order_relaxed) == hp)) {
+		if (HL_LIKELY(atomic_load_explicit(&pg->heap, memory_order_relaxed) == hp && hp &&
+			      shd_flags(pg) == 0)) {
 			HL_EV(st->h, HL_EV_LIST_PUSH, "page local_free, bin", pg->bin, pg->block_size, p);
-			if (HL_UNLIKELY(shd_page_push_local(pg, p) == 0))
+			shd_block_t *b = p;
+			b->next = (uintptr_t)pg->local_free;
+			pg->local_free = b;
+			if (HL_UNLIKELY(--pg->used == 0))
 				shd_page_emptied(hp, pg);
 			return;
 		}

@@ -240,7 +240,9 @@ typedef struct shd_page {
 	struct shd_page *next;    /**< following page in its heap queue (owner) */
 	struct shd_page *prev;    /**< preceding page in its heap queue (owner) */
 	uint32_t slice_count;     /**< slices this page spans (first slice) */
-	uint32_t slice_offset;    /**< slices back to the page's first slice */
+	uint32_t slice_offset;    /**< bytes back from this descriptor to the
+	                               page's first one (slices * sizeof(shd_page_t),
+	                               as mimalloc keeps it: free subtracts it) */
 } shd_page_t;
 
 /** A segment; its header and page descriptors fill its info slices.
@@ -358,14 +360,14 @@ static inline shd_segment_t *shd_segment_of(const void *p)
 	return (shd_segment_t *)((uintptr_t)p & ~(uintptr_t)(SHD_SEGMENT_SIZE - 1));
 }
 
-/** Descriptor of the page holding @p p in segment @p s: the slice's
- *  descriptor, stepped back by its slice_offset to the page's first slice
- *  (an address past the last slice counts as the last slice). */
+/** Descriptor of the page holding @p p in segment @p s =
+ *  shd_segment_of(p): the slice's descriptor, stepped back by its
+ *  slice_offset bytes to the page's first slice. */
 static inline shd_page_t *shd_page_of(shd_segment_t *s, const void *p)
 {
-	size_t i = ((uintptr_t)p - (uintptr_t)s) >> SHD_SLICE_SHIFT;
-	shd_page_t *pg = &s->pages[i < SHD_SLICES ? i : SHD_SLICES - 1];
-	return pg - pg->slice_offset;
+	size_t i = ((uintptr_t)p & (SHD_SEGMENT_SIZE - 1)) >> SHD_SLICE_SHIFT;
+	shd_page_t *pg = &s->pages[i];
+	return (shd_page_t *)((uintptr_t)pg - pg->slice_offset);
 }
 
 /** Address of slice @p i of segment @p s. */

@@ -169,7 +169,7 @@ static shd_page_t *shd_page_init(shd_heap_t *hp, shd_segment_t *s, size_t i, siz
 	size_t span = s->huge ? s->size - SHD_INFO_SLICES * SHD_SLICE_SIZE : n * SHD_SLICE_SIZE;
 	for (size_t j = 0; j < n && i + j < SHD_SLICES; j++) {
 		memset(&s->pages[i + j], 0, sizeof s->pages[0]);
-		s->pages[i + j].slice_offset = (uint32_t)j;
+		s->pages[i + j].slice_offset = (uint32_t)(j * sizeof(shd_page_t));
 		shd_bit_set(s->slice_used, i + j);
 		shd_bit_clear(s->purge_mask, i + j);
 		shd_bit_clear(s->purged, i + j);
