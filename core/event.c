@@ -14,6 +14,7 @@
 #include "heap_internal.h"
 
 unsigned char hl_event_on;
+__thread hl_event_call_t hl_event_slot;
 
 /** Events one take can hold; a call that makes more loses the rest. */
 #define KEEP_MAX 1024
@@ -165,6 +166,42 @@ void hl_event_emit(hl_heap_t *h, hl_event_kind_t kind, const char *what, long in
 		hl_addr_name(h, addr, e.where, sizeof e.where);
 	deliver(h, &e);
 }
+
+void hl_event_emit_call(const hl_event_call_t *c)
+{
+	hl_event_call_t e = *c;     /* the slot is free again from here on */
+	hl_event_emit(e.heap, e.e.kind, e.e.what, e.e.index, e.e.size, e.e.size2, e.e.before, e.e.after, e.e.addr);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The trampoline HL_EVENT calls (event.h says why): saves the registers a C
+ * function may change and the SSE/x87 state (fxsave), aligns the stack,
+ * calls hl_event_emit_call(%rax), restores everything. */
+__asm__(".text\n"
+	".globl hl_event_trampoline\n"
+	".hidden hl_event_trampoline\n"
+	".type hl_event_trampoline, @function\n"
+	"hl_event_trampoline:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	push %rax\n	push %rcx\n	push %rdx\n	push %rsi\n	push %rdi\n"
+	"	push %r8\n	push %r9\n	push %r10\n	push %r11\n"
+	"	pushfq\n"
+	"	and $-64, %rsp\n"
+	"	sub $512, %rsp\n"
+	"	fxsave64 (%rsp)\n"
+	"	mov %rax, %rdi\n"
+	"	cld\n"
+	"	call hl_event_emit_call\n"
+	"	fxrstor64 (%rsp)\n"
+	"	lea -80(%rbp), %rsp\n"
+	"	popfq\n"
+	"	pop %r11\n	pop %r10\n	pop %r9\n	pop %r8\n"
+	"	pop %rdi\n	pop %rsi\n	pop %rdx\n	pop %rcx\n	pop %rax\n"
+	"	pop %rbp\n"
+	"	ret\n"
+	".size hl_event_trampoline, .-hl_event_trampoline\n");
+#endif
 
 void hl_event_emit_os(struct hl_os *os, hl_event_kind_t kind, const char *what, long index, size_t size,
 		      const void *addr)

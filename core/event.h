@@ -6,7 +6,7 @@
  *
  *     HL_EV(st->heap, HL_EV_CACHE_HIT, "tcache bin", idx, 0, p);
  *     HL_EV_COUNT(st->heap, HL_EV_CACHE_HIT, "tcache bin", idx, n + 1, n, p);
- *     HL_EV_SIZES(st->heap, HL_EV_SPLIT, "top", old, used, rest, p);
+ *     HL_EV_SIZES(st->heap, HL_EV_SPLIT, "top", -1, used, rest, p);
  *
  * Cost when nobody listens: the macro tests one byte, hl_event_on (nonzero
  * while any heap of the process has a listener or keeps its events), on a
@@ -14,6 +14,20 @@
  * only inside that branch, out of line (event.c), so the fast path gains a
  * compare and a jump that is never taken.  With a listener on another heap
  * the call happens and event.c drops the event after one table look-up.
+ *
+ * Why the call goes through a trampoline on x86-64: an ordinary call in
+ * the cold branch clobbers the caller-saved registers, so every value a
+ * fast path still needs after the emission point would have to live in a
+ * callee-saved register, and the fast path would push and pop them on
+ * every call (measured: 5 to 12 % more instructions per malloc+free pair,
+ * bench/RESULTS.md).  The branch instead builds the event in a per-thread
+ * slot (on the stack it would cost the fast path a frame) and
+ * calls hl_event_trampoline (event.c) from an asm statement that declares
+ * no clobbered register: the trampoline saves every register an ordinary
+ * C function may change (and the SSE/x87 state), calls hl_event_emit_call,
+ * and restores them.  The asm steps over the red zone first (a leaf
+ * function may keep data below its stack pointer).  Other targets make an
+ * ordinary call.
  *
  * Fields (heaplab.h, hl_event_t): @c what is a string literal (the event
  * keeps the pointer); numbers that do not apply are -1 (index, before,
@@ -37,15 +51,49 @@ void hl_event_emit(hl_heap_t *h, hl_event_kind_t kind, const char *what, long in
  *  ledger's and the boot allocator's calls are no heap's and are dropped). */
 void hl_event_emit_os(struct hl_os *os, hl_event_kind_t kind, const char *what, long index, size_t size,
 		      const void *addr) __attribute__((cold, noinline));
+/** An event on its way, with its heap: what the trampoline hands over. */
+typedef struct hl_event_call {
+	hl_heap_t *heap;
+	hl_event_t e;
+} hl_event_call_t;
+/** Where HL_EVENT builds an event: one per thread (no stack frame for the
+ *  fast path to make room for); hl_event_emit_call copies it before a
+ *  listener runs, so a listener's own allocations may reuse it. */
+extern __thread hl_event_call_t hl_event_slot __attribute__((visibility("hidden")));
+/** hl_event_emit of the event HL_EVENT built in this thread's slot @p c
+ *  (the trampoline's callee). */
+void hl_event_emit_call(const hl_event_call_t *c) __attribute__((visibility("hidden")));
 /** Forgets @p h's listener and kept events (the heap is being destroyed). */
 void hl_event_forget(hl_heap_t *h);
 
-/** Emits every field: the general form behind the short ones below. */
-#define HL_EVENT(heap, kind, what, index, size, size2, before, after, addr)                                   \
+#if defined(__x86_64__) && defined(__GNUC__)
+/* Calls the trampoline with the event's address in %rax; no register is
+ * clobbered.  (Handing the address over, rather than letting the trampoline
+ * find the slot itself, measured one instruction per pair less on sharded.) */
+#define HL_EVENT_CALL_(c)                                                                                      \
+	__asm__ volatile("sub $128, %%rsp\n\tcall hl_event_trampoline\n\tadd $128, %%rsp"                       \
+			 : : "a"(c), "m"(*(c)))
+#else
+#define HL_EVENT_CALL_(c) hl_event_emit_call(c)
+#endif
+
+/** Emits every field (heap, kind, what, index, size, size2, before, after,
+ *  address): the general form behind the short ones below. */
+#define HL_EVENT(h_, k_, w_, i_, s_, s2_, b_, a_, p_)                                                        \
 	do {                                                                                                   \
-		if (__builtin_expect(hl_event_on, 0))                                                          \
-			hl_event_emit((heap), (kind), (what), (long)(index), (size_t)(size), (size_t)(size2),   \
-				      (long)(before), (long)(after), (addr));                                   \
+		if (__builtin_expect(hl_event_on, 0)) {                                                        \
+			hl_event_call_t *hl_ev_ = &hl_event_slot;                                              \
+			hl_ev_->heap = (h_);                                                                   \
+			hl_ev_->e.kind = (k_);                                                                 \
+			hl_ev_->e.what = (w_);                                                                 \
+			hl_ev_->e.index = (long)(i_);                                                          \
+			hl_ev_->e.size = (size_t)(s_);                                                         \
+			hl_ev_->e.size2 = (size_t)(s2_);                                                       \
+			hl_ev_->e.before = (long)(b_);                                                         \
+			hl_ev_->e.after = (long)(a_);                                                          \
+			hl_ev_->e.addr = (p_);                                                                 \
+			HL_EVENT_CALL_(hl_ev_);                                                                \
+		}                                                                                              \
 	} while (0)
 /** A step about one place (@p index, -1 for none), @p size bytes at @p addr. */
 #define HL_EV(heap, kind, what, index, size, addr) HL_EVENT(heap, kind, what, index, size, 0, -1, -1, addr)

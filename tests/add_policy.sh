@@ -27,10 +27,11 @@ chmod -R u+w "$src"
 
 # The new policy's folder: bump's code, renamed, except that a string that
 # is exactly "bump" stays "bump" everywhere but in the table's `.name`: a
-# fatal line naming the policy by a typed name would then say bump.
+# fatal line naming the policy by a typed name would then say bump.  The
+# core's event kind HL_EV_BUMP (a bump pointer moved) keeps its name.
 mkdir "$src/policies/dummy"
 for f in bump.h bump.c; do
-	sed 's/bump/dummy/g; s/BUMP/DUMMY/g; s/"dummy"/"bump"/g; s/\(\.name = \)"bump"/\1"dummy"/' \
+	sed 's/bump/dummy/g; s/BUMP/DUMMY/g; s/"dummy"/"bump"/g; s/\(\.name = \)"bump"/\1"dummy"/; s/HL_EV_DUMMY/HL_EV_BUMP/g' \
 		"$src/policies/bump/$f" > "$src/policies/dummy/${f/bump/dummy}"
 done
 cat > "$src/policies/dummy/local.mk" <<'MK'

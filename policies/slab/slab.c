@@ -142,9 +142,9 @@ static void *sl_malloc(void *st, hl_thread_t *t, size_t n)
 		unsigned ind = s->sc->lookup[(n + 7) >> 3];
 		sl_cbin_t *b = &tc->bins[ind];
 		if (HL_LIKELY(b->ncached != 0)) {
+			HL_EV_COUNT(s->heap, HL_EV_CACHE_HIT, "tcache bin of class", ind, b->ncached, b->ncached - 1, b->slots[b->ncached - 1]);
 			void *p = sl_cbin_pop(b);   /* before the tick: a GC may flush this bin */
 			sl_count(&tc->hits, 1);
-			HL_EV_COUNT(s->heap, HL_EV_CACHE_HIT, "tcache bin of class", ind, b->ncached + 1, b->ncached, p);
 			sl_tick(s, tc, s->sc->size[ind]);
 			return p;
 		}

@@ -98,7 +98,7 @@ static void sl_tcache_gc(sl_state_t *s, sl_tcache_t *tc)
 	sl_cbin_t *b = &tc->bins[i];
 	tc->next_gc = (i + 1) % s->nhbins;
 	if (b->low_water > 0) {
-		HL_EV_COUNT(s->heap, HL_EV_LOOK, "tcache GC: bin stayed above its low water, class", i, b->low_water, b->low_water >> 2, NULL);
+		HL_EVENT(s->heap, HL_EV_LOOK, "tcache GC: three quarters of the regions unused since the last visit (its low water) go back, class", i, 0, 0, b->low_water, -1, NULL);
 		unsigned nflush = b->low_water - (b->low_water >> 2);
 		sl_tcache_flush(s, tc, i, b->ncached - nflush);
 		if ((b->ncached_max >> (b->lg_fill_div + 1)) >= 1)
