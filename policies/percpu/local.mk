@@ -13,4 +13,11 @@ TESTS += tests/test_percpu
 tests_test_percpu_SOURCES = tests/test_percpu.c tests/testlib.h tests/testlib.c
 tests_test_percpu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_percpu_LDADD = libhlcore.la $(CHECK_LIBS)
+
+# front:thread beside the real gperftools tcmalloc: usable sizes
+check_PROGRAMS += tests/usable_probe
+tests_usable_probe_SOURCES = tests/usable_probe.c
+tests_usable_probe_CFLAGS = $(HL_CFLAGS)
+TESTS += tests/percpu_tcmalloc.sh
 endif
+EXTRA_DIST += tests/percpu_tcmalloc.sh
