@@ -88,6 +88,43 @@ START_TEST(rseq_off_forces_the_lock_fallback)
 }
 END_TEST
 
+/* A process whose glibc did not register rseq falls back to the lock at
+ * start-up: heaplab replay under GLIBC_TUNABLES=glibc.pthread.rseq=0. */
+START_TEST(no_rseq_registration_means_lock_mode)
+{
+	const char *build = getenv("abs_top_builddir"), *src = getenv("abs_top_srcdir");
+	ck_assert_msg(build && src, "run me through make check (abs_top_builddir)");
+	char cmd[4096], line[256];
+	snprintf(cmd, sizeof cmd,
+		 "GLIBC_TUNABLES=glibc.pthread.rseq=0 '%s/heaplab' replay --policy=percpu --repeat 0 --stats "
+		 "'%s/book/traces/many-small.rep'", build, src);
+	FILE *f = popen(cmd, "r");
+	ck_assert_ptr_nonnull(f);
+	int lock = 0, rseq_off = 0;
+	while (fgets(line, sizeof line, f)) {
+		lock += strstr(line, "front_mode: lock") != NULL;
+		rseq_off += strstr(line, "rseq_available: false") != NULL;
+	}
+	ck_assert_int_eq(pclose(f), 0);
+	ck_assert_int_eq(lock, 1);
+	ck_assert_int_eq(rseq_off, 1);
+}
+END_TEST
+
+/* Consecutive mallocs in a fresh heap go up through a span, in both fronts. */
+START_TEST(fresh_objects_come_in_address_order)
+{
+	const char *confs[] = { "rseq:on", "rseq:off", "front:thread" };
+	for (int c = 0; c < 3; c++) {
+		hl_heap_t *h = tl_heap("percpu", confs[c]);
+		char *a = hl_malloc(h, 40), *b = hl_malloc(h, 40), *d = hl_malloc(h, 40);
+		ck_assert_msg(b == a + 48 && d == b + 48, "%s: %p %p %p", confs[c], (void *)a, (void *)b, (void *)d);
+		hl_free(h, a), hl_free(h, b), hl_free(h, d);
+		hl_heap_destroy(h);
+	}
+}
+END_TEST
+
 /* ---- forced restarts ------------------------------------------------------ */
 
 enum { WORKERS = 8, RING = 48, ROUNDS = 40000 };
@@ -237,6 +274,8 @@ static Suite *percpu_suite(void)
 	tcase_add_test(tc, usable_sizes_follow_tcmalloc_classes);
 	tcase_add_test(tc, objects_come_from_spans_in_a_heap_of_page_spans);
 	tcase_add_test(tc, rseq_off_forces_the_lock_fallback);
+	tcase_add_test(tc, no_rseq_registration_means_lock_mode);
+	tcase_add_test(tc, fresh_objects_come_in_address_order);
 	tcase_add_test(tc, restarts_lose_and_duplicate_nothing);
 	tcase_add_test(tc, release_rate_releases_free_pages_over_time);
 	tcase_add_test(tc, front_thread_uses_gperftools_classes);

@@ -104,6 +104,21 @@ static void pc_cpu_grow(pc_state_t *s, unsigned cpu, unsigned cls)
 	c->grows += want != 0;
 }
 
+/* Refills class @cls's stack with up to @n objects, the lowest address
+ * on top: consecutive mallocs in a fresh span go up through memory. */
+static void pc_cpu_refill(pc_state_t *s, pc_slab_t *sl, unsigned cls, unsigned n)
+{
+	pc_stack_t *st = &sl->stacks[cls];
+	void **at = pc_slots(s, sl, cls) + st->current;
+	unsigned got = pc_transfer_remove(s, cls, at, n);
+	for (unsigned i = 0, j = got; i + 1 < j; i++, j--) {
+		void *t = at[i];
+		at[i] = at[j - 1];
+		at[j - 1] = t;
+	}
+	st->current += got;
+}
+
 static void *pc_cpu_alloc_slow(pc_state_t *s, unsigned cls)
 {
 	unsigned cpu = pc_cpu_now(s);
@@ -118,7 +133,7 @@ static void *pc_cpu_alloc_slow(pc_state_t *s, unsigned cls)
 		if (n > st->capacity - st->current)
 			n = st->capacity - st->current;
 		if (n)
-			st->current += pc_transfer_remove(s, cls, pc_slots(s, sl, cls) + st->current, n);
+			pc_cpu_refill(s, sl, cls, n);
 	}
 	if (st->current)
 		p = pc_slots(s, sl, cls)[--st->current];

@@ -19,9 +19,10 @@
 
 enum { PC_DOT_SPANS = 400, PC_DOT_HEADS = 12 };
 
-static void pc_dot_port(char *buf, size_t len, const pc_span_t *sp)
+/* A span's port: its first page within its region (the same from run to run). */
+static void pc_dot_port(const pc_state_t *s, char *buf, size_t len, const pc_span_t *sp)
 {
-	snprintf(buf, len, "s%lx", (unsigned long)(sp->start >> PC_PAGE_SHIFT));
+	snprintf(buf, len, "p%zu", (size_t)((sp->start - s->ph.regions[sp->region].base) >> PC_PAGE_SHIFT));
 }
 
 static unsigned pc_dot_count(const uint64_t *bits)
@@ -35,7 +36,7 @@ static unsigned pc_dot_count(const uint64_t *bits)
 static void pc_dot_cell(pc_state_t *s, hl_dot_t *d, const pc_span_t *sp)
 {
 	char port[24];
-	pc_dot_port(port, sizeof port, sp);
+	pc_dot_port(s, port, sizeof port, sp);
 	if (sp->state == PC_SPAN_FREE || sp->state == PC_SPAN_RETURNED) {
 		hl_dot_cell(d, sp->state == PC_SPAN_FREE ? HL_BLOCK_DIRTY : HL_BLOCK_RETURNED, port, "%s %zu pg",
 			    sp->state == PC_SPAN_FREE ? "free" : "returned", sp->npages);
@@ -83,7 +84,7 @@ static void pc_dot_edge_to(pc_state_t *s, hl_dot_t *d, const char *node, const v
 	if (!sp || sp->region >= s->ph.nregions)
 		return;
 	char to[64], port[24];
-	pc_dot_port(port, sizeof port, sp);
+	pc_dot_port(s, port, sizeof port, sp);
 	snprintf(to, sizeof to, "pcregion%u:%s", sp->region, port);
 	hl_dot_edge(d, node, to, k, NULL);
 }

@@ -69,7 +69,7 @@ static void *pc_thread_fetch(pc_state_t *s, pc_tcache_t *tc, unsigned cls)
 	n = pc_transfer_remove(s, cls, objs, n);
 	if (!n)
 		return NULL;
-	for (unsigned k = 1; k < n; k++) {
+	for (unsigned k = n; k-- > 1;) { /* the lowest address on top, as gperftools */
 		pc_link_t *o = objs[k];
 		o->next = l->head;
 		l->head = o;
