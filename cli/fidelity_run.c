@@ -28,6 +28,7 @@ static const char *default_model(const char *family)
 {
 	static const char *const models[][2] = {
 		{ "glibc", "bins" }, { "jemalloc", "slab" }, { "mimalloc", "sharded" }, { "pymalloc", "pools" },
+		{ "tcmalloc", "percpu" },
 	};
 	for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
 		if (!strcmp(family, models[i][0]))

@@ -4,7 +4,7 @@
 # fidelity/probes/ or, once installed, from $(pkglibexecdir).
 fidelitydir = $(pkgdatadir)/fidelity
 dist_fidelity_DATA = fidelity/README.md fidelity/glibc.rows fidelity/jemalloc.rows \
-	fidelity/mimalloc.rows fidelity/pymalloc.rows
+	fidelity/mimalloc.rows fidelity/pymalloc.rows fidelity/tcmalloc.rows
 noinst_HEADERS += fidelity/probes/probe.h
 heaplab_CPPFLAGS += -DHL_FIDELITY_DIR='"$(abs_top_srcdir)/fidelity"' \
 	-DHL_PKGLIBEXECDIR='"$(pkglibexecdir)"'

@@ -50,7 +50,7 @@ else
 	echo "FAIL: a file left out of the list went unnoticed (status $rc): $out"; fail=1
 fi
 
-for policy in sharded bins; do
+for policy in sharded bins percpu; do
 	[ -d "$top/policies/$policy" ] || continue
 	out=$(python3 "$here/layers.py" "$top" "$policy"); rc=$?
 	if [ $rc -eq 0 ]; then

@@ -20,6 +20,8 @@ static int npolicies;
  * to deserve every contract again. */
 static const struct { const char *policy, *conf; } variants[] = {
 	{ "pools", "headers:table" },
+	{ "percpu", "front:thread" },
+	{ "percpu", "rseq:off" },
 };
 
 static void add_variants(void)

@@ -1,0 +1,349 @@
+/*
+ * Policy `percpu`: a working model of TCMalloc (google/tcmalloc), and in
+ * front:thread of gperftools 2.10 (the tcmalloc Debian ships as
+ * libtcmalloc_minimal.so.4).
+ *
+ * What it models
+ *   TCMalloc's three tiers.  Front: a slab per CPU holding, per size
+ *   class, a stack of free objects whose capacity grows on misses and is
+ *   stolen by other classes when the CPU's budget is spent; push and pop
+ *   run in a Linux restartable sequence (x86-64 assembly, percpu_rseq.c),
+ *   or, when rseq or the membarrier fence is unavailable or rseq:off,
+ *   under a per-CPU mutex after sched_getcpu() ("lock" mode; stats say
+ *   which).  Middle: a transfer cache per class moving whole batches and a
+ *   central free list per class whose spans are ordered by fullness, the
+ *   fullest used first.  Back: a page heap of 8 KiB pages handing out
+ *   spans, merging free neighbours, releasing free pages with
+ *   MADV_DONTNEED on hl_trim and at release_rate bytes per second.
+ *   Requests above 256 KiB are spans of their own.  front:thread swaps the
+ *   front for gperftools' per-thread lists (slow-start max_length,
+ *   scavenging) and the size classes for gperftools'.  See percpu.h for
+ *   the structures and the invariants.
+ *
+ * Overhead and alignment
+ *   No header: an object is exactly its class size (the 8-byte class sits
+ *   16 bytes apart for heaplab's 16-byte promise; TCMalloc packs it at 8),
+ *   so malloc_usable_size is the class size, at most 12.5% above the
+ *   request past 128 bytes.  A large block is its page count * 8 KiB.
+ *   Metadata out of band: a span descriptor (about 300 bytes, it carries
+ *   two bitmaps), the pagemap's leaves, a slab per CPU, a thread cache
+ *   (about 2 KiB) per thread in front:thread.
+ *
+ * Complexity
+ *   malloc/free on a front hit: O(1), no lock, no atomic read-modify-write
+ *   (rseq); a miss moves a batch under the CPU's mutex, one transfer-cache
+ *   lock and, behind it, one central lock.  The page heap is O(128) to
+ *   find a span plus best fit among the long free spans.
+ *
+ * Options: described once, in the table below; `heaplab options percpu`
+ * prints them.
+ *
+ * Left out
+ *   The hugepage-aware page heap (Temeraire), sampling and profiling,
+ *   NUMA partitions, the per-CPU cache resize across CPUs by miss counts
+ *   (a CPU's classes steal from each other only), the background thread
+ *   (release_rate is paid from the free path), size-class-specific
+ *   "sparse" central lists, and guarded allocations.
+ *
+ * Misuse detected (debug:off)
+ *   A pointer whose page holds no span of this heap, one that is not the
+ *   start of an object or of a large block, and the free of an object that
+ *   is already free in its span abort.  A double free that lands in a
+ *   front cache passes, as in TCMalloc, and the checker finds it later
+ *   (the object is then cached twice).
+ */
+#include "config.h"
+#include <string.h>
+#include <unistd.h>
+#include "percpu_rseq.h"
+
+static const hl_option_t pc_options[] = {
+	{ "front", HL_OPT_ENUM, "percpu", 0, 0, "percpu|thread",
+	  "per-CPU caches (TCMalloc) or per-thread caches and size classes (gperftools 2.10)" },
+	{ "rseq", HL_OPT_BOOL, "on", 0, 0, NULL,
+	  "restartable sequences for the per-CPU stacks; off forces sched_getcpu() and a per-CPU lock" },
+	{ "cpu_cache_bytes", HL_OPT_SIZE, "1536K", 0, (int64_t)1 << 30, NULL,
+	  "capacity the stacks of one CPU may add up to" },
+	{ "thread_cache_bytes", HL_OPT_SIZE, "4M", 0, (int64_t)1 << 30, NULL,
+	  "front:thread: bytes a thread cache holds before it scavenges" },
+	{ "release_rate", HL_OPT_SIZE, "0", 0, (int64_t)1 << 40, NULL,
+	  "bytes per second of free pages released to the OS; 0 = only on hl_trim" },
+	{ NULL, 0, NULL, 0, 0, NULL, NULL }
+};
+
+/* ---- malloc and free -------------------------------------------------------- */
+
+static void *pc_large(pc_state_t *s, size_t n, size_t align_pages)
+{
+	size_t npages = (n + PC_PAGE - 1) >> PC_PAGE_SHIFT;
+	pc_span_t *sp = pc_ph_alloc(&s->ph, npages, align_pages, PC_SPAN_LARGE);
+	return sp ? (void *)sp->start : NULL;
+}
+
+static void *pc_alloc_class(pc_state_t *s, hl_thread_t *t, unsigned cls)
+{
+	if (s->mode != PC_MODE_THREAD)
+		return pc_cpu_alloc(s, cls);
+	pc_tcache_t *tc = pc_thread_cache(s, t);
+	return tc ? pc_thread_alloc(s, tc, cls) : NULL;
+}
+
+static void *pc_malloc(void *st, hl_thread_t *t, size_t n)
+{
+	pc_state_t *s = st;
+	if (HL_LIKELY(n <= PC_MAX_SMALL))
+		return pc_alloc_class(s, t, pc_class_of(&s->cl, n));
+	return pc_large(s, n, 1);
+}
+
+/* Alignment up to a page: the first class at least n whose size is a
+ * multiple of align (objects of a page-aligned span are then aligned);
+ * beyond, or with no such class, an aligned large span. */
+static void *pc_memalign(void *st, hl_thread_t *t, size_t align, size_t n)
+{
+	pc_state_t *s = st;
+	if (align <= PC_PAGE && n <= PC_MAX_SMALL)
+		for (unsigned cls = pc_class_of(&s->cl, n); cls < s->cl.n; cls++)
+			if (s->cl.size[cls] % align == 0)
+				return pc_alloc_class(s, t, cls);
+	return pc_large(s, n, align > PC_PAGE ? align / PC_PAGE : 1);
+}
+
+/* The span that holds @p, when p lies inside it. */
+static pc_span_t *pc_span_holding(pc_state_t *s, const void *p)
+{
+	pc_span_t *sp = pc_ph_span_of(&s->ph, p);
+	if (!sp || (uintptr_t)p < sp->start || (uintptr_t)p >= sp->start + sp->npages * PC_PAGE)
+		return NULL;
+	return sp;
+}
+
+static void pc_free(void *st, hl_thread_t *t, void *p)
+{
+	pc_state_t *s = st;
+	pc_span_t *sp = pc_span_holding(s, p);
+	if (HL_UNLIKELY(!sp))
+		pc_fatal("free of a pointer this heap does not own", p);
+	if (HL_LIKELY(sp->state == PC_SPAN_SMALL)) {
+		long i = pc_obj_index(s, sp, p);
+		if (HL_UNLIKELY(i < 0))
+			pc_fatal("free of a pointer that is not the start of an object", p);
+		if (HL_UNLIKELY(pc_bit(sp->free_bits, (size_t)i)))
+			pc_fatal("double free (object is already free in its span)", p);
+		unsigned cls = sp->cls;
+		if (s->mode != PC_MODE_THREAD) {
+			pc_cpu_free(s, cls, p);
+			return;
+		}
+		pc_tcache_t *tc = pc_thread_cache(s, t);
+		if (tc)
+			pc_thread_free(s, tc, cls, p);
+		else
+			pc_transfer_insert(s, cls, &p, 1);
+		return;
+	}
+	if (sp->state != PC_SPAN_LARGE)
+		pc_fatal("free of a pointer that is not allocated", p);
+	if ((uintptr_t)p != sp->start)
+		pc_fatal("free of a pointer inside a large block", p);
+	pc_ph_free(&s->ph, sp);
+}
+
+/* ---- queries -------------------------------------------------------------- */
+
+static size_t pc_usable_size(void *st, const void *p)
+{
+	pc_state_t *s = st;
+	pc_span_t *sp = pc_span_holding(s, p);
+	if (!sp)
+		return 0;
+	if (sp->state == PC_SPAN_SMALL)
+		return s->cl.size[sp->cls];
+	return sp->state == PC_SPAN_LARGE ? sp->npages * PC_PAGE : 0;
+}
+
+static bool pc_owns(void *st, const void *p)
+{
+	pc_state_t *s = st;
+	return hl_os_contains(s->os, p);
+}
+
+/* hl_trim (MallocExtension::ReleaseMemoryToSystem after draining the
+ * caches): every front and transfer cache empties into the spans, and
+ * every free page is released. */
+static size_t pc_trim(void *st, size_t pad)
+{
+	pc_state_t *s = st;
+	(void)pad;
+	if (s->mode == PC_MODE_THREAD) {
+		hl_thread_t *t = hl_thread_get(s->heap);
+		if (t && t->policy_tls)
+			pc_thread_flush(s, t->policy_tls);
+	} else {
+		pc_cpu_drain_all(s);
+	}
+	pc_transfer_drain(s);
+	pthread_mutex_lock(&s->ph.lock);
+	size_t done = pc_ph_release_locked(&s->ph, SIZE_MAX);
+	pthread_mutex_unlock(&s->ph.lock);
+	return done;
+}
+
+/* ---- life cycle ------------------------------------------------------------ */
+
+/* Slab layout: header, then each class's slots; stride a page multiple. */
+static int pc_layout_slabs(pc_state_t *s)
+{
+	size_t off = hl_align_up(sizeof(pc_slab_t), 64);
+	for (unsigned cls = 1; cls < s->cl.n; cls++) {
+		size_t by_bytes = ((size_t)64 << 10) / s->cl.size[cls];
+		size_t cap = 2 * (size_t)s->cl.batch[cls];
+		cap = by_bytes > cap ? by_bytes : cap;
+		s->max_cap[cls] = (uint32_t)(cap > PC_CPU_MAX_SLOTS ? PC_CPU_MAX_SLOTS : cap);
+		s->slot_off[cls] = (uint32_t)off;
+		off += s->max_cap[cls] * sizeof(void *);
+	}
+	s->slab_stride = hl_align_up(off, 4096);
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	s->ncpus = n < 1 ? 1 : n > PC_MAX_CPUS ? PC_MAX_CPUS : (unsigned)n;
+	s->slabs = hl_os_reserve_meta(s->os, s->ncpus * s->slab_stride);
+	s->cpus = hl_os_reserve_meta(s->os, hl_align_up(s->ncpus * sizeof(pc_cpu_t), 4096));
+	if (!s->slabs || !s->cpus)
+		return -1;
+	for (unsigned cpu = 0; cpu < s->ncpus; cpu++)
+		pthread_mutex_init(&s->cpus[cpu].lock, NULL);
+	return 0;
+}
+
+/* Transfer caches: PC_TC_BATCHES batches, at most 1 MiB of a class. */
+static int pc_layout_transfer(pc_state_t *s)
+{
+	size_t total = 0;
+	for (unsigned cls = 1; cls < s->cl.n; cls++) {
+		size_t cap = (size_t)PC_TC_BATCHES * s->cl.batch[cls], by_bytes = ((size_t)1 << 20) / s->cl.size[cls];
+		cap = cap < by_bytes ? cap : by_bytes;
+		s->transfer[cls].capacity = (unsigned)(cap < s->cl.batch[cls] ? s->cl.batch[cls] : cap);
+		total += s->transfer[cls].capacity;
+	}
+	void **slots = hl_os_reserve_meta(s->os, hl_align_up(total * sizeof(void *), 4096));
+	if (!slots)
+		return -1;
+	for (unsigned cls = 1; cls < s->cl.n; cls++) {
+		s->transfer[cls].slots = slots;
+		slots += s->transfer[cls].capacity;
+	}
+	return 0;
+}
+
+static void pc_init_locks(pc_state_t *s)
+{
+	pthread_mutex_init(&s->threads_lock, NULL);
+	for (unsigned cls = 0; cls < PC_MAX_CLASSES; cls++) {
+		pthread_mutex_init(&s->central[cls].lock, NULL);
+		pthread_mutex_init(&s->transfer[cls].lock, NULL);
+	}
+}
+
+static void *pc_init(hl_heap_t *h, const hl_conf_t *conf)
+{
+	pc_state_t *s = hl_policy_state_new(h, sizeof *s);
+	if (!s)
+		return NULL;
+	s->heap = h;
+	s->os = hl_heap_os(h);
+	s->debug = hl_heap_debug(h);
+	bool thread = hl_conf_enum(conf, "front") == 1;
+	if (thread)
+		pc_classes_gperftools(&s->cl);
+	else
+		pc_classes_tcmalloc(&s->cl);
+	s->cpu_cache_bytes = hl_conf_size(conf, "cpu_cache_bytes");
+	s->thread_cache_bytes = hl_conf_size(conf, "thread_cache_bytes");
+	s->rseq_usable = pc_rseq_usable();
+	s->mode = thread ? PC_MODE_THREAD
+		  : hl_conf_bool(conf, "rseq") && s->rseq_usable ? PC_MODE_RSEQ : PC_MODE_LOCK;
+	pc_init_locks(s);
+	hl_meta_init(&s->tc_pool, s->os, sizeof(pc_tcache_t));
+	if (pc_ph_init(&s->ph, s->os, hl_conf_size(conf, "release_rate")) < 0 || pc_layout_slabs(s) < 0 ||
+	    pc_layout_transfer(s) < 0) {
+		hl_set_error("percpu: out of memory for the policy state");
+		return NULL;
+	}
+	return s;
+}
+
+static void pc_thread_exit_hook(void *st, hl_thread_t *t)
+{
+	pc_state_t *s = st;
+	if (s->mode == PC_MODE_THREAD)
+		pc_thread_exit(s, t);
+}
+
+/* ---- fork ------------------------------------------------------------------ */
+
+static void pc_fork_prepare(void *st)
+{
+	pc_state_t *s = st;
+	pc_cpu_lock_all(s);
+	pthread_mutex_lock(&s->threads_lock);
+	for (unsigned cls = 0; cls < PC_MAX_CLASSES; cls++)
+		pthread_mutex_lock(&s->transfer[cls].lock);
+	for (unsigned cls = 0; cls < PC_MAX_CLASSES; cls++)
+		pthread_mutex_lock(&s->central[cls].lock);
+	pthread_mutex_lock(&s->ph.lock);
+	pthread_mutex_lock(&s->ph.spans.lock);
+	pthread_mutex_lock(&s->tc_pool.lock);
+}
+
+static void pc_fork_parent(void *st)
+{
+	pc_state_t *s = st;
+	pthread_mutex_unlock(&s->tc_pool.lock);
+	pthread_mutex_unlock(&s->ph.spans.lock);
+	pthread_mutex_unlock(&s->ph.lock);
+	for (unsigned cls = PC_MAX_CLASSES; cls-- > 0;)
+		pthread_mutex_unlock(&s->central[cls].lock);
+	for (unsigned cls = PC_MAX_CLASSES; cls-- > 0;)
+		pthread_mutex_unlock(&s->transfer[cls].lock);
+	pthread_mutex_unlock(&s->threads_lock);
+	pc_cpu_unlock_all(s);
+}
+
+/* The child: every lock made anew.  The per-CPU stacks stay as they
+ * were (no thread was inside a slow path: fork_prepare held every CPU's
+ * mutex), and the fence is registered again for the child's process. */
+static void pc_fork_child(void *st)
+{
+	pc_state_t *s = st;
+	hl_meta_fork_child(&s->tc_pool);
+	pc_ph_fork_child(&s->ph);
+	pc_init_locks(s);
+	pc_cpu_fork_child(s);
+	pc_thread_fork_child(s);
+	if (s->mode == PC_MODE_RSEQ)
+		pc_rseq_reregister();
+}
+
+const hl_policy_t hl_policy_percpu = {
+	.name = "percpu",
+	.summary = "TCMalloc: per-CPU caches on rseq, transfer cache, central free lists, page heap",
+	.options = pc_options,
+	.init = pc_init,
+	.destroy = NULL,
+	.malloc = pc_malloc,
+	.free = pc_free,
+	.realloc = NULL,
+	.memalign = pc_memalign,
+	.usable_size = pc_usable_size,
+	.owns = pc_owns,
+	.trim = pc_trim,
+	.reset = NULL,
+	.stats = pc_stats,
+	.snapshot = pc_snapshot,
+	.check = pc_check,
+	.walk = pc_walk,
+	.thread_exit = pc_thread_exit_hook,
+	.fork_prepare = pc_fork_prepare,
+	.fork_parent = pc_fork_parent,
+	.fork_child = pc_fork_child,
+};

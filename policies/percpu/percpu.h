@@ -1,0 +1,498 @@
+/**
+ * @file percpu.h
+ * @brief Policy `percpu`: a working model of TCMalloc — per-CPU caches on
+ *        restartable sequences, a transfer cache and a central free list
+ *        per size class, spans from a page heap of 8 KiB pages.
+ *
+ * Glossary
+ * --------
+ *   page      TCMalloc's page: 8 KiB (kPageShift 13), not the kernel's 4 KiB.
+ *   span      a run of pages with one descriptor (pc_span_t): free in the
+ *             page heap (normal or returned), cut into objects of one size
+ *             class (small), or one large block (> 256 KiB).
+ *   class     a size class: 1 .. nclasses-1 (0 = "large").  The table is
+ *             TCMalloc's (front:percpu) or gperftools' (front:thread), see
+ *             percpu_size.c; each class has its pages per span and its
+ *             batch (objects moved at once between the tiers).
+ *   object    one block of a small span; objects sit `stride` bytes apart
+ *             (the class size, 16 for the 8-byte class: heaplab promises
+ *             16-byte alignment).
+ *   pagemap   page number -> span, a two-level radix tree: every page of a
+ *             small span, the first and the last page of any other span.
+ *   front     the tier a malloc reaches first: per-CPU stacks (percpu) or
+ *             per-thread lists (thread, gperftools).
+ *   rseq      a Linux restartable sequence: the kernel sends a thread that
+ *             was preempted, migrated or signalled inside the critical
+ *             section to its abort handler, so a push or pop on "this
+ *             CPU's" stack needs neither a lock nor an atomic instruction.
+ *   fence     membarrier(PRIVATE_EXPEDITED_RSEQ, cpu): restarts whatever
+ *             critical section runs on that CPU now, so a slow path may
+ *             change a CPU's stacks from any CPU once it has stopped them.
+ *   transfer cache  per class, a stack of objects moved in batches between
+ *             the fronts, never touching spans.
+ *   central free list  per class, the spans that still have free objects,
+ *             in lists by fullness; objects leave from the fullest span so
+ *             the emptiest ones drain and go back to the page heap.
+ *   released  free pages given back with MADV_DONTNEED (TCMalloc's
+ *             "returned" or "unmapped" pages): still mapped, no RSS.
+ *
+ * Block diagram
+ * -------------
+ *
+ *   malloc / free ─► front (percpu_cpu.c or percpu_thread.c)
+ *     CPU 0 slab: [class 1 stack cur/cap][class 2 ...] ... ◄─ rseq push/pop
+ *     CPU 1 slab: [class 1 stack cur/cap][class 2 ...] ...    (percpu_rseq.c)
+ *        │ batch (refill on underflow, drain on overflow; capacities grow,
+ *        ▼        and steal from other classes of the CPU when over budget)
+ *   transfer cache[class] (percpu_transfer.c): [obj obj obj ... ] batches
+ *        │ batch
+ *        ▼
+ *   central free list[class] (percpu_central.c)
+ *     fullness 7 ─► span ─► span     (most allocated first)
+ *     ...
+ *     fullness 0 ─► span             (span empty again ─► page heap)
+ *        │ span of class pages
+ *        ▼
+ *   page heap (percpu_pageheap.c): free spans by length 1..128 pages and
+ *     a large list, normal and returned; merged with free neighbours;
+ *     grown from regions of the page source (1 GiB reserved, committed as
+ *     needed); large blocks (> 256 KiB) are spans of their own.
+ *        │ hl_os_reserve / commit / purge
+ *        ▼
+ *   page source (core/os.c)
+ *
+ * Invariants (checked by percpu_check.c)
+ * ----------
+ *   for every small span:  nobjs == |free in span| + allocated, where
+ *     allocated == live + |in front caches| + |in transfer cache|;
+ *     no object is in two places (span bitmap, a CPU stack or thread list,
+ *     the transfer cache);
+ *     on the central list of its class  <=>  |free in span| > 0, in the
+ *     fullness list allocated * PC_FULLNESS / nobjs.
+ *   for every CPU and class:  current <= capacity <= max_capacity;
+ *     for every CPU: sum(capacity * size) <= cpu_cache_bytes + one batch.
+ *   for every free span: in exactly one page-heap list (by length and by
+ *     normal/returned), no free neighbour of the same kind in its region
+ *     (merged), pagemap[first] == pagemap[last] == span.
+ *   the spans of a region tile it from its base to its frontier.
+ *
+ * Layers (top to bottom: a file calls functions of its own layer and of
+ * the layers below it, never above; tests/layers.sh checks this list)
+ * ------
+ *   percpu.c                          the policy: options, entry points,
+ *                                     memalign, trim, init, fork
+ *   percpu_dot.c percpu_stats.c       snapshot, statistics
+ *   percpu_check.c                    checker, walker, object marks
+ *   percpu_cpu.c percpu_thread.c      the fronts: per-CPU slabs, per-thread
+ *                                     lists (gperftools)
+ *   percpu_rseq.c percpu_rseq.h       rseq push/pop, CPU number, fence,
+ *                                     the mode chosen at start-up
+ *   percpu_transfer.c                 the transfer cache
+ *   percpu_central.c                  the central free lists
+ *   percpu_pageheap.c                 spans, free lists, growth, release
+ *   percpu_pagemap.c                  page -> span radix tree
+ *   percpu_size.c                     size-class tables
+ *   percpu.h                          types, constants, accessors
+ */
+#ifndef HL_PERCPU_H
+#define HL_PERCPU_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include "policy.h"
+#include "os.h"
+#include "meta.h"
+#include "bits.h"
+
+/** The policy table of `percpu`: its `.name` is what hl_fatal prints. */
+extern const hl_policy_t hl_policy_percpu;
+
+/* ---- tunable constants --------------------------------------------------- */
+enum {
+	PC_PAGE_SHIFT = 13,            /**< TCMalloc's 8 KiB pages */
+	PC_MAX_CLASSES = 96,           /**< room for either table (86, 88) */
+	PC_MAX_OBJS = 1024,            /**< objects a span may hold (bitmap bits) */
+	PC_BITMAP_WORDS = PC_MAX_OBJS / 64,
+	PC_FULLNESS = 8,               /**< central lists by fullness */
+	PC_PH_LISTS = 128,             /**< page-heap lists of 1..128 pages */
+	PC_MAX_CPUS = 256,             /**< CPUs with a slab */
+	PC_MAX_REGIONS = 256,          /**< reservations of the page heap */
+	PC_LEAF_BITS = 18,             /**< pages per pagemap leaf: 2 GiB */
+	PC_ROOT_BITS = 47 - PC_PAGE_SHIFT - PC_LEAF_BITS,
+	PC_TC_BATCHES = 16,            /**< transfer cache: batches per class */
+	PC_CPU_MAX_SLOTS = 2048,       /**< largest per-CPU stack of a class */
+	PC_THREAD_MAX_LENGTH = 8192,   /**< gperftools' kMaxDynamicFreeListLength */
+};
+/** Bytes in a page (8 KiB). */
+#define PC_PAGE ((size_t)1 << PC_PAGE_SHIFT)
+/** Largest small request: 256 KiB (TCMalloc's and gperftools' kMaxSize). */
+#define PC_MAX_SMALL ((size_t)256 << 10)
+/** Address space a region reserves at least (1 GiB). */
+#define PC_REGION ((size_t)1 << 30)
+/** Bytes a region commits at least when the page heap grows (1 MiB). */
+#define PC_GROW ((size_t)1 << 20)
+
+/** @cond HL_COMPILE_CHECKS */
+_Static_assert(PC_MAX_OBJS % 64 == 0, "bitmap in whole words");
+_Static_assert(PC_REGION % PC_PAGE == 0 && PC_GROW % PC_PAGE == 0, "page multiples");
+/** @endcond */
+
+/* ---- size classes (percpu_size.c) --------------------------------------- */
+
+/** One table of size classes: class 0 is "large". */
+typedef struct pc_classes {
+	const char *source;                 /**< where the table comes from */
+	unsigned n;                         /**< classes including 0 */
+	uint32_t size[PC_MAX_CLASSES];      /**< usable bytes */
+	uint32_t stride[PC_MAX_CLASSES];    /**< bytes between objects (>= 16) */
+	uint16_t pages[PC_MAX_CLASSES];     /**< pages per span */
+	uint16_t batch[PC_MAX_CLASSES];     /**< objects moved at once */
+	uint16_t nobjs[PC_MAX_CLASSES];     /**< objects per span */
+	uint8_t lookup[(PC_MAX_SMALL >> 7) + (1024 >> 3) + 1]; /**< see pc_class_of */
+} pc_classes_t;
+
+/** Fills @p c with TCMalloc's table (8 KiB pages, 16-byte alignment). */
+void pc_classes_tcmalloc(pc_classes_t *c);
+/** Fills @p c with the classes gperftools 2.10 computes at start-up. */
+void pc_classes_gperftools(pc_classes_t *c);
+
+/** The class of a request of @p n bytes (1 <= n <= PC_MAX_SMALL), as
+ *  TCMalloc's ClassIndex: 8-byte steps to 1 KiB, 128-byte steps above. */
+static inline unsigned pc_class_of(const pc_classes_t *c, size_t n)
+{
+	size_t i = n <= 1024 ? (n + 7) >> 3 : (n + 127 + (120 << 7)) >> 7;
+	return c->lookup[i];
+}
+
+/* ---- spans and the pagemap ------------------------------------------------ */
+
+/** What a span is (pc_span_t.state). */
+enum pc_span_state {
+	PC_SPAN_FREE = 1,      /**< in the page heap, pages resident (normal) */
+	PC_SPAN_RETURNED,      /**< in the page heap, purged (released) */
+	PC_SPAN_SMALL,         /**< cut into objects of one class */
+	PC_SPAN_LARGE,         /**< one large block */
+};
+
+/** A span's descriptor (from the span pool).  Fields change under the
+ *  page-heap lock while the span is free or large, under its class's
+ *  central lock while it is small (start, npages, cls set before). */
+typedef struct pc_span {
+	uintptr_t start;               /**< first byte, page aligned */
+	size_t npages;                 /**< length in pages */
+	uint8_t state;                 /**< enum pc_span_state */
+	uint8_t bucket;                /**< central fullness list, PC_NO_LIST */
+	uint16_t cls;                  /**< size class (small spans) */
+	uint16_t region;               /**< index in the page heap's regions */
+	uint32_t nobjs;                /**< objects of a small span */
+	uint32_t allocated;            /**< objects out of the span */
+	struct pc_span *prev, *next;   /**< page-heap or central list */
+	uint64_t free_bits[PC_BITMAP_WORDS]; /**< 1 = object free in the span */
+	uint64_t mark[PC_BITMAP_WORDS];      /**< checker's scratch: found cached */
+} pc_span_t;
+
+enum { PC_NO_LIST = 0xff };
+
+/** Page number -> span (percpu_pagemap.c).  Leaves are made under the
+ *  page-heap lock and published with a release store; reads take no lock. */
+typedef struct pc_pagemap {
+	hl_os_t *os;
+	pc_span_t **_Atomic *root;     /**< 2^PC_ROOT_BITS leaf pointers */
+} pc_pagemap_t;
+
+int pc_pagemap_init(pc_pagemap_t *m, hl_os_t *os);
+/** The span recorded for the page holding @p addr, or NULL. */
+static inline pc_span_t *pc_pagemap_get(const pc_pagemap_t *m, uintptr_t addr)
+{
+	uintptr_t page = addr >> PC_PAGE_SHIFT;
+	uintptr_t hi = page >> PC_LEAF_BITS;
+	if (hi >> PC_ROOT_BITS)
+		return NULL;
+	pc_span_t **leaf = atomic_load_explicit(&m->root[hi], memory_order_acquire);
+	return leaf ? leaf[page & (((uintptr_t)1 << PC_LEAF_BITS) - 1)] : NULL;
+}
+/** Records @p s for @p npages pages from @p addr (page-heap lock held);
+ *  -1 when a leaf cannot be made. */
+int pc_pagemap_set(pc_pagemap_t *m, uintptr_t addr, size_t npages, pc_span_t *s);
+
+/* ---- the page heap (percpu_pageheap.c) ------------------------------------ */
+
+/** One reservation of the page heap: committed below `frontier`. */
+typedef struct pc_region {
+	uintptr_t base;                /**< first byte (reserved PROT_NONE) */
+	size_t size;                   /**< bytes reserved */
+	size_t frontier;               /**< bytes committed from base */
+} pc_region_t;
+
+/** A list of spans (doubly linked through prev/next). */
+typedef struct pc_list {
+	pc_span_t *head;
+	size_t count;                  /**< spans on it */
+} pc_list_t;
+
+/** The page heap: every field under `lock` (TCMalloc's pageheap_lock). */
+typedef struct pc_pageheap {
+	pthread_mutex_t lock;
+	hl_os_t *os;
+	pc_pagemap_t map;
+	hl_meta_pool_t spans;          /**< span descriptors */
+	pc_list_t normal[PC_PH_LISTS + 1];   /**< free, resident; [0] = longer */
+	pc_list_t returned[PC_PH_LISTS + 1]; /**< free, purged; [0] = longer */
+	pc_region_t regions[PC_MAX_REGIONS];
+	unsigned nregions;
+	size_t free_pages, returned_pages;   /**< pages on the lists */
+	size_t small_spans, large_spans;     /**< spans in use */
+	size_t large_pages;                  /**< pages of large spans */
+	uint64_t released_bytes;             /**< ever purged by release */
+	uint64_t reused_returned_bytes;      /**< returned pages handed out again */
+	/* release_rate: bytes owed to the OS, paid from the free path */
+	size_t release_rate;                 /**< bytes per second, 0 = never */
+	uint64_t release_clock_ns;           /**< last time the debt grew */
+	double release_debt;                 /**< bytes to release now */
+	unsigned release_tick;               /**< frees until the next look */
+} pc_pageheap_t;
+
+int pc_ph_init(pc_pageheap_t *ph, hl_os_t *os, size_t release_rate);
+/** A span of @p npages pages starting at a multiple of @p align_pages
+ *  pages, in use as @p state (PC_SPAN_SMALL: every page is recorded in
+ *  the pagemap; PC_SPAN_LARGE: the first and the last); NULL when out of
+ *  memory. */
+pc_span_t *pc_ph_alloc(pc_pageheap_t *ph, size_t npages, size_t align_pages, enum pc_span_state state);
+/** Gives span @p s back (lock not held by the caller). */
+void pc_ph_free(pc_pageheap_t *ph, pc_span_t *s);
+/** Same, with the lock already held. */
+void pc_ph_free_locked(pc_pageheap_t *ph, pc_span_t *s);
+/** Releases at least @p bytes of free pages (all with SIZE_MAX); returns
+ *  the bytes released.  Lock held by the caller. */
+size_t pc_ph_release_locked(pc_pageheap_t *ph, size_t bytes);
+/** The span of the page holding @p p, or NULL (no lock). */
+static inline pc_span_t *pc_ph_span_of(const pc_pageheap_t *ph, const void *p)
+{
+	return pc_pagemap_get(&ph->map, (uintptr_t)p);
+}
+/** Pushes @p s at the head of @p l. */
+static inline void pc_list_push(pc_list_t *l, pc_span_t *s)
+{
+	s->prev = NULL;
+	s->next = l->head;
+	if (l->head)
+		l->head->prev = s;
+	l->head = s;
+	l->count++;
+}
+/** Unlinks @p s from @p l. */
+static inline void pc_list_remove(pc_list_t *l, pc_span_t *s)
+{
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		l->head = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	s->prev = s->next = NULL;
+	l->count--;
+}
+/** Index of the page-heap list of a free span of @p npages pages. */
+static inline size_t pc_ph_list_index(size_t npages)
+{
+	return npages <= PC_PH_LISTS ? npages : 0;
+}
+void pc_ph_fork_child(pc_pageheap_t *ph);
+
+/* ---- central free lists (percpu_central.c) -------------------------------- */
+
+/** The central free list of one class: every field under `lock`. */
+typedef struct pc_central {
+	pthread_mutex_t lock;
+	pc_list_t lists[PC_FULLNESS];  /**< spans with free objects, by fullness */
+	size_t free_objects;           /**< free objects in those spans */
+	size_t spans;                  /**< small spans of this class in use */
+} pc_central_t;
+
+typedef struct pc_state pc_state_t;
+
+/** Takes up to @p n objects of class @p cls into @p out; returns how
+ *  many (0 when out of memory). */
+unsigned pc_central_remove(pc_state_t *s, unsigned cls, void **out, unsigned n);
+/** Puts @p n objects of class @p cls back into their spans (a span whose
+ *  objects are all back goes to the page heap). */
+void pc_central_insert(pc_state_t *s, unsigned cls, void *const *objs, unsigned n);
+/** Fullness list of a span with free objects. */
+static inline unsigned pc_fullness(const pc_span_t *sp)
+{
+	return (unsigned)((uint64_t)sp->allocated * PC_FULLNESS / sp->nobjs);
+}
+
+/* ---- transfer cache (percpu_transfer.c) ----------------------------------- */
+
+/** The transfer cache of one class: every field under `lock`. */
+typedef struct pc_transfer {
+	pthread_mutex_t lock;
+	unsigned count;                /**< objects held */
+	unsigned capacity;             /**< objects it may hold */
+	void **slots;                  /**< capacity pointers (metadata) */
+	uint64_t hits, misses;         /**< removes served here / not */
+} pc_transfer_t;
+
+unsigned pc_transfer_remove(pc_state_t *s, unsigned cls, void **out, unsigned n);
+void pc_transfer_insert(pc_state_t *s, unsigned cls, void *const *objs, unsigned n);
+/** Moves everything the transfer caches hold back to the central lists. */
+void pc_transfer_drain(pc_state_t *s);
+
+/* ---- the per-CPU front (percpu_cpu.c, percpu_rseq.c) ---------------------- */
+
+/** Header of one class's stack in a CPU's slab.  In rseq mode `current`
+ *  is written only inside a critical section on that CPU, or by a slow
+ *  path holding the CPU's lock with the slab stopped and fenced. */
+typedef struct pc_stack {
+	uint32_t current;              /**< objects on the stack */
+	uint32_t capacity;             /**< objects it may hold now */
+} pc_stack_t;
+
+/** One CPU's slab: a stop word, then a header per class, then the slots
+ *  (stack of class c at slots + slot_off[c]). */
+typedef struct pc_slab {
+	_Atomic uint32_t stopped;      /**< a slow path owns the slab: rseq
+					    push/pop fail and take the lock */
+	uint32_t pad;
+	pc_stack_t stacks[PC_MAX_CLASSES];
+	/* void *slots[] follow */
+} pc_slab_t;
+
+/** Per-CPU bookkeeping outside the slab, under `lock`. */
+typedef struct pc_cpu {
+	pthread_mutex_t lock;
+	size_t capacity_bytes;         /**< sum of capacity * size */
+	unsigned steal_next;           /**< round-robin victim class */
+	uint64_t underflows, overflows, grows, steals;
+} pc_cpu_t;
+
+/** How the per-CPU stacks are reached (chosen at start-up). */
+enum pc_mode { PC_MODE_RSEQ = 0, PC_MODE_LOCK, PC_MODE_THREAD };
+
+/* ---- the per-thread front (percpu_thread.c) ------------------------------- */
+
+/** A free object in a thread cache list: its first word links it. */
+typedef struct pc_link { struct pc_link *next; } pc_link_t;
+
+/** One class's list in a thread cache (gperftools' FreeList). */
+typedef struct pc_tlist {
+	pc_link_t *head;
+	uint32_t length;
+	uint32_t max_length;           /**< grows with use (slow start) */
+	uint32_t low_water;            /**< fewest objects since the last scavenge */
+	uint32_t overages;             /**< times length passed max_length */
+} pc_tlist_t;
+
+/** A thread's cache (t->policy_tls): written by its thread only; the
+ *  list of caches under pc_state_t.threads_lock. */
+typedef struct pc_tcache {
+	pc_tlist_t lists[PC_MAX_CLASSES];
+	size_t size;                   /**< bytes cached */
+	size_t max_size;               /**< bytes allowed before a scavenge */
+	pthread_t owner;
+	struct pc_tcache *prev, *next;
+	uint64_t hits, misses, scavenges;
+} pc_tcache_t;
+
+/* ---- the fronts' entry points (percpu_cpu.c, percpu_thread.c) ------------ */
+
+/** An object of class @p cls from this CPU's stack (NULL: out of memory). */
+void *pc_cpu_alloc(pc_state_t *s, unsigned cls);
+/** Object @p p of class @p cls onto this CPU's stack. */
+void pc_cpu_free(pc_state_t *s, unsigned cls, void *p);
+/** Empties every CPU's stacks into the transfer caches (capacities 0). */
+void pc_cpu_drain_all(pc_state_t *s);
+/** Bytes of objects on CPU @p cpu's stacks (no lock: a quiet heap). */
+size_t pc_cpu_cached_bytes(const pc_state_t *s, unsigned cpu);
+void pc_cpu_lock_all(pc_state_t *s);
+void pc_cpu_unlock_all(pc_state_t *s);
+void pc_cpu_fork_child(pc_state_t *s);
+
+/** The calling thread's cache, made on its first use (NULL: no memory). */
+pc_tcache_t *pc_thread_cache(pc_state_t *s, hl_thread_t *t);
+void *pc_thread_alloc(pc_state_t *s, pc_tcache_t *tc, unsigned cls);
+void pc_thread_free(pc_state_t *s, pc_tcache_t *tc, unsigned cls, void *p);
+void pc_thread_exit(pc_state_t *s, hl_thread_t *t);
+void pc_thread_flush(pc_state_t *s, pc_tcache_t *tc);
+void pc_thread_fork_child(pc_state_t *s);
+
+/* ---- checker, walker, stats, snapshot ------------------------------------- */
+
+int pc_check(void *st, hl_report_t *r);
+int pc_walk(void *st, hl_walk_fn fn, void *arg);
+void pc_stats(void *st, hl_statw_t *w);
+void pc_snapshot(void *st, hl_dot_t *d);
+/** Marks every cached object in its span's `mark` bits (checker's and
+ *  walker's first pass); reports objects found twice or in no span. */
+int pc_mark_cached(pc_state_t *s, hl_report_t *r);
+
+/* ---- the policy state ---------------------------------------------------- */
+
+struct pc_state {
+	hl_heap_t *heap;
+	hl_os_t *os;
+	bool debug;
+	enum pc_mode mode;             /**< set once at init */
+	bool rseq_usable;              /**< rseq + fence work here */
+	pc_classes_t cl;               /**< the table in use */
+	pc_pageheap_t ph;
+	pc_central_t central[PC_MAX_CLASSES];
+	pc_transfer_t transfer[PC_MAX_CLASSES];
+	/* per-CPU front */
+	unsigned ncpus;                /**< CPUs with a slab */
+	size_t slab_stride;            /**< bytes per CPU slab */
+	uint32_t slot_off[PC_MAX_CLASSES];   /**< byte offset of class c's slots */
+	uint32_t max_cap[PC_MAX_CLASSES];    /**< largest capacity of class c */
+	size_t cpu_cache_bytes;        /**< capacity budget of one CPU */
+	char *slabs;                   /**< ncpus * slab_stride, metadata */
+	pc_cpu_t *cpus;                /**< ncpus records, metadata */
+	_Atomic uint64_t restarts;     /**< rseq critical sections aborted */
+	_Atomic uint64_t fences;       /**< slow paths that stopped a slab */
+	/* per-thread front */
+	pthread_mutex_t threads_lock;
+	pc_tcache_t *tcaches;          /**< live thread caches */
+	hl_meta_pool_t tc_pool;
+	size_t thread_cache_bytes;     /**< max_size of a new thread cache */
+};
+
+/** The slab of CPU @p cpu. */
+static inline pc_slab_t *pc_slab(const pc_state_t *s, unsigned cpu)
+{
+	return (pc_slab_t *)(s->slabs + (size_t)cpu * s->slab_stride);
+}
+/** The slots of class @p cls in slab @p sl. */
+static inline void **pc_slots(const pc_state_t *s, pc_slab_t *sl, unsigned cls)
+{
+	return (void **)((char *)sl + s->slot_off[cls]);
+}
+/** Index of object @p p in small span @p sp, or -1 when p is not the
+ *  start of one of its objects. */
+static inline long pc_obj_index(const pc_state_t *s, const pc_span_t *sp, const void *p)
+{
+	uintptr_t off = (uintptr_t)p - sp->start;
+	uint32_t stride = s->cl.stride[sp->cls];
+	if ((uintptr_t)p < sp->start || off % stride || off / stride >= sp->nobjs)
+		return -1;
+	return (long)(off / stride);
+}
+static inline bool pc_bit(const uint64_t *bits, size_t i) { return (bits[i >> 6] >> (i & 63)) & 1; }
+static inline void pc_bit_set(uint64_t *bits, size_t i) { bits[i >> 6] |= (uint64_t)1 << (i & 63); }
+static inline void pc_bit_clear(uint64_t *bits, size_t i) { bits[i >> 6] &= ~((uint64_t)1 << (i & 63)); }
+
+/** Aborts with "heaplab: percpu: <what> (<p>)". */
+static inline __attribute__((noreturn, cold)) void pc_fatal(const char *what, const void *p)
+{
+	hl_fatal(&hl_policy_percpu, what, p);
+}
+/** Monotonic nanoseconds. */
+static inline uint64_t pc_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+#endif

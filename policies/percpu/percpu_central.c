@@ -1,0 +1,138 @@
+/*
+ * percpu_central.c — the central free list of each class (TCMalloc's
+ * CentralFreeList with span prioritisation).
+ *
+ * The spans of a class that still have free objects sit in PC_FULLNESS
+ * lists by how many of their objects are out (allocated * 8 / nobjs).
+ * Objects are taken from the fullest span first: the spans with few
+ * objects out get no new ones, so they drain, and a span whose objects
+ * are all back goes to the page heap at once.  A span keeps its free
+ * objects in a bitmap (TCMalloc keeps an index list in the span); the
+ * bitmap also catches an object given back twice.
+ */
+#include "config.h"
+#include "percpu.h"
+
+static void pc_central_relist(pc_central_t *c, pc_span_t *sp)
+{
+	unsigned want = sp->allocated < sp->nobjs ? pc_fullness(sp) : PC_NO_LIST;
+	if (want == sp->bucket)
+		return;
+	if (sp->bucket != PC_NO_LIST)
+		pc_list_remove(&c->lists[sp->bucket], sp);
+	sp->bucket = (uint8_t)want;
+	if (want != PC_NO_LIST)
+		pc_list_push(&c->lists[want], sp);
+}
+
+/* A fresh span of class @cls from the page heap, every object free. */
+static pc_span_t *pc_central_grow(pc_state_t *s, unsigned cls)
+{
+	pc_span_t *sp = pc_ph_alloc(&s->ph, s->cl.pages[cls], 1, PC_SPAN_SMALL);
+	if (!sp)
+		return NULL;
+	sp->cls = (uint16_t)cls;
+	sp->nobjs = s->cl.nobjs[cls];
+	sp->allocated = 0;
+	sp->bucket = PC_NO_LIST;
+	for (unsigned w = 0; w < PC_BITMAP_WORDS; w++) {
+		unsigned lo = w * 64;
+		sp->free_bits[w] = lo >= sp->nobjs ? 0
+				   : sp->nobjs - lo >= 64 ? ~(uint64_t)0
+							  : ((uint64_t)1 << (sp->nobjs - lo)) - 1;
+	}
+	return sp;
+}
+
+/* Takes up to @n free objects out of span @sp, lowest addresses first. */
+static unsigned pc_span_take(const pc_state_t *s, pc_span_t *sp, void **out, unsigned n)
+{
+	unsigned got = 0;
+	uint32_t stride = s->cl.stride[sp->cls];
+	for (unsigned w = 0; w < PC_BITMAP_WORDS && got < n; w++)
+		while (sp->free_bits[w] && got < n) {
+			unsigned b = (unsigned)__builtin_ctzll(sp->free_bits[w]);
+			sp->free_bits[w] &= sp->free_bits[w] - 1;
+			out[got++] = (void *)(sp->start + (size_t)(w * 64 + b) * stride);
+		}
+	sp->allocated += got;
+	return got;
+}
+
+unsigned pc_central_remove(pc_state_t *s, unsigned cls, void **out, unsigned n)
+{
+	pc_central_t *c = &s->central[cls];
+	unsigned got = 0;
+	pthread_mutex_lock(&c->lock);
+	while (got < n) {
+		pc_span_t *sp = NULL;
+		for (unsigned b = PC_FULLNESS; b-- > 0 && !sp;)
+			sp = c->lists[b].head;
+		if (!sp) {
+			pthread_mutex_unlock(&c->lock); /* the page heap has its own lock */
+			sp = pc_central_grow(s, cls);
+			pthread_mutex_lock(&c->lock);
+			if (!sp)
+				break;
+			c->spans++;
+			c->free_objects += sp->nobjs;
+		}
+		unsigned k = pc_span_take(s, sp, out + got, n - got);
+		got += k;
+		c->free_objects -= k;
+		pc_central_relist(c, sp);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return got;
+}
+
+/* Gives object @p back to its span; the span when it is empty again. */
+static pc_span_t *pc_central_put(pc_state_t *s, pc_central_t *c, unsigned cls, void *p)
+{
+	pc_span_t *sp = pc_ph_span_of(&s->ph, p);
+	long i = sp && sp->state == PC_SPAN_SMALL && sp->cls == cls ? pc_obj_index(s, sp, p) : -1;
+	if (i < 0)
+		pc_fatal("object of the wrong span in a cache (corrupted cache)", p);
+	if (pc_bit(sp->free_bits, (size_t)i))
+		pc_fatal("double free (object is already free in its span)", p);
+	pc_bit_set(sp->free_bits, (size_t)i);
+	sp->allocated--;
+	c->free_objects++;
+	if (sp->allocated) {
+		pc_central_relist(c, sp);
+		return NULL;
+	}
+	if (sp->bucket != PC_NO_LIST)
+		pc_list_remove(&c->lists[sp->bucket], sp);
+	sp->bucket = PC_NO_LIST;
+	c->free_objects -= sp->nobjs;
+	c->spans--;
+	return sp;
+}
+
+void pc_central_insert(pc_state_t *s, unsigned cls, void *const *objs, unsigned n)
+{
+	pc_central_t *c = &s->central[cls];
+	pc_span_t *empty[64];
+	unsigned nempty = 0;
+	pthread_mutex_lock(&c->lock);
+	for (unsigned k = 0; k < n; k++) {
+		pc_span_t *sp = pc_central_put(s, c, cls, objs[k]);
+		if (sp && nempty == 64) {
+			pthread_mutex_unlock(&c->lock);
+			for (unsigned e = 0; e < nempty; e++)
+				pc_ph_free(&s->ph, empty[e]);
+			nempty = 0;
+			pthread_mutex_lock(&c->lock);
+		}
+		if (sp)
+			empty[nempty++] = sp;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (!nempty)
+		return;
+	pthread_mutex_lock(&s->ph.lock);
+	for (unsigned e = 0; e < nempty; e++)
+		pc_ph_free_locked(&s->ph, empty[e]);
+	pthread_mutex_unlock(&s->ph.lock);
+}

@@ -1,0 +1,215 @@
+/*
+ * percpu_cpu.c — the per-CPU front end (TCMalloc's CpuCache).
+ *
+ * Every CPU has a slab: for each class a stack of object pointers with a
+ * `current` count and a `capacity`.  malloc pops and free pushes on the
+ * stack of the CPU the thread runs on, in an rseq critical section
+ * (percpu_rseq.c) or, in lock mode, under the CPU's mutex after
+ * sched_getcpu().  An empty stack (underflow) or a full one (overflow)
+ * takes the slow path, under the CPU's mutex and with the slab stopped:
+ *
+ *   underflow: grow the class's capacity by a batch, then refill up to a
+ *              batch from the transfer cache;
+ *   overflow:  grow the capacity if the CPU's budget allows, else move a
+ *              batch to the transfer cache.
+ *
+ * Capacities grow and shrink (dynamic per-CPU cache sizing): a CPU's
+ * capacities may add up to cpu_cache_bytes; past that, growing one class
+ * steals a batch of capacity from another class of the same CPU (round
+ * robin), whose excess objects go to the transfer cache.  A CPU's stacks
+ * start with capacity 0, so an idle CPU holds nothing.
+ */
+#include "config.h"
+#include "percpu_rseq.h"
+
+/* Takes CPU @cpu's slab for a slow path: its mutex, and in rseq mode the
+ * stop word plus a fence, so no critical section runs on it meanwhile. */
+static void pc_cpu_lock(pc_state_t *s, unsigned cpu)
+{
+	pthread_mutex_lock(&s->cpus[cpu].lock);
+	if (s->mode == PC_MODE_RSEQ) {
+		atomic_store(&pc_slab(s, cpu)->stopped, 1);
+		pc_rseq_fence(cpu);
+		atomic_fetch_add_explicit(&s->fences, 1, memory_order_relaxed);
+	}
+}
+
+static void pc_cpu_unlock(pc_state_t *s, unsigned cpu)
+{
+	if (s->mode == PC_MODE_RSEQ)
+		atomic_store_explicit(&pc_slab(s, cpu)->stopped, 0, memory_order_release);
+	pthread_mutex_unlock(&s->cpus[cpu].lock);
+}
+
+/* Moves the top @n objects of a stack to the transfer cache. */
+static void pc_cpu_spill(pc_state_t *s, pc_slab_t *sl, unsigned cls, unsigned n)
+{
+	pc_stack_t *st = &sl->stacks[cls];
+	if (n > st->current)
+		n = st->current;
+	st->current -= n;
+	pc_transfer_insert(s, cls, pc_slots(s, sl, cls) + st->current, n);
+}
+
+/* Lowers class @cls's capacity by up to @n (excess objects spilled);
+ * returns the bytes of capacity freed. */
+static size_t pc_cpu_shrink(pc_state_t *s, unsigned cpu, unsigned cls, unsigned n)
+{
+	pc_slab_t *sl = pc_slab(s, cpu);
+	pc_stack_t *st = &sl->stacks[cls];
+	if (n > st->capacity)
+		n = st->capacity;
+	st->capacity -= n;
+	if (st->current > st->capacity)
+		pc_cpu_spill(s, sl, cls, st->current - st->capacity);
+	size_t bytes = (size_t)n * s->cl.size[cls];
+	s->cpus[cpu].capacity_bytes -= bytes;
+	return bytes;
+}
+
+/* Makes room in the CPU's budget for @bytes by stealing from other classes. */
+static void pc_cpu_steal(pc_state_t *s, unsigned cpu, unsigned cls, size_t bytes)
+{
+	pc_cpu_t *c = &s->cpus[cpu];
+	for (unsigned tries = 0; tries < s->cl.n && c->capacity_bytes + bytes > s->cpu_cache_bytes; tries++) {
+		unsigned v = c->steal_next;
+		c->steal_next = v + 1 >= s->cl.n ? 1 : v + 1;
+		if (v == cls || v == 0 || !pc_slab(s, cpu)->stacks[v].capacity)
+			continue;
+		pc_cpu_shrink(s, cpu, v, s->cl.batch[v]);
+		c->steals++;
+	}
+}
+
+/* Grows class @cls's capacity by up to a batch, within the budget. */
+static void pc_cpu_grow(pc_state_t *s, unsigned cpu, unsigned cls)
+{
+	pc_stack_t *st = &pc_slab(s, cpu)->stacks[cls];
+	pc_cpu_t *c = &s->cpus[cpu];
+	unsigned want = s->cl.batch[cls];
+	if (want > s->max_cap[cls] - st->capacity)
+		want = s->max_cap[cls] - st->capacity;
+	if (!want)
+		return;
+	size_t size = s->cl.size[cls];
+	if (c->capacity_bytes + want * size > s->cpu_cache_bytes)
+		pc_cpu_steal(s, cpu, cls, want * size);
+	size_t room = c->capacity_bytes < s->cpu_cache_bytes ? s->cpu_cache_bytes - c->capacity_bytes : 0;
+	if (want * size > room)
+		want = (unsigned)(room / size);
+	if (!want && !st->capacity)
+		want = 1; /* every class may cache one object */
+	st->capacity += want;
+	c->capacity_bytes += want * size;
+	c->grows += want != 0;
+}
+
+/* Refills class @cls's stack with up to @n objects, the lowest address
+ * on top: consecutive mallocs in a fresh span go up through memory. */
+static void pc_cpu_refill(pc_state_t *s, pc_slab_t *sl, unsigned cls, unsigned n)
+{
+	pc_stack_t *st = &sl->stacks[cls];
+	void **at = pc_slots(s, sl, cls) + st->current;
+	unsigned got = pc_transfer_remove(s, cls, at, n);
+	for (unsigned i = 0, j = got; i + 1 < j; i++, j--) {
+		void *t = at[i];
+		at[i] = at[j - 1];
+		at[j - 1] = t;
+	}
+	st->current += got;
+}
+
+static void *pc_cpu_alloc_slow(pc_state_t *s, unsigned cls)
+{
+	unsigned cpu = pc_cpu_now(s);
+	pc_cpu_lock(s, cpu);
+	pc_slab_t *sl = pc_slab(s, cpu);
+	pc_stack_t *st = &sl->stacks[cls];
+	void *p = NULL;
+	if (!st->current) {
+		s->cpus[cpu].underflows++;
+		pc_cpu_grow(s, cpu, cls);
+		unsigned n = s->cl.batch[cls];
+		if (n > st->capacity - st->current)
+			n = st->capacity - st->current;
+		if (n)
+			pc_cpu_refill(s, sl, cls, n);
+	}
+	if (st->current)
+		p = pc_slots(s, sl, cls)[--st->current];
+	pc_cpu_unlock(s, cpu);
+	return p;
+}
+
+static void pc_cpu_free_slow(pc_state_t *s, unsigned cls, void *p)
+{
+	unsigned cpu = pc_cpu_now(s);
+	pc_cpu_lock(s, cpu);
+	pc_slab_t *sl = pc_slab(s, cpu);
+	pc_stack_t *st = &sl->stacks[cls];
+	if (st->current >= st->capacity) {
+		s->cpus[cpu].overflows++;
+		pc_cpu_grow(s, cpu, cls);
+		if (st->current >= st->capacity)
+			pc_cpu_spill(s, sl, cls, s->cl.batch[cls]);
+	}
+	if (st->current < st->capacity)
+		pc_slots(s, sl, cls)[st->current++] = p;
+	else
+		pc_transfer_insert(s, cls, &p, 1);
+	pc_cpu_unlock(s, cpu);
+}
+
+void *pc_cpu_alloc(pc_state_t *s, unsigned cls)
+{
+	void *p;
+	if (HL_LIKELY(s->mode == PC_MODE_RSEQ) && pc_rseq_pop(s, cls, &p) == PC_RSEQ_DONE)
+		return p;
+	return pc_cpu_alloc_slow(s, cls);
+}
+
+void pc_cpu_free(pc_state_t *s, unsigned cls, void *p)
+{
+	if (HL_LIKELY(s->mode == PC_MODE_RSEQ) && pc_rseq_push(s, cls, p) == PC_RSEQ_DONE)
+		return;
+	pc_cpu_free_slow(s, cls, p);
+}
+
+void pc_cpu_drain_all(pc_state_t *s)
+{
+	for (unsigned cpu = 0; cpu < s->ncpus; cpu++) {
+		pc_cpu_lock(s, cpu);
+		for (unsigned cls = 1; cls < s->cl.n; cls++)
+			pc_cpu_shrink(s, cpu, cls, pc_slab(s, cpu)->stacks[cls].capacity);
+		pc_cpu_unlock(s, cpu);
+	}
+}
+
+size_t pc_cpu_cached_bytes(const pc_state_t *s, unsigned cpu)
+{
+	size_t bytes = 0;
+	const pc_slab_t *sl = pc_slab(s, cpu);
+	for (unsigned cls = 1; cls < s->cl.n; cls++)
+		bytes += (size_t)sl->stacks[cls].current * s->cl.size[cls];
+	return bytes;
+}
+
+void pc_cpu_lock_all(pc_state_t *s)
+{
+	for (unsigned cpu = 0; cpu < s->ncpus; cpu++)
+		pthread_mutex_lock(&s->cpus[cpu].lock);
+}
+
+void pc_cpu_unlock_all(pc_state_t *s)
+{
+	for (unsigned cpu = s->ncpus; cpu-- > 0;)
+		pthread_mutex_unlock(&s->cpus[cpu].lock);
+}
+
+void pc_cpu_fork_child(pc_state_t *s)
+{
+	for (unsigned cpu = 0; cpu < s->ncpus; cpu++) {
+		pthread_mutex_init(&s->cpus[cpu].lock, NULL);
+		atomic_store(&pc_slab(s, cpu)->stopped, 0);
+	}
+}

@@ -1,0 +1,283 @@
+/*
+ * percpu_pageheap.c — the back end: spans of 8 KiB pages, as TCMalloc's
+ * (legacy, non-hugepage) PageHeap keeps them.
+ *
+ * Free spans sit in lists by length (1 .. 128 pages, and one list of
+ * longer ones), twice: normal (resident) and returned (purged with
+ * MADV_DONTNEED: still mapped read/write, no RSS).  An allocation looks at
+ * the lists from its length up, normal before returned at each length,
+ * then best fit among the long ones; the span found is split and the rest
+ * goes back.  A freed span merges at once with a free neighbour of the
+ * same kind (normal with normal, returned with returned) in the same
+ * region.  With nothing free the heap grows: the last region commits at
+ * least 1 MiB more at its frontier, or a new region of at least 1 GiB is
+ * reserved (PROT_NONE) from the page source.
+ *
+ * Release: pc_ph_release_locked purges normal spans, longest lists first,
+ * until enough bytes are released; hl_trim releases everything, and with
+ * release_rate > 0 the free path pays a debt that grows by release_rate
+ * bytes per second of the monotonic clock (TCMalloc's background thread
+ * calls ReleaseMemoryToSystem once a second; here the heap's own activity
+ * drives it, looking at the clock every 64 spans freed).
+ */
+#include "config.h"
+#include <string.h>
+#include "percpu.h"
+
+static pc_list_t *pc_ph_list(pc_pageheap_t *ph, const pc_span_t *s)
+{
+	size_t i = pc_ph_list_index(s->npages);
+	return s->state == PC_SPAN_RETURNED ? &ph->returned[i] : &ph->normal[i];
+}
+
+static size_t *pc_ph_pages_of(pc_pageheap_t *ph, const pc_span_t *s)
+{
+	return s->state == PC_SPAN_RETURNED ? &ph->returned_pages : &ph->free_pages;
+}
+
+/* Puts free span @s (state FREE or RETURNED) on its list. */
+static void pc_ph_insert(pc_pageheap_t *ph, pc_span_t *s)
+{
+	pc_pagemap_set(&ph->map, s->start, 1, s);
+	pc_pagemap_set(&ph->map, s->start + (s->npages - 1) * PC_PAGE, 1, s);
+	s->bucket = PC_NO_LIST;
+	pc_list_push(pc_ph_list(ph, s), s);
+	*pc_ph_pages_of(ph, s) += s->npages;
+}
+
+static void pc_ph_unlink(pc_pageheap_t *ph, pc_span_t *s)
+{
+	pc_list_remove(pc_ph_list(ph, s), s);
+	*pc_ph_pages_of(ph, s) -= s->npages;
+}
+
+/* The free span of the same kind and region right before or after @s. */
+static pc_span_t *pc_ph_neighbour(pc_pageheap_t *ph, const pc_span_t *s, bool after)
+{
+	const pc_region_t *r = &ph->regions[s->region];
+	uintptr_t at = after ? s->start + s->npages * PC_PAGE : s->start - PC_PAGE;
+	if (at < r->base || at >= r->base + r->frontier)
+		return NULL;
+	pc_span_t *n = pc_pagemap_get(&ph->map, at);
+	if (!n || n->state != s->state || n->region != s->region)
+		return NULL;
+	uintptr_t end = n->start + n->npages * PC_PAGE;
+	return (after ? n->start == at : end == s->start) ? n : NULL;
+}
+
+/* Merges free span @s with its free neighbours, then lists it. */
+static void pc_ph_merge_insert(pc_pageheap_t *ph, pc_span_t *s)
+{
+	pc_span_t *n;
+	if ((n = pc_ph_neighbour(ph, s, false))) {
+		pc_ph_unlink(ph, n);
+		s->start = n->start;
+		s->npages += n->npages;
+		hl_meta_free(&ph->spans, n);
+	}
+	if ((n = pc_ph_neighbour(ph, s, true))) {
+		pc_ph_unlink(ph, n);
+		s->npages += n->npages;
+		hl_meta_free(&ph->spans, n);
+	}
+	pc_ph_insert(ph, s);
+}
+
+int pc_ph_init(pc_pageheap_t *ph, hl_os_t *os, size_t release_rate)
+{
+	pthread_mutex_init(&ph->lock, NULL);
+	ph->os = os;
+	hl_meta_init(&ph->spans, os, sizeof(pc_span_t));
+	ph->release_rate = release_rate;
+	ph->release_clock_ns = pc_now_ns();
+	ph->release_tick = 64;
+	return pc_pagemap_init(&ph->map, os);
+}
+
+/* Commits at least @bytes more (a page multiple) and lists them free. */
+static int pc_ph_grow(pc_pageheap_t *ph, size_t bytes)
+{
+	pc_region_t *r = ph->nregions ? &ph->regions[ph->nregions - 1] : NULL;
+	if (!r || r->size - r->frontier < bytes) {
+		if (ph->nregions == PC_MAX_REGIONS || bytes > ((size_t)1 << 46))
+			return -1;
+		size_t size = bytes < PC_REGION ? PC_REGION : hl_align_up(bytes, (size_t)2 << 20);
+		void *base = hl_os_reserve(ph->os, size, (size_t)2 << 20, false);
+		if (!base)
+			return -1;
+		r = &ph->regions[ph->nregions++];
+		*r = (pc_region_t){ (uintptr_t)base, size, 0 };
+	}
+	size_t grow = bytes < PC_GROW ? PC_GROW : bytes;
+	if (grow > r->size - r->frontier)
+		grow = r->size - r->frontier;
+	if (hl_os_commit(ph->os, (void *)(r->base + r->frontier), grow) < 0)
+		return -1;
+	pc_span_t *s = hl_meta_alloc(&ph->spans);
+	if (!s)
+		return -1;
+	s->start = r->base + r->frontier;
+	s->npages = grow / PC_PAGE;
+	s->state = PC_SPAN_FREE;
+	s->region = (uint16_t)(r - ph->regions);
+	r->frontier += grow;
+	pc_ph_merge_insert(ph, s);
+	return 0;
+}
+
+/* Best fit among the long spans of list @l, lowest address on a tie. */
+static pc_span_t *pc_ph_best_fit(pc_list_t *l, size_t npages, pc_span_t *best)
+{
+	for (pc_span_t *s = l->head; s; s = s->next)
+		if (s->npages >= npages && (!best || s->npages < best->npages ||
+					    (s->npages == best->npages && s->start < best->start)))
+			best = s;
+	return best;
+}
+
+static pc_span_t *pc_ph_find(pc_pageheap_t *ph, size_t npages)
+{
+	for (size_t len = npages; len <= PC_PH_LISTS; len++) {
+		if (ph->normal[len].head)
+			return ph->normal[len].head;
+		if (ph->returned[len].head)
+			return ph->returned[len].head;
+	}
+	return pc_ph_best_fit(&ph->returned[0], npages, pc_ph_best_fit(&ph->normal[0], npages, NULL));
+}
+
+/* Cuts the first @npages pages off free span @s (unlinked); the rest,
+ * when there is one, goes back to the lists. */
+static int pc_ph_split(pc_pageheap_t *ph, pc_span_t *s, size_t npages)
+{
+	if (s->npages == npages)
+		return 0;
+	pc_span_t *rest = hl_meta_alloc(&ph->spans);
+	if (!rest)
+		return -1;
+	rest->start = s->start + npages * PC_PAGE;
+	rest->npages = s->npages - npages;
+	rest->state = s->state;
+	rest->region = s->region;
+	s->npages = npages;
+	pc_ph_insert(ph, rest);
+	return 0;
+}
+
+/* Takes free span @s for an aligned request: a misaligned head goes back. */
+static pc_span_t *pc_ph_carve(pc_pageheap_t *ph, pc_span_t *s, size_t npages, size_t align_pages)
+{
+	pc_ph_unlink(ph, s);
+	size_t head = (size_t)((hl_ptr_align_up(s->start, align_pages * PC_PAGE) - s->start) / PC_PAGE);
+	if (head) {
+		pc_span_t *h = s;
+		if (pc_ph_split(ph, h, head) < 0) {
+			pc_ph_insert(ph, s);
+			return NULL;
+		}
+		s = pc_pagemap_get(&ph->map, h->start + head * PC_PAGE);
+		pc_ph_insert(ph, h);
+		pc_ph_unlink(ph, s);
+	}
+	if (pc_ph_split(ph, s, npages) < 0) {
+		pc_ph_merge_insert(ph, s);
+		return NULL;
+	}
+	if (s->state == PC_SPAN_RETURNED)
+		ph->reused_returned_bytes += npages * PC_PAGE;
+	return s;
+}
+
+pc_span_t *pc_ph_alloc(pc_pageheap_t *ph, size_t npages, size_t align_pages, enum pc_span_state state)
+{
+	size_t need = npages + (align_pages > 1 ? align_pages - 1 : 0);
+	pthread_mutex_lock(&ph->lock);
+	pc_span_t *s = pc_ph_find(ph, need);
+	if (!s && pc_ph_grow(ph, need * PC_PAGE) == 0)
+		s = pc_ph_find(ph, need);
+	if (s)
+		s = pc_ph_carve(ph, s, npages, align_pages ? align_pages : 1);
+	if (s) {
+		s->state = (uint8_t)state;
+		s->bucket = PC_NO_LIST;
+		if (state == PC_SPAN_SMALL) {
+			pc_pagemap_set(&ph->map, s->start, s->npages, s);
+			ph->small_spans++;
+		} else {
+			pc_pagemap_set(&ph->map, s->start, 1, s);
+			pc_pagemap_set(&ph->map, s->start + (s->npages - 1) * PC_PAGE, 1, s);
+			ph->large_spans++;
+			ph->large_pages += s->npages;
+		}
+	}
+	pthread_mutex_unlock(&ph->lock);
+	return s;
+}
+
+/* release_rate: the debt grows with the clock; paid when a page is owed. */
+static void pc_ph_release_tick(pc_pageheap_t *ph)
+{
+	if (!ph->release_rate || --ph->release_tick)
+		return;
+	ph->release_tick = 64;
+	uint64_t now = pc_now_ns();
+	ph->release_debt += (double)(now - ph->release_clock_ns) * 1e-9 * (double)ph->release_rate;
+	ph->release_clock_ns = now;
+	if (ph->release_debt > (double)ph->free_pages * PC_PAGE)
+		ph->release_debt = (double)ph->free_pages * PC_PAGE; /* no credit for idle time */
+	if (ph->release_debt >= (double)PC_PAGE) {
+		size_t done = pc_ph_release_locked(ph, (size_t)ph->release_debt);
+		ph->release_debt = done >= ph->release_debt ? 0 : ph->release_debt - (double)done;
+	}
+}
+
+void pc_ph_free_locked(pc_pageheap_t *ph, pc_span_t *s)
+{
+	if (s->state == PC_SPAN_SMALL) {
+		ph->small_spans--;
+	} else {
+		ph->large_spans--;
+		ph->large_pages -= s->npages;
+	}
+	s->state = PC_SPAN_FREE;
+	s->cls = 0;
+	s->nobjs = s->allocated = 0;
+	pc_ph_merge_insert(ph, s);
+	pc_ph_release_tick(ph);
+}
+
+void pc_ph_free(pc_pageheap_t *ph, pc_span_t *s)
+{
+	pthread_mutex_lock(&ph->lock);
+	pc_ph_free_locked(ph, s);
+	pthread_mutex_unlock(&ph->lock);
+}
+
+/* Purges normal span @s and lists it as returned. */
+static size_t pc_ph_release_span(pc_pageheap_t *ph, pc_span_t *s)
+{
+	size_t bytes = s->npages * PC_PAGE;
+	pc_ph_unlink(ph, s);
+	hl_os_purge(ph->os, (void *)s->start, bytes);
+	s->state = PC_SPAN_RETURNED;
+	ph->released_bytes += bytes;
+	pc_ph_merge_insert(ph, s);
+	return bytes;
+}
+
+size_t pc_ph_release_locked(pc_pageheap_t *ph, size_t bytes)
+{
+	size_t done = 0;
+	for (size_t i = 0; i <= PC_PH_LISTS && done < bytes; i++) {
+		pc_list_t *l = &ph->normal[i ? PC_PH_LISTS + 1 - i : 0];
+		while (l->head && done < bytes)
+			done += pc_ph_release_span(ph, l->head);
+	}
+	return done;
+}
+
+void pc_ph_fork_child(pc_pageheap_t *ph)
+{
+	pthread_mutex_init(&ph->lock, NULL);
+	hl_meta_fork_child(&ph->spans);
+}

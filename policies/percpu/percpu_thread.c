@@ -1,0 +1,191 @@
+/*
+ * percpu_thread.c — the per-thread front end of front:thread, as
+ * gperftools' ThreadCache (the tcmalloc Debian ships) keeps it.
+ *
+ * Each thread has, per class, a singly linked list through the free
+ * objects themselves, with a max_length that starts at 1 and grows with
+ * use (slow start: by one up to a batch, then by batches up to 8192).  An
+ * empty list fetches min(max_length, batch) objects from the transfer
+ * cache; a list longer than max_length gives a batch back, and after the
+ * third time shrinks max_length by a batch.  When the thread's cached
+ * bytes pass max_size, a scavenge gives back half of each list's low-water
+ * mark (objects unused since the last scavenge).  A thread that ends
+ * gives everything back.  The lists are the thread's own: no lock, no
+ * atomic, but nothing shared between the threads on one CPU either.
+ */
+#include "config.h"
+#include "percpu.h"
+
+pc_tcache_t *pc_thread_cache(pc_state_t *s, hl_thread_t *t)
+{
+	pc_tcache_t *tc = t->policy_tls;
+	if (HL_LIKELY(tc != NULL))
+		return tc;
+	tc = hl_meta_alloc(&s->tc_pool);
+	if (!tc)
+		return NULL;
+	for (unsigned cls = 1; cls < s->cl.n; cls++)
+		tc->lists[cls].max_length = 1;
+	tc->max_size = s->thread_cache_bytes;
+	tc->owner = pthread_self();
+	pthread_mutex_lock(&s->threads_lock);
+	tc->next = s->tcaches;
+	if (tc->next)
+		tc->next->prev = tc;
+	s->tcaches = tc;
+	pthread_mutex_unlock(&s->threads_lock);
+	t->policy_tls = tc;
+	return tc;
+}
+
+/* Gives the first @n objects of list @cls back to the transfer cache. */
+static void pc_thread_release(pc_state_t *s, pc_tcache_t *tc, unsigned cls, unsigned n)
+{
+	pc_tlist_t *l = &tc->lists[cls];
+	void *batch[512];
+	while (n) {
+		unsigned k = 0;
+		for (; k < n && k < 512 && l->head; k++) {
+			batch[k] = l->head;
+			l->head = l->head->next;
+		}
+		if (!k)
+			break;
+		l->length -= k;
+		tc->size -= (size_t)k * s->cl.size[cls];
+		pc_transfer_insert(s, cls, batch, k);
+		n -= k;
+	}
+	if (l->low_water > l->length)
+		l->low_water = l->length;
+}
+
+static void *pc_thread_fetch(pc_state_t *s, pc_tcache_t *tc, unsigned cls)
+{
+	pc_tlist_t *l = &tc->lists[cls];
+	unsigned batch = s->cl.batch[cls];
+	unsigned n = l->max_length < batch ? l->max_length : batch;
+	void *objs[512];
+	n = pc_transfer_remove(s, cls, objs, n);
+	if (!n)
+		return NULL;
+	for (unsigned k = n; k-- > 1;) { /* the lowest address on top, as gperftools */
+		pc_link_t *o = objs[k];
+		o->next = l->head;
+		l->head = o;
+	}
+	l->length += n - 1;
+	tc->size += (size_t)(n - 1) * s->cl.size[cls];
+	if (l->max_length < batch)
+		l->max_length++;
+	else if (l->max_length + batch <= PC_THREAD_MAX_LENGTH)
+		l->max_length = (l->max_length + batch) / batch * batch;
+	return objs[0];
+}
+
+void *pc_thread_alloc(pc_state_t *s, pc_tcache_t *tc, unsigned cls)
+{
+	pc_tlist_t *l = &tc->lists[cls];
+	pc_link_t *o = l->head;
+	if (HL_UNLIKELY(!o)) {
+		tc->misses++;
+		l->low_water = 0;
+		return pc_thread_fetch(s, tc, cls);
+	}
+	tc->hits++;
+	l->head = o->next;
+	if (--l->length < l->low_water)
+		l->low_water = l->length;
+	tc->size -= s->cl.size[cls];
+	return o;
+}
+
+/* Gives back half of each list's low-water mark (gperftools' Scavenge). */
+static void pc_thread_scavenge(pc_state_t *s, pc_tcache_t *tc)
+{
+	tc->scavenges++;
+	for (unsigned cls = 1; cls < s->cl.n; cls++) {
+		pc_tlist_t *l = &tc->lists[cls];
+		if (l->low_water) {
+			pc_thread_release(s, tc, cls, l->low_water > 1 ? l->low_water / 2 : 1);
+			unsigned batch = s->cl.batch[cls];
+			if (l->max_length > batch)
+				l->max_length = l->max_length - batch > batch ? l->max_length - batch : batch;
+		}
+		l->low_water = l->length;
+	}
+}
+
+/* List too long: a batch goes back; max_length adapts. */
+static void pc_thread_too_long(pc_state_t *s, pc_tcache_t *tc, unsigned cls)
+{
+	pc_tlist_t *l = &tc->lists[cls];
+	unsigned batch = s->cl.batch[cls];
+	pc_thread_release(s, tc, cls, batch < l->length ? batch : l->length);
+	if (l->max_length < batch) {
+		l->max_length++;
+	} else if (++l->overages > 3) {
+		l->max_length = l->max_length > batch ? l->max_length - batch : l->max_length;
+		l->overages = 0;
+	}
+}
+
+void pc_thread_free(pc_state_t *s, pc_tcache_t *tc, unsigned cls, void *p)
+{
+	pc_tlist_t *l = &tc->lists[cls];
+	pc_link_t *o = p;
+	o->next = l->head;
+	l->head = o;
+	tc->size += s->cl.size[cls];
+	if (HL_UNLIKELY(++l->length > l->max_length))
+		pc_thread_too_long(s, tc, cls);
+	if (HL_UNLIKELY(tc->size > tc->max_size))
+		pc_thread_scavenge(s, tc);
+}
+
+/* Removes @tc from the list of caches (threads lock held). */
+static void pc_thread_unlink(pc_state_t *s, pc_tcache_t *tc)
+{
+	if (tc->prev)
+		tc->prev->next = tc->next;
+	else
+		s->tcaches = tc->next;
+	if (tc->next)
+		tc->next->prev = tc->prev;
+}
+
+void pc_thread_exit(pc_state_t *s, hl_thread_t *t)
+{
+	pc_tcache_t *tc = t->policy_tls;
+	if (!tc)
+		return;
+	for (unsigned cls = 1; cls < s->cl.n; cls++)
+		pc_thread_release(s, tc, cls, tc->lists[cls].length);
+	pthread_mutex_lock(&s->threads_lock);
+	pc_thread_unlink(s, tc);
+	pthread_mutex_unlock(&s->threads_lock);
+	hl_meta_free(&s->tc_pool, tc);
+	t->policy_tls = NULL;
+}
+
+/* hl_trim: the calling thread gives back everything it caches. */
+void pc_thread_flush(pc_state_t *s, pc_tcache_t *tc)
+{
+	for (unsigned cls = 1; cls < s->cl.n; cls++)
+		pc_thread_release(s, tc, cls, tc->lists[cls].length);
+}
+
+/* In a fork child only the forking thread lives on: the other threads'
+ * caches are dropped as they were (one may have been halfway through a
+ * push); their objects stay out of their spans for good. */
+void pc_thread_fork_child(pc_state_t *s)
+{
+	pthread_mutex_init(&s->threads_lock, NULL);
+	pc_tcache_t *tc = s->tcaches;
+	while (tc) {
+		pc_tcache_t *other = tc;
+		tc = tc->next;
+		if (!pthread_equal(other->owner, pthread_self()))
+			pc_thread_unlink(s, other);
+	}
+}

@@ -1,0 +1,58 @@
+/*
+ * percpu_transfer.c — the transfer cache of each class: a stack of
+ * objects that moves whole batches between the fronts (one CPU's
+ * overflow becomes another's refill) without touching a span.  It holds
+ * PC_TC_BATCHES batches, at most 1 MiB of a class; what does not fit goes
+ * on to the central free list, and a refill it cannot serve comes from
+ * there.
+ */
+#include "config.h"
+#include <string.h>
+#include "percpu.h"
+
+unsigned pc_transfer_remove(pc_state_t *s, unsigned cls, void **out, unsigned n)
+{
+	pc_transfer_t *t = &s->transfer[cls];
+	pthread_mutex_lock(&t->lock);
+	unsigned k = t->count < n ? t->count : n;
+	t->count -= k;
+	memcpy(out, t->slots + t->count, k * sizeof *out);
+	if (k)
+		t->hits++;
+	else
+		t->misses++;
+	pthread_mutex_unlock(&t->lock);
+	if (k == n)
+		return k;
+	return k + pc_central_remove(s, cls, out + k, n - k);
+}
+
+void pc_transfer_insert(pc_state_t *s, unsigned cls, void *const *objs, unsigned n)
+{
+	pc_transfer_t *t = &s->transfer[cls];
+	pthread_mutex_lock(&t->lock);
+	unsigned k = t->capacity - t->count < n ? t->capacity - t->count : n;
+	memcpy(t->slots + t->count, objs, k * sizeof *objs);
+	t->count += k;
+	pthread_mutex_unlock(&t->lock);
+	if (k < n)
+		pc_central_insert(s, cls, objs + k, n - k);
+}
+
+void pc_transfer_drain(pc_state_t *s)
+{
+	for (unsigned cls = 1; cls < s->cl.n; cls++) {
+		pc_transfer_t *t = &s->transfer[cls];
+		void *batch[64];
+		for (;;) {
+			pthread_mutex_lock(&t->lock);
+			unsigned k = t->count < 64 ? t->count : 64;
+			t->count -= k;
+			memcpy(batch, t->slots + t->count, k * sizeof *batch);
+			pthread_mutex_unlock(&t->lock);
+			if (!k)
+				break;
+			pc_central_insert(s, cls, batch, k);
+		}
+	}
+}

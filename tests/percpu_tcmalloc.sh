@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# percpu front:thread beside the real gperftools tcmalloc (Debian's
+# libtcmalloc_minimal.so.4, 2.10): malloc_usable_size of every request from
+# 1 to 70,000 bytes, then of large requests, must be equal.  The expected
+# values are the real library's, measured now (tests/usable_probe under
+# LD_PRELOAD); the model's come from the same probe under heaplab's
+# preload library.  No library: SKIP.
+set -u
+heaplab="${abs_top_builddir:-.}/heaplab"
+probe="${abs_top_builddir:-.}/tests/usable_probe"
+lib=
+for l in /usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4 /usr/lib64/libtcmalloc_minimal.so.4 \
+	/usr/lib/libtcmalloc_minimal.so.4; do
+	[ -e "$l" ] && lib=$l && break
+done
+if [ -z "$lib" ]; then echo "SKIP: no libtcmalloc_minimal.so.4 here"; exit 77; fi
+if [ -n "${HL_SANITIZERS:-}" ]; then echo "SKIP: a sanitizer owns malloc, nothing can be preloaded"; exit 77; fi
+"$heaplab" policies | grep -q '^percpu' || { echo "SKIP: percpu is not compiled in"; exit 77; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail=0
+for range in "1 70000 1" "70001 2000000 4093"; do
+	LD_PRELOAD=$lib "$probe" $range > "$work/real" || { echo "FAIL: probe on $lib"; exit 1; }
+	HEAPLAB_CONF=debug:off "$heaplab" run --policy=percpu --conf=front:thread -- "$probe" $range \
+		> "$work/model" || { echo "FAIL: probe on the model"; exit 1; }
+	n=$(wc -l < "$work/real")
+	differ=$(paste -d' ' "$work/real" "$work/model" | awk '$2 != $4' | wc -l)
+	if [ "$n" -gt 0 ] && [ "$differ" -eq 0 ]; then
+		echo "PASS: usable sizes equal for all $n requests of $range ($lib)"
+	else
+		echo "FAIL: $differ of $n usable sizes differ over $range; first ones (n real model):"
+		paste -d' ' "$work/real" "$work/model" | awk '$2 != $4 {print $1, $2, $4}' | head -5
+		fail=1
+	fi
+done
+exit $fail
