@@ -77,7 +77,11 @@ static void *pc_large(pc_state_t *s, size_t n, size_t align_pages)
 {
 	size_t npages = (n + PC_PAGE - 1) >> PC_PAGE_SHIFT;
 	pc_span_t *sp = pc_ph_alloc(&s->ph, npages, align_pages, PC_SPAN_LARGE);
-	return sp ? (void *)sp->start : NULL;
+	if (!sp)
+		return NULL;
+	HL_EV(s->heap, HL_EV_NEW, "span of its own from the page heap (above 256 KiB)", -1, npages * PC_PAGE,
+	      (void *)sp->start);
+	return (void *)sp->start;
 }
 
 static void *pc_alloc_class(pc_state_t *s, hl_thread_t *t, unsigned cls)
@@ -136,16 +140,19 @@ static void pc_free(void *st, hl_thread_t *t, void *p)
 			return;
 		}
 		pc_tcache_t *tc = pc_thread_cache(s, t);
-		if (tc)
+		if (tc) {
 			pc_thread_free(s, tc, cls, p);
-		else
+		} else {
+			HL_EV(s->heap, HL_EV_LIST_PUSH, "transfer cache (no thread cache), class", cls, s->cl.size[cls], p);
 			pc_transfer_insert(s, cls, &p, 1);
+		}
 		return;
 	}
 	if (sp->state != PC_SPAN_LARGE)
 		pc_fatal("free of a pointer that is not allocated", p);
 	if ((uintptr_t)p != sp->start)
 		pc_fatal("free of a pointer inside a large block", p);
+	HL_EV(s->heap, HL_EV_RETIRE, "large span back to the page heap", -1, sp->npages * PC_PAGE, p);
 	pc_ph_free(&s->ph, sp);
 }
 

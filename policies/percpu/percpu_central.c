@@ -31,6 +31,7 @@ static pc_span_t *pc_central_grow(pc_state_t *s, unsigned cls)
 	pc_span_t *sp = pc_ph_alloc(&s->ph, s->cl.pages[cls], 1, PC_SPAN_SMALL);
 	if (!sp)
 		return NULL;
+	HL_EV(s->heap, HL_EV_NEW, "span from the page heap, class", cls, s->cl.pages[cls] * PC_PAGE, (void *)sp->start);
 	sp->cls = (uint16_t)cls;
 	sp->nobjs = s->cl.nobjs[cls];
 	sp->allocated = 0;
@@ -78,6 +79,8 @@ unsigned pc_central_remove(pc_state_t *s, unsigned cls, void **out, unsigned n)
 			c->free_objects += sp->nobjs;
 		}
 		unsigned k = pc_span_take(s, sp, out + got, n - got);
+		HL_EV_COUNT(s->heap, HL_EV_LIST_POP, "central free list: the fullest span, class", cls, 0, k,
+			    (void *)sp->start);
 		got += k;
 		c->free_objects -= k;
 		pc_central_relist(c, sp);
@@ -102,6 +105,8 @@ static pc_span_t *pc_central_put(pc_state_t *s, pc_central_t *c, unsigned cls, v
 		pc_central_relist(c, sp);
 		return NULL;
 	}
+	HL_EV(s->heap, HL_EV_RETIRE, "span empty: back to the page heap, class", cls, sp->npages * PC_PAGE,
+	      (void *)sp->start);
 	if (sp->bucket != PC_NO_LIST)
 		pc_list_remove(&c->lists[sp->bucket], sp);
 	sp->bucket = PC_NO_LIST;

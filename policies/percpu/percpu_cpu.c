@@ -47,6 +47,8 @@ static void pc_cpu_spill(pc_state_t *s, pc_slab_t *sl, unsigned cls, unsigned n)
 	pc_stack_t *st = &sl->stacks[cls];
 	if (n > st->current)
 		n = st->current;
+	HL_EV_COUNT(s->heap, HL_EV_CACHE_FLUSH, "per-CPU slab to the transfer cache, class", cls, st->current,
+		    st->current - n, NULL);
 	st->current -= n;
 	pc_transfer_insert(s, cls, pc_slots(s, sl, cls) + st->current, n);
 }
@@ -126,17 +128,25 @@ static void *pc_cpu_alloc_slow(pc_state_t *s, unsigned cls)
 	pc_slab_t *sl = pc_slab(s, cpu);
 	pc_stack_t *st = &sl->stacks[cls];
 	void *p = NULL;
-	if (!st->current) {
+	bool hit = st->current != 0;
+	if (!hit) {
 		s->cpus[cpu].underflows++;
+		HL_EV(s->heap, HL_EV_CACHE_MISS, "per-CPU slab, class", cls, s->cl.size[cls], NULL);
 		pc_cpu_grow(s, cpu, cls);
 		unsigned n = s->cl.batch[cls];
 		if (n > st->capacity - st->current)
 			n = st->capacity - st->current;
 		if (n)
 			pc_cpu_refill(s, sl, cls, n);
+		HL_EV_COUNT(s->heap, HL_EV_CACHE_FILL, "per-CPU slab from the transfer cache, class", cls, 0,
+			    st->current, NULL);
 	}
 	if (st->current)
 		p = pc_slots(s, sl, cls)[--st->current];
+	if (p)
+		HL_EV(s->heap, hit ? HL_EV_CACHE_HIT : HL_EV_LIST_POP,
+		      hit ? "per-CPU slab, class (under the CPU's lock)" : "per-CPU slab, class (after the fill)", cls,
+		      s->cl.size[cls], p);
 	pc_cpu_unlock(s, cpu);
 	return p;
 }
@@ -153,25 +163,32 @@ static void pc_cpu_free_slow(pc_state_t *s, unsigned cls, void *p)
 		if (st->current >= st->capacity)
 			pc_cpu_spill(s, sl, cls, s->cl.batch[cls]);
 	}
-	if (st->current < st->capacity)
+	if (st->current < st->capacity) {
 		pc_slots(s, sl, cls)[st->current++] = p;
-	else
+		HL_EV(s->heap, HL_EV_CACHE_PUT, "per-CPU slab, class (under the CPU's lock)", cls, s->cl.size[cls], p);
+	} else {
+		HL_EV(s->heap, HL_EV_LIST_PUSH, "transfer cache (the CPU's stack is full), class", cls, s->cl.size[cls], p);
 		pc_transfer_insert(s, cls, &p, 1);
+	}
 	pc_cpu_unlock(s, cpu);
 }
 
 void *pc_cpu_alloc(pc_state_t *s, unsigned cls)
 {
 	void *p;
-	if (HL_LIKELY(s->mode == PC_MODE_RSEQ) && pc_rseq_pop(s, cls, &p) == PC_RSEQ_DONE)
+	if (HL_LIKELY(s->mode == PC_MODE_RSEQ) && pc_rseq_pop(s, cls, &p) == PC_RSEQ_DONE) {
+		HL_EV(s->heap, HL_EV_CACHE_HIT, "per-CPU slab, class (rseq)", cls, s->cl.size[cls], p);
 		return p;
+	}
 	return pc_cpu_alloc_slow(s, cls);
 }
 
 void pc_cpu_free(pc_state_t *s, unsigned cls, void *p)
 {
-	if (HL_LIKELY(s->mode == PC_MODE_RSEQ) && pc_rseq_push(s, cls, p) == PC_RSEQ_DONE)
+	if (HL_LIKELY(s->mode == PC_MODE_RSEQ) && pc_rseq_push(s, cls, p) == PC_RSEQ_DONE) {
+		HL_EV(s->heap, HL_EV_CACHE_PUT, "per-CPU slab, class (rseq)", cls, s->cl.size[cls], p);
 		return;
+	}
 	pc_cpu_free_slow(s, cls, p);
 }
 

@@ -38,12 +38,12 @@ static void pc_dot_cell(pc_state_t *s, hl_dot_t *d, const pc_span_t *sp)
 	char port[24];
 	pc_dot_port(s, port, sizeof port, sp);
 	if (sp->state == PC_SPAN_FREE || sp->state == PC_SPAN_RETURNED) {
-		hl_dot_cell(d, sp->state == PC_SPAN_FREE ? HL_BLOCK_DIRTY : HL_BLOCK_RETURNED, port, "%s %zu pg",
-			    sp->state == PC_SPAN_FREE ? "free" : "returned", sp->npages);
+		hl_dot_block_cell(d, sp->state == PC_SPAN_FREE ? HL_BLOCK_DIRTY : HL_BLOCK_RETURNED, (void *)sp->start,
+				  port, "%s %zu pg", sp->state == PC_SPAN_FREE ? "free" : "returned", sp->npages);
 		return;
 	}
 	if (sp->state == PC_SPAN_LARGE) {
-		hl_dot_cell(d, HL_BLOCK_LIVE, port, "large %zu KiB", sp->npages * PC_PAGE >> 10);
+		hl_dot_block_cell(d, HL_BLOCK_LIVE, (void *)sp->start, port, "large %zu KiB", sp->npages * PC_PAGE >> 10);
 		return;
 	}
 	unsigned nfree = pc_dot_count(sp->free_bits), ncached = pc_dot_count(sp->mark);

@@ -51,6 +51,8 @@ static void pc_thread_release(pc_state_t *s, pc_tcache_t *tc, unsigned cls, unsi
 		}
 		if (!k)
 			break;
+		HL_EV_COUNT(s->heap, HL_EV_CACHE_FLUSH, "thread cache to the transfer cache, class", cls, l->length,
+			    l->length - k, NULL);
 		l->length -= k;
 		tc->size -= (size_t)k * s->cl.size[cls];
 		pc_transfer_insert(s, cls, batch, k);
@@ -69,6 +71,7 @@ static void *pc_thread_fetch(pc_state_t *s, pc_tcache_t *tc, unsigned cls)
 	n = pc_transfer_remove(s, cls, objs, n);
 	if (!n)
 		return NULL;
+	HL_EV_COUNT(s->heap, HL_EV_CACHE_FILL, "thread cache from the transfer cache, class", cls, 0, n - 1, objs[0]);
 	for (unsigned k = n; k-- > 1;) { /* the lowest address on top, as gperftools */
 		pc_link_t *o = objs[k];
 		o->next = l->head;
@@ -90,9 +93,11 @@ void *pc_thread_alloc(pc_state_t *s, pc_tcache_t *tc, unsigned cls)
 	if (HL_UNLIKELY(!o)) {
 		tc->misses++;
 		l->low_water = 0;
+		HL_EV(s->heap, HL_EV_CACHE_MISS, "thread cache, class", cls, s->cl.size[cls], NULL);
 		return pc_thread_fetch(s, tc, cls);
 	}
 	tc->hits++;
+	HL_EV(s->heap, HL_EV_CACHE_HIT, "thread cache, class", cls, s->cl.size[cls], o);
 	l->head = o->next;
 	if (--l->length < l->low_water)
 		l->low_water = l->length;
@@ -137,6 +142,7 @@ void pc_thread_free(pc_state_t *s, pc_tcache_t *tc, unsigned cls, void *p)
 	o->next = l->head;
 	l->head = o;
 	tc->size += s->cl.size[cls];
+	HL_EV_COUNT(s->heap, HL_EV_CACHE_PUT, "thread cache, class", cls, l->length, l->length + 1, p);
 	if (HL_UNLIKELY(++l->length > l->max_length))
 		pc_thread_too_long(s, tc, cls);
 	if (HL_UNLIKELY(tc->size > tc->max_size))

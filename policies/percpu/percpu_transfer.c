@@ -15,6 +15,8 @@ unsigned pc_transfer_remove(pc_state_t *s, unsigned cls, void **out, unsigned n)
 	pc_transfer_t *t = &s->transfer[cls];
 	pthread_mutex_lock(&t->lock);
 	unsigned k = t->count < n ? t->count : n;
+	if (k)
+		HL_EV_COUNT(s->heap, HL_EV_LIST_POP, "transfer cache: a batch, class", cls, t->count, t->count - k, NULL);
 	t->count -= k;
 	memcpy(out, t->slots + t->count, k * sizeof *out);
 	if (k)
@@ -32,6 +34,8 @@ void pc_transfer_insert(pc_state_t *s, unsigned cls, void *const *objs, unsigned
 	pc_transfer_t *t = &s->transfer[cls];
 	pthread_mutex_lock(&t->lock);
 	unsigned k = t->capacity - t->count < n ? t->capacity - t->count : n;
+	if (k)
+		HL_EV_COUNT(s->heap, HL_EV_LIST_PUSH, "transfer cache: a batch, class", cls, t->count, t->count + k, NULL);
 	memcpy(t->slots + t->count, objs, k * sizeof *objs);
 	t->count += k;
 	pthread_mutex_unlock(&t->lock);
