@@ -72,7 +72,8 @@ int vis_blocks_capture(hl_heap_t *h, vis_blocks_t *out)
 		const char *plus = strchr(v->name, '+');
 		v->off = plus ? strtoull(plus + 1, NULL, 16) : 0;
 	}
-	qsort(out->b, out->n, sizeof *out->b, by_place);
+	if (out->n)    /* an empty heap has no list to sort (b may be NULL) */
+		qsort(out->b, out->n, sizeof *out->b, by_place);
 	return 0;
 }
 
