@@ -29,4 +29,36 @@ static inline uint64_t hl_mix64(uint64_t x)
 	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
 	return x ^ (x >> 31);
 }
+
+/* Bitmaps changed under a lock and read without it.  A policy's free path
+ * may test an object's bit (its double-free test) while another thread,
+ * holding the lock, changes another bit of the same word.  The words are
+ * read and written with relaxed atomics (plain moves on x86-64), so such a
+ * read sees the word before or after the change and never a torn value;
+ * the writers still need the lock between them. */
+/** Bit @p i of bitmap @p bm. */
+static inline bool hl_bit_get(const uint64_t *bm, size_t i)
+{
+	return (__atomic_load_n(&bm[i >> 6], __ATOMIC_RELAXED) >> (i & 63)) & 1;
+}
+/** Stores @p word as word @p w of @p bm (its lock held). */
+static inline void hl_bit_store_word(uint64_t *bm, size_t w, uint64_t word)
+{
+	__atomic_store_n(&bm[w], word, __ATOMIC_RELAXED);
+}
+/** Word @p w of @p bm. */
+static inline uint64_t hl_bit_load_word(const uint64_t *bm, size_t w)
+{
+	return __atomic_load_n(&bm[w], __ATOMIC_RELAXED);
+}
+/** Sets bit @p i of @p bm (its lock held). */
+static inline void hl_bit_set(uint64_t *bm, size_t i)
+{
+	hl_bit_store_word(bm, i >> 6, hl_bit_load_word(bm, i >> 6) | (uint64_t)1 << (i & 63));
+}
+/** Clears bit @p i of @p bm (its lock held). */
+static inline void hl_bit_clear(uint64_t *bm, size_t i)
+{
+	hl_bit_store_word(bm, i >> 6, hl_bit_load_word(bm, i >> 6) & ~((uint64_t)1 << (i & 63)));
+}
 #endif

@@ -82,7 +82,7 @@ EXTRA_DIST += tests/fidelity.sh tests/fidelity_runner.sh tests/fidelity/glibc.ro
 # --enable-sanitizers=thread build runs, `make check-threads` (the ones whose
 # policy is not compiled in drop out; of test_conformance, only its tcase
 # that starts threads: the others are tagged single-threaded).
-HL_THREADED_TESTS = tests/test_conformance tests/test_core tests/test_bins tests/test_slab \
+HL_THREADED_TESTS = tests/test_conformance tests/test_core tests/test_bins tests/test_slab tests/test_percpu \
 	tests/test_sharded tests/test_pools tests/real_programs.sh \
 	exercises/08-arenas-tcache/lab exercises/10-cross-thread/lab
 check-threads:

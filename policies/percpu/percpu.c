@@ -132,7 +132,7 @@ static void pc_free(void *st, hl_thread_t *t, void *p)
 		long i = pc_obj_index(s, sp, p);
 		if (HL_UNLIKELY(i < 0))
 			pc_fatal("free of a pointer that is not the start of an object", p);
-		if (HL_UNLIKELY(pc_bit(sp->free_bits, (size_t)i)))
+		if (HL_UNLIKELY(hl_bit_get(sp->free_bits, (size_t)i)))
 			pc_fatal("double free (object is already free in its span)", p);
 		unsigned cls = sp->cls;
 		if (s->mode != PC_MODE_THREAD) {

@@ -179,16 +179,22 @@ enum pc_span_state {
 
 /** A span's descriptor (from the span pool).  Fields change under the
  *  page-heap lock while the span is free or large, under its class's
- *  central lock while it is small (start, npages, cls set before). */
+ *  central lock while it is small (start, npages, cls set before).
+ *  The page heap's fields come first and share no 8-byte word with the
+ *  central list's: the page heap reads a small neighbour's state and
+ *  region while that span's central lock is changing its cls or bucket,
+ *  and a compiler may read two adjacent fields as one wider word (GCC
+ *  did, and ThreadSanitizer reported it). */
 typedef struct pc_span {
 	uintptr_t start;               /**< first byte, page aligned */
 	size_t npages;                 /**< length in pages */
 	uint8_t state;                 /**< enum pc_span_state */
-	uint8_t bucket;                /**< central fullness list, PC_NO_LIST */
-	uint16_t cls;                  /**< size class (small spans) */
+	uint8_t unused;                /**< (keeps region aligned) */
 	uint16_t region;               /**< index in the page heap's regions */
 	uint32_t nobjs;                /**< objects of a small span */
 	uint32_t allocated;            /**< objects out of the span */
+	uint16_t cls;                  /**< size class (small spans) */
+	uint8_t bucket;                /**< central fullness list, PC_NO_LIST */
 	struct pc_span *prev, *next;   /**< page-heap or central list */
 	uint64_t free_bits[PC_BITMAP_WORDS]; /**< 1 = object free in the span */
 	uint64_t mark[PC_BITMAP_WORDS];      /**< checker's scratch: found cached */
@@ -479,9 +485,6 @@ static inline long pc_obj_index(const pc_state_t *s, const pc_span_t *sp, const 
 		return -1;
 	return (long)(off / stride);
 }
-static inline bool pc_bit(const uint64_t *bits, size_t i) { return (bits[i >> 6] >> (i & 63)) & 1; }
-static inline void pc_bit_set(uint64_t *bits, size_t i) { bits[i >> 6] |= (uint64_t)1 << (i & 63); }
-static inline void pc_bit_clear(uint64_t *bits, size_t i) { bits[i >> 6] &= ~((uint64_t)1 << (i & 63)); }
 
 /** Aborts with "heaplab: percpu: <what> (<p>)". */
 static inline __attribute__((noreturn, cold)) void pc_fatal(const char *what, const void *p)

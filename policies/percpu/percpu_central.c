@@ -38,9 +38,10 @@ static pc_span_t *pc_central_grow(pc_state_t *s, unsigned cls)
 	sp->bucket = PC_NO_LIST;
 	for (unsigned w = 0; w < PC_BITMAP_WORDS; w++) {
 		unsigned lo = w * 64;
-		sp->free_bits[w] = lo >= sp->nobjs ? 0
-				   : sp->nobjs - lo >= 64 ? ~(uint64_t)0
-							  : ((uint64_t)1 << (sp->nobjs - lo)) - 1;
+		hl_bit_store_word(sp->free_bits, w,
+				  lo >= sp->nobjs	  ? 0
+				  : sp->nobjs - lo >= 64 ? ~(uint64_t)0
+							  : ((uint64_t)1 << (sp->nobjs - lo)) - 1);
 	}
 	return sp;
 }
@@ -50,12 +51,15 @@ static unsigned pc_span_take(const pc_state_t *s, pc_span_t *sp, void **out, uns
 {
 	unsigned got = 0;
 	uint32_t stride = s->cl.stride[sp->cls];
-	for (unsigned w = 0; w < PC_BITMAP_WORDS && got < n; w++)
-		while (sp->free_bits[w] && got < n) {
-			unsigned b = (unsigned)__builtin_ctzll(sp->free_bits[w]);
-			sp->free_bits[w] &= sp->free_bits[w] - 1;
+	for (unsigned w = 0; w < PC_BITMAP_WORDS && got < n; w++) {
+		uint64_t word = hl_bit_load_word(sp->free_bits, w);
+		while (word && got < n) {
+			unsigned b = (unsigned)__builtin_ctzll(word);
+			word &= word - 1;
 			out[got++] = (void *)(sp->start + (size_t)(w * 64 + b) * stride);
 		}
+		hl_bit_store_word(sp->free_bits, w, word);
+	}
 	sp->allocated += got;
 	return got;
 }
@@ -96,9 +100,9 @@ static pc_span_t *pc_central_put(pc_state_t *s, pc_central_t *c, unsigned cls, v
 	long i = sp && sp->state == PC_SPAN_SMALL && sp->cls == cls ? pc_obj_index(s, sp, p) : -1;
 	if (i < 0)
 		pc_fatal("object of the wrong span in a cache (corrupted cache)", p);
-	if (pc_bit(sp->free_bits, (size_t)i))
+	if (hl_bit_get(sp->free_bits, (size_t)i))
 		pc_fatal("double free (object is already free in its span)", p);
-	pc_bit_set(sp->free_bits, (size_t)i);
+	hl_bit_set(sp->free_bits, (size_t)i);
 	sp->allocated--;
 	c->free_objects++;
 	if (sp->allocated) {

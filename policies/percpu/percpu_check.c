@@ -56,16 +56,16 @@ static void pc_mark_one(pc_state_t *s, const void *p, unsigned cls, const char *
 		(*bad)++;
 		if (r)
 			hl_report_at(r, p, "%s holds %p, no object of class %u", where, p, cls);
-	} else if (pc_bit(sp->free_bits, (size_t)i)) {
+	} else if (hl_bit_get(sp->free_bits, (size_t)i)) {
 		(*bad)++;
 		if (r)
 			hl_report_at(r, p, "%s holds %p, which is free in its span", where, p);
-	} else if (pc_bit(sp->mark, (size_t)i)) {
+	} else if (hl_bit_get(sp->mark, (size_t)i)) {
 		(*bad)++;
 		if (r)
 			hl_report_at(r, p, "%s holds %p, which is cached twice", where, p);
 	} else {
-		pc_bit_set(sp->mark, (size_t)i);
+		hl_bit_set(sp->mark, (size_t)i);
 	}
 }
 
@@ -300,7 +300,7 @@ static int pc_walk_span(pc_state_t *s, pc_span_t *sp, void *arg)
 	for (size_t i = 0; i < sp->nobjs; i++) {
 		b.addr = (void *)(sp->start + i * s->cl.stride[sp->cls]);
 		b.size = s->cl.stride[sp->cls];
-		b.state = pc_bit(sp->free_bits, i) ? HL_BLOCK_FREE : pc_bit(sp->mark, i) ? HL_BLOCK_CACHED
+		b.state = hl_bit_get(sp->free_bits, i) ? HL_BLOCK_FREE : hl_bit_get(sp->mark, i) ? HL_BLOCK_CACHED
 											 : HL_BLOCK_LIVE;
 		int rc = w->fn(&b, w->arg);
 		if (rc)

@@ -50,6 +50,8 @@ static void pc_cpu_spill(pc_state_t *s, pc_slab_t *sl, unsigned cls, unsigned n)
 	HL_EV_COUNT(s->heap, HL_EV_CACHE_FLUSH, "per-CPU slab to the transfer cache, class", cls, st->current,
 		    st->current - n, NULL);
 	st->current -= n;
+	for (unsigned i = 0; i < n; i++)
+		pc_handoff_take(pc_slots(s, sl, cls)[st->current + i]);
 	pc_transfer_insert(s, cls, pc_slots(s, sl, cls) + st->current, n);
 }
 
@@ -118,6 +120,8 @@ static void pc_cpu_refill(pc_state_t *s, pc_slab_t *sl, unsigned cls, unsigned n
 		at[i] = at[j - 1];
 		at[j - 1] = t;
 	}
+	for (unsigned i = 0; i < got; i++)
+		pc_handoff_put(at[i]);
 	st->current += got;
 }
 
@@ -141,8 +145,10 @@ static void *pc_cpu_alloc_slow(pc_state_t *s, unsigned cls)
 		HL_EV_COUNT(s->heap, HL_EV_CACHE_FILL, "per-CPU slab from the transfer cache, class", cls, 0,
 			    st->current, NULL);
 	}
-	if (st->current)
+	if (st->current) {
 		p = pc_slots(s, sl, cls)[--st->current];
+		pc_handoff_take(p);
+	}
 	if (p)
 		HL_EV(s->heap, hit ? HL_EV_CACHE_HIT : HL_EV_LIST_POP,
 		      hit ? "per-CPU slab, class (under the CPU's lock)" : "per-CPU slab, class (after the fill)", cls,
@@ -164,6 +170,7 @@ static void pc_cpu_free_slow(pc_state_t *s, unsigned cls, void *p)
 			pc_cpu_spill(s, sl, cls, s->cl.batch[cls]);
 	}
 	if (st->current < st->capacity) {
+		pc_handoff_put(p);
 		pc_slots(s, sl, cls)[st->current++] = p;
 		HL_EV(s->heap, HL_EV_CACHE_PUT, "per-CPU slab, class (under the CPU's lock)", cls, s->cl.size[cls], p);
 	} else {

@@ -132,6 +132,7 @@ enum pc_rseq_result pc_rseq_push(pc_state_t *s, unsigned cls, void *p)
 {
 	struct rseq *rs = pc_rseq_area();
 	int r;
+	pc_handoff_put(p);
 	while ((r = pc_rseq_push_once(rs, s, cls, p)) == 2)
 		atomic_fetch_add_explicit(&s->restarts, 1, memory_order_relaxed);
 	return r ? PC_RSEQ_SLOW : PC_RSEQ_DONE;
@@ -143,7 +144,10 @@ enum pc_rseq_result pc_rseq_pop(pc_state_t *s, unsigned cls, void **out)
 	int r;
 	while ((r = pc_rseq_pop_once(rs, s, cls, out)) == 2)
 		atomic_fetch_add_explicit(&s->restarts, 1, memory_order_relaxed);
-	return r ? PC_RSEQ_SLOW : PC_RSEQ_DONE;
+	if (r)
+		return PC_RSEQ_SLOW;
+	pc_handoff_take(*out);
+	return PC_RSEQ_DONE;
 }
 
 static long pc_membarrier(int cmd, unsigned flags, int cpu)

@@ -38,4 +38,25 @@ enum pc_rseq_result pc_rseq_pop(pc_state_t *s, unsigned cls, void **out);
 unsigned pc_cpu_now(const pc_state_t *s);
 /** Restarts any critical section running on CPU @p cpu (membarrier). */
 void pc_rseq_fence(unsigned cpu);
+
+/* ThreadSanitizer cannot see inside the assembly: an object pushed in a
+ * critical section by one thread and popped by another (or taken out by a
+ * slow path under the CPU's lock) reaches it with no happens-before edge
+ * that TSan knows of, and it then reports the second thread's reads of
+ * the object's span as races with the first thread's writes.  The edge is
+ * real: the commit store and the kernel's switch between the two threads
+ * order them.  In a TSan build every object that enters a per-CPU stack
+ * is released under its own address, and acquired when it leaves
+ * (tsan_interface.h's __tsan_release/__tsan_acquire); elsewhere these
+ * are nothing. */
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+/** Marks @p p as handed over: it enters a per-CPU stack. */
+static inline void pc_handoff_put(void *p) { __tsan_release(p); }
+/** Marks @p p as taken over: it leaves a per-CPU stack. */
+static inline void pc_handoff_take(void *p) { __tsan_acquire(p); }
+#else
+static inline void pc_handoff_put(void *p) { (void)p; }
+static inline void pc_handoff_take(void *p) { (void)p; }
+#endif
 #endif

@@ -227,7 +227,7 @@ static void sl_free(void *st, hl_thread_t *t, void *p)
 		int idx = sl_region_index(s->sc, e, (uintptr_t)p);
 		if (HL_UNLIKELY(idx < 0))
 			sl_bad("free of a pointer that is not the start of a region", p);
-		if (HL_UNLIKELY(!sl_bit_get(e->bitmap, (unsigned)idx)))
+		if (HL_UNLIKELY(!hl_bit_get(e->bitmap, (unsigned)idx)))
 			sl_bad("double free (region is already free in its slab)", p);
 		sl_tcache_t *tc = t->policy_tls;
 		if (HL_LIKELY(tc != NULL && !s->debug)) {

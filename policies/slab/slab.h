@@ -486,28 +486,6 @@ static inline int sl_region_index(const sl_sc_t *sc, const sl_extent_t *e, uintp
 	uint32_t idx = (uint32_t)(((uint64_t)diff * sc->magic[e->szind]) >> 32);
 	return (diff < e->size && (uintptr_t)idx * sc->stride[e->szind] == diff) ? (int)idx : -1;
 }
-/* A slab's bitmap changes under its bin's lock, while free reads the bit
- * of the region it is given without one (its double-free test): the words
- * are read and written with relaxed atomics (plain moves on x86), so the
- * read sees either value of a word another thread changes a bit of. */
-/** Bit @p i of bitmap @p bm (a slab's: set = region taken). */
-static inline bool sl_bit_get(const uint64_t *bm, unsigned i)
-{
-	return (__atomic_load_n(&bm[i >> 6], __ATOMIC_RELAXED) >> (i & 63)) & 1;
-}
-/** Sets bit @p i of @p bm (its bin's lock held). */
-static inline void sl_bit_set(uint64_t *bm, unsigned i)
-{
-	__atomic_store_n(&bm[i >> 6], __atomic_load_n(&bm[i >> 6], __ATOMIC_RELAXED) | 1ull << (i & 63),
-			 __ATOMIC_RELAXED);
-}
-/** Clears bit @p i of @p bm (its bin's lock held). */
-static inline void sl_bit_clear(uint64_t *bm, unsigned i)
-{
-	__atomic_store_n(&bm[i >> 6], __atomic_load_n(&bm[i >> 6], __ATOMIC_RELAXED) & ~(1ull << (i & 63)),
-			 __ATOMIC_RELAXED);
-}
-
 /** Relaxed counter bump written only by its owner, read by anyone. */
 static inline void sl_count(uint64_t *c, uint64_t n)
 {

@@ -90,7 +90,7 @@ static void sl_slab_init(const sl_sc_t *sc, sl_extent_t *e, unsigned ind)
 	e->nfree = (uint16_t)sc->nregs[ind];
 	memset(e->bitmap, 0, sizeof e->bitmap);
 	for (unsigned i = sc->nregs[ind]; i < SL_BITMAP_WORDS * 64; i++)
-		sl_bit_set(e->bitmap, i);
+		hl_bit_set(e->bitmap, i);
 }
 
 /* A slab with a free region for @p bin (bin lock held), or NULL. */
@@ -125,7 +125,7 @@ static void *sl_slab_take(const sl_sc_t *sc, sl_extent_t *e)
 		uint64_t free_bits = ~e->bitmap[w];
 		if (free_bits) {
 			unsigned i = w * 64 + (unsigned)__builtin_ctzll(free_bits);
-			sl_bit_set(e->bitmap, i);
+			hl_bit_set(e->bitmap, i);
 			e->nfree--;
 			return (void *)(e->base + (uintptr_t)i * sc->stride[e->szind]);
 		}
@@ -174,9 +174,9 @@ static void sl_bin_lower(sl_bin_t *bin, sl_extent_t *e)
 static sl_extent_t *sl_slab_give(sl_state_t *s, sl_bin_t *bin, sl_extent_t *e, void *p)
 {
 	int idx = sl_region_index(s->sc, e, (uintptr_t)p);
-	if (idx < 0 || !sl_bit_get(e->bitmap, (unsigned)idx))
+	if (idx < 0 || !hl_bit_get(e->bitmap, (unsigned)idx))
 		hl_fatal(&hl_policy_slab, "double free or corrupt pointer in a tcache flush", p);
-	sl_bit_clear(e->bitmap, (unsigned)idx);
+	hl_bit_clear(e->bitmap, (unsigned)idx);
 	e->nfree++;
 	bin->curregs--;
 	if (e->nfree == s->sc->nregs[e->szind]) {

@@ -98,9 +98,9 @@ static void sl_check_slab(sl_state_t *s, hl_report_t *r, sl_extent_t *e, sl_tall
 	unsigned nregs = sc->nregs[e->szind], taken = 0;
 	for (unsigned i = 0; i < SL_BITMAP_WORDS * 64; i++) {
 		if (i < nregs)
-			taken += sl_bit_get(e->bitmap, i);
+			taken += hl_bit_get(e->bitmap, i);
 		else
-			HL_EXPECT(r, sl_bit_get(e->bitmap, i), "slab %#lx: padding bit %u clear",
+			HL_EXPECT(r, hl_bit_get(e->bitmap, i), "slab %#lx: padding bit %u clear",
 				  (unsigned long)e->base, i);
 	}
 	HL_EXPECT(r, taken + e->nfree == nregs, "slab %#lx: %u bits set but nfree %u of %u",
@@ -184,7 +184,7 @@ static void sl_check_cached(sl_state_t *s, hl_report_t *r, unsigned bin, void *p
 		  "tcache bin %u holds %p of class %u state %u", bin, p, e->szind, e->state);
 	if (e->state == SL_SLAB) {
 		int idx = sl_region_index(s->sc, e, (uintptr_t)p);
-		HL_EXPECT(r, idx >= 0 && sl_bit_get(e->bitmap, (unsigned)idx),
+		HL_EXPECT(r, idx >= 0 && hl_bit_get(e->bitmap, (unsigned)idx),
 			  "tcache bin %u holds %p, which its slab's bitmap counts as free", bin, p);
 	}
 }
@@ -247,7 +247,7 @@ static int sl_walk_extent(sl_state_t *s, sl_walk_ctx_t *w, sl_extent_t *e)
 	b.size = s->sc->size[e->szind];
 	for (unsigned i = 0; i < s->sc->nregs[e->szind]; i++) {
 		b.addr = (void *)(e->base + (uintptr_t)i * s->sc->stride[e->szind]);
-		b.state = !sl_bit_get(e->bitmap, i) ? HL_BLOCK_FREE
+		b.state = !hl_bit_get(e->bitmap, i) ? HL_BLOCK_FREE
 			  : sl_cached_has(w->cached, w->ncached, b.addr) ? HL_BLOCK_CACHED : HL_BLOCK_LIVE;
 		int rc = w->fn(&b, w->arg);
 		if (rc)

@@ -26,7 +26,7 @@ static unsigned sl_dot_slab(sl_state_t *s, hl_dot_t *d, sl_extent_t *e, const ch
 	hl_dot_strip_begin(d, node, label, n > 16 ? 16 : (int)n);
 	for (unsigned i = 0; i < n; i++) {
 		void *p = (void *)(e->base + (uintptr_t)i * size);
-		hl_block_state_t st = !sl_bit_get(e->bitmap, i) ? HL_BLOCK_FREE
+		hl_block_state_t st = !hl_bit_get(e->bitmap, i) ? HL_BLOCK_FREE
 				      : sl_cached_has(cached, ncached, p) ? HL_BLOCK_CACHED : HL_BLOCK_LIVE;
 		ncache += st == HL_BLOCK_CACHED;
 		hl_dot_block_cell(d, st, p, NULL, "%u", i);
