@@ -49,12 +49,21 @@ static int capture_one(const hl_block_t *b, void *arg)
 	return 0;
 }
 
-static int by_place(const void *x, const void *y)
+int vis_block_place_cmp(const vis_block_t *a, const vis_block_t *b)
 {
-	const vis_block_t *a = x, *b = y;
 	if (a->region != b->region)
 		return a->region < b->region ? -1 : 1;
 	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+bool vis_block_same(const vis_block_t *a, const vis_block_t *b)
+{
+	return a->region == b->region && a->off == b->off && a->size == b->size && a->state == b->state;
+}
+
+static int by_place(const void *x, const void *y)
+{
+	return vis_block_place_cmp(x, y);
 }
 
 int vis_blocks_capture(hl_heap_t *h, vis_blocks_t *out)
@@ -100,11 +109,6 @@ static bool overlap(const vis_blocks_t *x, size_t i, const vis_blocks_t *y, size
 	return hi > lo && hi - lo > LENT;
 }
 
-static bool same(const vis_block_t *a, const vis_block_t *b)
-{
-	return a->region == b->region && a->off == b->off && a->size == b->size && a->state == b->state;
-}
-
 /* Whether a block that starts the group reaches the next block on either
  * side: the group grows while the next block of A or B overlaps a block
  * already in it.  Both lists are sorted and hold disjoint blocks, so a
@@ -147,7 +151,7 @@ static int push(vis_diff_t *d, vis_change_t c)
 /* Whether block @p b sorts before block @p a (region, then offset). */
 static bool earlier(const vis_block_t *b, const vis_block_t *a)
 {
-	return by_place(b, a) < 0;
+	return vis_block_place_cmp(b, a) < 0;
 }
 
 int vis_diff(const vis_blocks_t *a, const vis_blocks_t *b, vis_diff_t *d)
@@ -173,7 +177,7 @@ int vis_diff(const vis_blocks_t *a, const vis_blocks_t *b, vis_diff_t *d)
 			}
 		}
 		size_t nb = ie - i, na = je - j;
-		if (!(nb == 1 && na == 1 && same(&a->b[i], &b->b[j]))) {
+		if (!(nb == 1 && na == 1 && vis_block_same(&a->b[i], &b->b[j]))) {
 			vis_change_t c = { kind_of(nb, na), i, nb, j, na };
 			if (push(d, c) < 0)
 				return -1;

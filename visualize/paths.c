@@ -62,19 +62,26 @@ static void name_path(const hl_event_t *ev, size_t n, char *path, size_t len)
 		snprintf(path, len, "no step");
 }
 
+typedef struct reveal_of {
+	hl_heap_t *h;
+	const hl_event_t *ev;
+	size_t n, total;
+} reveal_of_t;
+
+static void write_reveal(FILE *f, void *arg)
+{
+	reveal_of_t *r = arg;
+	char line[256];
+	for (size_t i = 0; i < r->n; i++)
+		fprintf(f, "%s\n", hl_event_text(r->h, &r->ev[i], line, sizeof line));
+	if (r->total > r->n)
+		fprintf(f, "... and %zu more steps\n", r->total - r->n);
+}
+
 static char *reveal(hl_heap_t *h, const hl_event_t *ev, size_t n, size_t total)
 {
-	char *text = NULL, line[256];
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	if (!f)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s\n", hl_event_text(h, &ev[i], line, sizeof line));
-	if (total > n)
-		fprintf(f, "... and %zu more steps\n", total - n);
-	fclose(f);
-	return text;
+	reveal_of_t r = { h, ev, n, total };
+	return vis_text_of(write_reveal, &r);
 }
 
 static int after_op(const hl_replay_t *rp, void *arg)

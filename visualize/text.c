@@ -1,9 +1,11 @@
 /* The text helpers every output of visualize shares: failing with a
- * message (the library prints nothing itself), bytes for people, and the
- * escapes of XML and of JSON inside an HTML page. */
+ * message (the library prints nothing itself), capturing what a printer
+ * writes as a string, bytes for people, and the escapes of XML and of JSON
+ * inside an HTML page. */
 #include "config.h"
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "error.h"
 #include "vis.h"
 
@@ -16,6 +18,21 @@ int vis_fail(const char *fmt, ...)
 	va_end(ap);
 	hl_set_error("%s", msg);
 	return 2;
+}
+
+char *vis_text_of(void (*write)(FILE *f, void *arg), void *arg)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return NULL;
+	write(f, arg);
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
 }
 
 const char *vis_bytes(double b, char *buf, size_t len)

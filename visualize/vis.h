@@ -71,6 +71,10 @@ typedef struct vis_capture {
 /** Fills @p out with the heap's blocks (reusing its storage); 0 or -1. */
 int vis_blocks_capture(hl_heap_t *h, vis_blocks_t *out);
 void vis_blocks_free(vis_blocks_t *s);
+/** The order of a block list: by region, then offset (<0, 0, >0). */
+int vis_block_place_cmp(const vis_block_t *a, const vis_block_t *b);
+/** Whether @p a and @p b are one block unchanged: same place, size and state. */
+bool vis_block_same(const vis_block_t *a, const vis_block_t *b);
 
 typedef enum vis_change_kind {
 	VIS_CHANGED = 0,   /**< one block before, one after: state, size or start differ */
@@ -138,6 +142,10 @@ typedef void (*vis_progress_fn)(const char *what, size_t done, size_t total);
 
 /** Sets hl_last_error() to the formatted message and returns 2. */
 int vis_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/** What @p write prints to the stream it is given, as a malloc'd string
+ *  (NULL when out of memory). */
+char *vis_text_of(void (*write)(FILE *f, void *arg), void *arg);
 
 /** Reads all six statistics of @p h. */
 void vis_read_stats(hl_heap_t *h, vis_stats_t *st);

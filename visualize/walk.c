@@ -60,28 +60,21 @@ static bool is_kept(const vis_walk_t *w, size_t k, size_t last)
 	return k == 0 || k % w->every == 0 || k == last || w->frames[k].label != NULL;
 }
 
+typedef struct picture_of {
+	hl_heap_t *h;
+	const char *title;
+} picture_of_t;
+
+static void write_picture(FILE *f, void *arg)
+{
+	picture_of_t *p = arg;
+	hl_snapshot_dot(p->h, f, p->title);
+}
+
 static char *picture(hl_heap_t *h, const char *title)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	if (!f)
-		return NULL;
-	hl_snapshot_dot(h, f, title);
-	fclose(f);
-	return text;
-}
-
-static bool same_block(const vis_block_t *a, const vis_block_t *b)
-{
-	return a->region == b->region && a->off == b->off && a->size == b->size && a->state == b->state;
-}
-
-static int place_cmp(const vis_block_t *a, const vis_block_t *b)
-{
-	if (a->region != b->region)
-		return a->region < b->region ? -1 : 1;
-	return a->off < b->off ? -1 : a->off > b->off;
+	picture_of_t p = { h, title };
+	return vis_text_of(write_picture, &p);
 }
 
 /* The blocks of @p was missing from @p now (gone), and of @p now missing
@@ -97,8 +90,8 @@ static int delta_of(const vis_blocks_t *was, const vis_blocks_t *now, vis_delta_
 		return vis_fail("out of memory for the block changes");
 	d->came = d->gone + was->n;
 	for (size_t i = 0, j = 0; i < was->n || j < now->n;) {
-		int c = i == was->n ? 1 : j == now->n ? -1 : place_cmp(&was->b[i], &now->b[j]);
-		if (c == 0 && same_block(&was->b[i], &now->b[j])) {
+		int c = i == was->n ? 1 : j == now->n ? -1 : vis_block_place_cmp(&was->b[i], &now->b[j]);
+		if (c == 0 && vis_block_same(&was->b[i], &now->b[j])) {
 			i++;
 			j++;
 			continue;
@@ -152,16 +145,21 @@ static void record(walk_ctx_t *c, hl_heap_t *h, size_t k)
 }
 
 /* The op's steps, as the terminal walk prints them, kept as text. */
+typedef struct steps_of {
+	vis_explain_t *x;
+	const hl_replay_t *rp;
+} steps_of_t;
+
+static void write_steps(FILE *f, void *arg)
+{
+	steps_of_t *st = arg;
+	vis_explain_steps(st->x, st->rp, f);
+}
+
 static char *steps_text(vis_explain_t *x, const hl_replay_t *rp)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	if (!f)
-		return NULL;
-	vis_explain_steps(x, rp, f);
-	fclose(f);
-	return text;
+	steps_of_t st = { x, rp };
+	return vis_text_of(write_steps, &st);
 }
 
 static int after_op(const hl_replay_t *rp, void *arg)
@@ -232,10 +230,10 @@ static int apply(vis_blocks_t *s, const vis_delta_t *d)
 		return vis_fail("out of memory rebuilding the heap's blocks");
 	size_t i = 0, g = 0, c = 0, k = 0;
 	while (i < s->n || c < d->ncame) {
-		if (i < s->n && g < d->ngone && place_cmp(&s->b[i], &d->gone[g]) == 0) {
+		if (i < s->n && g < d->ngone && vis_block_place_cmp(&s->b[i], &d->gone[g]) == 0) {
 			i++;
 			g++;
-		} else if (c < d->ncame && (i == s->n || place_cmp(&d->came[c], &s->b[i]) < 0)) {
+		} else if (c < d->ncame && (i == s->n || vis_block_place_cmp(&d->came[c], &s->b[i]) < 0)) {
 			out[k++] = d->came[c++];
 		} else {
 			out[k++] = s->b[i++];
