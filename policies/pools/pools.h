@@ -350,7 +350,12 @@ static inline bool pl_enter_by_bias(pl_state_t *s, hl_thread_t *t)
 		return false;
 	__atomic_store_n(&s->bias_busy, 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (HL_LIKELY(__atomic_load_n(&s->biased, __ATOMIC_ACQUIRE)))
+	/* The owner is read again after `biased`: between the first read and
+	 * the store of bias_busy, another thread may have revoked the bias
+	 * (seeing bias_busy still 0) and claimed it for itself, setting
+	 * biased to 1 again; the bias that stands is then not ours. */
+	if (HL_LIKELY(__atomic_load_n(&s->biased, __ATOMIC_ACQUIRE)) &&
+	    HL_LIKELY(__atomic_load_n(&s->bias_owner, __ATOMIC_RELAXED) == t))
 		return true;
 	__atomic_store_n(&s->bias_busy, 0, __ATOMIC_RELEASE);
 	return false;

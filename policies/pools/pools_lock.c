@@ -8,15 +8,21 @@
  * under CPython never pays.  So the first thread to enter claims a bias:
  * it then enters with two plain stores and a load,
  *
- *   owner:    bias_busy = 1; compiler barrier; if (biased) enter  ...
- *             ... bias_busy = 0 (release)
+ *   owner:    if (owner == me) { bias_busy = 1; compiler barrier;
+ *             if (biased && owner == me) enter ... bias_busy = 0 (release) }
  *   revoker:  take spinlock; biased = 0; membarrier(); wait bias_busy == 0
  *
  * Without a fence between the owner's store and load, x86 may let the load
  * pass the store; membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) runs a full
  * barrier on every CPU running a thread of the process, so after it either
  * the owner has seen biased = 0 or its bias_busy = 1 is visible to the
- * revoker (the asymmetric Dekker argument).
+ * revoker (the asymmetric Dekker argument).  The owner is read a second
+ * time after `biased`: a thread that read "owner == me" and was then
+ * preempted before its bias_busy = 1 may wake to find the bias revoked
+ * and already claimed by the revoker (biased = 1 again, owner = the
+ * revoker, which is inside under the spinlock); entering on `biased`
+ * alone let two threads in at once.  ThreadSanitizer caught that in
+ * test_pools' threads_share_one_lock.
  *
  * Like the GIL, the bias then moves to the thread that asked: a program
  * whose main thread starts one worker that does all the allocating pays
