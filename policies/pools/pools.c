@@ -266,17 +266,27 @@ static __attribute__((noinline)) void *pl_malloc_new_pool(pl_state_t *s, unsigne
 }
 
 /* @p bp is the pool's last freed block: take it, then
- * pymalloc_pool_extend. */
-static __attribute__((noinline)) void *pl_malloc_extend(pl_state_t *s, pl_pool_t *pool,
-							void *bp, bool bias)
+ * pymalloc_pool_extend.  On the ring of equal blocks every malloc comes
+ * here (the pool it takes from is full again), so it has a quiet copy too
+ * (event.h, "Quiet copies"): pl_malloc_extend_quiet, for malloc's. */
+HL_EV_BODY void *pl_malloc_extend_body(pl_state_t *s, pl_pool_t *pool, void *bp, bool bias, bool listening)
 {
-	HL_EV(s->heap, HL_EV_LIST_POP, "usedpools[class]: the pool's last freed block, then the pool is extended", pool->szidx, s->stride[pool->szidx], bp);
+	if (listening) HL_EV(s->heap, HL_EV_LIST_POP, "usedpools[class]: the pool's last freed block, then the pool is extended", pool->szidx, s->stride[pool->szidx], bp);
 	pool->ref.count++;
 	pool->freeblock = NULL;
-	pl_pool_extend(s, pool);
+	if (pl_pool_extend(s, pool) && listening)
+		HL_EV(s->heap, HL_EV_MOVE, "pool full: leaves usedpools[class]", pool->szidx, 0, pl_pool_base(s, pool));
 	s->small_mallocs++;
 	pl_leave(s, bias);
 	return bp;
+}
+static __attribute__((noinline)) void *pl_malloc_extend(pl_state_t *s, pl_pool_t *pool, void *bp, bool bias)
+{
+	return pl_malloc_extend_body(s, pool, bp, bias, true);
+}
+static __attribute__((noinline)) void *pl_malloc_extend_quiet(pl_state_t *s, pl_pool_t *pool, void *bp, bool bias)
+{
+	return pl_malloc_extend_body(s, pool, bp, bias, false);
 }
 
 /* The freed block's link points outside its pool: report, never return. */
@@ -301,7 +311,7 @@ HL_EV_BODY void *pl_malloc_in(pl_state_t *s, size_t n, bool bias, bool listening
 	if (HL_UNLIKELY(((uintptr_t)next ^ (uintptr_t)bp) >= s->pool_size)) {
 		if (next)                    /* not NULL, yet outside the pool */
 			return pl_malloc_smashed(bp);
-		return pl_malloc_extend(s, pool, bp, bias);
+		return listening ? pl_malloc_extend(s, pool, bp, bias) : pl_malloc_extend_quiet(s, pool, bp, bias);
 	}
 	if (listening) HL_EV(s->heap, HL_EV_LIST_POP, "usedpools[class]: first pool's freeblock", c, s->stride[c], bp);
 	pool->ref.count++;
