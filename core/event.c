@@ -4,7 +4,8 @@
  * A table of at most HL_MAX_HEAPS listening heaps, each with its callback
  * and, when asked, a buffer of kept events (hl_events_take).  hl_event_on
  * says whether the table has anyone in it: the one flag every emission
- * point tests (event.h).  Emission is rare by construction (only while
+ * point tests (event.h); a heap in the table runs its policy's malloc and
+ * free with every point, the others their quiet copies (hl_heap_listening).  Emission is rare by construction (only while
  * someone listens), so it takes the entry's lock and may look the heap up
  * in a loop.
  */
@@ -63,6 +64,7 @@ static listener_t *entry(hl_heap_t *h)
 		__atomic_store_n(&l->h, h, __ATOMIC_RELEASE);
 		listening++;
 		hl_event_on = 1;
+		hl_heap_listening(h, true);   /* the copies with every point */
 		return l;
 	}
 	hl_set_error("too many heaps listening at once (at most %d)", HL_MAX_HEAPS);
@@ -75,6 +77,7 @@ static void settle(listener_t *l)
 {
 	if (l->fn || l->keep)
 		return;
+	hl_heap_listening(l->h, false);
 	__atomic_store_n(&l->h, NULL, __ATOMIC_RELEASE);
 	if (--listening == 0)
 		hl_event_on = 0;

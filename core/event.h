@@ -29,6 +29,20 @@
  * function may keep data below its stack pointer).  Other targets make an
  * ordinary call.
  *
+ * Quiet copies: that one test is still a compare and a jump at each point
+ * a fast path passes, 4 instructions per free+malloc pair, 2.7 to 4.7 % of
+ * the shortest paths (bench/RESULTS.md).  So a policy builds its malloc and
+ * free twice from one body (HL_EV_MALLOC_TWICE, HL_EV_FREE_TWICE below):
+ * the body takes `bool listening` and writes its fast path's emission
+ * points `if (listening) HL_EV(...)`; NAME (listening true: every point, as
+ * above) goes in the table's malloc or free, NAME_quiet (false: the
+ * compiler drops those points) in malloc_quiet or free_quiet.  The core
+ * calls the quiet copy while nobody listens to the heap and NAME while a
+ * listener or kept events are set (hl_heap_listening, heap.c, called from
+ * event.c); everyone else (realloc, a host, debug mode's guard) calls NAME.
+ * A call running on another thread while a listener is being set may miss
+ * its fast-path step, as it could miss hl_event_on before.
+ *
  * Fields (heaplab.h, hl_event_t): @c what is a string literal (the event
  * keeps the pointer); numbers that do not apply are -1 (index, before,
  * after) or 0 (sizes, address).
@@ -66,6 +80,18 @@ void hl_event_emit_call(const hl_event_call_t *c) __attribute__((visibility("hid
 /** Forgets @p h's listener and kept events (the heap is being destroyed). */
 void hl_event_forget(hl_heap_t *h);
 
+/** How a fast path's body is declared: inlined into both of its copies. */
+#define HL_EV_BODY static inline __attribute__((always_inline))
+/** Defines @p name and name##_quiet (the header says why) from
+ *  `HL_EV_BODY void *name##_body(void *st, hl_thread_t *t, size_t n, bool listening)`. */
+#define HL_EV_MALLOC_TWICE(name)                                                                              \
+	static void *name(void *st, hl_thread_t *t, size_t n) { return name##_body(st, t, n, true); }         \
+	static void *name##_quiet(void *st, hl_thread_t *t, size_t n) { return name##_body(st, t, n, false); }
+/** The same for `HL_EV_BODY void name##_body(void *st, hl_thread_t *t, void *p, bool listening)`. */
+#define HL_EV_FREE_TWICE(name)                                                                                \
+	static void name(void *st, hl_thread_t *t, void *p) { name##_body(st, t, p, true); }                  \
+	static void name##_quiet(void *st, hl_thread_t *t, void *p) { name##_body(st, t, p, false); }
+
 #if defined(__x86_64__) && defined(__GNUC__)
 /* Calls the trampoline with the event's address in %rax; no register is
  * clobbered.  (Handing the address over, rather than letting the trampoline
@@ -77,6 +103,13 @@ void hl_event_forget(hl_heap_t *h);
 #define HL_EVENT_CALL_(c) hl_event_emit_call(c)
 #endif
 
+#ifdef HL_EVENTS_COMPILED_OUT
+/* For measuring only (bench/instructions.sh, bench/RESULTS.md): a tree
+ * configured with CPPFLAGS=-DHL_EVENTS_COMPILED_OUT has no emission point
+ * at all, the figure the fast paths with events are held against.  Nothing
+ * is ever delivered there, so the events' tests fail in it. */
+#define HL_EVENT(h_, k_, w_, i_, s_, s2_, b_, a_, p_) do { } while (0)
+#else
 /** Emits every field (heap, kind, what, index, size, size2, before, after,
  *  address): the general form behind the short ones below. */
 #define HL_EVENT(h_, k_, w_, i_, s_, s2_, b_, a_, p_)                                                        \
@@ -95,6 +128,7 @@ void hl_event_forget(hl_heap_t *h);
 			HL_EVENT_CALL_(hl_ev_);                                                                \
 		}                                                                                              \
 	} while (0)
+#endif
 /** A step about one place (@p index, -1 for none), @p size bytes at @p addr. */
 #define HL_EV(heap, kind, what, index, size, addr) HL_EVENT(heap, kind, what, index, size, 0, -1, -1, addr)
 /** A step that changes a count or figure from @p before to @p after. */
@@ -104,10 +138,14 @@ void hl_event_forget(hl_heap_t *h);
  *  (@p size joined, @p size2 the result); @p index as in HL_EV. */
 #define HL_EV_SIZES(heap, kind, what, index, size, size2, addr) HL_EVENT(heap, kind, what, index, size, size2, -1, -1, addr)
 /** A kernel call of page source @p os (os.c only). */
+#ifdef HL_EVENTS_COMPILED_OUT
+#define HL_EV_OS(os, call, what, size, addr) do { } while (0)
+#else
 #define HL_EV_OS(os, call, what, size, addr)                                                                  \
 	do {                                                                                                   \
 		if (__builtin_expect(hl_event_on, 0))                                                          \
 			hl_event_emit_os((os), HL_EV_OS, (what), (long)(call), (size_t)(size), (addr));          \
 	} while (0)
+#endif
 
 #endif

@@ -61,8 +61,9 @@ hl_heap_t *hl_heap_new(const char *policy, const char *conf)
 	pthread_mutex_init(&h->debug_lock, NULL);
 	hl_guard_init(&h->guard, &h->ledger_os);
 	h->plain = !h->debug && !h->ledger_on;
-	h->malloc_fn = h->debug ? hl_guard_malloc : pol->malloc;
+	h->malloc_fn = pol->malloc;
 	h->free_fn = pol->free;
+	hl_heap_listening(h, false);
 	h->state = pol->init(h, &h->conf);
 	h->call_st = h->debug ? (void *)h : h->state;
 	if (!h->state) {
@@ -73,6 +74,24 @@ hl_heap_t *hl_heap_new(const char *policy, const char *conf)
 		return NULL;
 	}
 	return h;
+}
+
+void hl_heap_listening(hl_heap_t *h, bool on)
+{
+	const hl_policy_t *pol = h->policy;
+#ifdef HL_EVENTS_COMPILED_OUT
+	on = true;  /* both copies are the same code: no identical-code-folding jump */
+#endif
+	void *(*m)(void *, hl_thread_t *, size_t) = !on && pol->malloc_quiet ? pol->malloc_quiet : pol->malloc;
+	void (*f)(void *, hl_thread_t *, void *) = !on && pol->free_quiet ? pol->free_quiet : pol->free;
+	if (h->debug)
+		m = hl_guard_malloc;  /* which calls the policy's malloc */
+	__atomic_store_n(&h->malloc_fn, m, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->free_fn, f, __ATOMIC_RELAXED);
+	if (h == hl_fast_heap) {
+		__atomic_store_n(&hl_fast_calls.malloc_fn, m, __ATOMIC_RELAXED);
+		__atomic_store_n(&hl_fast_calls.free_fn, f, __ATOMIC_RELAXED);
+	}
 }
 
 void hl_heap_destroy(hl_heap_t *h)
@@ -174,7 +193,8 @@ void *hl_calloc(hl_heap_t *h, size_t count_, size_t size)
 	size_t n;
 	if (__builtin_mul_overflow(count_, size, &n) || n > HL_MAX_REQUEST)
 		return handed_out(h, t, NULL, 0, HL_OP_CALLOC);
-	void *p = handed_out(h, t, h->malloc_fn(h->call_st, t, n ? n : 1), n, HL_OP_CALLOC);
+	void *p = handed_out(h, t, __atomic_load_n(&h->malloc_fn, __ATOMIC_RELAXED)(h->call_st, t, n ? n : 1), n,
+			     HL_OP_CALLOC);
 	if (p)
 		memset(p, 0, n);
 	return p;

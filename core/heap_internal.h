@@ -23,9 +23,12 @@ struct hl_heap {
 	/* the fast path reads only this first cache line */
 	void *call_st;            /**< first argument of malloc_fn: the policy's
 				       state, or in debug mode the heap itself */
-	void *(*malloc_fn)(void *st, hl_thread_t *t, size_t n);   /**< policy->malloc,
-				       or in debug mode hl_guard_malloc */
-	void (*free_fn)(void *st, hl_thread_t *t, void *p);        /**< policy->free */
+	void *(*malloc_fn)(void *st, hl_thread_t *t, size_t n);   /**< policy->malloc_quiet
+				       while nobody listens, policy->malloc while
+				       someone does (hl_heap_listening; read
+				       relaxed), in debug mode hl_guard_malloc */
+	void (*free_fn)(void *st, hl_thread_t *t, void *p);        /**< policy->free_quiet
+				       or policy->free, as malloc_fn */
 	bool plain;               /**< neither ledger nor debug: nothing to do around a call */
 	void *state;              /**< the policy's */
 	const hl_policy_t *policy;
@@ -61,6 +64,16 @@ extern __thread hl_tls_slot_t hl_tls[HL_MAX_HEAPS];
  *  (shim.c sets it once, before any thread has a record in it; that heap
  *  is never destroyed).  NULL when there is none. */
 extern hl_heap_t *hl_fast_heap;
+/** hl_fast_heap's call_st, malloc_fn and free_fn, where the shim's fast
+ *  path reads them without loading the heap: the shim fills it before it
+ *  sets hl_fast_heap, hl_heap_listening keeps the two functions equal to
+ *  the heap's (read relaxed). */
+typedef struct hl_fast_calls {
+	void *st;
+	void *(*malloc_fn)(void *st, hl_thread_t *t, size_t n);
+	void (*free_fn)(void *st, hl_thread_t *t, void *p);
+} hl_fast_calls_t;
+extern hl_fast_calls_t hl_fast_calls __attribute__((visibility("hidden"))); /* one RIP-relative load */
 /** The calling thread's record in hl_fast_heap, or NULL (no record yet, or
  *  the thread is exiting): the shim's fast path is this one thread-local
  *  load, with no slot or generation to compare.  Set by hl_thread_attach,
@@ -97,7 +110,7 @@ static inline void *hl_malloc_inline(hl_heap_t *h, size_t n)
 	hl_thread_t *t = hl_thread_fast(h);
 	if (__builtin_expect(n > HL_MAX_REQUEST, 0))
 		return hl_malloc_careful(h, t, NULL, n);
-	void *p = h->malloc_fn(h->call_st, t, n ? n : 1);
+	void *p = __atomic_load_n(&h->malloc_fn, __ATOMIC_RELAXED)(h->call_st, t, n ? n : 1);
 	if (__builtin_expect(p != NULL && h->plain, 1)) {
 		count(t, HL_OP_MALLOC);
 		return p;
@@ -113,11 +126,17 @@ static inline void hl_free_inline(hl_heap_t *h, void *p)
 	hl_thread_t *t = hl_thread_fast(h);
 	if (__builtin_expect(h->plain, 1)) {
 		count(t, HL_OP_FREE);
-		h->free_fn(h->call_st, t, p);
+		__atomic_load_n(&h->free_fn, __ATOMIC_RELAXED)(h->call_st, t, p);
 		return;
 	}
 	hl_free_careful(h, t, p);
 }
+
+/** Heap @p h has a listener or keeps its events (@p on), or no longer:
+ *  its malloc_fn and free_fn become the policy's malloc and free, or its
+ *  quiet copies when it has them (event.h, "Quiet copies"); event.c calls
+ *  it with its table lock held. */
+void hl_heap_listening(hl_heap_t *h, bool on);
 
 /** Called by the thread machinery (thread.c). */
 void hl_thread_exit_all(void *unused);

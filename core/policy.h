@@ -80,6 +80,12 @@ typedef struct hl_policy {
 	 *  thread; aborts through hl_fatal when it can tell p is no live block
 	 *  of this heap. */
 	void (*free)(void *st, hl_thread_t *t, void *p);
+	/** May be NULL: malloc built with the emission points of its fast
+	 *  path compiled out (event.h, "Quiet copies"), which the core calls
+	 *  instead of malloc while nobody listens to the heap. */
+	void *(*malloc_quiet)(void *st, hl_thread_t *t, size_t n);
+	/** May be NULL: the same for free. */
+	void (*free_quiet)(void *st, hl_thread_t *t, void *p);
 	/** May be NULL: the core then moves the block unless it still fits. */
 	void *(*realloc)(void *st, hl_thread_t *t, void *p, size_t n);
 	/** Serves @p n bytes at an address that is a multiple of @p align (a

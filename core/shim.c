@@ -33,12 +33,6 @@ enum { READY = 2, BUILDING = 1, UNBUILT = 0 };
 
 static hl_heap_t *heap;
 static int state = UNBUILT;
-/* What malloc and free call once hl_tls_fast is set (build() fills it). */
-static struct {
-	void *st;
-	void *(*malloc_fn)(void *st, hl_thread_t *t, size_t n);
-	void (*free_fn)(void *st, hl_thread_t *t, void *p);
-} fast;
 static pthread_t builder;
 static bool recording;
 static const char *stats_env, *snapshot_env;
@@ -123,9 +117,10 @@ static void build(void)
 			recording = true;
 	}
 	if (h->plain && !recording) {
-		fast.st = h->call_st;
-		fast.malloc_fn = h->malloc_fn;
-		fast.free_fn = h->free_fn;
+		/* what malloc and free call once hl_tls_fast is set */
+		hl_fast_calls.st = h->call_st;
+		hl_fast_calls.malloc_fn = h->malloc_fn;
+		hl_fast_calls.free_fn = h->free_fn;
 		hl_fast_heap = h;      /* before any thread has a record in h */
 	}
 	heap = h;
@@ -200,13 +195,14 @@ static __attribute__((noinline)) void *malloc_failed(void)
 /* The fast path (HACKING.md, "The fast path"): once this thread has a
  * record in a plain default heap that nothing records (hl_tls_fast), a call
  * is that one thread-local load, the operation counter and the call through
- * the policy's table (copied into `fast` when the heap was built). */
+ * the policy's table (copied into hl_fast_calls when the heap was built,
+ * and switched with the heap's by hl_heap_listening). */
 SHIM_API void *malloc(size_t n)
 {
 	hl_thread_t *t = hl_tls_fast;
 	if (HL_LIKELY(t != NULL && n - 1 < HL_MAX_REQUEST)) {
 		count(t, HL_OP_MALLOC);
-		void *p = fast.malloc_fn(fast.st, t, n);
+		void *p = __atomic_load_n(&hl_fast_calls.malloc_fn, __ATOMIC_RELAXED)(hl_fast_calls.st, t, n);
 		if (HL_LIKELY(p != NULL))
 			return p;
 		return malloc_failed();
@@ -221,7 +217,7 @@ SHIM_API void free(void *p)
 	 * the careful way: one unsigned comparison tells both apart */
 	if (HL_LIKELY(t != NULL && (uintptr_t)p - (uintptr_t)boot_area >= sizeof boot_area && p)) {
 		count(t, HL_OP_FREE);
-		fast.free_fn(fast.st, t, p);
+		__atomic_load_n(&hl_fast_calls.free_fn, __ATOMIC_RELAXED)(hl_fast_calls.st, t, p);
 		return;
 	}
 	free_careful(p);

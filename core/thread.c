@@ -18,6 +18,7 @@
 __thread hl_tls_slot_t hl_tls[HL_MAX_HEAPS];
 __thread hl_thread_t *hl_tls_fast;
 hl_heap_t *hl_fast_heap;
+hl_fast_calls_t hl_fast_calls;
 static __thread bool tls_registered;
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -498,6 +498,43 @@ START_TEST(a_listener_hears_only_its_heap)
 }
 END_TEST
 
+/* A heap nobody listens to runs its policy's quiet copies (no fast-path
+ * events); one given a listener, or given one again after it was removed,
+ * must run the copies with every point: on a warm heap the next malloc and
+ * free take the fast path (a cache hit, a push), and each must be heard. */
+START_TEST(the_fast_path_is_heard_once_a_listener_is_set)
+{
+	for (size_t i = 0; i < hl_policy_count(); i++) {
+		const char *name = hl_policy_name(i);
+		hl_heap_t *h = tl_heap(name, NULL);
+		tally_t t = { 0 };
+		hl_free(h, hl_malloc(h, 48));      /* warm: the next pair is a fast one */
+		for (int round = 0; round < 2; round++) {
+			ck_assert_int_eq(hl_set_listener(h, keep, &t), 0);
+			size_t before = t.n;
+			void *p = hl_malloc(h, 48);
+			ck_assert_msg(t.n > before, "%s, round %d: the fast malloc was not heard", name, round);
+			before = t.n;
+			hl_free(h, p);
+			ck_assert_msg(t.n > before, "%s, round %d: the fast free was not heard", name, round);
+			ck_assert_int_eq(hl_set_listener(h, NULL, NULL), 0);
+			before = t.n;
+			hl_free(h, hl_malloc(h, 48));
+			ck_assert_msg(t.n == before, "%s, round %d: a removed listener was called", name, round);
+		}
+		ck_assert_int_eq(hl_events_keep(h, true), 0);   /* keeping alone switches too */
+		hl_event_t ev[16];
+		hl_events_take(h, ev, 16);
+		void *p = hl_malloc(h, 48);
+		ck_assert_msg(hl_events_take(h, ev, 16) > 0, "%s: the fast malloc kept no event", name);
+		hl_free(h, p);
+		ck_assert_msg(hl_events_take(h, ev, 16) > 0, "%s: the fast free kept no event", name);
+		hl_heap_destroy(h);
+		free(t.ev);
+	}
+}
+END_TEST
+
 START_TEST(take_gives_the_events_of_the_last_call)
 {
 	for (size_t i = 0; i < hl_policy_count(); i++) {
@@ -544,6 +581,7 @@ static Suite *events_suite(void)
 	TCase *api = tcase_create("listener");
 	tcase_add_test(api, a_listener_hears_only_its_heap);
 	tcase_add_test(api, take_gives_the_events_of_the_last_call);
+	tcase_add_test(api, the_fast_path_is_heard_once_a_listener_is_set);
 	suite_add_tcase(s, api);
 	return s;
 }

@@ -256,7 +256,9 @@ static void *bn_malloc_slow(bn_state_t *st, hl_thread_t *t, size_t nb)
 	return m;
 }
 
-static void *bn_malloc(void *stp, hl_thread_t *t, size_t n)
+/* malloc: the tcache hit, or the slow path.  Built twice (event.h, "Quiet
+ * copies"): bn_malloc with its events, bn_malloc_quiet without. */
+HL_EV_BODY void *bn_malloc_body(void *stp, hl_thread_t *t, size_t n, bool listening)
 {
 	bn_state_t *st = stp;
 	bn_tcache_t *tc = t->policy_tls;
@@ -265,14 +267,15 @@ static void *bn_malloc(void *stp, hl_thread_t *t, size_t n)
 		unsigned i = bn_tc_index(nb);
 		if (tc->entries[i]) {
 			tc->hits++;
-			HL_EV_COUNT(st->heap, HL_EV_CACHE_HIT, "tcache bin", i, tc->counts[i], tc->counts[i] - 1, tc->entries[i]);
+			if (listening) HL_EV_COUNT(st->heap, HL_EV_CACHE_HIT, "tcache bin", i, tc->counts[i], tc->counts[i] - 1, tc->entries[i]);
 			return bn_tcache_get(tc, i);
 		}
 		tc->misses++;
-		HL_EV(st->heap, HL_EV_CACHE_MISS, "tcache bin", i, nb, NULL);
+		if (listening) HL_EV(st->heap, HL_EV_CACHE_MISS, "tcache bin", i, nb, NULL);
 	}
 	return bn_malloc_slow(st, t, nb);
 }
+HL_EV_MALLOC_TWICE(bn_malloc)
 
 /** Cheap checks glibc's free makes on every pointer. */
 static inline void bn_check_pointer(bn_state_t *st, bn_chunk_t *c, size_t sz)
@@ -299,7 +302,8 @@ static __attribute__((noinline)) void bn_free_slow(bn_state_t *st, bn_chunk_t *c
 	bn_unlock(a);
 }
 
-static void bn_free(void *stp, hl_thread_t *t, void *p)
+/* free: the tcache put, or the slow path; built twice as malloc is. */
+HL_EV_BODY void bn_free_body(void *stp, hl_thread_t *t, void *p, bool listening)
 {
 	bn_state_t *st = stp;
 	bn_chunk_t *c = bn_mem2chunk(p);
@@ -312,12 +316,13 @@ static void bn_free(void *stp, hl_thread_t *t, void *p)
 			bn_tcache_double_free_scan(st, tc, p, i);
 		if (tc->counts[i] < st->tcache_count) {
 			bn_tcache_put(st, tc, c, i);
-			HL_EV_COUNT(st->heap, HL_EV_CACHE_PUT, "tcache bin", i, tc->counts[i] - 1, tc->counts[i], p);
+			if (listening) HL_EV_COUNT(st->heap, HL_EV_CACHE_PUT, "tcache bin", i, tc->counts[i] - 1, tc->counts[i], p);
 			return;
 		}
 	}
 	bn_free_slow(st, c);
 }
+HL_EV_FREE_TWICE(bn_free)
 
 static void *bn_memalign(void *stp, hl_thread_t *t, size_t align, size_t n)
 {
@@ -559,6 +564,8 @@ const hl_policy_t hl_policy_bins = {
 	.destroy = bn_destroy,
 	.malloc = bn_malloc,
 	.free = bn_free,
+	.malloc_quiet = bn_malloc_quiet,
+	.free_quiet = bn_free_quiet,
 	.realloc = bn_realloc,
 	.memalign = bn_memalign,
 	.usable_size = bn_usable_size,

@@ -266,17 +266,27 @@ static __attribute__((noinline)) void *pl_malloc_new_pool(pl_state_t *s, unsigne
 }
 
 /* @p bp is the pool's last freed block: take it, then
- * pymalloc_pool_extend. */
-static __attribute__((noinline)) void *pl_malloc_extend(pl_state_t *s, pl_pool_t *pool,
-							void *bp, bool bias)
+ * pymalloc_pool_extend.  On the ring of equal blocks every malloc comes
+ * here (the pool it takes from is full again), so it has a quiet copy too
+ * (event.h, "Quiet copies"): pl_malloc_extend_quiet, for malloc's. */
+HL_EV_BODY void *pl_malloc_extend_body(pl_state_t *s, pl_pool_t *pool, void *bp, bool bias, bool listening)
 {
-	HL_EV(s->heap, HL_EV_LIST_POP, "usedpools[class]: the pool's last freed block, then the pool is extended", pool->szidx, s->stride[pool->szidx], bp);
+	if (listening) HL_EV(s->heap, HL_EV_LIST_POP, "usedpools[class]: the pool's last freed block, then the pool is extended", pool->szidx, s->stride[pool->szidx], bp);
 	pool->ref.count++;
 	pool->freeblock = NULL;
-	pl_pool_extend(s, pool);
+	if (pl_pool_extend(s, pool) && listening)
+		HL_EV(s->heap, HL_EV_MOVE, "pool full: leaves usedpools[class]", pool->szidx, 0, pl_pool_base(s, pool));
 	s->small_mallocs++;
 	pl_leave(s, bias);
 	return bp;
+}
+static __attribute__((noinline)) void *pl_malloc_extend(pl_state_t *s, pl_pool_t *pool, void *bp, bool bias)
+{
+	return pl_malloc_extend_body(s, pool, bp, bias, true);
+}
+static __attribute__((noinline)) void *pl_malloc_extend_quiet(pl_state_t *s, pl_pool_t *pool, void *bp, bool bias)
+{
+	return pl_malloc_extend_body(s, pool, bp, bias, false);
 }
 
 /* The freed block's link points outside its pool: report, never return. */
@@ -287,8 +297,9 @@ static __attribute__((noinline)) void *pl_malloc_smashed(void *bp)
 
 /* pymalloc_alloc for a request of @p n bytes, entered as @p bias says:
  * the first pool on usedpools[class] gives its first freed block.  Also
- * counts and leaves. */
-static inline void *pl_malloc_in(pl_state_t *s, size_t n, bool bias)
+ * counts and leaves.  Its event only when @p listening (event.h, "Quiet
+ * copies"). */
+HL_EV_BODY void *pl_malloc_in(pl_state_t *s, size_t n, bool bias, bool listening)
 {
 	unsigned c = (unsigned)pl_class_of(s, n);
 	pl_pool_t *pool = pl_used_head(s, c)->nextpool;
@@ -300,9 +311,9 @@ static inline void *pl_malloc_in(pl_state_t *s, size_t n, bool bias)
 	if (HL_UNLIKELY(((uintptr_t)next ^ (uintptr_t)bp) >= s->pool_size)) {
 		if (next)                    /* not NULL, yet outside the pool */
 			return pl_malloc_smashed(bp);
-		return pl_malloc_extend(s, pool, bp, bias);
+		return listening ? pl_malloc_extend(s, pool, bp, bias) : pl_malloc_extend_quiet(s, pool, bp, bias);
 	}
-	HL_EV(s->heap, HL_EV_LIST_POP, "usedpools[class]: first pool's freeblock", c, s->stride[c], bp);
+	if (listening) HL_EV(s->heap, HL_EV_LIST_POP, "usedpools[class]: first pool's freeblock", c, s->stride[c], bp);
 	pool->ref.count++;
 	pool->freeblock = next;
 	s->small_mallocs++;
@@ -313,18 +324,21 @@ static inline void *pl_malloc_in(pl_state_t *s, size_t n, bool bias)
 /* A caller without the bias: the spinlock (which may claim the bias). */
 static __attribute__((noinline)) void *pl_malloc_locked(pl_state_t *s, hl_thread_t *t, size_t n)
 {
-	return pl_malloc_in(s, n, pl_enter(s, t));
+	return pl_malloc_in(s, n, pl_enter(s, t), true);
 }
 
-static void *pools_malloc(void *st, hl_thread_t *t, size_t n)
+/* Built twice (event.h, "Quiet copies"): pools_malloc with its events,
+ * pools_malloc_quiet without those of the biased fast path. */
+HL_EV_BODY void *pools_malloc_body(void *st, hl_thread_t *t, size_t n, bool listening)
 {
 	pl_state_t *s = st;
 	if (HL_UNLIKELY(n > PL_THRESHOLD))
 		return pl_fb_malloc(s, t, n);
 	if (HL_UNLIKELY(!pl_enter_by_bias(s, t)))
 		return pl_malloc_locked(s, t, n);
-	return pl_malloc_in(s, n, true);
+	return pl_malloc_in(s, n, true, listening);
 }
+HL_EV_MALLOC_TWICE(pools_malloc)
 
 /* Slow, thorough validation of a block about to be freed (debug heaps). */
 static void pl_free_deep_check(pl_state_t *s, pl_pool_t *pool, void *p)
@@ -395,8 +409,9 @@ static __attribute__((noinline)) void pl_free_refill(pl_state_t *s, pl_pool_t *p
  * never hold the bias): the cheap checks of pl_free_check as tests only,
  * the push, then counts and leaves.  The span test is one comparison: a
  * never-carved pool (nextoffset 0, below the header, so the subtraction
- * wraps) passes it but has count 0 and goes to pl_free_rare. */
-static inline void pl_free_in(pl_state_t *s, void *p, bool bias)
+ * wraps) passes it but has count 0 and goes to pl_free_rare.  Its event
+ * only when @p listening, as pl_malloc_in. */
+HL_EV_BODY void pl_free_in(pl_state_t *s, void *p, bool bias, bool listening)
 {
 	pl_pool_t *pool = pl_pool_of(s, p);
 	uintptr_t off = ((uintptr_t)p & (s->pool_size - 1)) - PL_POOL_OVERHEAD;
@@ -407,7 +422,7 @@ static inline void pl_free_in(pl_state_t *s, void *p, bool bias)
 		pl_free_rare(s, p, bias);
 		return;
 	}
-	HL_EV(s->heap, HL_EV_LIST_PUSH, "pool freeblock, class", pool->szidx, s->stride[pool->szidx], p);
+	if (listening) HL_EV(s->heap, HL_EV_LIST_PUSH, "pool freeblock, class", pool->szidx, s->stride[pool->szidx], p);
 	*(void **)p = lastfree;
 	pool->freeblock = p;
 	pool->ref.count = count - 1;
@@ -422,10 +437,11 @@ static inline void pl_free_in(pl_state_t *s, void *p, bool bias)
 /* A caller without the bias: the spinlock (which may claim the bias). */
 static __attribute__((noinline)) void pl_free_locked(pl_state_t *s, hl_thread_t *t, void *p)
 {
-	pl_free_in(s, p, pl_enter(s, t));
+	pl_free_in(s, p, pl_enter(s, t), true);
 }
 
-static void pools_free(void *st, hl_thread_t *t, void *p)
+/* Built twice as malloc is. */
+HL_EV_BODY void pools_free_body(void *st, hl_thread_t *t, void *p, bool listening)
 {
 	pl_state_t *s = st;
 	if (HL_UNLIKELY(!pl_map_is_used(s, p))) {
@@ -436,8 +452,9 @@ static void pools_free(void *st, hl_thread_t *t, void *p)
 		pl_free_locked(s, t, p);
 		return;
 	}
-	pl_free_in(s, p, true);
+	pl_free_in(s, p, true, listening);
 }
+HL_EV_FREE_TWICE(pools_free)
 
 /* ------------------------------------------------------------------ */
 /* realloc, memalign, sizes                                            */
@@ -538,6 +555,8 @@ const hl_policy_t hl_policy_pools = {
 	.destroy = pools_destroy,
 	.malloc = pools_malloc,
 	.free = pools_free,
+	.malloc_quiet = pools_malloc_quiet,
+	.free_quiet = pools_free_quiet,
 	.realloc = pools_realloc,
 	.memalign = pools_memalign,
 	.usable_size = pools_usable_size,

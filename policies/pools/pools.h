@@ -450,8 +450,10 @@ size_t pl_map_bot_bytes(const pl_state_t *s);
  *  returns its first block; NULL when out of memory. */
 __attribute__((noinline)) void *pl_alloc_from_new_pool(pl_state_t *s, unsigned c);
 /** @p pool's free list ran dry: its next never-used block becomes
- *  freeblock, or, when none is left, the now full pool leaves usedpools. */
-__attribute__((noinline)) void pl_pool_extend(pl_state_t *s, pl_pool_t *pool);
+ *  freeblock, or, when none is left, the now full pool leaves usedpools
+ *  (returns true then: the caller tells it, as its event is in the copy of
+ *  malloc that a listened-to heap runs). */
+__attribute__((noinline)) bool pl_pool_extend(pl_state_t *s, pl_pool_t *pool);
 /** A full @p pool got a block back: it goes first on the usedpools ring of
  *  its class. */
 __attribute__((noinline)) void pl_insert_to_usedpool(pl_state_t *s, pl_pool_t *pool);

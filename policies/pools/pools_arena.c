@@ -190,17 +190,17 @@ void *pl_alloc_from_new_pool(pl_state_t *s, unsigned c)
 	return pl_start_pool(s, pl_take_pool(s), c);
 }
 
-void pl_pool_extend(pl_state_t *s, pl_pool_t *pool)
+bool pl_pool_extend(pl_state_t *s, pl_pool_t *pool)
 {
 	if (pool->nextoffset <= pool->maxnextoffset) {
 		pool->freeblock = pl_pool_base(s, pool) + pool->nextoffset;
 		pool->nextoffset += s->stride[pool->szidx];
 		*(void **)pool->freeblock = NULL;
-		return;
+		return false;
 	}
-	HL_EV(s->heap, HL_EV_MOVE, "pool full: leaves usedpools[class]", pool->szidx, 0, pl_pool_base(s, pool));
 	pool->prevpool->nextpool = pool->nextpool;   /* full: leave usedpools */
 	pool->nextpool->prevpool = pool->prevpool;
+	return true;
 }
 
 /* A full pool got a block back: it goes first on usedpools (LRU-ish). */

@@ -122,18 +122,22 @@ oom:
 	return NULL;
 }
 
-static void *shd_malloc(void *vst, hl_thread_t *t, size_t n)
+/* malloc: a pop from the direct page, or the slow path.  Built twice
+ * (event.h, "Quiet copies"): shd_malloc with its event, shd_malloc_quiet
+ * without. */
+HL_EV_BODY void *shd_malloc_body(void *vst, hl_thread_t *t, size_t n, bool listening)
 {
 	shd_heap_t *hp = t->policy_tls;
 	if (HL_LIKELY(hp != NULL && n <= SHD_SMALL_SIZE_MAX)) {
 		shd_page_t *pg = hp->direct[(n + 7) >> 3];
 		if (HL_LIKELY(pg->free != NULL)) {
-			HL_EV(((shd_state_t *)vst)->h, HL_EV_LIST_POP, "page free list (direct table), bin", pg->bin, pg->block_size, pg->free);
+			if (listening) HL_EV(((shd_state_t *)vst)->h, HL_EV_LIST_POP, "page free list (direct table), bin", pg->bin, pg->block_size, pg->free);
 			return shd_page_pop(pg);
 		}
 	}
 	return shd_malloc_generic(vst, t, n);
 }
+HL_EV_MALLOC_TWICE(shd_malloc)
 
 /* ---- free -------------------------------------------------------------- */
 
@@ -212,8 +216,8 @@ static __attribute__((noinline)) void shd_free_generic(shd_state_t *st, hl_threa
  * interior pointers, checks off — one push onto local_free.  The owner
  * test is the page's heap: a freed page is zeroed (heap NULL), so a page
  * this thread's heap owns is a page in use.  Checks off means no secure
- * keys, so the link is written plain. */
-static void shd_free(void *vst, hl_thread_t *t, void *p)
+ * keys, so the link is written plain.  Built twice as malloc is. */
+HL_EV_BODY void shd_free_body(void *vst, hl_thread_t *t, void *p, bool listening)
 {
 	shd_state_t *st = vst;
 	shd_segment_t *s = shd_segment_of(p);
@@ -222,7 +226,7 @@ static void shd_free(void *vst, hl_thread_t *t, void *p)
 		shd_heap_t *hp = t->policy_tls;
 		if (HL_LIKELY(atomic_load_explicit(&pg->heap, memory_order_relaxed) == hp && hp &&
 			      shd_flags(pg) == 0)) {
-			HL_EV(st->h, HL_EV_LIST_PUSH, "page local_free, bin", pg->bin, pg->block_size, p);
+			if (listening) HL_EV(st->h, HL_EV_LIST_PUSH, "page local_free, bin", pg->bin, pg->block_size, p);
 			shd_block_t *b = p;
 			b->next = (uintptr_t)pg->local_free;
 			pg->local_free = b;
@@ -233,6 +237,7 @@ static void shd_free(void *vst, hl_thread_t *t, void *p)
 	}
 	shd_free_generic(st, t, p);
 }
+HL_EV_FREE_TWICE(shd_free)
 
 /* ---- memalign, sizes ----------------------------------------------------- */
 
@@ -363,6 +368,8 @@ const hl_policy_t hl_policy_sharded = {
 	.destroy = shd_destroy,
 	.malloc = shd_malloc,
 	.free = shd_free,
+	.malloc_quiet = shd_malloc_quiet,
+	.free_quiet = shd_free_quiet,
 	.realloc = NULL,
 	.memalign = shd_memalign,
 	.usable_size = shd_usable_size,

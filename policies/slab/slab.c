@@ -134,7 +134,9 @@ static __attribute__((noinline)) void *sl_malloc_slow(sl_state_t *s, hl_thread_t
 	return p;
 }
 
-static void *sl_malloc(void *st, hl_thread_t *t, size_t n)
+/* malloc: a tcache hit, or the slow path.  Built twice (event.h, "Quiet
+ * copies"): sl_malloc with its event, sl_malloc_quiet without. */
+HL_EV_BODY void *sl_malloc_body(void *st, hl_thread_t *t, size_t n, bool listening)
 {
 	sl_state_t *s = st;
 	sl_tcache_t *tc = t->policy_tls;
@@ -142,7 +144,7 @@ static void *sl_malloc(void *st, hl_thread_t *t, size_t n)
 		unsigned ind = s->sc->lookup[(n + 7) >> 3];
 		sl_cbin_t *b = &tc->bins[ind];
 		if (HL_LIKELY(b->ncached != 0)) {
-			HL_EV_COUNT(s->heap, HL_EV_CACHE_HIT, "tcache bin of class", ind, b->ncached, b->ncached - 1, b->slots[b->ncached - 1]);
+			if (listening) HL_EV_COUNT(s->heap, HL_EV_CACHE_HIT, "tcache bin of class", ind, b->ncached, b->ncached - 1, b->slots[b->ncached - 1]);
 			void *p = sl_cbin_pop(b);   /* before the tick: a GC may flush this bin */
 			sl_count(&tc->hits, 1);
 			sl_tick(s, tc, s->sc->size[ind]);
@@ -151,6 +153,7 @@ static void *sl_malloc(void *st, hl_thread_t *t, size_t n)
 	}
 	return sl_malloc_slow(s, t, n);
 }
+HL_EV_MALLOC_TWICE(sl_malloc)
 
 static void *sl_memalign(void *st, hl_thread_t *t, size_t align, size_t n)
 {
@@ -217,7 +220,8 @@ static __attribute__((noinline)) void sl_free_slow(sl_state_t *s, hl_thread_t *t
 		sl_large_free(s, e);
 }
 
-static void sl_free(void *st, hl_thread_t *t, void *p)
+/* free: a push on the tcache, or the slow path; built twice as malloc is. */
+HL_EV_BODY void sl_free_body(void *st, hl_thread_t *t, void *p, bool listening)
 {
 	sl_state_t *s = st;
 	sl_extent_t *e = sl_rtree_get(&s->rtree, (uintptr_t)p);
@@ -234,7 +238,7 @@ static void sl_free(void *st, hl_thread_t *t, void *p)
 			sl_cbin_t *b = &tc->bins[e->szind];
 			if (HL_LIKELY(b->ncached < b->ncached_max)) {
 				b->slots[b->ncached++] = p;
-				HL_EV_COUNT(s->heap, HL_EV_CACHE_PUT, "tcache bin of class", e->szind, b->ncached - 1, b->ncached, p);
+				if (listening) HL_EV_COUNT(s->heap, HL_EV_CACHE_PUT, "tcache bin of class", e->szind, b->ncached - 1, b->ncached, p);
 				sl_tick(s, tc, s->sc->size[e->szind]);
 				return;
 			}
@@ -242,6 +246,7 @@ static void sl_free(void *st, hl_thread_t *t, void *p)
 	}
 	sl_free_slow(s, t, e, p);
 }
+HL_EV_FREE_TWICE(sl_free)
 
 /* ---- realloc ------------------------------------------------------------ */
 
@@ -512,6 +517,8 @@ const hl_policy_t hl_policy_slab = {
 	.destroy = sl_destroy,
 	.malloc = sl_malloc,
 	.free = sl_free,
+	.malloc_quiet = sl_malloc_quiet,
+	.free_quiet = sl_free_quiet,
 	.realloc = sl_realloc,
 	.memalign = sl_memalign,
 	.usable_size = sl_usable_size,
