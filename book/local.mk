@@ -7,7 +7,7 @@ HL_BOOK_CHAPTERS = \
 	book/06-boundary-tags-bins.md book/07-thread-caches-arenas.md \
 	book/08-slabs-decay.md book/09-sharded.md book/10-pools.md \
 	book/11-giving-back.md book/12-measuring.md book/13-security.md \
-	book/14-choosing.md book/15-instructor-guide.md book/course-path.md \
+	book/14-choosing.md book/15-instructor-guide.md book/16-percpu.md book/course-path.md \
 	book/glossary.md book/visual-language.md book/claims.md
 EXTRA_DIST += $(HL_BOOK_CHAPTERS) book/Doxyfile.in book/traces/reuse.rep \
 	book/traces/big-twice.rep book/traces/small.rep \
