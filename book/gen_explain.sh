@@ -28,4 +28,5 @@ done <<'TABLE'
 08 slab -
 09 sharded -
 10 pools -
+16 percpu -
 TABLE

@@ -250,6 +250,32 @@ static void fig_sharded(hl_heap_t *h, void **p)
 	fig_in_thread(fig_remote_thread, h, p);
 }
 
+/* ch16: blocks of two classes, every other one freed: the freed ones sit
+ * in the front (a CPU's slab, or the thread's lists), the rest are live */
+static void fig_percpu_script(hl_heap_t *h, void **p, size_t first)
+{
+	fig_alloc_same(h, p, first, 40, 48);
+	fig_alloc_same(h, p, first + 40, 12, 200);
+	for (size_t i = first; i < first + 52; i += 2) {
+		hl_free(h, p[i]);
+		p[i] = NULL;
+	}
+}
+
+static void *fig_percpu_thread(void *arg)
+{
+	fig_thread_job_t *j = arg;
+	fig_percpu_script(j->h, j->p, 100);
+	return NULL;
+}
+
+/* ch16: the same script on the main thread and on a second one */
+static void fig_percpu(hl_heap_t *h, void **p)
+{
+	fig_percpu_script(h, p, 0);
+	fig_in_thread(fig_percpu_thread, h, p);
+}
+
 /* ---- the figures ------------------------------------------------------ */
 
 static const fig_t figures[] = {
@@ -272,6 +298,8 @@ static const fig_t figures[] = {
 	{ "ch14-slab", "slab", NULL, "slab: the comparison script", fig_compare },
 	{ "ch14-sharded", "sharded", NULL, "sharded: the comparison script", fig_compare },
 	{ "ch14-pools", "pools", NULL, "pools: the comparison script", fig_compare },
+	{ "ch16-percpu", "percpu", NULL, "percpu: two threads' blocks, every other one freed", fig_percpu },
+	{ "ch16-thread", "percpu", "front:thread", "percpu front:thread: the same on per-thread caches", fig_percpu },
 	{ "ch15-grade", "firstfit", "fit:first,order:lifo", "firstfit (first fit, LIFO): a student's view", fig_freelist },
 };
 

@@ -1,7 +1,7 @@
 # exercises: the labs.  Each lab is one program (its figures and its check
 # in one binary: `make check` runs it with no arguments) or a script that
 # drives the heaplab command.  See exercises/README.md.
-LAB_NAMES = 01-half-a-gigabyte 02-bump-regions 03-free-lists 04-size-classes 05-boundary-tags 06-heap-wont-shrink 07-mmap-threshold 08-arenas-tcache 09-decay 10-cross-thread 11-pools 12-real-program
+LAB_NAMES = 01-half-a-gigabyte 02-bump-regions 03-free-lists 04-size-classes 05-boundary-tags 06-heap-wont-shrink 07-mmap-threshold 08-arenas-tcache 09-decay 10-cross-thread 11-pools 12-real-program 13-threads-outnumber-cpus
 LAB_COMMON = exercises/lab.h exercises/lab.c
 
 noinst_PROGRAMS += exercises/01-half-a-gigabyte/lab
@@ -59,6 +59,18 @@ noinst_PROGRAMS += exercises/11-pools/lab
 exercises_11_pools_lab_SOURCES = exercises/11-pools/lab.c $(LAB_COMMON)
 exercises_11_pools_lab_LDADD = libhlcore.la
 TESTS += exercises/11-pools/lab
+
+# Lab 13 runs its workload through the API (lab) and, for the real
+# gperftools under LD_PRELOAD, through plain malloc (real, not linked to
+# heaplab; nothing can be preloaded under a sanitizer, so the lab skips
+# that side when HL_SANITIZERS is set).
+noinst_PROGRAMS += exercises/13-threads-outnumber-cpus/lab exercises/13-threads-outnumber-cpus/real
+exercises_13_threads_outnumber_cpus_lab_SOURCES = exercises/13-threads-outnumber-cpus/lab.c \
+	exercises/13-threads-outnumber-cpus/workload.h $(LAB_COMMON)
+exercises_13_threads_outnumber_cpus_lab_LDADD = libhlcore.la
+exercises_13_threads_outnumber_cpus_real_SOURCES = exercises/13-threads-outnumber-cpus/real.c \
+	exercises/13-threads-outnumber-cpus/workload.h
+TESTS += exercises/13-threads-outnumber-cpus/lab
 
 # Lab 12 drives the heaplab command on python3 (SKIP when python3 is absent).
 TESTS += exercises/12-real-program/check.sh

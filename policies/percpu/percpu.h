@@ -69,11 +69,19 @@
  *     the transfer cache);
  *     on the central list of its class  <=>  |free in span| > 0, in the
  *     fullness list allocated * PC_FULLNESS / nobjs.
- *   for every CPU and class:  current <= capacity <= max_capacity;
- *     for every CPU: sum(capacity * size) <= cpu_cache_bytes + one batch.
- *   for every free span: in exactly one page-heap list (by length and by
- *     normal/returned), no free neighbour of the same kind in its region
- *     (merged), pagemap[first] == pagemap[last] == span.
+ *   for every CPU and class:  current <= capacity <= max_cap[class];
+ *     for every CPU: capacity_bytes == sum(capacity * size).  The sum
+ *     stays within cpu_cache_bytes except that a class whose capacity
+ *     is 0 may always grow to one object (percpu_cpu.c), so a CPU may
+ *     pass its budget by at most one object per class (not checked).
+ *   for every free span: on the page-heap list of its length and kind
+ *     (normal or returned), and the lists hold as many spans and pages as
+ *     tile the regions and as the counters say; no free neighbour of the
+ *     same kind after it in its region (merged); pagemap[first] ==
+ *     pagemap[last] == span.
+ *   for every class: the central lists hold the spans the counter says,
+ *     each of that class on the list of its fullness, and their free
+ *     objects add up to free_objects.
  *   the spans of a region tile it from its base to its frontier.
  *
  * Layers (top to bottom: a file calls functions of its own layer and of
@@ -195,20 +203,25 @@ typedef struct pc_span {
 	uint32_t allocated;            /**< objects out of the span */
 	uint16_t cls;                  /**< size class (small spans) */
 	uint8_t bucket;                /**< central fullness list, PC_NO_LIST */
-	struct pc_span *prev, *next;   /**< page-heap or central list */
+	struct pc_span *prev;          /**< previous on its page-heap or central list */
+	struct pc_span *next;          /**< next on its page-heap or central list */
 	uint64_t free_bits[PC_BITMAP_WORDS]; /**< 1 = object free in the span */
 	uint64_t mark[PC_BITMAP_WORDS];      /**< checker's scratch: found cached */
 } pc_span_t;
 
+/** pc_span_t.bucket of a span on no central list (no free object, or
+ *  not small). */
 enum { PC_NO_LIST = 0xff };
 
 /** Page number -> span (percpu_pagemap.c).  Leaves are made under the
  *  page-heap lock and published with a release store; reads take no lock. */
 typedef struct pc_pagemap {
-	hl_os_t *os;
+	hl_os_t *os;                   /**< where the root and leaves come from */
 	pc_span_t **_Atomic *root;     /**< 2^PC_ROOT_BITS leaf pointers */
 } pc_pagemap_t;
 
+/** Reserves the root of @p m (leaves come later, from @p os's metadata
+ *  pages); -1 when out of memory. */
 int pc_pagemap_init(pc_pagemap_t *m, hl_os_t *os);
 /** The span recorded for the page holding @p addr, or NULL. */
 static inline pc_span_t *pc_pagemap_get(const pc_pagemap_t *m, uintptr_t addr)
@@ -235,22 +248,24 @@ typedef struct pc_region {
 
 /** A list of spans (doubly linked through prev/next). */
 typedef struct pc_list {
-	pc_span_t *head;
+	pc_span_t *head;               /**< first span, NULL when empty */
 	size_t count;                  /**< spans on it */
 } pc_list_t;
 
 /** The page heap: every field under `lock` (TCMalloc's pageheap_lock). */
 typedef struct pc_pageheap {
-	pthread_mutex_t lock;
-	hl_os_t *os;
-	pc_pagemap_t map;
+	pthread_mutex_t lock;          /**< guards every other field */
+	hl_os_t *os;                   /**< the heap's page source */
+	pc_pagemap_t map;              /**< page -> span (read without the lock) */
 	hl_meta_pool_t spans;          /**< span descriptors */
 	pc_list_t normal[PC_PH_LISTS + 1];   /**< free, resident; [0] = longer */
 	pc_list_t returned[PC_PH_LISTS + 1]; /**< free, purged; [0] = longer */
-	pc_region_t regions[PC_MAX_REGIONS];
-	unsigned nregions;
-	size_t free_pages, returned_pages;   /**< pages on the lists */
-	size_t small_spans, large_spans;     /**< spans in use */
+	pc_region_t regions[PC_MAX_REGIONS]; /**< reservations, in order made */
+	unsigned nregions;                   /**< regions in use */
+	size_t free_pages;                   /**< pages on the normal lists */
+	size_t returned_pages;               /**< pages on the returned lists */
+	size_t small_spans;                  /**< small spans in use */
+	size_t large_spans;                  /**< large spans in use */
 	size_t large_pages;                  /**< pages of large spans */
 	uint64_t released_bytes;             /**< ever purged by release */
 	uint64_t reused_returned_bytes;      /**< returned pages handed out again */
@@ -261,6 +276,8 @@ typedef struct pc_pageheap {
 	unsigned release_tick;               /**< frees until the next look */
 } pc_pageheap_t;
 
+/** Makes an empty page heap on @p os releasing @p release_rate bytes per
+ *  second (0: only on hl_trim); -1 when out of memory. */
 int pc_ph_init(pc_pageheap_t *ph, hl_os_t *os, size_t release_rate);
 /** A span of @p npages pages starting at a multiple of @p align_pages
  *  pages, in use as @p state (PC_SPAN_SMALL: every page is recorded in
@@ -306,18 +323,20 @@ static inline size_t pc_ph_list_index(size_t npages)
 {
 	return npages <= PC_PH_LISTS ? npages : 0;
 }
+/** In a fork child: makes the page heap's locks anew. */
 void pc_ph_fork_child(pc_pageheap_t *ph);
 
 /* ---- central free lists (percpu_central.c) -------------------------------- */
 
 /** The central free list of one class: every field under `lock`. */
 typedef struct pc_central {
-	pthread_mutex_t lock;
+	pthread_mutex_t lock;          /**< guards the fields and the spans' */
 	pc_list_t lists[PC_FULLNESS];  /**< spans with free objects, by fullness */
 	size_t free_objects;           /**< free objects in those spans */
 	size_t spans;                  /**< small spans of this class in use */
 } pc_central_t;
 
+/** The policy's state (struct pc_state, below). */
 typedef struct pc_state pc_state_t;
 
 /** Takes up to @p n objects of class @p cls into @p out; returns how
@@ -336,14 +355,20 @@ static inline unsigned pc_fullness(const pc_span_t *sp)
 
 /** The transfer cache of one class: every field under `lock`. */
 typedef struct pc_transfer {
-	pthread_mutex_t lock;
+	pthread_mutex_t lock;          /**< guards the other fields */
 	unsigned count;                /**< objects held */
 	unsigned capacity;             /**< objects it may hold */
 	void **slots;                  /**< capacity pointers (metadata) */
-	uint64_t hits, misses;         /**< removes served here / not */
+	uint64_t hits;                 /**< removes it served (some objects) */
+	uint64_t misses;               /**< removes it could not serve at all */
 } pc_transfer_t;
 
+/** Takes up to @p n objects of class @p cls into @p out: what the
+ *  transfer cache holds, the rest from the central list; returns how
+ *  many (fewer only when out of memory). */
 unsigned pc_transfer_remove(pc_state_t *s, unsigned cls, void **out, unsigned n);
+/** Puts @p n objects of class @p cls into the transfer cache as far as
+ *  it has room, the rest into their spans through the central list. */
 void pc_transfer_insert(pc_state_t *s, unsigned cls, void *const *objs, unsigned n);
 /** Moves everything the transfer caches hold back to the central lists. */
 void pc_transfer_drain(pc_state_t *s);
@@ -363,31 +388,41 @@ typedef struct pc_stack {
 typedef struct pc_slab {
 	_Atomic uint32_t stopped;      /**< a slow path owns the slab: rseq
 					    push/pop fail and take the lock */
-	uint32_t pad;
-	pc_stack_t stacks[PC_MAX_CLASSES];
-	/* void *slots[] follow */
+	uint32_t pad;                  /**< keeps the headers 8-byte aligned */
+	pc_stack_t stacks[PC_MAX_CLASSES]; /**< one header per class; the
+					     void *slots[] follow the struct */
 } pc_slab_t;
 
 /** Per-CPU bookkeeping outside the slab, under `lock`. */
 typedef struct pc_cpu {
-	pthread_mutex_t lock;
+	pthread_mutex_t lock;          /**< taken by every slow path on the CPU */
 	size_t capacity_bytes;         /**< sum of capacity * size */
 	unsigned steal_next;           /**< round-robin victim class */
-	uint64_t underflows, overflows, grows, steals;
+	uint64_t underflows;           /**< mallocs that found the stack empty */
+	uint64_t overflows;            /**< frees that found the stack full */
+	uint64_t grows;                /**< capacity grown (by up to a batch) */
+	uint64_t steals;               /**< a batch of capacity taken from
+					    another class to stay in budget */
 } pc_cpu_t;
 
 /** How the per-CPU stacks are reached (chosen at start-up). */
-enum pc_mode { PC_MODE_RSEQ = 0, PC_MODE_LOCK, PC_MODE_THREAD };
+enum pc_mode {
+	PC_MODE_RSEQ = 0,              /**< per-CPU stacks in rseq critical sections */
+	PC_MODE_LOCK,                  /**< per-CPU stacks under the CPU's mutex */
+	PC_MODE_THREAD,                /**< front:thread, gperftools' thread caches */
+};
 
 /* ---- the per-thread front (percpu_thread.c) ------------------------------- */
 
 /** A free object in a thread cache list: its first word links it. */
-typedef struct pc_link { struct pc_link *next; } pc_link_t;
+typedef struct pc_link {
+	struct pc_link *next;          /**< next free object of the list */
+} pc_link_t;
 
 /** One class's list in a thread cache (gperftools' FreeList). */
 typedef struct pc_tlist {
-	pc_link_t *head;
-	uint32_t length;
+	pc_link_t *head;               /**< first free object, NULL when empty */
+	uint32_t length;               /**< objects on the list */
 	uint32_t max_length;           /**< grows with use (slow start) */
 	uint32_t low_water;            /**< fewest objects since the last scavenge */
 	uint32_t overages;             /**< times length passed max_length */
@@ -396,12 +431,15 @@ typedef struct pc_tlist {
 /** A thread's cache (t->policy_tls): written by its thread only; the
  *  list of caches under pc_state_t.threads_lock. */
 typedef struct pc_tcache {
-	pc_tlist_t lists[PC_MAX_CLASSES];
+	pc_tlist_t lists[PC_MAX_CLASSES]; /**< one free list per class */
 	size_t size;                   /**< bytes cached */
 	size_t max_size;               /**< bytes allowed before a scavenge */
-	pthread_t owner;
-	struct pc_tcache *prev, *next;
-	uint64_t hits, misses, scavenges;
+	pthread_t owner;               /**< the thread it belongs to */
+	struct pc_tcache *prev;        /**< previous live cache */
+	struct pc_tcache *next;        /**< next live cache */
+	uint64_t hits;                 /**< mallocs served by a list */
+	uint64_t misses;               /**< mallocs that found their list empty */
+	uint64_t scavenges;            /**< times size passed max_size */
 } pc_tcache_t;
 
 /* ---- the fronts' entry points (percpu_cpu.c, percpu_thread.c) ------------ */
@@ -414,23 +452,42 @@ void pc_cpu_free(pc_state_t *s, unsigned cls, void *p);
 void pc_cpu_drain_all(pc_state_t *s);
 /** Bytes of objects on CPU @p cpu's stacks (no lock: a quiet heap). */
 size_t pc_cpu_cached_bytes(const pc_state_t *s, unsigned cpu);
+/** Takes every CPU's mutex, in CPU order (fork_prepare). */
 void pc_cpu_lock_all(pc_state_t *s);
+/** Releases every CPU's mutex (fork_parent). */
 void pc_cpu_unlock_all(pc_state_t *s);
+/** In a fork child: every CPU's mutex anew, no slab stopped. */
 void pc_cpu_fork_child(pc_state_t *s);
 
 /** The calling thread's cache, made on its first use (NULL: no memory). */
 pc_tcache_t *pc_thread_cache(pc_state_t *s, hl_thread_t *t);
+/** An object of class @p cls from thread cache @p tc, fetching a batch
+ *  from the transfer cache when the list is empty (NULL: no memory). */
 void *pc_thread_alloc(pc_state_t *s, pc_tcache_t *tc, unsigned cls);
+/** Object @p p of class @p cls onto @p tc's list; a list past its
+ *  max_length gives a batch back, a cache past max_size scavenges. */
 void pc_thread_free(pc_state_t *s, pc_tcache_t *tc, unsigned cls, void *p);
+/** Thread @p t ends: its cache gives every object back and is freed. */
 void pc_thread_exit(pc_state_t *s, hl_thread_t *t);
+/** Gives every object of @p tc back to the transfer caches (hl_trim). */
 void pc_thread_flush(pc_state_t *s, pc_tcache_t *tc);
+/** In a fork child: makes the lock anew and unlinks every other
+ *  thread's cache (those threads do not exist in the child; their
+ *  objects stay out of their spans for good). */
 void pc_thread_fork_child(pc_state_t *s);
 
 /* ---- checker, walker, stats, snapshot ------------------------------------- */
 
+/** The checker (hl_policy_t.check): every invariant above; returns the
+ *  number of broken ones, each reported in @p r. */
 int pc_check(void *st, hl_report_t *r);
+/** The walker (hl_policy_t.walk): every object of every small span
+ *  (live, cached or free) and every large or free span, region by
+ *  region, in address order within a region. */
 int pc_walk(void *st, hl_walk_fn fn, void *arg);
+/** The statistics (hl_policy_t.stats), see percpu_stats.c. */
 void pc_stats(void *st, hl_statw_t *w);
+/** The picture (hl_policy_t.snapshot), see percpu_dot.c. */
 void pc_snapshot(void *st, hl_dot_t *d);
 /** Marks every cached object in its span's `mark` bits (checker's and
  *  walker's first pass); reports objects found twice or in no span. */
@@ -438,16 +495,17 @@ int pc_mark_cached(pc_state_t *s, hl_report_t *r);
 
 /* ---- the policy state ---------------------------------------------------- */
 
+/** The state of one `percpu` heap: the three tiers and both fronts. */
 struct pc_state {
-	hl_heap_t *heap;
-	hl_os_t *os;
-	bool debug;
+	hl_heap_t *heap;               /**< the heap this state belongs to */
+	hl_os_t *os;                   /**< the heap's page source */
+	bool debug;                    /**< debug:on (the core's guard runs) */
 	enum pc_mode mode;             /**< set once at init */
 	bool rseq_usable;              /**< rseq + fence work here */
 	pc_classes_t cl;               /**< the table in use */
-	pc_pageheap_t ph;
-	pc_central_t central[PC_MAX_CLASSES];
-	pc_transfer_t transfer[PC_MAX_CLASSES];
+	pc_pageheap_t ph;              /**< the back end */
+	pc_central_t central[PC_MAX_CLASSES];   /**< central list per class */
+	pc_transfer_t transfer[PC_MAX_CLASSES]; /**< transfer cache per class */
 	/* per-CPU front */
 	unsigned ncpus;                /**< CPUs with a slab */
 	size_t slab_stride;            /**< bytes per CPU slab */
@@ -459,9 +517,9 @@ struct pc_state {
 	_Atomic uint64_t restarts;     /**< rseq critical sections aborted */
 	_Atomic uint64_t fences;       /**< slow paths that stopped a slab */
 	/* per-thread front */
-	pthread_mutex_t threads_lock;
+	pthread_mutex_t threads_lock;  /**< guards the list of thread caches */
 	pc_tcache_t *tcaches;          /**< live thread caches */
-	hl_meta_pool_t tc_pool;
+	hl_meta_pool_t tc_pool;        /**< where thread caches come from */
 	size_t thread_cache_bytes;     /**< max_size of a new thread cache */
 };
 

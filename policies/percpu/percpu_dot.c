@@ -77,11 +77,29 @@ static void pc_dot_regions(pc_state_t *s, hl_dot_t *d)
 	}
 }
 
-/* An edge from head @node to the cell of the span holding @p. */
+/* True when span @sp has a cell: pc_dot_regions draws the first
+ * PC_DOT_SPANS spans of each region only. */
+static bool pc_dot_drawn(const pc_state_t *s, const pc_span_t *sp)
+{
+	const pc_region_t *rg = &s->ph.regions[sp->region];
+	unsigned n = 0;
+	for (uintptr_t at = rg->base; at < rg->base + rg->frontier && n < PC_DOT_SPANS; n++) {
+		const pc_span_t *x = pc_pagemap_get(&s->ph.map, at);
+		if (!x || x->start != at || !x->npages)
+			return false;
+		if (x == sp)
+			return true;
+		at += x->npages * PC_PAGE;
+	}
+	return false;
+}
+
+/* An edge from head @node to the cell of the span holding @p (none when
+ * that span is past the cells drawn). */
 static void pc_dot_edge_to(pc_state_t *s, hl_dot_t *d, const char *node, const void *p, hl_dot_edge_kind_t k)
 {
 	pc_span_t *sp = pc_ph_span_of(&s->ph, p);
-	if (!sp || sp->region >= s->ph.nregions)
+	if (!sp || sp->region >= s->ph.nregions || !pc_dot_drawn(s, sp))
 		return;
 	char to[64], port[24];
 	pc_dot_port(s, port, sizeof port, sp);
