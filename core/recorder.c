@@ -5,10 +5,18 @@
  * with hl_os_boot_alloc); freed ids are reused, smallest first is not
  * needed — a counter suffices because traces allow any id.  A "t N" line
  * is written whenever the calling thread differs from the previous line's.
+ *
+ * With sites (the *_at calls of libheaplab-record.so), a second map numbers
+ * the callers' return addresses; resident-set samples are taken on the
+ * allocation path itself (no thread of our own), every SAMPLE_CHECK ops at
+ * most one clock read, so a program that does not allocate is not sampled
+ * until it does again (and once at the end).
  */
 #include "config.h"
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
+#include <time.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,6 +39,20 @@ static long next_id;
 static unsigned last_tid;
 static unsigned next_tid = 1;
 static __thread unsigned my_tid;   /* 0 = not yet numbered */
+
+/* Sites: return address -> number (1, 2, ...), open addressing. */
+typedef struct site_slot {
+	uintptr_t addr;  /* 0 empty */
+	unsigned n;
+} site_slot_t;
+static site_slot_t *sites;
+static size_t site_cap, site_used;
+
+/* Resident-set samples. */
+enum { SAMPLE_CHECK = 256 };
+static long sample_ms;            /* 0: no samples */
+static long long t0_ns, next_sample_ns;
+static unsigned ops_since_check;
 
 static void flush_locked(void)
 {
@@ -140,8 +162,16 @@ static void thread_line(void)
 	}
 }
 
+static long long now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 int hl_rec_open(const char *path)
 {
+	t0_ns = next_sample_ns = now_ns();
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
@@ -150,13 +180,136 @@ int hl_rec_open(const char *path)
 	return 0;
 }
 
-/* Writes "<op> <id> <a> [<b>]" for a new block p. */
-static void record_new(char op, const void *p, size_t a, size_t b, bool two)
+/* ---- sites ---------------------------------------------------------------- */
+
+static bool sites_grow(void)
+{
+	size_t ncap = site_cap ? site_cap * 2 : 1 << 12;
+	site_slot_t *n = hl_os_boot_alloc(ncap * sizeof *n);
+	if (!n)
+		return false;
+	for (size_t i = 0; i < site_cap; i++)
+		if (sites[i].addr) {
+			size_t k = (size_t)(hl_mix64(sites[i].addr) & (ncap - 1));
+			while (n[k].addr)
+				k = (k + 1) & (ncap - 1);
+			n[k] = sites[i];
+		}
+	if (sites)
+		hl_os_boot_free(sites, site_cap * sizeof *sites);
+	sites = n;
+	site_cap = ncap;
+	return true;
+}
+
+static void put_hex(uintptr_t v)
+{
+	char out[24];
+	int n = 0;
+	char tmp[20];
+	do {
+		tmp[n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	out[0] = '0';
+	out[1] = 'x';
+	for (int i = 0; i < n; i++)
+		out[2 + i] = tmp[n - 1 - i];
+	out[2 + n] = 0;
+	put_str(out);
+}
+
+/* The number of @p site, declared with a "#@site" line the first time;
+ * 0 when there is no site or no room. */
+static unsigned site_number(const void *site)
+{
+	uintptr_t a = (uintptr_t)site;
+	if (!a)
+		return 0;
+	if ((site_used + 1) * 2 > site_cap && !sites_grow())
+		return 0;
+	size_t i = (size_t)(hl_mix64(a) & (site_cap - 1));
+	while (sites[i].addr && sites[i].addr != a)
+		i = (i + 1) & (site_cap - 1);
+	if (sites[i].addr)
+		return sites[i].n;
+	sites[i].addr = a;
+	sites[i].n = (unsigned)++site_used;
+	put_str("#@site ");
+	put_num(sites[i].n);
+	put_str(" ");
+	put_hex(a);
+	put_str("\n");
+	return sites[i].n;
+}
+
+static void put_site(unsigned n)
+{
+	if (n) {
+		put_str(" @");
+		put_num(n);
+	}
+}
+
+/* ---- resident-set samples -------------------------------------------------- */
+
+/* Resident bytes from /proc/self/statm (second field, in pages). */
+static unsigned long long rss_bytes(void)
+{
+	int f = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return 0;
+	char text[128];
+	ssize_t n = read(f, text, sizeof text - 1);
+	close(f);
+	if (n <= 0)
+		return 0;
+	text[n] = 0;
+	const char *s = text;
+	while (*s && *s != ' ')
+		s++;
+	unsigned long long pages = 0;
+	for (s++; *s >= '0' && *s <= '9'; s++)
+		pages = pages * 10 + (unsigned long long)(*s - '0');
+	return pages * (unsigned long long)sysconf(_SC_PAGESIZE);
+}
+
+static void sample_line(long long t)
+{
+	put_str("#@rss ");
+	put_num((unsigned long long)((t - t0_ns) / 1000000));
+	put_str(" ");
+	put_num(rss_bytes());
+	put_str("\n");
+}
+
+/* Called with the lock held after each op line. */
+static void maybe_sample(void)
+{
+	if (!sample_ms || ++ops_since_check < SAMPLE_CHECK)
+		return;
+	ops_since_check = 0;
+	long long t = now_ns();
+	if (t < next_sample_ns)
+		return;
+	next_sample_ns = t + sample_ms * 1000000LL;
+	sample_line(t);
+}
+
+void hl_rec_sample_every(long ms)
+{
+	sample_ms = ms > 0 ? ms : 0;
+	ops_since_check = SAMPLE_CHECK - 1;   /* the first op samples */
+}
+
+/* Writes "<op> <id> <a> [<b>] [@site]" for a new block p. */
+static void record_new(char op, const void *p, size_t a, size_t b, bool two, const void *site)
 {
 	if (fd < 0 || !p)
 		return;
 	pthread_mutex_lock(&lock);
 	thread_line();
+	unsigned sn = site_number(site);
 	long id = assign((uintptr_t)p);
 	if (id >= 0) {
 		char o[3] = { op, ' ', 0 };
@@ -168,32 +321,50 @@ static void record_new(char op, const void *p, size_t a, size_t b, bool two)
 			put_str(" ");
 			put_num(b);
 		}
+		put_site(sn);
 		put_str("\n");
+		maybe_sample();
 	}
 	pthread_mutex_unlock(&lock);
 }
 
-void hl_rec_malloc(const void *p, size_t n) { record_new('a', p, n, 0, false); }
-void hl_rec_calloc(const void *p, size_t count, size_t size) { record_new('c', p, count, size, true); }
-void hl_rec_memalign(const void *p, size_t align, size_t n) { record_new('m', p, align, n, true); }
+void hl_rec_malloc(const void *p, size_t n) { record_new('a', p, n, 0, false, NULL); }
+void hl_rec_calloc(const void *p, size_t count, size_t size) { record_new('c', p, count, size, true, NULL); }
+void hl_rec_memalign(const void *p, size_t align, size_t n) { record_new('m', p, align, n, true, NULL); }
+void hl_rec_malloc_at(const void *p, size_t n, const void *site) { record_new('a', p, n, 0, false, site); }
 
-void hl_rec_realloc(const void *old, const void *p, size_t n)
+void hl_rec_calloc_at(const void *p, size_t count, size_t size, const void *site)
+{
+	record_new('c', p, count, size, true, site);
+}
+
+void hl_rec_memalign_at(const void *p, size_t align, size_t n, const void *site)
+{
+	record_new('m', p, align, n, true, site);
+}
+
+void hl_rec_realloc(const void *old, const void *p, size_t n) { hl_rec_realloc_at(old, p, n, NULL); }
+
+void hl_rec_realloc_at(const void *old, const void *p, size_t n, const void *site)
 {
 	if (fd < 0)
 		return;
 	if (!old) {
-		hl_rec_malloc(p, n);
+		record_new('a', p, n, 0, false, site);
 		return;
 	}
 	pthread_mutex_lock(&lock);
 	long id = forget((uintptr_t)old);
 	if (id >= 0) {
 		thread_line();
+		unsigned sn = site_number(site);
 		put_str("r ");
 		put_num((unsigned long long)id);
 		put_str(" ");
 		put_num(n);
+		put_site(sn);
 		put_str("\n");
+		maybe_sample();
 		if (p && n) {
 			if ((used + tombs + 1) * 2 > cap)
 				grow();
@@ -224,6 +395,7 @@ void hl_rec_free(const void *p)
 		else
 			put_num((unsigned long long)id);
 		put_str("\n");
+		maybe_sample();
 	}
 	pthread_mutex_unlock(&lock);
 }
@@ -235,4 +407,57 @@ void hl_rec_flush(void)
 	pthread_mutex_lock(&lock);
 	flush_locked();
 	pthread_mutex_unlock(&lock);
+}
+
+/* ---- the end: modules, a last sample ------------------------------------- */
+
+/* One "#@module LO HI BASE PATH" per executable segment of each object. */
+static int module_lines(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	const char *self = arg;
+	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : self;
+	if (!path || !*path)
+		return 0;
+	for (int k = 0; k < info->dlpi_phnum; k++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		put_str("#@module ");
+		put_hex(lo);
+		put_str(" ");
+		put_hex(lo + ph->p_memsz);
+		put_str(" ");
+		put_hex(info->dlpi_addr);
+		put_str(" ");
+		put_str(path);
+		put_str("\n");
+	}
+	return 0;
+}
+
+void hl_rec_finish(void)
+{
+	if (fd < 0)
+		return;
+	static char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	self[n > 0 ? n : 0] = 0;
+	pthread_mutex_lock(&lock);
+	if (site_used)
+		dl_iterate_phdr(module_lines, self);
+	if (sample_ms)
+		sample_line(now_ns());
+	flush_locked();
+	pthread_mutex_unlock(&lock);
+}
+
+void hl_rec_forget(void)
+{
+	if (fd >= 0)
+		close(fd);
+	fd = -1;
+	buflen = 0;
+	pthread_mutex_init(&lock, NULL);
 }
