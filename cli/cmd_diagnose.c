@@ -4,6 +4,7 @@
  * wires the steps). */
 #include "config.h"
 #include <dirent.h>
+#include <gnu/libc-version.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,7 @@ static int usage(FILE *out)
 {
 	fprintf(out,
 		"usage: heaplab diagnose [--policies=LIST] [--knobs='POLICY/CONF;...'] [-o REPORT.html]\n"
-		"                        [--sample-ms N] [--keep=FILE.rep] -- COMMAND [ARGS...]\n"
+		"                        [--model=CONF] [--sample-ms N] [--keep=FILE.rep] -- COMMAND [ARGS...]\n"
 		"       heaplab diagnose [options] --trace=FILE.rep\n"
 		"Runs COMMAND once on the C library's malloc with libheaplab-record.so, recording\n"
 		"every call with its allocation site and the process's RSS every N ms (default 10),\n"
@@ -29,7 +30,9 @@ static int usage(FILE *out)
 		"candidates, e.g. 'bins/arena_max:4;slab/narenas:4') is ranked by peak and final\n"
 		"heap and kernel calls.  Prints a summary and recommends the real allocator's\n"
 		"setting; -o writes a self-contained HTML report.  --trace diagnoses a recording\n"
-		"made before (by --keep, or HEAPLAB_RECORD=PREFIX LD_PRELOAD=libheaplab-record.so).\n");
+		"made before (by --keep, or HEAPLAB_RECORD=PREFIX LD_PRELOAD=libheaplab-record.so).\n"
+		"--model gives bins' options for the attribution (default: this machine's glibc:\n"
+		"'tcache_count:7,fastbins:on' before 2.43, the model's defaults from 2.43).\n");
 	return out == stdout ? 0 : 2;
 }
 
@@ -134,6 +137,16 @@ static int record(char **argv, const char *sample_ms, char *dir, char *out, size
 	return 0;
 }
 
+/* bins' options for this machine's glibc: the model's defaults are 2.43's;
+ * before it, 7 chunks per tcache bin and fastbins. */
+static const char *glibc_rules(void)
+{
+	int major = 0, minor = 0;
+	if (sscanf(gnu_get_libc_version(), "%d.%d", &major, &minor) == 2 && (major < 2 || (major == 2 && minor < 43)))
+		return "tcache_count:7,fastbins:on";
+	return "";
+}
+
 static char *joined(char **argv)
 {
 	size_t n = 1;
@@ -163,10 +176,10 @@ static int keep_copy(const char *from, const char *to)
 
 /* Replays every candidate and writes the report. */
 static int diagnose(const hl_trace_t *t, const char *command, const char *policies, const char *knobs,
-		    const char *html)
+		    const char *model, const char *html)
 {
 	size_t n;
-	dx_candidate_t *cands = dx_grid(policies, knobs, &n);
+	dx_candidate_t *cands = dx_grid(policies, knobs, model, &n);
 	if (!cands)
 		return cli_error("%s", hl_last_error());
 	dx_run_t base, *runs = calloc(n, sizeof *runs);
@@ -174,7 +187,7 @@ static int diagnose(const hl_trace_t *t, const char *command, const char *polici
 	if (!runs || !order)
 		return cli_error("diagnose: out of memory");
 	int rc = 0;
-	if (dx_replay(t, "bins", "", true, cli_progress_cb, &base) != 0) {
+	if (dx_replay(t, "bins", model, true, cli_progress_cb, &base) != 0) {
 		rc = cli_error("diagnose: %s", hl_last_error());
 		goto out;
 	}
@@ -213,6 +226,7 @@ out:
 int cmd_diagnose(int argc, char **argv)
 {
 	const char *policies = NULL, *knobs = NULL, *html = NULL, *trace = NULL, *keep = NULL;
+	const char *model = glibc_rules();
 	const char *sample_ms = "10";
 	int i = 1;
 	for (; i < argc; i++) {
@@ -229,7 +243,8 @@ int cmd_diagnose(int argc, char **argv)
 		}
 		if ((r = cli_opt(argc, argv, &i, "--policies", &policies)) || (r = cli_opt(argc, argv, &i, "--knobs", &knobs)) ||
 		    (r = cli_opt(argc, argv, &i, "--trace", &trace)) || (r = cli_opt(argc, argv, &i, "--keep", &keep)) ||
-		    (r = cli_opt(argc, argv, &i, "--sample-ms", &sample_ms)) || (r = cli_opt(argc, argv, &i, "--output", &html))) {
+		    (r = cli_opt(argc, argv, &i, "--sample-ms", &sample_ms)) || (r = cli_opt(argc, argv, &i, "--output", &html)) ||
+		    (r = cli_opt(argc, argv, &i, "--model", &model))) {
 			if (r < 0)
 				return 2;
 		} else if (!strcmp(argv[i], "--help")) {
@@ -248,10 +263,14 @@ int cmd_diagnose(int argc, char **argv)
 	if (trace && i < argc)
 		return cli_error("diagnose: give either a command or --trace, not both");
 	size_t ncand;
-	dx_candidate_t *check = dx_grid(policies, knobs, &ncand);   /* bad names fail before the run */
+	dx_candidate_t *check = dx_grid(policies, knobs, model, &ncand);   /* bad names fail before the run */
 	if (!check)
 		return cli_error("%s", hl_last_error());
 	dx_grid_free(check, ncand);
+	hl_heap_t *probe = hl_heap_new("bins", *model ? model : NULL);
+	if (!probe)
+		return cli_error("diagnose: --model: %s", hl_last_error());
+	hl_heap_destroy(probe);
 	char dir[4096] = "", path[4200];
 	char *command = trace ? strdup(trace) : joined(argv + i);
 	int rc = 0;
@@ -265,7 +284,7 @@ int cmd_diagnose(int argc, char **argv)
 	if (t && keep && dir[0])
 		rc = keep_copy(trace, keep);
 	if (t && !rc)
-		rc = diagnose(t, command, policies, knobs, html);
+		rc = diagnose(t, command, policies, knobs, model, html);
 	hl_trace_free(t);
 	if (dir[0])
 		remove_dir(dir);

@@ -92,8 +92,10 @@ typedef struct dx_candidate {
 
 /** The built-in grid for the compiled-in policies named in @p policies
  *  (comma list, NULL = all); NULL with hl_last_error() on an unknown name.
- *  @p knobs (may be NULL) adds "policy:conf" candidates separated by ';'. */
-dx_candidate_t *dx_grid(const char *policies, const char *knobs, size_t *n);
+ *  @p knobs (may be NULL) adds "POLICY/CONF" candidates separated by ';';
+ *  @p bins_base (may be NULL) goes before the grid's own options of bins
+ *  (the rules of the glibc the program ran on). */
+dx_candidate_t *dx_grid(const char *policies, const char *knobs, const char *bins_base, size_t *n);
 void dx_grid_free(dx_candidate_t *c, size_t n);
 /** Orders @p runs best first: lowest peak, then final, then OS calls;
  *  failed runs last.  Fills @p order with indexes. */

@@ -109,16 +109,21 @@ static int add_knobs(dx_candidate_t **v, size_t *n, const char *knobs)
 	return rc;
 }
 
-dx_candidate_t *dx_grid(const char *policies, const char *knobs, size_t *n)
+dx_candidate_t *dx_grid(const char *policies, const char *knobs, const char *bins_base, size_t *n)
 {
 	*n = 0;
 	if (check_names(policies) < 0)
 		return NULL;
 	dx_candidate_t *v = NULL;
 	for (size_t k = 0; k < sizeof grid / sizeof grid[0]; k++)
-		if (listed(policies, grid[k].policy) && compiled_in(grid[k].policy) &&
-		    add(&v, n, grid[k].policy, grid[k].conf, grid[k].real) < 0)
-			goto fail;
+		if (listed(policies, grid[k].policy) && compiled_in(grid[k].policy)) {
+			char conf[256];
+			bool based = bins_base && *bins_base && !strcmp(grid[k].policy, "bins");
+			snprintf(conf, sizeof conf, "%s%s%s", based ? bins_base : "", based && *grid[k].conf ? "," : "",
+				 grid[k].conf);
+			if (add(&v, n, grid[k].policy, conf, grid[k].real) < 0)
+				goto fail;
+		}
 	if (knobs && *knobs && add_knobs(&v, n, knobs) < 0)
 		goto fail;
 	if (!*n) {
