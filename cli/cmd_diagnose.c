@@ -93,12 +93,12 @@ static void remove_dir(const char *dir)
 /* Runs the program under the recorder; the recording's path into @p out. */
 static int record(char **argv, const char *sample_ms, char *dir, char *out, size_t len)
 {
+	if (!runnable(argv[0]))
+		return cli_error("diagnose: cannot run %s: no such program", argv[0]);
 	if (*HL_SANITIZERS_BUILD)
 		return cli_error("diagnose: this heaplab is built with -fsanitize=%s, whose runtime owns malloc: "
 				 "its recorder cannot go into another program (use a build without sanitizers)",
 				 HL_SANITIZERS_BUILD);
-	if (!runnable(argv[0]))
-		return cli_error("diagnose: cannot run %s: no such program", argv[0]);
 	const char *lib = cli_record_path();
 	if (access(lib, R_OK) != 0)
 		return cli_error("diagnose: cannot find %s (set HEAPLAB_RECORDER to its path)", lib);
