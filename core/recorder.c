@@ -2,8 +2,8 @@
  * The trace recorder behind HEAPLAB_TRACE (see recorder.h).
  *
  * Each live pointer gets a block id from a map (open addressing, mapped
- * with hl_os_boot_alloc); freed ids are reused, smallest first is not
- * needed — a counter suffices because traces allow any id.  A "t N" line
+ * with hl_os_boot_alloc); freed ids are reused, last freed first (a stack),
+ * so a long run stays within the reader's bound on ids (trace.c).  A "t N" line
  * is written whenever the calling thread differs from the previous line's.
  *
  * With sites (the *_at calls of libheaplab-record.so), a second map numbers
@@ -36,6 +36,8 @@ static size_t buflen;
 static slot_t *map;
 static size_t cap, used, tombs;
 static long next_id;
+static long *free_ids;            /* ids of freed blocks, to reuse */
+static size_t nfree_ids, free_ids_cap;
 static unsigned last_tid;
 static unsigned next_tid = 1;
 static __thread unsigned my_tid;   /* 0 = not yet numbered */
@@ -92,9 +94,12 @@ static void put_num(unsigned long long v)
 
 static size_t slot_index(uintptr_t p) { return (size_t)(hl_mix64(p) & (cap - 1)); }
 
+/* Rehashes into a table twice as big, or as big when tombstones are what
+ * filled it (a long run frees as much as it allocates: doubling for them
+ * would grow the recorder's own memory without bound). */
 static bool grow(void)
 {
-	size_t ncap = cap ? cap * 2 : 1 << 16;
+	size_t ncap = !cap ? 1 << 16 : used * 4 >= cap ? cap * 2 : cap;
 	slot_t *n = hl_os_boot_alloc(ncap * sizeof *n);
 	if (!n)
 		return false;
@@ -122,6 +127,24 @@ static slot_t *find(uintptr_t p)
 	return NULL;
 }
 
+/* Keeps a freed block's id for the next new block. */
+static void recycle(long id)
+{
+	if (nfree_ids == free_ids_cap) {
+		size_t ncap = free_ids_cap ? free_ids_cap * 2 : 1 << 14;
+		long *n = hl_os_boot_alloc(ncap * sizeof *n);
+		if (!n)
+			return;        /* the id is simply not reused */
+		if (free_ids) {
+			memcpy(n, free_ids, nfree_ids * sizeof *n);
+			hl_os_boot_free(free_ids, free_ids_cap * sizeof *free_ids);
+		}
+		free_ids = n;
+		free_ids_cap = ncap;
+	}
+	free_ids[nfree_ids++] = id;
+}
+
 static long assign(uintptr_t p)
 {
 	if ((used + tombs + 1) * 2 > cap && !grow())
@@ -132,7 +155,7 @@ static long assign(uintptr_t p)
 	if (map[i].ptr == 1)
 		tombs--;
 	map[i].ptr = p;
-	map[i].id = next_id++;
+	map[i].id = nfree_ids ? free_ids[--nfree_ids] : next_id++;
 	used++;
 	return map[i].id;
 }
@@ -274,12 +297,20 @@ static unsigned long long rss_bytes(void)
 	return pages * (unsigned long long)sysconf(_SC_PAGESIZE);
 }
 
+/* Bytes of the recorder's own tables (mapped; touched, as they hash
+ * everywhere): not the program's. */
+static unsigned long long own_bytes(void)
+{
+	return cap * sizeof *map + site_cap * sizeof *sites + free_ids_cap * sizeof *free_ids;
+}
+
 static void sample_line(long long t)
 {
+	unsigned long long rss = rss_bytes(), own = own_bytes();
 	put_str("#@rss ");
 	put_num((unsigned long long)((t - t0_ns) / 1000000));
 	put_str(" ");
-	put_num(rss_bytes());
+	put_num(rss > own ? rss - own : 0);
 	put_str("\n");
 }
 
@@ -365,7 +396,9 @@ void hl_rec_realloc_at(const void *old, const void *p, size_t n, const void *sit
 		put_site(sn);
 		put_str("\n");
 		maybe_sample();
-		if (p && n) {
+		if (!(p && n)) {
+			recycle(id);
+		} else {
 			if ((used + tombs + 1) * 2 > cap)
 				grow();
 			size_t i = slot_index((uintptr_t)p);
@@ -395,6 +428,8 @@ void hl_rec_free(const void *p)
 		else
 			put_num((unsigned long long)id);
 		put_str("\n");
+		if (id >= 0)
+			recycle(id);
 		maybe_sample();
 	}
 	pthread_mutex_unlock(&lock);

@@ -25,7 +25,8 @@ void hl_rec_flush(void);
  * address gets a number and a line "#@site N 0xADDR" before the first op
  * that names it; the op line ends with " @N".  Every @p rss_every_ms (0:
  * never) of operations, a line "#@rss MS BYTES" gives the process's
- * resident bytes (/proc/self/statm) at MS milliseconds since the start.
+ * resident bytes (/proc/self/statm, less the recorder's own tables) at MS
+ * milliseconds since the start.
  * hl_rec_finish writes the loaded modules ("#@module LO HI BASE PATH", one
  * per executable segment) so that sites can be resolved to module+offset
  * after the program is gone, a last "#@rss" line, and flushes.
