@@ -27,6 +27,7 @@ int cmd_plot(int argc, char **argv);
 int cmd_quiz(int argc, char **argv);
 int cmd_grade(int argc, char **argv);
 int cmd_fidelity(int argc, char **argv);
+int cmd_diagnose(int argc, char **argv);
 
 /** Prints "heaplab: <msg>" to stderr and returns 2 (for `return cli_usage_error(...)`). */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -57,4 +58,6 @@ void cli_json_str(const char *key, const char *v, bool comma);
 double cli_now(void);
 /** Path of libheaplab-preload.so (env HEAPLAB_PRELOAD, build tree, libdir). */
 const char *cli_preload_path(void);
+/** Path of libheaplab-record.so (HEAPLAB_RECORDER overrides). */
+const char *cli_record_path(void);
 #endif

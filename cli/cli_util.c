@@ -127,10 +127,11 @@ int cli_last_error(void)
 	return cli_error("%s", hl_last_error());
 }
 
-const char *cli_preload_path(void)
+/* Finds @p lib (a shared library of this build) next to the command, in
+ * the build tree, or in the installed libdir; @p env overrides. */
+static const char *library_path(const char *env_name, const char *lib, char *path, size_t len)
 {
-	static char path[PATH_MAX];
-	const char *env = getenv("HEAPLAB_PRELOAD");
+	const char *env = getenv(env_name);
 	if (env && *env)
 		return env;
 	char exe[PATH_MAX];
@@ -140,19 +141,28 @@ const char *cli_preload_path(void)
 		char *slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = 0;
-			static const char *const candidates[] = {
-				"%s/.libs/libheaplab-preload.so", "%s/libheaplab-preload.so",
-				"%s/../.libs/libheaplab-preload.so",
-			};
+			static const char *const candidates[] = { "%s/.libs/%s", "%s/%s", "%s/../.libs/%s" };
 			for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
-				snprintf(path, sizeof path, candidates[i], exe);
+				snprintf(path, len, candidates[i], exe, lib);
 				if (access(path, R_OK) == 0)
 					return path;
 			}
 		}
 	}
-	snprintf(path, sizeof path, "%s/libheaplab-preload.so", HL_LIBDIR);
+	snprintf(path, len, "%s/%s", HL_LIBDIR, lib);
 	return path;
+}
+
+const char *cli_preload_path(void)
+{
+	static char path[PATH_MAX];
+	return library_path("HEAPLAB_PRELOAD", "libheaplab-preload.so", path, sizeof path);
+}
+
+const char *cli_record_path(void)
+{
+	static char path[PATH_MAX];
+	return library_path("HEAPLAB_RECORDER", "libheaplab-record.so", path, sizeof path);
 }
 
 hl_trace_t *cli_load_trace(const char *path)

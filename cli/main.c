@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{ "plot", cmd_plot, "plot live, committed and resident bytes over time (SVG)" },
 	{ "quiz", cmd_quiz, "drill the question bank in a terminal" },
 	{ "grade", cmd_grade, "malloc-lab scoring of a policy over traces" },
+	{ "diagnose", cmd_diagnose, "record a real program and explain what holds its memory; what other allocators would do" },
 	{ "fidelity", cmd_fidelity, "each model against the real allocator it models, claim by claim" },
 };
 

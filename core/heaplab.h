@@ -358,6 +358,25 @@ HL_API char hl_trace_op_kind(const hl_trace_t *t, size_t i);
 HL_API size_t hl_trace_op_size(const hl_trace_t *t, size_t i);
 /** Block id of op @p i (-1 when none). */
 HL_API long hl_trace_op_id(const hl_trace_t *t, size_t i);
+/** Largest block id the trace uses, plus one (0 when it uses none). */
+HL_API long hl_trace_max_id(const hl_trace_t *t);
+/** Allocation site of op @p i (a trace recorded with sites: "a 3 100 @7"):
+ *  1..hl_trace_sites(t), or 0 when the op names none. */
+HL_API unsigned hl_trace_op_site(const hl_trace_t *t, size_t i);
+/** Number of allocation sites the trace declares ("#@site N 0xADDR"). */
+HL_API unsigned hl_trace_sites(const hl_trace_t *t);
+/** Site @p s's return address in the recorded process; @p module and
+ *  @p offset (either may be NULL) get the file of the executable segment
+ *  that held it ("#@module LO HI BASE PATH") and the address relative to
+ *  that file's load base (what `addr2line -e MODULE` takes), or NULL and 0
+ *  when no module covers it.  0 for a site that does not exist. */
+HL_API uintptr_t hl_trace_site(const hl_trace_t *t, unsigned s, const char **module, uintptr_t *offset);
+/** Number of resident-set samples in the trace ("#@rss MS BYTES"). */
+HL_API size_t hl_trace_samples(const hl_trace_t *t);
+/** Sample @p k: how many ops of the trace came before it, its time in
+ *  milliseconds since the recording started and the process's resident
+ *  bytes then.  false when there is no such sample. */
+HL_API bool hl_trace_sample(const hl_trace_t *t, size_t k, size_t *ops_before, unsigned long *ms, size_t *bytes);
 /** The heap a replay runs on. */
 HL_API hl_heap_t *hl_replay_heap(const hl_replay_t *rp);
 /** The trace a replay runs. */

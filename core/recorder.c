@@ -2,13 +2,21 @@
  * The trace recorder behind HEAPLAB_TRACE (see recorder.h).
  *
  * Each live pointer gets a block id from a map (open addressing, mapped
- * with hl_os_boot_alloc); freed ids are reused, smallest first is not
- * needed — a counter suffices because traces allow any id.  A "t N" line
+ * with hl_os_boot_alloc); freed ids are reused, last freed first (a stack),
+ * so a long run stays within the reader's bound on ids (trace.c).  A "t N" line
  * is written whenever the calling thread differs from the previous line's.
+ *
+ * With sites (the *_at calls of libheaplab-record.so), a second map numbers
+ * the callers' return addresses; resident-set samples are taken on the
+ * allocation path itself (no thread of our own), every SAMPLE_CHECK ops at
+ * most one clock read, so a program that does not allocate is not sampled
+ * until it does again (and once at the end).
  */
 #include "config.h"
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
+#include <time.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,9 +36,25 @@ static size_t buflen;
 static slot_t *map;
 static size_t cap, used, tombs;
 static long next_id;
+static long *free_ids;            /* ids of freed blocks, to reuse */
+static size_t nfree_ids, free_ids_cap;
 static unsigned last_tid;
 static unsigned next_tid = 1;
 static __thread unsigned my_tid;   /* 0 = not yet numbered */
+
+/* Sites: return address -> number (1, 2, ...), open addressing. */
+typedef struct site_slot {
+	uintptr_t addr;  /* 0 empty */
+	unsigned n;
+} site_slot_t;
+static site_slot_t *sites;
+static size_t site_cap, site_used;
+
+/* Resident-set samples. */
+enum { SAMPLE_CHECK = 256 };
+static long sample_ms;            /* 0: no samples */
+static long long t0_ns, next_sample_ns;
+static unsigned ops_since_check;
 
 static void flush_locked(void)
 {
@@ -70,9 +94,12 @@ static void put_num(unsigned long long v)
 
 static size_t slot_index(uintptr_t p) { return (size_t)(hl_mix64(p) & (cap - 1)); }
 
+/* Rehashes into a table twice as big, or as big when tombstones are what
+ * filled it (a long run frees as much as it allocates: doubling for them
+ * would grow the recorder's own memory without bound). */
 static bool grow(void)
 {
-	size_t ncap = cap ? cap * 2 : 1 << 16;
+	size_t ncap = !cap ? 1 << 16 : used * 4 >= cap ? cap * 2 : cap;
 	slot_t *n = hl_os_boot_alloc(ncap * sizeof *n);
 	if (!n)
 		return false;
@@ -100,6 +127,24 @@ static slot_t *find(uintptr_t p)
 	return NULL;
 }
 
+/* Keeps a freed block's id for the next new block. */
+static void recycle(long id)
+{
+	if (nfree_ids == free_ids_cap) {
+		size_t ncap = free_ids_cap ? free_ids_cap * 2 : 1 << 14;
+		long *n = hl_os_boot_alloc(ncap * sizeof *n);
+		if (!n)
+			return;        /* the id is simply not reused */
+		if (free_ids) {
+			memcpy(n, free_ids, nfree_ids * sizeof *n);
+			hl_os_boot_free(free_ids, free_ids_cap * sizeof *free_ids);
+		}
+		free_ids = n;
+		free_ids_cap = ncap;
+	}
+	free_ids[nfree_ids++] = id;
+}
+
 static long assign(uintptr_t p)
 {
 	if ((used + tombs + 1) * 2 > cap && !grow())
@@ -110,7 +155,7 @@ static long assign(uintptr_t p)
 	if (map[i].ptr == 1)
 		tombs--;
 	map[i].ptr = p;
-	map[i].id = next_id++;
+	map[i].id = nfree_ids ? free_ids[--nfree_ids] : next_id++;
 	used++;
 	return map[i].id;
 }
@@ -140,8 +185,16 @@ static void thread_line(void)
 	}
 }
 
+static long long now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 int hl_rec_open(const char *path)
 {
+	t0_ns = next_sample_ns = now_ns();
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
@@ -150,13 +203,144 @@ int hl_rec_open(const char *path)
 	return 0;
 }
 
-/* Writes "<op> <id> <a> [<b>]" for a new block p. */
-static void record_new(char op, const void *p, size_t a, size_t b, bool two)
+/* ---- sites ---------------------------------------------------------------- */
+
+static bool sites_grow(void)
+{
+	size_t ncap = site_cap ? site_cap * 2 : 1 << 12;
+	site_slot_t *n = hl_os_boot_alloc(ncap * sizeof *n);
+	if (!n)
+		return false;
+	for (size_t i = 0; i < site_cap; i++)
+		if (sites[i].addr) {
+			size_t k = (size_t)(hl_mix64(sites[i].addr) & (ncap - 1));
+			while (n[k].addr)
+				k = (k + 1) & (ncap - 1);
+			n[k] = sites[i];
+		}
+	if (sites)
+		hl_os_boot_free(sites, site_cap * sizeof *sites);
+	sites = n;
+	site_cap = ncap;
+	return true;
+}
+
+static void put_hex(uintptr_t v)
+{
+	char out[24];
+	int n = 0;
+	char tmp[20];
+	do {
+		tmp[n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	out[0] = '0';
+	out[1] = 'x';
+	for (int i = 0; i < n; i++)
+		out[2 + i] = tmp[n - 1 - i];
+	out[2 + n] = 0;
+	put_str(out);
+}
+
+/* The number of @p site, declared with a "#@site" line the first time;
+ * 0 when there is no site or no room. */
+static unsigned site_number(const void *site)
+{
+	uintptr_t a = (uintptr_t)site;
+	if (!a)
+		return 0;
+	if ((site_used + 1) * 2 > site_cap && !sites_grow())
+		return 0;
+	size_t i = (size_t)(hl_mix64(a) & (site_cap - 1));
+	while (sites[i].addr && sites[i].addr != a)
+		i = (i + 1) & (site_cap - 1);
+	if (sites[i].addr)
+		return sites[i].n;
+	sites[i].addr = a;
+	sites[i].n = (unsigned)++site_used;
+	put_str("#@site ");
+	put_num(sites[i].n);
+	put_str(" ");
+	put_hex(a);
+	put_str("\n");
+	return sites[i].n;
+}
+
+static void put_site(unsigned n)
+{
+	if (n) {
+		put_str(" @");
+		put_num(n);
+	}
+}
+
+/* ---- resident-set samples -------------------------------------------------- */
+
+/* Resident bytes from /proc/self/statm (second field, in pages). */
+static unsigned long long rss_bytes(void)
+{
+	int f = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return 0;
+	char text[128];
+	ssize_t n = read(f, text, sizeof text - 1);
+	close(f);
+	if (n <= 0)
+		return 0;
+	text[n] = 0;
+	const char *s = text;
+	while (*s && *s != ' ')
+		s++;
+	unsigned long long pages = 0;
+	for (s++; *s >= '0' && *s <= '9'; s++)
+		pages = pages * 10 + (unsigned long long)(*s - '0');
+	return pages * (unsigned long long)sysconf(_SC_PAGESIZE);
+}
+
+/* Bytes of the recorder's own tables (mapped; touched, as they hash
+ * everywhere): not the program's. */
+static unsigned long long own_bytes(void)
+{
+	return cap * sizeof *map + site_cap * sizeof *sites + free_ids_cap * sizeof *free_ids;
+}
+
+static void sample_line(long long t)
+{
+	unsigned long long rss = rss_bytes(), own = own_bytes();
+	put_str("#@rss ");
+	put_num((unsigned long long)((t - t0_ns) / 1000000));
+	put_str(" ");
+	put_num(rss > own ? rss - own : 0);
+	put_str("\n");
+}
+
+/* Called with the lock held after each op line. */
+static void maybe_sample(void)
+{
+	if (!sample_ms || ++ops_since_check < SAMPLE_CHECK)
+		return;
+	ops_since_check = 0;
+	long long t = now_ns();
+	if (t < next_sample_ns)
+		return;
+	next_sample_ns = t + sample_ms * 1000000LL;
+	sample_line(t);
+}
+
+void hl_rec_sample_every(long ms)
+{
+	sample_ms = ms > 0 ? ms : 0;
+	ops_since_check = SAMPLE_CHECK - 1;   /* the first op samples */
+}
+
+/* Writes "<op> <id> <a> [<b>] [@site]" for a new block p. */
+static void record_new(char op, const void *p, size_t a, size_t b, bool two, const void *site)
 {
 	if (fd < 0 || !p)
 		return;
 	pthread_mutex_lock(&lock);
 	thread_line();
+	unsigned sn = site_number(site);
 	long id = assign((uintptr_t)p);
 	if (id >= 0) {
 		char o[3] = { op, ' ', 0 };
@@ -168,33 +352,53 @@ static void record_new(char op, const void *p, size_t a, size_t b, bool two)
 			put_str(" ");
 			put_num(b);
 		}
+		put_site(sn);
 		put_str("\n");
+		maybe_sample();
 	}
 	pthread_mutex_unlock(&lock);
 }
 
-void hl_rec_malloc(const void *p, size_t n) { record_new('a', p, n, 0, false); }
-void hl_rec_calloc(const void *p, size_t count, size_t size) { record_new('c', p, count, size, true); }
-void hl_rec_memalign(const void *p, size_t align, size_t n) { record_new('m', p, align, n, true); }
+void hl_rec_malloc(const void *p, size_t n) { record_new('a', p, n, 0, false, NULL); }
+void hl_rec_calloc(const void *p, size_t count, size_t size) { record_new('c', p, count, size, true, NULL); }
+void hl_rec_memalign(const void *p, size_t align, size_t n) { record_new('m', p, align, n, true, NULL); }
+void hl_rec_malloc_at(const void *p, size_t n, const void *site) { record_new('a', p, n, 0, false, site); }
 
-void hl_rec_realloc(const void *old, const void *p, size_t n)
+void hl_rec_calloc_at(const void *p, size_t count, size_t size, const void *site)
+{
+	record_new('c', p, count, size, true, site);
+}
+
+void hl_rec_memalign_at(const void *p, size_t align, size_t n, const void *site)
+{
+	record_new('m', p, align, n, true, site);
+}
+
+void hl_rec_realloc(const void *old, const void *p, size_t n) { hl_rec_realloc_at(old, p, n, NULL); }
+
+void hl_rec_realloc_at(const void *old, const void *p, size_t n, const void *site)
 {
 	if (fd < 0)
 		return;
 	if (!old) {
-		hl_rec_malloc(p, n);
+		record_new('a', p, n, 0, false, site);
 		return;
 	}
 	pthread_mutex_lock(&lock);
 	long id = forget((uintptr_t)old);
 	if (id >= 0) {
 		thread_line();
+		unsigned sn = site_number(site);
 		put_str("r ");
 		put_num((unsigned long long)id);
 		put_str(" ");
 		put_num(n);
+		put_site(sn);
 		put_str("\n");
-		if (p && n) {
+		maybe_sample();
+		if (!(p && n)) {
+			recycle(id);
+		} else {
 			if ((used + tombs + 1) * 2 > cap)
 				grow();
 			size_t i = slot_index((uintptr_t)p);
@@ -224,6 +428,9 @@ void hl_rec_free(const void *p)
 		else
 			put_num((unsigned long long)id);
 		put_str("\n");
+		if (id >= 0)
+			recycle(id);
+		maybe_sample();
 	}
 	pthread_mutex_unlock(&lock);
 }
@@ -235,4 +442,57 @@ void hl_rec_flush(void)
 	pthread_mutex_lock(&lock);
 	flush_locked();
 	pthread_mutex_unlock(&lock);
+}
+
+/* ---- the end: modules, a last sample ------------------------------------- */
+
+/* One "#@module LO HI BASE PATH" per executable segment of each object. */
+static int module_lines(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	const char *self = arg;
+	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : self;
+	if (!path || !*path)
+		return 0;
+	for (int k = 0; k < info->dlpi_phnum; k++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		put_str("#@module ");
+		put_hex(lo);
+		put_str(" ");
+		put_hex(lo + ph->p_memsz);
+		put_str(" ");
+		put_hex(info->dlpi_addr);
+		put_str(" ");
+		put_str(path);
+		put_str("\n");
+	}
+	return 0;
+}
+
+void hl_rec_finish(void)
+{
+	if (fd < 0)
+		return;
+	static char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	self[n > 0 ? n : 0] = 0;
+	pthread_mutex_lock(&lock);
+	if (site_used)
+		dl_iterate_phdr(module_lines, self);
+	if (sample_ms)
+		sample_line(now_ns());
+	flush_locked();
+	pthread_mutex_unlock(&lock);
+}
+
+void hl_rec_forget(void)
+{
+	if (fd >= 0)
+		close(fd);
+	fd = -1;
+	buflen = 0;
+	pthread_mutex_init(&lock, NULL);
 }

@@ -19,4 +19,26 @@ void hl_rec_realloc(const void *old, const void *p, size_t n);
 void hl_rec_free(const void *p);
 /** Flushes what is buffered (at exit). */
 void hl_rec_flush(void);
+
+/** @name Recording with allocation sites (libheaplab-record.so)
+ * The same operations with the caller's return address @p site: each new
+ * address gets a number and a line "#@site N 0xADDR" before the first op
+ * that names it; the op line ends with " @N".  Every @p rss_every_ms (0:
+ * never) of operations, a line "#@rss MS BYTES" gives the process's
+ * resident bytes (/proc/self/statm, less the recorder's own tables) at MS
+ * milliseconds since the start.
+ * hl_rec_finish writes the loaded modules ("#@module LO HI BASE PATH", one
+ * per executable segment) so that sites can be resolved to module+offset
+ * after the program is gone, a last "#@rss" line, and flushes.
+ */
+/**@{*/
+void hl_rec_sample_every(long rss_every_ms);
+void hl_rec_malloc_at(const void *p, size_t n, const void *site);
+void hl_rec_calloc_at(const void *p, size_t count, size_t size, const void *site);
+void hl_rec_memalign_at(const void *p, size_t align, size_t n, const void *site);
+void hl_rec_realloc_at(const void *old, const void *p, size_t n, const void *site);
+void hl_rec_finish(void);
+/** Stops recording in a child after fork (its ops are not the parent's). */
+void hl_rec_forget(void);
+/**@}*/
 #endif

@@ -160,6 +160,17 @@ static int block_op(reader_t *r, char kind, char *s, hl_trace_op_t *op)
 		return fail(r, "negative size");
 	while (*s == ' ' || *s == '\t')
 		s++;
+	if (*s == '@' && kind != 'f') {
+		long long site;
+		s++;
+		if (field(r, &s, &site, "site") < 0)
+			return -1;
+		if (site < 1 || site > r->t->nsites)
+			return fail(r, "site %lld is not declared by a '#@site' line before it", site);
+		op->site = (unsigned)site;
+		while (*s == ' ' || *s == '\t')
+			s++;
+	}
 	if (*s) {
 		char shown[64];
 		return fail(r, "unexpected '%s' after the op", hl_printable(s, strlen(s), shown, sizeof shown));
@@ -238,6 +249,104 @@ static int parse_op(reader_t *r, char *s, unsigned *tid)
 	return push(r, op);
 }
 
+/* ---- "#@" lines: sites, resident-set samples, modules ---------------------- */
+
+/* Makes room for one more element of @p size in *arr. */
+static int room(reader_t *r, void **arr, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 64;
+	void *a = realloc(*arr, ncap * size);
+	if (!a)
+		return fail(r, "out of memory");
+	*arr = a;
+	*cap = ncap;
+	return 0;
+}
+
+/* Reads one hexadecimal field "0x..."; advances *s. */
+static int hex_field(reader_t *r, char **s, uintptr_t *out, const char *what)
+{
+	while (**s == ' ' || **s == '\t')
+		(*s)++;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(*s, &end, 16);
+	if (end == *s || errno || **s == '-' || (*end && !isspace((unsigned char)*end)))
+		return fail(r, "bad %s", what);
+	*s = end;
+	*out = (uintptr_t)v;
+	return 0;
+}
+
+static int site_line(reader_t *r, char *s)
+{
+	hl_trace_t *t = r->t;
+	long long n;
+	uintptr_t addr;
+	if (field(r, &s, &n, "site number") < 0 || hex_field(r, &s, &addr, "site address") < 0)
+		return -1;
+	if (n != (long long)t->nsites + 1)
+		return fail(r, "site %lld declared out of order (expected %u)", n, t->nsites + 1);
+	size_t cap = t->sites_cap;
+	if (room(r, (void **)&t->sites, t->nsites, &cap, sizeof *t->sites) < 0)
+		return -1;
+	t->sites_cap = (unsigned)cap;
+	t->sites[t->nsites++] = addr;
+	return 0;
+}
+
+static int rss_line(reader_t *r, char *s)
+{
+	hl_trace_t *t = r->t;
+	long long ms, bytes;
+	if (field(r, &s, &ms, "sample time") < 0 || field(r, &s, &bytes, "resident bytes") < 0)
+		return -1;
+	if (ms < 0 || bytes < 0)
+		return fail(r, "negative sample");
+	if (t->nrss && (unsigned long)ms < t->rss[t->nrss - 1].ms)
+		return fail(r, "sample time %lld goes back in time", ms);
+	if (room(r, (void **)&t->rss, t->nrss, &t->rss_cap, sizeof *t->rss) < 0)
+		return -1;
+	t->rss[t->nrss++] = (hl_trace_rss_t){ t->nops, (unsigned long)ms, (size_t)bytes };
+	return 0;
+}
+
+static int module_line(reader_t *r, char *s)
+{
+	hl_trace_t *t = r->t;
+	hl_trace_module_t m;
+	if (hex_field(r, &s, &m.lo, "module start") < 0 || hex_field(r, &s, &m.hi, "module end") < 0 ||
+	    hex_field(r, &s, &m.base, "module base") < 0)
+		return -1;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!*s || m.hi <= m.lo)
+		return fail(r, "module line without a path or with an empty range");
+	if (add_label(r, s, &m.path) < 0 ||
+	    room(r, (void **)&t->modules, t->nmodules, &t->modules_cap, sizeof *t->modules) < 0)
+		return -1;
+	t->modules[t->nmodules++] = m;
+	return 0;
+}
+
+/* A comment line: "#@site", "#@rss" and "#@module" are read, anything else
+ * is a comment. */
+static int comment_line(reader_t *r, char *s)
+{
+	static const struct {
+		const char *word;
+		int (*read)(reader_t *, char *);
+	} words[] = { { "#@site", site_line }, { "#@rss", rss_line }, { "#@module", module_line } };
+	for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
+		size_t n = strlen(words[k].word);
+		if (!strncmp(s, words[k].word, n) && (s[n] == ' ' || s[n] == '\t'))
+			return words[k].read(r, s + n);
+	}
+	return 0;
+}
+
 static bool is_number_line(const char *s)
 {
 	if (*s == '-')
@@ -273,6 +382,8 @@ static int parse_file(reader_t *r, FILE *f)
 		if (!strchr(buf, '\n') && !feof(f))
 			return fail(r, "line longer than %zu characters", sizeof buf - 2);
 		char *s = trim(buf);
+		if (*s == '#' && comment_line(r, s) < 0)
+			return -1;
 		if (!*s || *s == '#')
 			continue;
 		if (!ops_started && header_lines < 4 && is_number_line(s)) {
@@ -355,6 +466,9 @@ void hl_trace_free(hl_trace_t *t)
 	free(t->path);
 	free(t->ops);
 	free(t->labels);
+	free(t->sites);
+	free(t->rss);
+	free(t->modules);
 	free(t->warnings);
 	free(t);
 }
@@ -408,4 +522,45 @@ bool hl_trace_header(const hl_trace_t *t, long header[4])
 	for (int k = 0; k < 4; k++)
 		header[k] = t->has_header ? t->header[k] : -1;
 	return t->has_header;
+}
+
+long hl_trace_max_id(const hl_trace_t *t) { return t->max_id; }
+unsigned hl_trace_op_site(const hl_trace_t *t, size_t i) { return i < t->nops ? t->ops[i].site : 0; }
+unsigned hl_trace_sites(const hl_trace_t *t) { return t->nsites; }
+
+uintptr_t hl_trace_site(const hl_trace_t *t, unsigned s, const char **module, uintptr_t *offset)
+{
+	if (module)
+		*module = NULL;
+	if (offset)
+		*offset = 0;
+	if (s < 1 || s > t->nsites)
+		return 0;
+	uintptr_t a = t->sites[s - 1];
+	for (size_t k = 0; k < t->nmodules; k++) {
+		const hl_trace_module_t *m = &t->modules[k];
+		if (a >= m->lo && a < m->hi) {
+			if (module)
+				*module = t->labels + m->path;
+			if (offset)
+				*offset = a - m->base;
+			break;
+		}
+	}
+	return a;
+}
+
+size_t hl_trace_samples(const hl_trace_t *t) { return t->nrss; }
+
+bool hl_trace_sample(const hl_trace_t *t, size_t k, size_t *ops_before, unsigned long *ms, size_t *bytes)
+{
+	if (k >= t->nrss)
+		return false;
+	if (ops_before)
+		*ops_before = t->rss[k].ops_before;
+	if (ms)
+		*ms = t->rss[k].ms;
+	if (bytes)
+		*bytes = t->rss[k].bytes;
+	return true;
 }

@@ -19,6 +19,17 @@
  *                  warning: the mistake of the program it came from)
  *   # comment
  *
+ * Recorded with sites (libheaplab-record.so), lines an older reader takes
+ * for comments carry the rest, and allocating ops may end with "@N":
+ *
+ *   #@site 7 0x55d0c3a01234      site 7 is this return address
+ *   a 3 100 @7                  block 3 allocated at site 7
+ *   #@rss 120 5238784           120 ms in, the process had 5238784 bytes resident
+ *   #@module LO HI BASE PATH    an executable segment [LO, HI) of PATH loaded at BASE
+ *
+ * Other "#@" words are ignored (comments); a known one with bad fields,
+ * and an "@N" naming a site not declared before it, are damage.
+ *
  * Block ids run from 0 to 4194303 (they index arrays, so the bound keeps
  * a tiny trace from asking for gigabytes); thread ids from 0 to 255.
  */
@@ -26,6 +37,7 @@
 #define HL_TRACE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "heaplab.h"
 
 typedef struct hl_trace_op {
@@ -36,7 +48,19 @@ typedef struct hl_trace_op {
 	size_t aux;       /**< c: element count; m: alignment; s: label offset;
 			       f: 1 when the block was freed before (a double free) */
 	unsigned line;    /**< line in the file */
+	unsigned site;    /**< allocation site 1.., 0 when none */
 } hl_trace_op_t;
+
+typedef struct hl_trace_rss {
+	size_t ops_before;     /**< ops of the trace before the sample */
+	unsigned long ms;      /**< since the recording started */
+	size_t bytes;          /**< resident bytes of the process */
+} hl_trace_rss_t;
+
+typedef struct hl_trace_module {
+	uintptr_t lo, hi, base;
+	size_t path;           /**< offset in labels */
+} hl_trace_module_t;
 
 struct hl_trace {
 	char *path;
@@ -48,6 +72,12 @@ struct hl_trace {
 	bool has_header;
 	char *labels;         /**< label text, NUL-separated */
 	size_t labels_len, labels_cap;
+	uintptr_t *sites;     /**< return address of site k+1 */
+	unsigned nsites, sites_cap;
+	hl_trace_rss_t *rss;
+	size_t nrss, rss_cap;
+	hl_trace_module_t *modules;
+	size_t nmodules, modules_cap;
 	char *warnings;       /**< "file:line: warning: ..." lines */
 	size_t warnings_len;
 };

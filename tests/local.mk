@@ -88,3 +88,11 @@ HL_THREADED_TESTS = tests/test_conformance tests/test_core tests/test_bins tests
 check-threads:
 	CK_EXCLUDE_TAGS=single-threaded $(MAKE) $(AM_MAKEFLAGS) check TESTS='$(filter $(HL_THREADED_TESTS),$(TESTS))'
 PHONY_TARGETS += check-threads
+
+# heaplab diagnose: causes of a hand-built recording, bad input, a program
+# recorded with its sites (tests/diagnose/anchors.c)
+check_PROGRAMS += tests/diagnose_anchors
+tests_diagnose_anchors_SOURCES = tests/diagnose/anchors.c
+tests_diagnose_anchors_CFLAGS = $(AM_CFLAGS) -fno-builtin -g
+TESTS += tests/diagnose.sh
+EXTRA_DIST += tests/diagnose.sh tests/diagnose/hand.rep

@@ -9,7 +9,8 @@
 # libhlcore.la, which it builds on.
 noinst_LTLIBRARIES += libhlvis.la
 libhlvis_la_SOURCES = visualize/vis.h visualize/text.c visualize/render.c visualize/walk.c visualize/diff.c \
-	visualize/html.c visualize/tty.c visualize/plot.c visualize/explain.c visualize/paths.c
+	visualize/html.c visualize/tty.c visualize/plot.c visualize/explain.c visualize/paths.c \
+	visualize/diagnose.h visualize/attribute.c visualize/whatif.c visualize/report.c
 libhlvis_la_LIBADD = -lm
 
 # The stepper's style and script live in their own files and are compiled
@@ -32,10 +33,10 @@ tests_test_visualize_SOURCES = tests/test_visualize.c tests/testlib.h tests/test
 tests_test_visualize_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_visualize_LDADD = libhlvis.la libhlcore.la $(CHECK_LIBS)
 HL_VIS_CHECKS = tests/test_visualize_render.sh tests/test_visualize_quiz.sh \
-	tests/test_visualize_browser.sh tests/test_visualize_plot.sh
+	tests/test_visualize_browser.sh tests/test_visualize_plot.sh tests/diagnose_browser.sh
 TESTS += tests/test_visualize $(HL_VIS_CHECKS)
 dist_noinst_SCRIPTS += $(HL_VIS_CHECKS) visualize/check-pictures.sh visualize/ci-deps.sh
-EXTRA_DIST += visualize/browser-test.mjs
+EXTRA_DIST += visualize/browser-test.mjs visualize/diagnose-browser-test.mjs
 
 # The pictures of each policy (visualize/check-pictures.sh): every picture
 # of the short traces renders without a Graphviz warning, and the

@@ -255,3 +255,69 @@ vis_point_t *vis_samples_load(const char *path, long pid, size_t *n, char *title
 	samples_title(first, path, pid, procs, title, title_len);
 	return p;
 }
+
+/* ---- several series: stacked areas or lines (heaplab diagnose) ---------- */
+
+static void svg_open(FILE *out, const char *id, const char *title)
+{
+	fprintf(out, "<svg id=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		     "viewBox=\"0 0 %d %d\" font-family=\"Helvetica, Arial, sans-serif\">\n"
+		     "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n<text x=\"%d\" y=\"24\" font-size=\"15\">",
+		id, PLOT_W, PLOT_H, PLOT_W, PLOT_H, LEFT);
+	vis_put_xml(out, title);
+	fprintf(out, "</text>\n");
+}
+
+static void series_key(FILE *out, const vis_series_t *s, size_t ns)
+{
+	for (size_t k = 0; k < ns; k++) {
+		int y = TOP + 10 + 16 * (int)k;
+		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"18\" height=\"10\" fill=\"%s\"/>"
+			     "<text x=\"%d\" y=\"%d\" font-size=\"11\">",
+			PLOT_W - RIGHT + 10, y - 5, s[k].color, PLOT_W - RIGHT + 32, y + 4);
+		vis_put_xml(out, s[k].name);
+		fprintf(out, "</text>\n");
+	}
+}
+
+int vis_plot_series_svg(FILE *out, const char *id, const double *x, size_t n, const vis_series_t *s, size_t ns,
+			bool stacked, const char *title, const char *xlabel)
+{
+	frame_t f = { n ? x[0] : 0, n ? x[n - 1] : 1, 0 };
+	for (size_t i = 0; i < n; i++) {
+		double sum = 0;
+		for (size_t k = 0; k < ns; k++) {
+			sum = stacked ? sum + s[k].y[i] : s[k].y[i];
+			f.y1 = fmax(f.y1, sum);
+		}
+	}
+	f.y1 = f.y1 > 0 ? ceil(f.y1 / tick_step(f.y1, 5, true)) * tick_step(f.y1, 5, true) : 1024;
+	if (f.x1 <= f.x0)
+		f.x1 = f.x0 + 1;
+	svg_open(out, id, title);
+	axes(out, &f, xlabel);
+	double *base = calloc(n ? n : 1, sizeof *base);
+	if (!base)
+		return -1;
+	for (size_t k = 0; k < ns; k++) {
+		/* data-last: the series' value at the last point, in bytes */
+		fprintf(out, "<%s class=\"series\" data-series=\"", stacked ? "polygon" : "polyline");
+		vis_put_xml(out, s[k].name);
+		fprintf(out, "\" data-last=\"%.0f\" data-peak=\"%.0f\" %s=\"%s\" %s points=\"",
+			n ? s[k].y[n - 1] : 0, s[k].peak, stacked ? "fill" : "stroke", s[k].color,
+			stacked ? "stroke=\"none\"" : "fill=\"none\" stroke-width=\"1.5\"");
+		for (size_t i = 0; i < n; i++)
+			fprintf(out, "%.1f,%.1f ", px(&f, x[i]), py(&f, base[i] + s[k].y[i]));
+		if (stacked)
+			for (size_t i = n; i-- > 0;)
+				fprintf(out, "%.1f,%.1f ", px(&f, x[i]), py(&f, base[i]));
+		fprintf(out, "\"/>\n");
+		if (stacked)
+			for (size_t i = 0; i < n; i++)
+				base[i] += s[k].y[i];
+	}
+	free(base);
+	series_key(out, s, ns);
+	fprintf(out, "</svg>\n");
+	return ferror(out) ? -1 : 0;
+}

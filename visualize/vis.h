@@ -245,6 +245,18 @@ typedef struct vis_point {
 	double x;                            /**< op index or milliseconds */
 	double live, committed, resident;    /**< bytes */
 } vis_point_t;
+/** One series of vis_plot_series_svg: a value per point. */
+typedef struct vis_series {
+	const char *name, *color;
+	const double *y;
+	double peak;         /**< written as data-peak (the caller's figure) */
+} vis_series_t;
+/** Plots @p ns series over the points @p x as an inline SVG element with
+ *  id @p id: stacked areas (each polygon on the ones before it) or lines.
+ *  Each shape carries data-series, data-last (its value at the last point)
+ *  and data-peak. */
+int vis_plot_series_svg(FILE *out, const char *id, const double *x, size_t n, const vis_series_t *s, size_t ns,
+			bool stacked, const char *title, const char *xlabel);
 /** Writes the plot of @p n points as SVG. */
 int vis_plot_svg(FILE *out, const vis_point_t *p, size_t n, const char *title, const char *xlabel);
 /** Reads a `heaplab run --sample-ms` file: the samples of process @p pid,

@@ -1,0 +1,293 @@
+/* heaplab diagnose: record a real program on its own allocator, explain
+ * what holds its memory, and what another allocator or setting would do
+ * (visualize/diagnose.h does the work; this file runs the program and
+ * wires the steps). */
+#include "config.h"
+#include <dirent.h>
+#include <gnu/libc-version.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "cli.h"
+#include "../visualize/diagnose.h"
+
+static int usage(FILE *out)
+{
+	fprintf(out,
+		"usage: heaplab diagnose [--policies=LIST] [--knobs='POLICY/CONF;...'] [-o REPORT.html]\n"
+		"                        [--model=CONF] [--sample-ms N] [--keep=FILE.rep] -- COMMAND [ARGS...]\n"
+		"       heaplab diagnose [options] --trace=FILE.rep\n"
+		"Runs COMMAND once on the C library's malloc with libheaplab-record.so, recording\n"
+		"every call with its allocation site and the process's RSS every N ms (default 10),\n"
+		"then replays the recording: under bins (the model of glibc) every committed byte\n"
+		"at every sample gets one cause (live payload, rounding, overhead, tcache,\n"
+		"fastbins, holes below live blocks, top, other arenas, ...), the free memory held\n"
+		"below live blocks is counted by their allocation site (resolved with addr2line),\n"
+		"and every policy of the grid (--policies: a comma list of policies; --knobs adds\n"
+		"candidates, e.g. 'bins/arena_max:4;slab/narenas:4') is ranked by peak and final\n"
+		"heap and kernel calls.  Prints a summary and recommends the real allocator's\n"
+		"setting; -o writes a self-contained HTML report.  --trace diagnoses a recording\n"
+		"made before (by --keep, or HEAPLAB_RECORD=PREFIX LD_PRELOAD=libheaplab-record.so).\n"
+		"--model gives bins' options for the attribution (default: this machine's glibc:\n"
+		"'tcache_count:7,fastbins:on' before 2.43, the model's defaults from 2.43).\n");
+	return out == stdout ? 0 : 2;
+}
+
+/* Is @p prog runnable, as execvp would find it? */
+static bool runnable(const char *prog)
+{
+	if (strchr(prog, '/'))
+		return access(prog, X_OK) == 0;
+	const char *path = getenv("PATH");
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		size_t k = strcspn(p, ":");
+		char full[4096];
+		snprintf(full, sizeof full, "%.*s/%s", (int)k, p, prog);
+		struct stat sb;
+		if (stat(full, &sb) == 0 && S_ISREG(sb.st_mode) && access(full, X_OK) == 0)
+			return true;
+		p += k + (p[k] == ':');
+	}
+	return false;
+}
+
+/* The largest recording in @p dir (a wrapper's and its program's are
+ * apart: the program allocating most is the one to diagnose). */
+static int largest_recording(const char *dir, char *out, size_t len)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	off_t best = -1;
+	for (struct dirent *e; (e = readdir(d));) {
+		char path[4096];
+		struct stat sb;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (strstr(e->d_name, ".rep") && stat(path, &sb) == 0 && sb.st_size > best) {
+			best = sb.st_size;
+			snprintf(out, len, "%s", path);
+		}
+	}
+	closedir(d);
+	return best < 0 ? -1 : 0;
+}
+
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d));) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (e->d_name[0] != '.')
+			unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+/* Runs the program under the recorder; the recording's path into @p out. */
+static int record(char **argv, const char *sample_ms, char *dir, char *out, size_t len)
+{
+	if (!runnable(argv[0]))
+		return cli_error("diagnose: cannot run %s: no such program", argv[0]);
+	if (*HL_SANITIZERS_BUILD)
+		return cli_error("diagnose: this heaplab is built with -fsanitize=%s, whose runtime owns malloc: "
+				 "its recorder cannot go into another program (use a build without sanitizers)",
+				 HL_SANITIZERS_BUILD);
+	const char *lib = cli_record_path();
+	if (access(lib, R_OK) != 0)
+		return cli_error("diagnose: cannot find %s (set HEAPLAB_RECORDER to its path)", lib);
+	const char *tmp = getenv("TMPDIR");
+	snprintf(dir, 4096, "%s/heaplab-diagnose.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir))
+		return cli_error("diagnose: cannot make a directory for the recording: %s", strerror(errno));
+	fprintf(stderr, "heaplab diagnose: recording %s ...\n", argv[0]);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		return cli_error("diagnose: fork: %s", strerror(errno));
+	if (pid == 0) {
+		char prefix[4200];
+		snprintf(prefix, sizeof prefix, "%s/rec", dir);
+		setenv("HEAPLAB_RECORD", prefix, 1);
+		setenv("HEAPLAB_RECORD_MS", sample_ms, 1);
+		const char *old = getenv("LD_PRELOAD");
+		char pre[8192];
+		snprintf(pre, sizeof pre, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
+		setenv("LD_PRELOAD", pre, 1);
+		execvp(argv[0], argv);
+		fprintf(stderr, "heaplab: diagnose: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return 2;
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		fprintf(stderr, "heaplab diagnose: note: %s ended with %s %d; diagnosing what it did\n", argv[0],
+			WIFEXITED(status) ? "status" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	if (largest_recording(dir, out, len) < 0)
+		return cli_error("diagnose: %s wrote no recording (is it dynamically linked?)", argv[0]);
+	return 0;
+}
+
+/* bins' options for this machine's glibc: the model's defaults are 2.43's;
+ * before it, 7 chunks per tcache bin and fastbins. */
+static const char *glibc_rules(void)
+{
+	int major = 0, minor = 0;
+	if (sscanf(gnu_get_libc_version(), "%d.%d", &major, &minor) == 2 && (major < 2 || (major == 2 && minor < 43)))
+		return "tcache_count:7,fastbins:on";
+	return "";
+}
+
+static char *joined(char **argv)
+{
+	size_t n = 1;
+	for (char **a = argv; *a; a++)
+		n += strlen(*a) + 1;
+	char *s = calloc(n, 1);
+	for (char **a = argv; s && *a; a++) {
+		strcat(s, *a);
+		if (a[1])
+			strcat(s, " ");
+	}
+	return s;
+}
+
+static int keep_copy(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+	char buf[65536];
+	size_t n;
+	while (out && (n = fread(buf, 1, sizeof buf, in)) > 0)
+		fwrite(buf, 1, n, out);
+	int bad = !out || ferror(in) || fclose(out) != 0;
+	if (in)
+		fclose(in);
+	return bad ? cli_error("diagnose: cannot write %s", to) : 0;
+}
+
+/* Replays every candidate and writes the report. */
+static int diagnose(const hl_trace_t *t, const char *command, const char *policies, const char *knobs,
+		    const char *model, const char *html)
+{
+	size_t n;
+	dx_candidate_t *cands = dx_grid(policies, knobs, model, &n);
+	if (!cands)
+		return cli_error("%s", hl_last_error());
+	dx_run_t base, *runs = calloc(n, sizeof *runs);
+	size_t *order = calloc(n, sizeof *order);
+	if (!runs || !order)
+		return cli_error("diagnose: out of memory");
+	int rc = 0;
+	if (dx_replay(t, "bins", model, true, cli_progress_cb, &base) != 0) {
+		rc = cli_error("diagnose: %s", hl_last_error());
+		goto out;
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (dx_replay(t, cands[k].policy, cands[k].conf, false, cli_progress_cb, &runs[k]) != 0) {
+			snprintf(runs[k].policy, sizeof runs[k].policy, "%s", cands[k].policy);
+			snprintf(runs[k].message, sizeof runs[k].message, "%s", hl_last_error());
+		}
+	}
+	cli_progress_done();
+	dx_rank(runs, n, order);
+	unsigned want[8];
+	size_t nwant = 0;
+	for (size_t k = 0; k < base.nholds && nwant < 8; k++)
+		want[nwant++] = base.holds[k].site;
+	dx_report_t r = { t, command, &base, runs, cands, order, n, dx_sites_resolve(t, want, nwant) };
+	dx_report_text(stdout, &r);
+	if (html) {
+		FILE *f = fopen(html, "w");
+		if (!f || dx_report_html(f, &r) < 0 || fclose(f) != 0)
+			rc = cli_error("diagnose: cannot write %s", html);
+		else
+			fprintf(stderr, "heaplab diagnose: report written to %s\n", html);
+	}
+	dx_sites_free(r.sites, t);
+	dx_run_free(&base);
+out:
+	for (size_t k = 0; k < n; k++)
+		dx_run_free(&runs[k]);
+	free(runs);
+	free(order);
+	dx_grid_free(cands, n);
+	return rc;
+}
+
+int cmd_diagnose(int argc, char **argv)
+{
+	const char *policies = NULL, *knobs = NULL, *html = NULL, *trace = NULL, *keep = NULL;
+	const char *model = glibc_rules();
+	const char *sample_ms = "10";
+	int i = 1;
+	for (; i < argc; i++) {
+		int r;
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		}
+		if (!strcmp(argv[i], "-o")) {
+			if (i + 1 >= argc)
+				return cli_error("diagnose: -o needs a file name");
+			html = argv[++i];
+			continue;
+		}
+		if ((r = cli_opt(argc, argv, &i, "--policies", &policies)) || (r = cli_opt(argc, argv, &i, "--knobs", &knobs)) ||
+		    (r = cli_opt(argc, argv, &i, "--trace", &trace)) || (r = cli_opt(argc, argv, &i, "--keep", &keep)) ||
+		    (r = cli_opt(argc, argv, &i, "--sample-ms", &sample_ms)) || (r = cli_opt(argc, argv, &i, "--output", &html)) ||
+		    (r = cli_opt(argc, argv, &i, "--model", &model))) {
+			if (r < 0)
+				return 2;
+		} else if (!strcmp(argv[i], "--help")) {
+			return usage(stdout);
+		} else if (argv[i][0] == '-') {
+			return cli_error("diagnose: unknown option '%s' (try --help)", argv[i]);
+		} else {
+			break;
+		}
+	}
+	long long ms = cli_parse_size(sample_ms);
+	if (ms < 1 || ms > 3600000)
+		return cli_error("diagnose: bad --sample-ms '%s' (1..3600000)", sample_ms);
+	if (!trace && i >= argc)
+		return cli_error("diagnose: no command to run (give one after --, or --trace=FILE.rep; try --help)");
+	if (trace && i < argc)
+		return cli_error("diagnose: give either a command or --trace, not both");
+	size_t ncand;
+	dx_candidate_t *check = dx_grid(policies, knobs, model, &ncand);   /* bad names fail before the run */
+	if (!check)
+		return cli_error("%s", hl_last_error());
+	dx_grid_free(check, ncand);
+	hl_heap_t *probe = hl_heap_new("bins", *model ? model : NULL);
+	if (!probe)
+		return cli_error("diagnose: --model: %s", hl_last_error());
+	hl_heap_destroy(probe);
+	char dir[4096] = "", path[4200];
+	char *command = trace ? strdup(trace) : joined(argv + i);
+	int rc = 0;
+	if (!trace) {
+		rc = record(argv + i, sample_ms, dir, path, sizeof path);
+		trace = path;
+	}
+	hl_trace_t *t = rc ? NULL : cli_load_trace(trace);
+	if (!rc && !t)
+		rc = 2;
+	if (t && keep && dir[0])
+		rc = keep_copy(trace, keep);
+	if (t && !rc)
+		rc = diagnose(t, command, policies, knobs, model, html);
+	hl_trace_free(t);
+	if (dir[0])
+		remove_dir(dir);
+	free(command);
+	return rc;
+}

@@ -1,0 +1,126 @@
+/*
+ * The recording shim: libheaplab-record.so's malloc family.  Unlike the
+ * preload library (shim.c), the program keeps the C library's own
+ * allocator: every call goes to glibc's __libc_* entry points, and what
+ * happened is written to a trace with the caller's return address (its
+ * allocation site) and, every HEAPLAB_RECORD_MS milliseconds, the
+ * process's resident bytes (see recorder.h).  `heaplab diagnose` runs a
+ * program under it.
+ *
+ * Environment: HEAPLAB_RECORD=PREFIX writes PREFIX.PID.rep (each process
+ * its own file: a wrapper script and the program it starts do not mix);
+ * HEAPLAB_RECORD_MS=N (default 10) the sampling interval.
+ * A child after fork stops recording: its operations continue the parent's
+ * blocks, which its own trace could not name.
+ */
+#include "config.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <pthread.h>
+#include "recorder.h"
+
+#define SHIM_API __attribute__((visibility("default")))
+
+/* glibc's allocator under its other names (exported for exactly this). */
+extern void *__libc_malloc(size_t n);
+extern void __libc_free(void *p);
+extern void *__libc_calloc(size_t count, size_t size);
+extern void *__libc_realloc(void *p, size_t n);
+extern void *__libc_memalign(size_t align, size_t n);
+
+static void stop_in_child(void) { hl_rec_forget(); }
+
+__attribute__((constructor)) static void record_start(void)
+{
+	const char *prefix = getenv("HEAPLAB_RECORD");
+	if (!prefix || !*prefix)
+		return;
+	char path[4096];
+	snprintf(path, sizeof path, "%s.%ld.rep", prefix, (long)getpid());
+	if (hl_rec_open(path) < 0) {
+		const char msg[] = "heaplab: cannot write the recording\n";
+		(void)!write(2, msg, sizeof msg - 1);
+		return;
+	}
+	const char *ms = getenv("HEAPLAB_RECORD_MS");
+	hl_rec_sample_every(ms ? strtol(ms, NULL, 10) : 10);
+	pthread_atfork(NULL, NULL, stop_in_child);
+}
+
+__attribute__((destructor)) static void record_end(void) { hl_rec_finish(); }
+
+SHIM_API void *malloc(size_t n)
+{
+	void *p = __libc_malloc(n);
+	hl_rec_malloc_at(p, n, __builtin_return_address(0));
+	return p;
+}
+
+SHIM_API void free(void *p)
+{
+	if (p)
+		hl_rec_free(p);
+	__libc_free(p);
+}
+
+SHIM_API void *calloc(size_t count, size_t size)
+{
+	void *p = __libc_calloc(count, size);
+	hl_rec_calloc_at(p, count, size, __builtin_return_address(0));
+	return p;
+}
+
+SHIM_API void *realloc(void *p, size_t n)
+{
+	void *q = __libc_realloc(p, n);
+	if (q || !n)
+		hl_rec_realloc_at(p, q, n, __builtin_return_address(0));
+	return q;
+}
+
+SHIM_API void *reallocarray(void *p, size_t count, size_t size)
+{
+	size_t n;
+	if (__builtin_mul_overflow(count, size, &n)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	void *q = __libc_realloc(p, n);
+	if (q || !n)
+		hl_rec_realloc_at(p, q, n, __builtin_return_address(0));
+	return q;
+}
+
+static void *aligned(size_t align, size_t n, const void *site)
+{
+	void *p = __libc_memalign(align, n);
+	if (align <= 16)   /* what malloc gives anyway: a plain allocation */
+		hl_rec_malloc_at(p, n, site);
+	else
+		hl_rec_memalign_at(p, align, n, site);
+	return p;
+}
+
+SHIM_API int posix_memalign(void **out, size_t align, size_t n)
+{
+	if (!align || (align & (align - 1)) || align % sizeof(void *))
+		return EINVAL;
+	int saved = errno;
+	void *p = aligned(align, n, __builtin_return_address(0));
+	int rc = p ? 0 : errno;
+	errno = saved;
+	if (p)
+		*out = p;
+	return rc;
+}
+
+SHIM_API void *aligned_alloc(size_t align, size_t n) { return aligned(align, n, __builtin_return_address(0)); }
+SHIM_API void *memalign(size_t align, size_t n) { return aligned(align, n, __builtin_return_address(0)); }
+
+SHIM_API void *valloc(size_t n)
+{
+	return aligned((size_t)sysconf(_SC_PAGESIZE), n, __builtin_return_address(0));
+}

@@ -1,0 +1,43 @@
+#!/bin/sh
+# The report of heaplab diagnose in a real browser (issue 18): headless
+# Chromium (visualize/diagnose-browser-test.mjs) finds the stacked causes
+# and one line per candidate, and the figures they carry equal those
+# worked out here without the page: the committed bytes of tests/diagnose/
+# hand.rep (33 pages: see tests/diagnose.sh), the hole and the live bytes
+# from glibc's rules, and each candidate's peak and final heap from
+# `heaplab replay --stats` of the same trace.
+# Skipped (exit 77) only when Chromium, node or playwright-core is missing.
+set -u
+src=${srcdir:-.}
+hand="$src/tests/diagnose/hand.rep"
+model=tcache_count:7,fastbins:on
+chromium=${CHROMIUM:-/usr/bin/chromium}
+export HEAPLAB_BROWSER_DIR=${HEAPLAB_BROWSER_DIR:-/tmp/heaplab-browser}
+[ -x "$chromium" ] || { echo "SKIP: no Chromium at $chromium (run visualize/ci-deps.sh, or set CHROMIUM)"; exit 77; }
+command -v node >/dev/null 2>&1 || { echo "SKIP: no node to drive Chromium"; exit 77; }
+[ -f "$HEAPLAB_BROWSER_DIR/node_modules/playwright-core/package.json" ] ||
+	{ echo "SKIP: no playwright-core in $HEAPLAB_BROWSER_DIR (run visualize/ci-deps.sh)"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/heaplab-diagnose-browser.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+# peak and final committed bytes of one candidate, from replay --stats
+figures() {
+	./heaplab replay --policy="$1" --conf="$2" --repeat 0 --stats "$hand" | awk '
+		$1 == "committed_bytes:" { c = $2 } $1 == "peak_committed_bytes:" { p = $2 }
+		END { print p, c }'
+}
+runs=""
+for cand in "bins|$model" "bins|$model,arena_max:2" "slab|" "slab|narenas:2,background_thread:on"; do
+	policy=${cand%%|*} conf=${cand#*|}
+	set -- $(figures "$policy" "$conf")
+	[ -n "$runs" ] && runs="$runs,"
+	runs="$runs{\"what\": \"$policy ${conf:-(defaults)}\", \"peak\": \"$1\", \"final\": \"$2\"}"
+done
+./heaplab diagnose --policies=bins,slab --model="$model" --trace="$hand" \
+	-o "$tmp/report.html" >"$tmp/summary.txt" || exit 1
+cat >"$tmp/expect.json" <<JSON
+{ "final": $((33 * 4096)), "peak": $((33 * 4096)),
+  "causes": { "live": 148, "hole": 2016 },
+  "runs": [ $runs ] }
+JSON
+cat "$tmp/expect.json"
+node "$src/visualize/diagnose-browser-test.mjs" "$tmp/report.html" "$tmp/expect.json"

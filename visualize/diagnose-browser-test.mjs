@@ -1,0 +1,69 @@
+// diagnose-browser-test.mjs REPORT.html EXPECT.json: opens a `heaplab
+// diagnose -o` report in headless Chromium (playwright-core, as
+// browser-test.mjs) and checks that its plots exist and carry the figures
+// the shell test worked out without the page: the stacked causes add up,
+// at the last sample, to the committed bytes of the replay; one line per
+// candidate; each candidate's peak and final heap as `heaplab replay
+// --stats` reports them; nothing fetched from the network, no script
+// error.  Prints "ok"/"FAIL" per check; exit status = failures.
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import path from 'node:path';
+
+const [page_path, expect_path] = process.argv.slice(2);
+const expect = JSON.parse(readFileSync(expect_path, 'utf8'));
+const require = createRequire(path.join(process.env.HEAPLAB_BROWSER_DIR, 'node_modules', 'x.js'));
+const { chromium } = require('playwright-core');
+
+let failures = 0;
+function check(what, got, want) {
+	const same = String(got) === String(want);
+	console.log(`${same ? 'ok' : 'FAIL'}: ${what}: ${JSON.stringify(got)}${same ? '' : ` (expected ${JSON.stringify(want)})`}`);
+	if (!same)
+		failures++;
+}
+
+const browser = await chromium.launch({
+	executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+	args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+		'--disable-component-update', '--disable-sync', '--no-first-run'],
+});
+try {
+	const page = await browser.newPage();
+	const requests = [], errors = [];
+	page.on('request', (r) => { if (!r.url().startsWith('file:')) requests.push(r.url()); });
+	page.on('pageerror', (e) => errors.push(String(e)));
+	await page.goto(pathToFileURL(path.resolve(page_path)).href);
+	const causes = await page.$$eval('svg#causes polygon.series', (ps) =>
+		ps.map((p) => ({ name: p.getAttribute('data-series'), last: Number(p.getAttribute('data-last')),
+				 points: p.getAttribute('points').trim().split(/\s+/).length })));
+	check('stacked causes drawn', causes.length > 0 && causes.every((c) => c.points >= 2), true);
+	check('causes at the last sample add up to the committed bytes',
+	      causes.reduce((s, c) => s + c.last, 0), expect.final);
+	for (const [name, bytes] of Object.entries(expect.causes))
+		check(`cause ${name}`, (causes.find((c) => c.name === name) || { last: 0 }).last, bytes);
+	check('base final (data-final)', await page.getAttribute('#base', 'data-final'), expect.final);
+	check('base peak (data-peak)', await page.getAttribute('#base', 'data-peak'), expect.peak);
+	const lines = await page.$$eval('svg#whatif polyline.series', (ps) => ps.map((p) => p.getAttribute('data-series')));
+	const rows = await page.$$eval('#ranking tr.run', (rs) => rs.map((r) => ({
+		what: `${r.children[1].textContent} ${r.children[2].textContent}`,
+		peak: r.getAttribute('data-peak'), final: r.getAttribute('data-final') })));
+	check('one line per candidate of the table', lines.length, rows.length);
+	check('at least the candidates worked out', rows.length >= expect.runs.length, true);
+	for (const want of expect.runs)
+		check(`${want.what}: has its line`, lines.includes(want.what), true);
+	for (const want of expect.runs) {
+		const row = rows.find((r) => r.what === want.what);
+		check(`${want.what}: peak`, row ? row.peak : 'missing', want.peak);
+		check(`${want.what}: final`, row ? row.final : 'missing', want.final);
+	}
+	const box = await page.locator('svg#causes').boundingBox();
+	check('causes plot rendered with a size', box !== null && box.width > 100 && box.height > 100, true);
+	check('recommendation shown', ((await page.textContent('#recommendation')) || '').trim().length > 0, true);
+	check('nothing fetched from the network', requests.length, 0);
+	check('no script error', errors.join('; '), '');
+} finally {
+	await browser.close();
+}
+process.exit(Math.min(failures, 100));

@@ -1,0 +1,125 @@
+/**
+ * @file diagnose.h
+ * @brief `heaplab diagnose`: what holds a recorded program's memory
+ *        (attribute.c), what another allocator or setting would do
+ *        (whatif.c), and the report (report.c).  Built on the public API
+ *        (heaplab.h) like the rest of libhlvis.
+ */
+#ifndef HL_DIAGNOSE_H
+#define HL_DIAGNOSE_H
+
+#include "vis.h"
+
+/** One cause per committed byte.  The walker's block states give the
+ *  generic split; a policy's statistics refine a state into the rule that
+ *  keeps it (see attribute.c's table). */
+typedef enum dx_cause {
+	DX_LIVE = 0,      /**< live payload: bytes the program asked for */
+	DX_ROUNDING,      /**< usable minus requested: alignment, size-class rounding */
+	DX_OVERHEAD,      /**< committed bytes in no block: headers, the policy's metadata, page tails */
+	DX_CACHED,        /**< free, kept by a thread cache (bins: tcache) */
+	DX_FASTBIN,       /**< free, in a fastbin (bins) */
+	DX_HOLE,          /**< free, in a bin or free list below a live block (not at the top) */
+	DX_TOP,           /**< free at the top, under the trim threshold */
+	DX_ARENA,         /**< free (bins, fastbins, top) in a non-main arena's heap (bins) */
+	DX_DIRTY,         /**< free pages not yet purged (decay, purge delay) */
+	DX_MUZZY,         /**< lazily purged, still counted resident until the kernel takes them */
+	DX_RETURNED,      /**< purged: committed address space with no page behind it */
+	DX_NCAUSES
+} dx_cause_t;
+
+/** Short key of a cause ("live", "tcache", ...): JSON keys, legends. */
+const char *dx_cause_key(dx_cause_t c);
+/** The cause in plain words, as the report says it. */
+const char *dx_cause_words(dx_cause_t c);
+
+/** The heap at one moment of the replay. */
+typedef struct dx_sample {
+	size_t op;              /**< ops replayed before it */
+	double ms;              /**< time of the recording (-1: not recorded) */
+	size_t measured_rss;    /**< the real process's resident bytes (0: none) */
+	size_t committed;       /**< the model's committed bytes: the sum of bytes[] */
+	size_t resident;        /**< the model's resident bytes (mincore) */
+	size_t bytes[DX_NCAUSES];
+} dx_sample_t;
+
+/** Free memory held by live blocks of one allocation site. */
+typedef struct dx_hold {
+	unsigned site;          /**< trace site, 0 = unknown */
+	size_t held;            /**< free bytes right below its live blocks */
+	size_t blocks;          /**< its live blocks that hold some */
+	size_t block_bytes;     /**< their requested bytes */
+} dx_hold_t;
+
+/** A replay of a recording under one policy and configuration. */
+typedef struct dx_run {
+	char policy[32];
+	char conf[160];
+	bool ok;
+	char message[256];
+	dx_sample_t *samples;
+	size_t nsamples;
+	size_t peak_committed, final_committed;
+	size_t peak_resident, final_resident;
+	unsigned long long os_calls;   /**< every counted kernel call */
+	dx_hold_t *holds;       /**< by held bytes, largest first (attribution only) */
+	size_t nholds;
+	size_t hold_sample;     /**< the sample the holds were counted at */
+} dx_run_t;
+
+/**
+ * Replays @p t under @p policy / @p conf.  At every resident-set sample of
+ * the recording (or every nops/100 ops when it has none) and at the end,
+ * records committed and resident bytes; with @p attribute, splits the
+ * committed bytes into causes and counts which sites' live blocks hold
+ * free memory.  @p progress hears of the ops.  0 on success; else 2 with
+ * hl_last_error() (a heap that cannot be made) or run->ok false (a replay
+ * that failed: run->message).
+ */
+int dx_replay(const hl_trace_t *t, const char *policy, const char *conf, bool attribute,
+	      vis_progress_fn progress, dx_run_t *run);
+void dx_run_free(dx_run_t *run);
+
+/** @name What if (whatif.c) */
+/**@{*/
+/** A candidate: a policy, a configuration and what the real allocator
+ *  would need for the same choice. */
+typedef struct dx_candidate {
+	const char *policy;
+	const char *conf;
+	const char *real;       /**< the setting for the real allocator, or NULL */
+} dx_candidate_t;
+
+/** The built-in grid for the compiled-in policies named in @p policies
+ *  (comma list, NULL = all); NULL with hl_last_error() on an unknown name.
+ *  @p knobs (may be NULL) adds "POLICY/CONF" candidates separated by ';';
+ *  @p bins_base (may be NULL) goes before the grid's own options of bins
+ *  (the rules of the glibc the program ran on). */
+dx_candidate_t *dx_grid(const char *policies, const char *knobs, const char *bins_base, size_t *n);
+void dx_grid_free(dx_candidate_t *c, size_t n);
+/** Orders @p runs best first: lowest peak, then final, then OS calls;
+ *  failed runs last.  Fills @p order with indexes. */
+void dx_rank(const dx_run_t *runs, size_t n, size_t *order);
+/**@}*/
+
+/** @name The report (report.c) */
+/**@{*/
+/** Resolves the sites @p want to "function (file:line)" with addr2line:
+ *  what[s] for site s (NULL for sites not wanted, and for 0), or
+ *  "module+0xoff" (or the bare address) when addr2line cannot. */
+char **dx_sites_resolve(const hl_trace_t *t, const unsigned *want, size_t nwant);
+void dx_sites_free(char **what, const hl_trace_t *t);
+typedef struct dx_report {
+	const hl_trace_t *trace;
+	const char *command;          /**< the program, as run */
+	const dx_run_t *base;         /**< the attribution (bins) */
+	const dx_run_t *runs;         /**< every candidate */
+	const dx_candidate_t *cands;
+	const size_t *order;          /**< runs best first */
+	size_t nruns;
+	char **sites;                 /**< dx_sites_resolve */
+} dx_report_t;
+void dx_report_text(FILE *out, const dx_report_t *r);
+int dx_report_html(FILE *out, const dx_report_t *r);
+/**@}*/
+#endif

@@ -1,0 +1,378 @@
+/*
+ * The report of `heaplab diagnose` (diagnose.h): sites resolved with
+ * addr2line, the text summary, and a self-contained HTML page (the causes
+ * as stacked areas, one line per candidate, the sites that hold free
+ * memory, the recommendation).  The page carries its figures as data-*
+ * attributes, which the browser test compares with the text.
+ */
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include "diagnose.h"
+
+/* ---- sites ------------------------------------------------------------------- */
+
+static char *site_fallback(const hl_trace_t *t, unsigned s)
+{
+	const char *module;
+	uintptr_t off, a = hl_trace_site(t, s, &module, &off);
+	char buf[512];
+	if (module) {
+		const char *base = strrchr(module, '/');
+		snprintf(buf, sizeof buf, "%s+0x%lx", base ? base + 1 : module, (unsigned long)off);
+	} else {
+		snprintf(buf, sizeof buf, "0x%lx", (unsigned long)a);
+	}
+	return strdup(buf);
+}
+
+/* Appends @p s to @p cmd (of @p len) in single quotes. */
+static void put_quoted(char *cmd, size_t len, const char *s)
+{
+	size_t n = strlen(cmd);
+	if (n + 1 < len)
+		cmd[n++] = '\'';
+	for (; *s && n + 5 < len; s++) {
+		if (*s == '\'') {
+			memcpy(cmd + n, "'\\''", 4);
+			n += 4;
+		} else {
+			cmd[n++] = *s;
+		}
+	}
+	if (n + 1 < len)
+		cmd[n++] = '\'';
+	cmd[n] = 0;
+}
+
+/* One addr2line per site: "function (file:line)", or NULL. */
+static char *addr2line(const char *module, uintptr_t off)
+{
+	char cmd[8192] = "addr2line -f -C -e ";
+	put_quoted(cmd, sizeof cmd, module);
+	size_t n = strlen(cmd);
+	/* a return address is the instruction after the call: look one byte back */
+	snprintf(cmd + n, sizeof cmd - n, " 0x%lx 2>/dev/null", (unsigned long)(off ? off - 1 : 0));
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return NULL;
+	char fn[1024] = "", where[1024] = "";
+	bool got = fgets(fn, sizeof fn, p) && fgets(where, sizeof where, p);
+	pclose(p);
+	fn[strcspn(fn, "\n")] = 0;
+	where[strcspn(where, " \n")] = 0;
+	if (!got || !strcmp(fn, "??"))
+		return NULL;
+	const char *file = strrchr(where, '/');
+	file = file ? file + 1 : where;
+	char out[2200];
+	if (!strncmp(file, "??", 2))
+		snprintf(out, sizeof out, "%s", fn);
+	else
+		snprintf(out, sizeof out, "%s (%s)", fn, file);
+	return strdup(out);
+}
+
+char **dx_sites_resolve(const hl_trace_t *t, const unsigned *want, size_t nwant)
+{
+	unsigned nsites = hl_trace_sites(t);
+	char **what = calloc(nsites + 1, sizeof *what);
+	if (!what)
+		return NULL;
+	for (size_t k = 0; k < nwant; k++) {
+		unsigned s = want[k];
+		if (s < 1 || s > nsites || what[s])
+			continue;
+		const char *module;
+		uintptr_t off;
+		hl_trace_site(t, s, &module, &off);
+		what[s] = module ? addr2line(module, off) : NULL;
+		if (!what[s])
+			what[s] = site_fallback(t, s);
+	}
+	return what;
+}
+
+void dx_sites_free(char **what, const hl_trace_t *t)
+{
+	if (!what)
+		return;
+	for (unsigned s = 0; s <= hl_trace_sites(t); s++)
+		free(what[s]);
+	free(what);
+}
+
+static const char *site_name(const dx_report_t *r, unsigned s)
+{
+	return s && r->sites && r->sites[s] ? r->sites[s] : "an unknown site (the trace has no sites)";
+}
+
+/* ---- what the figures say ----------------------------------------------------- */
+
+static const dx_run_t *best_run(const dx_report_t *r, const dx_candidate_t **cand)
+{
+	for (size_t k = 0; k < r->nruns; k++) {
+		size_t i = r->order[k];
+		if (r->runs[i].ok && r->cands[i].real) {
+			*cand = &r->cands[i];
+			return &r->runs[i];
+		}
+	}
+	*cand = NULL;
+	return NULL;
+}
+
+static double percent(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0; }
+
+/* The recommendation, in one paragraph of plain words. */
+static void recommendation(FILE *out, const dx_report_t *r)
+{
+	const dx_candidate_t *c;
+	const dx_run_t *best = best_run(r, &c), *base = r->base;
+	char b1[32], b2[32], b3[32], b4[32];
+	if (!best || !base->ok) {
+		fprintf(out, "No candidate with a setting for a real allocator replayed; nothing to recommend.\n");
+		return;
+	}
+	double now = (double)(base->peak_committed + base->final_committed);
+	double then = (double)(best->peak_committed + best->final_committed);
+	if (best == base || then >= now * 0.95) {
+		fprintf(out, "Keep the allocator as it is: no candidate of the grid lowers peak plus final heap by 5 %% "
+			     "or more (best: %s%s%s, peak %s, final %s).\n",
+			best->policy, *best->conf ? " " : "", best->conf, vis_bytes((double)best->peak_committed, b1, sizeof b1),
+			vis_bytes((double)best->final_committed, b2, sizeof b2));
+		return;
+	}
+	fprintf(out, "Run the program with  %s\n(the model %s%s%s): heap peak %s instead of %s, at the end %s instead "
+		     "of %s (%.0f %% less peak plus final), for %llu kernel calls instead of %llu.\n",
+		c->real, best->policy, *best->conf ? " " : "", best->conf,
+		vis_bytes((double)best->peak_committed, b1, sizeof b1),
+		vis_bytes((double)base->peak_committed, b2, sizeof b2),
+		vis_bytes((double)best->final_committed, b3, sizeof b3),
+		vis_bytes((double)base->final_committed, b4, sizeof b4), 100 - percent(then, now), best->os_calls,
+		base->os_calls);
+}
+
+/* The sample whose causes the report details: the last one. */
+static const dx_sample_t *last_sample(const dx_run_t *run)
+{
+	return run->nsamples ? &run->samples[run->nsamples - 1] : NULL;
+}
+
+static void measured(FILE *out, const dx_report_t *r)
+{
+	size_t n = hl_trace_samples(r->trace), peak = 0, first = 0, last = 0;
+	unsigned long ms = 0;
+	for (size_t k = 0; k < n; k++) {
+		size_t bytes;
+		hl_trace_sample(r->trace, k, NULL, &ms, &bytes);
+		if (!k)
+			first = bytes;
+		last = bytes;
+		if (bytes > peak)
+			peak = bytes;
+	}
+	char b1[32], b2[32], b3[32], b4[32];
+	if (!n) {
+		fprintf(out, "measured RSS: none recorded (the trace has no #@rss lines)\n");
+		return;
+	}
+	fprintf(out, "measured RSS (%zu samples over %.1f s): first %s, peak %s, last %s\n", n, ms / 1000.0,
+		vis_bytes((double)first, b1, sizeof b1), vis_bytes((double)peak, b2, sizeof b2),
+		vis_bytes((double)last, b3, sizeof b3));
+	const dx_sample_t *s = last_sample(r->base);
+	if (s && s->measured_rss)
+		fprintf(out, "model (%s) at the last sample: %s committed, %s below the measured RSS: the program's "
+			     "code, stacks and other mappings, which the model does not hold\n",
+			r->base->policy, vis_bytes((double)s->committed, b4, sizeof b4),
+			vis_bytes((double)s->measured_rss - (double)s->committed, b1, sizeof b1));
+}
+
+/* ---- text ----------------------------------------------------------------------- */
+
+void dx_report_text(FILE *out, const dx_report_t *r)
+{
+	const dx_run_t *base = r->base;
+	char b1[32], b2[32], b3[32];
+	fprintf(out, "heaplab diagnose: %s\n", r->command ? r->command : hl_trace_ops(r->trace) ? "" : "");
+	fprintf(out, "recording: %zu ops, %ld block ids, %u sites\n", hl_trace_ops(r->trace), hl_trace_max_id(r->trace),
+		hl_trace_sites(r->trace));
+	measured(out, r);
+	if (!base->ok) {
+		fprintf(out, "the replay under %s failed: %s\n", base->policy, base->message);
+		return;
+	}
+	const dx_sample_t *s = last_sample(base);
+	fprintf(out, "\nwhat holds the heap at the end (model %s%s%s; peak %s, end %s committed):\n", base->policy,
+		*base->conf ? " " : "", base->conf, vis_bytes((double)base->peak_committed, b1, sizeof b1),
+		vis_bytes((double)s->committed, b2, sizeof b2));
+	for (int k = 0; k < DX_NCAUSES; k++)
+		if (s->bytes[k])
+			fprintf(out, "  %-9s %12zu B %10s %5.1f %%  %s\n", dx_cause_key((dx_cause_t)k), s->bytes[k],
+				vis_bytes((double)s->bytes[k], b3, sizeof b3), percent((double)s->bytes[k], (double)s->committed),
+				dx_cause_words((dx_cause_t)k));
+	fprintf(out, "  %-9s %12zu B %10s\n", "total", s->committed, vis_bytes((double)s->committed, b3, sizeof b3));
+	if (base->nholds) {
+		const dx_sample_t *h = &base->samples[base->hold_sample];
+		fprintf(out, "\nfree memory held by live blocks (at op %zu, the most held):\n", h->op);
+		for (size_t k = 0; k < base->nholds && k < 5; k++) {
+			const dx_hold_t *d = &base->holds[k];
+			fprintf(out, "  %s of free memory held below %zu live blocks (%s) allocated at %s\n",
+				vis_bytes((double)d->held, b1, sizeof b1), d->blocks,
+				vis_bytes((double)d->block_bytes, b2, sizeof b2), site_name(r, d->site));
+		}
+	}
+	fprintf(out, "\nwhat if (best first; heap bytes the model committed):\n  %-4s %-8s %-34s %10s %10s %9s  %s\n",
+		"rank", "policy", "configuration", "peak", "final", "os calls", "real setting");
+	for (size_t k = 0; k < r->nruns; k++) {
+		size_t i = r->order[k];
+		const dx_run_t *w = &r->runs[i];
+		if (!w->ok) {
+			fprintf(out, "  %-4s %-8s %-34s failed: %s\n", "-", w->policy, w->conf, w->message);
+			continue;
+		}
+		fprintf(out, "  %-4zu %-8s %-34s %10s %10s %9llu  %s\n", k + 1, w->policy, *w->conf ? w->conf : "(defaults)",
+			vis_bytes((double)w->peak_committed, b1, sizeof b1),
+			vis_bytes((double)w->final_committed, b2, sizeof b2), w->os_calls,
+			r->cands[i].real ? r->cands[i].real : "(model only)");
+	}
+	fprintf(out, "\nrecommendation: ");
+	recommendation(out, r);
+	fprintf(out, "\nThe replay runs the recorded calls as fast as it can: time-based rules (decay, purge "
+		     "delays, background threads) see almost no time pass, so they show less than on the real program.\n");
+}
+
+/* ---- HTML --------------------------------------------------------------------- */
+
+static const char *const cause_colors[DX_NCAUSES] = {
+	[DX_LIVE] = "#f4a261", [DX_ROUNDING] = "#e9c46a", [DX_OVERHEAD] = "#adb5bd", [DX_CACHED] = "#8ecae6",
+	[DX_FASTBIN] = "#219ebc", [DX_HOLE] = "#d62828", [DX_TOP] = "#2a9d8f", [DX_ARENA] = "#9b5de5",
+	[DX_DIRTY] = "#f15bb5", [DX_MUZZY] = "#c9ada7", [DX_RETURNED] = "#e5e5e5",
+};
+
+static const char *const line_colors[] = { "#277da1", "#d62828", "#2a9d8f", "#f4a261", "#9b5de5", "#e76f51",
+					   "#264653", "#f15bb5", "#43aa8b", "#577590", "#90be6d", "#f9844a" };
+
+static int causes_plot(FILE *out, const dx_run_t *base)
+{
+	size_t n = base->nsamples;
+	double *x = malloc((n ? n : 1) * sizeof *x), *y = malloc((n ? n : 1) * DX_NCAUSES * sizeof *y);
+	vis_series_t s[DX_NCAUSES];
+	size_t ns = 0;
+	int rc = -1;
+	if (!x || !y)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		x[i] = (double)base->samples[i].op;
+	for (int k = 0; k < DX_NCAUSES; k++) {
+		double *v = y + ns * n, peak = 0;
+		for (size_t i = 0; i < n; i++) {
+			v[i] = (double)base->samples[i].bytes[k];
+			peak = v[i] > peak ? v[i] : peak;
+		}
+		if (peak > 0)
+			s[ns++] = (vis_series_t){ dx_cause_key((dx_cause_t)k), cause_colors[k], v, peak };
+	}
+	rc = vis_plot_series_svg(out, "causes", x, n, s, ns, true, "What holds the heap (model of the real allocator)",
+				 "op of the recording");
+out:
+	free(x);
+	free(y);
+	return rc;
+}
+
+static int whatif_plot(FILE *out, const dx_report_t *r)
+{
+	/* every run samples at the same ops: the base's points are the x axis */
+	size_t n = r->base->nsamples, ns = 0;
+	double *x = malloc((n ? n : 1) * sizeof *x), *y = malloc((n ? n : 1) * (r->nruns + 1) * sizeof *y);
+	vis_series_t *s = calloc(r->nruns + 1, sizeof *s);
+	char (*names)[200] = calloc(r->nruns + 1, sizeof *names);
+	int rc = -1;
+	if (!x || !y || !s || !names)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		x[i] = (double)r->base->samples[i].op;
+	for (size_t k = 0; k < r->nruns; k++) {
+		const dx_run_t *w = &r->runs[r->order[k]];
+		if (!w->ok || w->nsamples != n)
+			continue;
+		double *v = y + ns * n;
+		for (size_t i = 0; i < n; i++)
+			v[i] = (double)w->samples[i].committed;
+		snprintf(names[ns], sizeof names[ns], "%s %s", w->policy, *w->conf ? w->conf : "(defaults)");
+		s[ns] = (vis_series_t){ names[ns], line_colors[ns % (sizeof line_colors / sizeof line_colors[0])], v,
+					(double)w->peak_committed };
+		ns++;
+	}
+	bool rss = n && r->base->samples[n - 1].measured_rss;
+	if (rss) {
+		double *v = y + ns * n, peak = 0;
+		for (size_t i = 0; i < n; i++)
+			peak = (v[i] = (double)r->base->samples[i].measured_rss) > peak ? v[i] : peak;
+		s[ns++] = (vis_series_t){ "measured RSS (the real program)", "#000000", v, peak };
+	}
+	rc = vis_plot_series_svg(out, "whatif", x, n, s, ns, false, "Committed heap under each candidate",
+				 "op of the recording");
+out:
+	free(x);
+	free(y);
+	free(s);
+	free(names);
+	return rc;
+}
+
+int dx_report_html(FILE *out, const dx_report_t *r)
+{
+	const dx_run_t *base = r->base;
+	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>heaplab diagnose</title>\n"
+		     "<style>body{font-family:Helvetica,Arial,sans-serif;max-width:1000px;margin:2em auto;color:#212529}"
+		     "pre{background:#f8f9fa;padding:1em;overflow-x:auto;font-size:12px}"
+		     "table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid #dee2e6;text-align:right}"
+		     "td:nth-child(2),td:nth-child(3),td:last-child{text-align:left}</style>\n</head><body>\n"
+		     "<h1>heaplab diagnose</h1>\n<p>");
+	vis_put_xml(out, r->command ? r->command : "");
+	fprintf(out, "</p>\n<h2>Recommendation</h2>\n<p id=\"recommendation\">");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	if (mem) {
+		recommendation(mem, r);
+		fclose(mem);
+		vis_put_xml(out, text);
+	}
+	free(text);
+	const dx_sample_t *s = last_sample(base);
+	fprintf(out, "</p>\n<h2>What holds the heap</h2>\n<div id=\"base\" data-policy=\"%s\" data-peak=\"%zu\" "
+		     "data-final=\"%zu\">\n",
+		base->policy, base->peak_committed, s ? s->committed : 0);
+	if (base->nsamples && causes_plot(out, base) < 0)
+		return -1;
+	fprintf(out, "</div>\n<h2>What if</h2>\n<table id=\"ranking\"><tr><th>rank</th><th>policy</th><th>configuration</th>"
+		     "<th>peak</th><th>final</th><th>os calls</th><th>real setting</th></tr>\n");
+	for (size_t k = 0; k < r->nruns; k++) {
+		const dx_run_t *w = &r->runs[r->order[k]];
+		const char *real = r->cands[r->order[k]].real;
+		fprintf(out, "<tr class=\"run\" data-ok=\"%d\" data-peak=\"%zu\" data-final=\"%zu\"><td>%zu</td><td>%s</td><td>",
+			w->ok, w->peak_committed, w->final_committed, k + 1, w->policy);
+		vis_put_xml(out, *w->conf ? w->conf : "(defaults)");
+		fprintf(out, "</td><td>%zu</td><td>%zu</td><td>%llu</td><td>", w->peak_committed, w->final_committed,
+			w->os_calls);
+		vis_put_xml(out, real ? real : "(model only)");
+		fprintf(out, "</td></tr>\n");
+	}
+	fprintf(out, "</table>\n");
+	if (base->nsamples && whatif_plot(out, r) < 0)
+		return -1;
+	fprintf(out, "<h2>Summary</h2>\n<pre>");
+	text = NULL;
+	mem = open_memstream(&text, &len);
+	if (mem) {
+		dx_report_text(mem, r);
+		fclose(mem);
+		vis_put_xml(out, text);
+	}
+	free(text);
+	fprintf(out, "</pre>\n</body></html>\n");
+	return ferror(out) ? -1 : 0;
+}

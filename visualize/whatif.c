@@ -1,0 +1,174 @@
+/*
+ * What if: the candidates a recording is replayed under, and their ranking
+ * (diagnose.h).  Each candidate names the setting that makes the *real*
+ * allocator do what the model was configured to do, so the report can
+ * say what to type.
+ */
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include "diagnose.h"
+
+#define LIBDIR "/usr/lib/x86_64-linux-gnu/"
+
+/* The built-in grid: a few knobs per model that change how memory comes
+ * back.  bump (free does nothing) and the student skeleton are left out. */
+static const dx_candidate_t grid[] = {
+	{ "bins", "", "the default (glibc malloc as it is)" },
+	{ "bins", "arena_max:2", "MALLOC_ARENA_MAX=2" },
+	{ "bins", "arena_max:1", "MALLOC_ARENA_MAX=1" },
+	{ "bins", "trim_threshold:32K", "GLIBC_TUNABLES=glibc.malloc.trim_threshold=32768" },
+	{ "bins", "mmap_threshold:32K", "GLIBC_TUNABLES=glibc.malloc.mmap_threshold=32768" },
+	{ "bins", "arena_max:2,trim_threshold:32K",
+	  "MALLOC_ARENA_MAX=2 GLIBC_TUNABLES=glibc.malloc.trim_threshold=32768" },
+	{ "slab", "", "LD_PRELOAD=" LIBDIR "libjemalloc.so.2" },
+	{ "slab", "narenas:2,background_thread:on",
+	  "LD_PRELOAD=" LIBDIR "libjemalloc.so.2 MALLOC_CONF=narenas:2,background_thread:true" },
+	{ "slab", "dirty_decay_ms:0", "LD_PRELOAD=" LIBDIR "libjemalloc.so.2 MALLOC_CONF=dirty_decay_ms:0" },
+	{ "sharded", "", "LD_PRELOAD=" LIBDIR "libmimalloc.so.2" },
+	{ "sharded", "purge_delay:0", "LD_PRELOAD=" LIBDIR "libmimalloc.so.2 MIMALLOC_PURGE_DELAY=0" },
+	{ "percpu", "", "LD_PRELOAD=" LIBDIR "libtcmalloc_minimal.so.4" },
+	{ "pools", "", NULL },
+	{ "firstfit", "", NULL },
+};
+
+static bool compiled_in(const char *name)
+{
+	hl_heap_t *h = hl_heap_new(name, NULL);
+	if (!h)
+		return false;
+	hl_heap_destroy(h);
+	return true;
+}
+
+static bool listed(const char *list, const char *name)
+{
+	if (!list)
+		return true;
+	size_t n = strlen(name);
+	for (const char *p = list; *p;) {
+		size_t k = strcspn(p, ",");
+		if (k == n && !strncmp(p, name, n))
+			return true;
+		p += k + (p[k] == ',');
+	}
+	return false;
+}
+
+/* Every name of @p list must be a compiled-in policy. */
+static int check_names(const char *list)
+{
+	char name[64];
+	for (const char *p = list; p && *p;) {
+		size_t k = strcspn(p, ",");
+		snprintf(name, sizeof name, "%.*s", (int)(k < sizeof name ? k : sizeof name - 1), p);
+		if (!compiled_in(name))
+			return -1;      /* hl_heap_new said why */
+		p += k + (p[k] == ',');
+	}
+	return 0;
+}
+
+static int add(dx_candidate_t **v, size_t *n, const char *policy, const char *conf, const char *real)
+{
+	dx_candidate_t *m = realloc(*v, (*n + 1) * sizeof *m);
+	if (!m)
+		return -1;
+	*v = m;
+	m[*n] = (dx_candidate_t){ strdup(policy), strdup(conf), real ? strdup(real) : NULL };
+	if (!m[*n].policy || !m[*n].conf)
+		return -1;
+	++*n;
+	return 0;
+}
+
+/* "POLICY/CONF;POLICY/CONF": each checked by making its heap. */
+static int add_knobs(dx_candidate_t **v, size_t *n, const char *knobs)
+{
+	char *copy = strdup(knobs), *save = NULL;
+	if (!copy)
+		return -1;
+	int rc = 0;
+	for (char *item = strtok_r(copy, ";", &save); item && !rc; item = strtok_r(NULL, ";", &save)) {
+		char *slash = strchr(item, '/');
+		if (!slash) {
+			vis_fail("diagnose: bad --knobs item '%s' (expected POLICY/KEY:VALUE,...)", item);
+			rc = -1;
+			break;
+		}
+		*slash = 0;
+		hl_heap_t *h = hl_heap_new(item, slash + 1);
+		if (!h) {
+			rc = -1;
+			break;
+		}
+		hl_heap_destroy(h);
+		rc = add(v, n, item, slash + 1, NULL);
+	}
+	free(copy);
+	return rc;
+}
+
+dx_candidate_t *dx_grid(const char *policies, const char *knobs, const char *bins_base, size_t *n)
+{
+	*n = 0;
+	if (check_names(policies) < 0)
+		return NULL;
+	dx_candidate_t *v = NULL;
+	for (size_t k = 0; k < sizeof grid / sizeof grid[0]; k++)
+		if (listed(policies, grid[k].policy) && compiled_in(grid[k].policy)) {
+			char conf[256];
+			bool based = bins_base && *bins_base && !strcmp(grid[k].policy, "bins");
+			snprintf(conf, sizeof conf, "%s%s%s", based ? bins_base : "", based && *grid[k].conf ? "," : "",
+				 grid[k].conf);
+			if (add(&v, n, grid[k].policy, conf, grid[k].real) < 0)
+				goto fail;
+		}
+	if (knobs && *knobs && add_knobs(&v, n, knobs) < 0)
+		goto fail;
+	if (!*n) {
+		vis_fail("diagnose: no candidate to replay (--policies names none of the grid's)");
+		goto fail;
+	}
+	return v;
+fail:
+	dx_grid_free(v, *n);
+	*n = 0;
+	return NULL;
+}
+
+void dx_grid_free(dx_candidate_t *c, size_t n)
+{
+	for (size_t k = 0; c && k < n; k++) {
+		free((char *)c[k].policy);
+		free((char *)c[k].conf);
+		free((char *)c[k].real);
+	}
+	free(c);
+}
+
+static const dx_run_t *rank_runs;
+
+/* Best first: a run that held before one that failed; then the smaller
+ * peak plus final committed bytes; then fewer kernel calls. */
+static int better(const void *a, const void *b)
+{
+	const dx_run_t *x = &rank_runs[*(const size_t *)a], *y = &rank_runs[*(const size_t *)b];
+	if (x->ok != y->ok)
+		return x->ok ? -1 : 1;
+	size_t sx = x->peak_committed + x->final_committed, sy = y->peak_committed + y->final_committed;
+	if (sx != sy)
+		return sx < sy ? -1 : 1;
+	if (x->os_calls != y->os_calls)
+		return x->os_calls < y->os_calls ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+void dx_rank(const dx_run_t *runs, size_t n, size_t *order)
+{
+	for (size_t k = 0; k < n; k++)
+		order[k] = k;
+	rank_runs = runs;
+	qsort(order, n, sizeof *order, better);
+	rank_runs = NULL;
+}
