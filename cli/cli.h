@@ -58,6 +58,10 @@ void cli_json_str(const char *key, const char *v, bool comma);
 double cli_now(void);
 /** Path of libheaplab-preload.so (env HEAPLAB_PRELOAD, build tree, libdir). */
 const char *cli_preload_path(void);
+/** Puts @p lib first in this process's LD_PRELOAD, keeping what was there;
+ *  0, or cli_error's code with @p who ("run", "diagnose") and @p env_hint
+ *  (the variable that names the library) when it is missing. */
+int cli_prepend_preload(const char *who, const char *lib, const char *env_hint);
 /** Path of libheaplab-record.so (HEAPLAB_RECORDER overrides). */
 const char *cli_record_path(void);
 #endif

@@ -188,3 +188,18 @@ void cli_json_str(const char *key, const char *v, bool comma)
 			putchar(*c);
 	printf("\"%s", comma ? "," : "");
 }
+
+int cli_prepend_preload(const char *who, const char *lib, const char *env_hint)
+{
+	if (access(lib, R_OK) != 0)
+		return cli_error("%s: cannot find %s (set %s to its path)", who, lib, env_hint);
+	const char *old = getenv("LD_PRELOAD");
+	size_t n = strlen(lib) + (old ? strlen(old) : 0) + 2;
+	char *v = malloc(n);
+	if (!v)
+		return cli_error("%s: out of memory", who);
+	snprintf(v, n, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
+	setenv("LD_PRELOAD", v, 1);
+	free(v);
+	return 0;
+}

@@ -116,10 +116,8 @@ static int record(char **argv, const char *sample_ms, char *dir, char *out, size
 		snprintf(prefix, sizeof prefix, "%s/rec", dir);
 		setenv("HEAPLAB_RECORD", prefix, 1);
 		setenv("HEAPLAB_RECORD_MS", sample_ms, 1);
-		const char *old = getenv("LD_PRELOAD");
-		char pre[8192];
-		snprintf(pre, sizeof pre, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
-		setenv("LD_PRELOAD", pre, 1);
+		if (cli_prepend_preload("diagnose", lib, "HEAPLAB_RECORDER"))
+			_exit(127);
 		execvp(argv[0], argv);
 		fprintf(stderr, "heaplab: diagnose: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);

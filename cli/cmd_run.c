@@ -21,22 +21,6 @@ static int usage(FILE *out)
 	return out == stdout ? 0 : 2;
 }
 
-/* Puts the preload library first in LD_PRELOAD, keeping what was there. */
-static int set_preload(const char *lib)
-{
-	if (access(lib, R_OK) != 0)
-		return cli_error("run: cannot find %s (set HEAPLAB_PRELOAD to its path)", lib);
-	const char *old = getenv("LD_PRELOAD");
-	size_t n = strlen(lib) + (old ? strlen(old) : 0) + 2;
-	char *v = malloc(n);
-	if (!v)
-		return cli_error("run: out of memory");
-	snprintf(v, n, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
-	setenv("LD_PRELOAD", v, 1);
-	free(v);
-	return 0;
-}
-
 /* Creates the sample file with its header and tells the shim (see the
  * sampling section of core/shim.c) where and how often to write. */
 static int start_samples(const char *file, const char *policy, const char *every)
@@ -115,7 +99,7 @@ int cmd_run(int argc, char **argv)
 		return cli_error("run: this heaplab is built with -fsanitize=%s, whose runtime owns malloc: "
 				 "its preload library cannot go into another program (use a build without sanitizers)",
 				 HL_SANITIZERS_BUILD);
-	int rc = set_preload(cli_preload_path());
+	int rc = cli_prepend_preload("run", cli_preload_path(), "HEAPLAB_PRELOAD");
 	if (rc)
 		return rc;
 	execvp(argv[i], argv + i);
