@@ -64,9 +64,13 @@ static size_t find(const hl_ledger_stripe_t *s, uintptr_t k)
 	return (size_t)-1;
 }
 
-static void account(hl_ledger_t *l, int64_t delta)
+/* Adds or takes away @p n.  The atomic builtins wrap, so a table whose
+ * values are not byte counts (the debug guard packs a canary length into the
+ * top bits) only makes its own totals meaningless, never undefined. */
+static void account(hl_ledger_t *l, size_t n, bool add)
 {
-	int64_t now = __atomic_add_fetch(&l->live, delta, __ATOMIC_RELAXED);
+	int64_t now = add ? __atomic_add_fetch(&l->live, (int64_t)n, __ATOMIC_RELAXED)
+			  : __atomic_sub_fetch(&l->live, (int64_t)n, __ATOMIC_RELAXED);
 	int64_t peak = __atomic_load_n(&l->peak, __ATOMIC_RELAXED);
 	while (now > peak && !__atomic_compare_exchange_n(&l->peak, &peak, now, true,
 							   __ATOMIC_RELAXED, __ATOMIC_RELAXED))
@@ -84,7 +88,8 @@ bool hl_ledger_add(hl_ledger_t *l, const void *p, size_t n)
 	}
 	size_t at = find(s, k);
 	if (at != (size_t)-1) {
-		account(l, (int64_t)n - (int64_t)s->vals[at]);
+		size_t old = s->vals[at];
+		account(l, n >= old ? n - old : old - n, n >= old);
 		s->vals[at] = n;
 	} else {
 		size_t i = key_hash(k) & (s->cap - 1);
@@ -95,7 +100,7 @@ bool hl_ledger_add(hl_ledger_t *l, const void *p, size_t n)
 		s->keys[i] = k;
 		s->vals[i] = n;
 		s->used++;
-		account(l, (int64_t)n);
+		account(l, n, true);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return true;
@@ -112,7 +117,7 @@ size_t hl_ledger_remove(hl_ledger_t *l, const void *p)
 		s->keys[at] = TOMB;
 		s->used--;
 		s->tomb++;
-		account(l, -(int64_t)n);
+		account(l, n, false);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return n;
