@@ -138,6 +138,12 @@ struct hl_thread {
 				    this thread only, read by stats (relaxed) */
 	int64_t live_usable;   /**< bytes this thread's calls added minus removed
 				    (ledger on; same rule as ops) */
+	int lock_busy;         /**< for a policy whose lock lets one thread in
+				    without an atomic read-modify-write (pools'
+				    biased lock): 1 while this thread is inside
+				    by that route.  Stored by this thread only,
+				    read by a thread revoking the bias; zeroed
+				    when the record is reused */
 	struct hl_thread *next;/**< heap's list of thread records (set once,
 				    under the heap's threads lock) */
 	bool exited;           /**< thread has gone; record is kept for its counts

@@ -72,6 +72,7 @@ static hl_thread_t *take_exited(hl_heap_t *h)
 		if (t->exited) {
 			t->exited = false;
 			t->policy_tls = NULL;
+			t->lock_busy = 0;
 			return t;
 		}
 	return NULL;

@@ -543,7 +543,6 @@ static void pools_fork_child(void *st)
 {
 	pl_state_t *s = st;
 	hl_guest_fork_child(&s->fallback);
-	s->bias_busy = 0;
 	__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
 }
 

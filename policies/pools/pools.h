@@ -170,7 +170,6 @@ typedef struct pl_counts {
 typedef struct pl_state {
 	int lock;                    /**< the spinlock standing in for the GIL */
 	int biased;                  /**< 1: bias_owner enters without the lock */
-	int bias_busy;               /**< bias_owner is inside (owner writes) */
 	hl_thread_t *bias_owner;     /**< thread holding the bias, or NULL (lock) */
 	bool bias_ok;                /**< bias may still be claimed (lock) */
 	uint32_t bias_moves;         /**< times the bias changed threads (lock) */
@@ -317,12 +316,13 @@ static inline uint32_t pl_untouched(const pl_state_t *s, const pl_pool_t *pool)
 /* ---- the lock (pools_lock.c) ----
  * A spinlock biased towards one thread, the way the GIL stays with the
  * running thread across many allocations: while `biased`, bias_owner enters
- * by marking bias_busy and re-reading biased, no atomic read-modify-write.
- * Another thread arriving takes the spinlock, revokes the bias (biased = 0,
- * a membarrier(2) so the owner's plain stores are ordered, then waits for
- * bias_busy = 0) and takes the bias over; after PL_BIAS_MOVES hand-overs
- * all take the spinlock.  Readers (stats, checker ...) revoke, never claim.  Entry returns whether it went by bias, for
- * pl_leave. */
+ * by marking its own thread record busy (hl_thread_t.lock_busy) and
+ * re-reading biased, no atomic read-modify-write.  Another thread arriving
+ * takes the spinlock, revokes the bias (biased = 0, a membarrier(2) so the
+ * owner's plain stores are ordered, then waits until the owner's record is
+ * not busy) and takes the bias over; after PL_BIAS_MOVES hand-overs all
+ * take the spinlock.  Readers (stats, checker ...) revoke, never claim.
+ * Entry returns whether it went by bias, for pl_leave. */
 /** Entry without the bias: takes the spinlock, then (unless @p reader)
  *  claims the bias for @p t or moves it here from its holder, until
  *  PL_BIAS_MOVES moves have been made. */
@@ -348,22 +348,26 @@ static inline bool pl_enter_by_bias(pl_state_t *s, hl_thread_t *t)
 {
 	if (__atomic_load_n(&s->bias_owner, __ATOMIC_RELAXED) != t)
 		return false;
-	__atomic_store_n(&s->bias_busy, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->lock_busy, 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/* The owner is read again after `biased`: between the first read and
-	 * the store of bias_busy, another thread may have revoked the bias
-	 * (seeing bias_busy still 0) and claimed it for itself, setting
-	 * biased to 1 again; the bias that stands is then not ours. */
+	 * the store of lock_busy, another thread may have revoked the bias
+	 * (seeing this record not busy) and claimed it for itself, setting
+	 * biased to 1 again; the bias that stands is then not ours.  The busy
+	 * mark is this thread's own, so taking it back here cannot clear the
+	 * mark of the thread that does hold the bias. */
 	if (HL_LIKELY(__atomic_load_n(&s->biased, __ATOMIC_ACQUIRE)) &&
 	    HL_LIKELY(__atomic_load_n(&s->bias_owner, __ATOMIC_RELAXED) == t))
 		return true;
-	__atomic_store_n(&s->bias_busy, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->lock_busy, 0, __ATOMIC_RELEASE);
 	return false;
 }
-/** Leaves what pl_enter_by_bias entered. */
+/** Leaves what pl_enter_by_bias entered: the bias holder, which cannot
+ *  change while its record is busy, unmarks its record. */
 static inline void pl_leave_bias(pl_state_t *s)
 {
-	__atomic_store_n(&s->bias_busy, 0, __ATOMIC_RELEASE);
+	hl_thread_t *owner = __atomic_load_n(&s->bias_owner, __ATOMIC_RELAXED);
+	__atomic_store_n(&owner->lock_busy, 0, __ATOMIC_RELEASE);
 }
 /** Enters for thread @p t: by bias when t holds it and it still stands,
  *  else through pl_enter_locked.  Returns whether it went by bias, for

@@ -8,21 +8,27 @@
  * under CPython never pays.  So the first thread to enter claims a bias:
  * it then enters with two plain stores and a load,
  *
- *   owner:    if (owner == me) { bias_busy = 1; compiler barrier;
- *             if (biased && owner == me) enter ... bias_busy = 0 (release) }
- *   revoker:  take spinlock; biased = 0; membarrier(); wait bias_busy == 0
+ *   owner:    if (owner == me) { me->busy = 1; compiler barrier;
+ *             if (biased && owner == me) enter ... me->busy = 0 (release)
+ *             else me->busy = 0 }
+ *   revoker:  take spinlock; biased = 0; membarrier(); wait owner->busy == 0
  *
  * Without a fence between the owner's store and load, x86 may let the load
  * pass the store; membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) runs a full
  * barrier on every CPU running a thread of the process, so after it either
- * the owner has seen biased = 0 or its bias_busy = 1 is visible to the
+ * the owner has seen biased = 0 or its busy = 1 is visible to the
  * revoker (the asymmetric Dekker argument).  The owner is read a second
  * time after `biased`: a thread that read "owner == me" and was then
- * preempted before its bias_busy = 1 may wake to find the bias revoked
+ * preempted before its busy = 1 may wake to find the bias revoked
  * and already claimed by the revoker (biased = 1 again, owner = the
  * revoker, which is inside under the spinlock); entering on `biased`
  * alone let two threads in at once.  ThreadSanitizer caught that in
- * test_pools' threads_share_one_lock.
+ * test_pools' threads_share_one_lock.  The busy mark is in each thread's
+ * own record (hl_thread_t.lock_busy), not one word of the heap's: with a
+ * single shared word, that late thread's "busy = 1 ... busy = 0" cleared
+ * the mark of the thread then holding the bias, and the next revoker went
+ * in beside it (TSan, conformance's realloc_moving_while_another_thread_
+ * allocates, about one run in four).
  *
  * Like the GIL, the bias then moves to the thread that asked: a program
  * whose main thread starts one worker that does all the allocating pays
@@ -77,10 +83,11 @@ void pl_revoke_bias(pl_state_t *s)
 {
 	if (!__atomic_load_n(&s->biased, __ATOMIC_RELAXED))
 		return;
+	hl_thread_t *owner = __atomic_load_n(&s->bias_owner, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->biased, 0, __ATOMIC_SEQ_CST);
 	if (pl_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0)
 		hl_fatal(&hl_policy_pools, "membarrier failed while revoking the lock bias", NULL);
-	for (unsigned spins = 0; __atomic_load_n(&s->bias_busy, __ATOMIC_ACQUIRE); spins++)
+	for (unsigned spins = 0; __atomic_load_n(&owner->lock_busy, __ATOMIC_ACQUIRE); spins++)
 		if (spins < 64)
 			pl_cpu_relax();
 		else
