@@ -84,7 +84,8 @@ EXTRA_DIST += tests/fidelity.sh tests/fidelity_runner.sh tests/fidelity/glibc.ro
 # that starts threads: the others are tagged single-threaded).
 # TSan's lock-order (deadlock) detector is off there: at a fork every heap's
 # atfork handler holds all of its locks at once (the ledger's 64 stripes,
-# every arena: glibc's ptmalloc_lock_all does the same), more locks than the
+# every arena, as glibc 2.36's __malloc_fork_lock_parent in malloc/arena.c
+# does), more locks than the
 # detector tracks per thread (64, sanitizer_deadlock_detector.h), and it
 # stops the program with a CHECK failure (test_pools' fork_child_allocates).
 # Race detection is not affected.
