@@ -82,19 +82,13 @@ EXTRA_DIST += tests/fidelity.sh tests/fidelity_runner.sh tests/fidelity/glibc.ro
 # --enable-sanitizers=thread build runs, `make check-threads` (the ones whose
 # policy is not compiled in drop out; of test_conformance, only its tcase
 # that starts threads: the others are tagged single-threaded).
-# TSan's lock-order (deadlock) detector is off there: at a fork every heap's
-# atfork handler holds all of its locks at once (the ledger's 64 stripes,
-# every arena, as glibc 2.36's __malloc_fork_lock_parent in malloc/arena.c
-# does), more locks than the
-# detector tracks per thread (64, sanitizer_deadlock_detector.h), and it
-# stops the program with a CHECK failure (test_pools' fork_child_allocates).
-# Race detection is not affected.
+# (TSan's lock-order detector is off for every test: see AM_TESTS_ENVIRONMENT
+# in Makefile.am for why.)
 HL_THREADED_TESTS = tests/test_conformance tests/test_core tests/test_bins tests/test_slab tests/test_percpu \
 	tests/test_sharded tests/test_pools tests/real_programs.sh \
 	exercises/08-arenas-tcache/lab exercises/10-cross-thread/lab exercises/13-threads-outnumber-cpus/lab
 check-threads:
-	TSAN_OPTIONS="detect_deadlocks=0 $${TSAN_OPTIONS:-}" CK_EXCLUDE_TAGS=single-threaded \
-		$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(filter $(HL_THREADED_TESTS),$(TESTS))'
+	CK_EXCLUDE_TAGS=single-threaded $(MAKE) $(AM_MAKEFLAGS) check TESTS='$(filter $(HL_THREADED_TESTS),$(TESTS))'
 PHONY_TARGETS += check-threads
 
 # heaplab diagnose: causes of a hand-built recording, bad input, a program
