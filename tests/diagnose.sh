@@ -116,5 +116,61 @@ else
 		fail "anchors: the report lacks its plots"
 fi
 
+# --- every real setting the what-if table names takes effect ----------------------
+# Each setting is applied to the real allocator installed here, and the
+# allocator's own report says whether it took: jemalloc's stats_print
+# ("opt.narenas: 2"), mimalloc's MIMALLOC_VERBOSE ("option 'x': 0"), the
+# dynamic loader's --list-tunables for glibc.  (A name the allocator does
+# not know is ignored in silence: mimalloc 2.0.9 ignores MIMALLOC_PURGE_DELAY.)
+setting_takes() {  # SETTING...: one check per variable
+	local lib="" conf="" kv k v
+	for kv in "$@"; do
+		case $kv in
+		LD_PRELOAD=*) lib=${kv#LD_PRELOAD=} ;;
+		MALLOC_CONF=*) conf=${kv#MALLOC_CONF=} ;;
+		esac
+	done
+	if [ -n "$lib" ] && [ ! -r "$lib" ]; then echo "SKIP (part): $lib is not installed"; return; fi
+	for kv in "$@"; do
+		k=${kv%%=*} v=${kv#*=}
+		case $k in
+		LD_PRELOAD) ;;
+		MALLOC_CONF)
+			local opts pair
+			opts=$(env LD_PRELOAD="$lib" MALLOC_CONF="$conf,stats_print:true" true 2>&1)
+			for pair in ${conf//,/ }; do
+				grep -q "^  opt\.${pair%%:*}: ${pair#*:}\b" <<<"$opts" && pass ||
+					fail "real setting $kv: jemalloc does not report opt.${pair%%:*}: ${pair#*:}"
+			done ;;
+		MIMALLOC_*)
+			local name
+			name=$(tr 'A-Z' 'a-z' <<<"${k#MIMALLOC_}")
+			env LD_PRELOAD="$lib" "$kv" MIMALLOC_VERBOSE=1 true 2>&1 | grep -qx "mimalloc: option '$name': $v" && pass ||
+				fail "real setting $kv: mimalloc does not report option '$name': $v" ;;
+		MALLOC_ARENA_MAX|GLIBC_TUNABLES)
+			local tunable want
+			if [ "$k" = MALLOC_ARENA_MAX ]; then tunable=glibc.malloc.arena_max want=$v
+			else tunable=${v%%=*} want=${v#*=}; fi
+			env "$kv" "$loader" --list-tunables 2>/dev/null |
+				grep -q "^$tunable: $(printf '0x%x' "$want") " && pass ||
+				fail "real setting $kv: the loader does not list $tunable as $want" ;;
+		*) fail "real setting $kv: the test does not know how to check $k" ;;
+		esac
+	done
+}
+loader=$(ls /lib64/ld-linux-x86-64.so.2 /lib/ld-linux-*.so.* 2>/dev/null | head -1)
+if [ -n "${HL_SANITIZERS:-}" ]; then
+	echo "SKIP (part): real settings are checked by preloading the real allocators, beside a -fsanitize=$HL_SANITIZERS runtime"
+else
+	settings=$("$heaplab" diagnose --trace="$hand" 2>/dev/null |
+		awk '/^what if/ { on = 1; next } on && $1 ~ /^[0-9]+$/ && NF >= 9 {
+			s = $9; for (i = 10; i <= NF; i++) s = s " " $i; print s }')
+	[ "$(grep -c . <<<"$settings")" -ge 8 ] && pass || fail "what-if table: fewer than 8 real settings in '$settings'"
+	# rows without a setting say so in words, "(model only)"
+	while read -r -a words; do
+		[[ ${words[0]:-} =~ ^[A-Z_]+= ]] && setting_takes "${words[@]}"
+	done <<<"$settings"
+fi
+
 echo "diagnose: $passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -26,7 +26,10 @@ static const dx_candidate_t grid[] = {
 	  "LD_PRELOAD=" LIBDIR "libjemalloc.so.2 MALLOC_CONF=narenas:2,background_thread:true" },
 	{ "slab", "dirty_decay_ms:0", "LD_PRELOAD=" LIBDIR "libjemalloc.so.2 MALLOC_CONF=dirty_decay_ms:0" },
 	{ "sharded", "", "LD_PRELOAD=" LIBDIR "libmimalloc.so.2" },
-	{ "sharded", "purge_delay:0", "LD_PRELOAD=" LIBDIR "libmimalloc.so.2 MIMALLOC_PURGE_DELAY=0" },
+	/* mimalloc 2.0.9 (Debian's) names the delay decommit_delay and ignores
+	 * MIMALLOC_PURGE_DELAY, the name from 2.1 on: MIMALLOC_VERBOSE=1 shows
+	 * decommit_delay 25 under the one and 0 under the other. */
+	{ "sharded", "purge_delay:0", "LD_PRELOAD=" LIBDIR "libmimalloc.so.2 MIMALLOC_DECOMMIT_DELAY=0" },
 	{ "percpu", "", "LD_PRELOAD=" LIBDIR "libtcmalloc_minimal.so.4" },
 	{ "pools", "", NULL },
 	{ "firstfit", "", NULL },
