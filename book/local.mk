@@ -17,6 +17,13 @@ EXTRA_DIST += $(HL_BOOK_CHAPTERS) book/Doxyfile.in book/traces/reuse.rep \
 	book/traces/stash.rep book/traces/tcache-full.rep \
 	book/traces/one-25.rep book/traces/small-large.rep book/traces/paths.rep \
 	book/traces/explain.rep book/gen_explain.sh
+# Chapters 9 to 14's worked examples and steppers (book/gen_worked.sh).
+EXTRA_DIST += book/gen_worked.sh book/traces/remote.rep \
+	book/traces/pool-life.rep book/traces/pinned-top.rep \
+	book/traces/scattered.rep book/traces/freed-twice.rep \
+	book/traces/secure-order.rep book/traces/mixed-day.rep
+TESTS += tests/book_worked.sh
+dist_noinst_SCRIPTS += tests/book_worked.sh
 
 # The question bank: read by `heaplab quiz` from the source tree (HL_BOOK_DIR)
 # or, once installed, from $(pkgdatadir) (see cli/cmd_quiz.c).
@@ -85,6 +92,7 @@ doc: book/gen_figures$(EXEEXT) book/Doxyfile book/appendix-options.md
 	$(MKDIR_P) doc/figures
 	./book/gen_figures doc/figures
 	$(SHELL) $(srcdir)/book/gen_explain.sh ./heaplab$(EXEEXT) doc/figures
+	$(SHELL) $(srcdir)/book/gen_worked.sh ./heaplab$(EXEEXT) doc/figures
 	@for ed in $(HL_DOC_EDITIONS); do \
 	  out=$${ed%%:*}; sections=$${ed#*:}; \
 	  test "$$sections" = student && sections=; \
@@ -96,6 +104,7 @@ doc: book/gen_figures$(EXEEXT) book/Doxyfile book/appendix-options.md
 	    $(DOXYGEN) book/Doxyfile || exit 1; \
 	  ln -sfn "$(abs_top_srcdir)/policies" $$out/policies; \
 	  ln -sfn "$(abs_top_srcdir)/exercises" $$out/exercises; \
+	  for s in doc/figures/*-stepper.html; do test ! -f "$$s" || cp "$$s" $$out/html/ || exit 1; done; \
 	  touch $$out/warnings.log; \
 	  bad=`awk -v tol='$(HL_DOC_TOLERATED)' \
 	    '/^[ \t]/ { if (!ok) print; next } { ok = tol != "" && $$0 ~ tol; if (!ok) print }' $$out/warnings.log`; \
