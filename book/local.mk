@@ -22,8 +22,9 @@ EXTRA_DIST += book/gen_worked.sh book/traces/remote.rep \
 	book/traces/pool-life.rep book/traces/pinned-top.rep \
 	book/traces/scattered.rep book/traces/freed-twice.rep \
 	book/traces/secure-order.rep book/traces/mixed-day.rep
-TESTS += tests/book_worked.sh
-dist_noinst_SCRIPTS += tests/book_worked.sh
+TESTS += tests/book_worked.sh tests/book_stepper_embed.sh
+dist_noinst_SCRIPTS += tests/book_worked.sh tests/book_stepper_embed.sh
+EXTRA_DIST += tests/book_stepper_embed.mjs
 
 # The question bank: read by `heaplab quiz` from the source tree (HL_BOOK_DIR)
 # or, once installed, from $(pkgdatadir) (see cli/cmd_quiz.c).
