@@ -10,7 +10,9 @@
 # free (10), the last free lets the break come down (11), the diagnosis
 # charges most of the heap to holes (12), the double free is named by every
 # policy's debug mode and in glibc's words by bins (13), the comparison has
-# a row per policy (14).
+# a row per policy (14).  Each of those chapters also has 2,500 words or
+# more, common mistakes, a prediction to run, and exercises graded
+# Warm-up, Core, Challenge with the warm-ups answered (instructor only).
 set -u
 src=${srcdir:-.}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/book-worked.XXXXXX") || exit 99
@@ -38,7 +40,7 @@ while read -r chapter kind trace policy conf ranges; do
 	[ -f "$src/book/traces/$trace" ] || fail "$trace (chapter $chapter) is not in book/traces"
 	grep -q "$trace" "$src/book/local.mk" || fail "$trace is not distributed (book/local.mk)"
 	case $kind in
-	step) grep -q "<iframe src=\"$f\"" "$md" || fail "${md##*/} does not embed $f" ;;
+	step) grep -q "<iframe class=\"hl-stepper\" src=\"$f\"" "$md" || fail "${md##*/} does not embed $f" ;;
 	*) grep -q "^\\\\verbinclude $f\$" "$md" || fail "${md##*/} does not include $f" ;;
 	esac
 	case $kind in explain | step | stats)
@@ -54,6 +56,23 @@ while read -r chapter kind trace policy conf ranges; do
 done <<EOF
 $table
 EOF
+
+# each chapter is a chapter: its words, and the sections every teaching
+# chapter ends with (the mistakes, a prediction to run, graded exercises
+# with their warm-ups answered in the instructor's edition)
+for md in "$src"/book/09-*.md "$src"/book/1[0-4]-*.md; do
+	name=${md##*/}
+	words=$(wc -w <"$md")
+	[ "$words" -ge 2500 ] || fail "$name: $words words, below 2,500"
+	heads=$(grep '^## ' "$md")
+	for h in 'Common mistakes' 'Predict, then run' 'Exercises'; do
+		echo "$heads" | grep -qx "## $h" || fail "$name: no '## $h'"
+	done
+	levels=$(sed -n '/^## Exercises$/,/^## /p' "$md" | grep -c '^\*\*\(Warm-up\|Core\|Challenge\)\.\*\*$')
+	[ "$levels" -eq 3 ] || fail "$name: exercises graded in $levels of 3 levels"
+	sed -n '/^\*\*Warm-up\.\*\*$/,/^\*\*Core\.\*\*$/p' "$md" | grep -q '^ *\*\*Answer\.\*\*' ||
+		fail "$name: no warm-up answered for the instructor"
+done
 
 # op N's lines of a --explain file
 op() { sed -n "/^op $2 /,/^op $(($2 + 1)) /p" "$1"; }
