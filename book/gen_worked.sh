@@ -72,7 +72,7 @@ stats() { # trace policy conf
 }
 
 compare() { # trace policies conf
-	echo "\$ heaplab replay --policy=$2 $(conf_args "$3") --repeat 0 --stats book/traces/$1"
+	echo "\$ heaplab replay --policy=$2 $(conf_args "$3") --repeat 0 --stats book/traces/$1" | tr -s ' '
 	echo "(one row per policy, from its statistics; util = peak live requested / peak committed)"
 	printf '%-9s %7s %14s %14s %14s %9s\n' policy util 'peak commit B' 'final commit B' 'final resid. B' 'os calls'
 	for p in $(present "$2"); do
