@@ -49,6 +49,15 @@ noinst_PROGRAMS += book/gen_figures
 book_gen_figures_SOURCES = book/gen_figures.c
 book_gen_figures_LDADD = libhlvis.la libhlcore.la
 
+# Chapters 9 to 14's worked examples and steppers (book/gen_worked.sh, run
+# by make doc), checked by tests/book_worked.sh.
+EXTRA_DIST += book/gen_worked.sh book/traces/remote.rep \
+	book/traces/pool-life.rep book/traces/pinned-top.rep \
+	book/traces/scattered.rep book/traces/freed-twice.rep \
+	book/traces/secure-order.rep book/traces/mixed-day.rep
+TESTS += tests/book_worked.sh
+dist_noinst_SCRIPTS += tests/book_worked.sh
+
 # What Doxygen reads: the chapters, the public header, the contract a policy
 # (a student's too) is written against, and the headers that hold each
 # policy's central structures.  Any Doxygen warning, about a chapter or a
@@ -83,6 +92,7 @@ doc: book/gen_figures$(EXEEXT) book/Doxyfile book/appendix-options.md
 	@test -n "$(DOT)" || { echo "make doc: dot not found (Debian: apt-get install graphviz), re-run configure" >&2; exit 1; }
 	rm -rf doc/html doc/instructor doc/figures doc/warnings.log
 	$(MKDIR_P) doc/figures
+	$(SHELL) $(srcdir)/book/gen_worked.sh ./heaplab$(EXEEXT) doc/figures
 	./book/gen_figures doc/figures
 	$(SHELL) $(srcdir)/book/gen_explain.sh ./heaplab$(EXEEXT) doc/figures
 	@for ed in $(HL_DOC_EDITIONS); do \
@@ -94,6 +104,7 @@ doc: book/gen_figures$(EXEEXT) book/Doxyfile book/appendix-options.md
 	  HL_DOC_IMAGES="$(abs_top_builddir)/doc/figures" HL_DOC_OUT="$(abs_top_builddir)/$$out" \
 	  HL_DOC_SECTIONS="$$sections" HL_DOC_EDITION="$${sections:+ (instructor edition)}" \
 	    $(DOXYGEN) book/Doxyfile || exit 1; \
+	  cp doc/figures/*-stepper.html $$out/html/ || exit 1; \
 	  ln -sfn "$(abs_top_srcdir)/policies" $$out/policies; \
 	  ln -sfn "$(abs_top_srcdir)/exercises" $$out/exercises; \
 	  touch $$out/warnings.log; \
