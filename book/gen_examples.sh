@@ -85,5 +85,6 @@ explain ch06-ex-coalesce bins tcache_count:0 coalesce.rep 7 12
 explain ch07-ex-order bins tcache_count:2 tcache-order.rep 9 16
 # chapter 8: emptied slabs and a freed large extent, kept dirty or purged
 explain ch08-ex-decay slab tcache:off decay.rep 10 18
-stats ch08-ex-decay-kept slab tcache:off decay.rep dirty_bytes muzzy_bytes resident_bytes purged_bytes
-stats ch08-ex-decay-now slab tcache:off,dirty_decay_ms:0 decay.rep dirty_bytes muzzy_bytes resident_bytes purged_bytes
+explain ch08-ex-purge slab tcache:off,dirty_decay_ms:0 decay.rep 14 14
+stats ch08-ex-decay-stats slab tcache:off decay.rep dirty_bytes muzzy_bytes resident_bytes purged_bytes
+stats ch08-ex-decay-stats slab tcache:off,dirty_decay_ms:0 decay.rep dirty_bytes muzzy_bytes resident_bytes purged_bytes
