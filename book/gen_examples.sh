@@ -59,7 +59,9 @@ stats() {
 }
 
 rm -f "$out"/ch0[1-8]-ex-*.txt
-# chapter 1: the three numbers of one heap under four policies
+# chapter 1: one call through the layers; the three numbers of one heap
+# under four policies
+explain ch01-ex-first-call firstfit fit:first explain.rep 1 1
 for p in bump firstfit bins slab; do
 	stats ch01-ex-numbers "$p" - layers.rep peak_requested_bytes live_requested_bytes committed_bytes resident_bytes
 done
