@@ -76,6 +76,7 @@ explain ch04-ex-holes firstfit fit:first,order:address fits.rep 1 9
 for fit in first next best worst; do
 	explain ch04-ex-fits firstfit fit:$fit,order:address fits.rep 10
 done
+explain ch04-ex-fifo firstfit fit:first,order:fifo fits.rep 10
 # chapter 5: two ladders, and the same requests on each
 sizes ch05-ex-ladder-bins bins 200
 sizes ch05-ex-ladder-slab slab 1100
