@@ -80,6 +80,7 @@ explain ch04-ex-fifo firstfit fit:first,order:fifo fits.rep 10
 # chapter 5: two ladders, and the same requests on each
 sizes ch05-ex-ladder-bins bins 200
 sizes ch05-ex-ladder-slab slab 1100
+sizes ch05-ex-ladder-pools pools 128
 explain ch05-ex-classes-bins bins - classes.rep 2 7
 explain ch05-ex-classes-slab slab tcache:off classes.rep 2 7
 # chapter 6: the four cases of coalescing
