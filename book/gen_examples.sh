@@ -71,6 +71,7 @@ explain ch02-ex-top-kept bins trim_threshold:64M top-200k.rep 20 21
 explain ch02-ex-big-twice bins - big-twice.rep
 # chapter 3: bump pointer arithmetic
 explain ch03-ex-bump bump - bump-arith.rep
+explain ch03-ex-align bump - bump-align.rep 2 3
 # chapter 4: the holes, then one request under each fit
 explain ch04-ex-holes firstfit fit:first,order:address fits.rep 1 9
 for fit in first next best worst; do

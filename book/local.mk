@@ -20,7 +20,7 @@ EXTRA_DIST += $(HL_BOOK_CHAPTERS) book/Doxyfile.in book/traces/reuse.rep \
 # Chapters 1-8's worked examples and every chapter's embedded stepper
 # (book/gen_examples.sh, book/gen_steppers.sh), with their traces.
 EXTRA_DIST += book/gen_examples.sh book/gen_steppers.sh \
-	book/traces/bump-arith.rep book/traces/fits.rep book/traces/classes.rep \
+	book/traces/bump-arith.rep book/traces/bump-align.rep book/traces/fits.rep book/traces/classes.rep \
 	book/traces/coalesce.rep book/traces/tcache-order.rep book/traces/decay.rep
 
 # The question bank: read by `heaplab quiz` from the source tree (HL_BOOK_DIR)
