@@ -12,7 +12,7 @@
 # free (ch06), the order chunks come back from a two-deep tcache (ch07),
 # and decay's dirty bytes purged, not lost (ch08).
 . "${srcdir:-.}/tests/book_lib.sh"
-MIN_WORDS=1900
+MIN_WORDS=2500
 book="$top/book"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/book-examples.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
