@@ -17,6 +17,11 @@ EXTRA_DIST += $(HL_BOOK_CHAPTERS) book/Doxyfile.in book/traces/reuse.rep \
 	book/traces/stash.rep book/traces/tcache-full.rep \
 	book/traces/one-25.rep book/traces/small-large.rep book/traces/paths.rep \
 	book/traces/explain.rep book/gen_explain.sh
+# Chapters 1-8's worked examples and every chapter's embedded stepper
+# (book/gen_examples.sh, book/gen_steppers.sh), with their traces.
+EXTRA_DIST += book/gen_examples.sh book/gen_steppers.sh \
+	book/traces/bump-arith.rep book/traces/bump-align.rep book/traces/fits.rep book/traces/classes.rep \
+	book/traces/coalesce.rep book/traces/tcache-order.rep book/traces/decay.rep
 
 # The question bank: read by `heaplab quiz` from the source tree (HL_BOOK_DIR)
 # or, once installed, from $(pkgdatadir) (see cli/cmd_quiz.c).
@@ -40,7 +45,12 @@ dist_noinst_SCRIPTS += tests/book_path.sh tests/book_glossary.sh tests/book_visu
 # output generated at build time (book/gen_explain.sh).
 TESTS += tests/book_explain.sh
 dist_noinst_SCRIPTS += tests/book_explain.sh
-EXTRA_DIST += tests/book_lib.sh
+# Chapters 1-8 teach from generated examples and embed their steppers
+# (tests/book_examples.sh); one embedded stepper is driven in headless
+# Chromium (tests/book_stepper_browser.sh).
+TESTS += tests/book_examples.sh tests/book_stepper_browser.sh
+dist_noinst_SCRIPTS += tests/book_examples.sh tests/book_stepper_browser.sh
+EXTRA_DIST += tests/book_lib.sh tests/book_stepper_browser.mjs
 
 # The figures: one small program performs each chapter's script on a real
 # heap, writes hl_snapshot_dot() output and renders it with the visualize
@@ -95,6 +105,8 @@ doc: book/gen_figures$(EXEEXT) book/Doxyfile book/appendix-options.md
 	$(SHELL) $(srcdir)/book/gen_worked.sh ./heaplab$(EXEEXT) doc/figures
 	./book/gen_figures doc/figures
 	$(SHELL) $(srcdir)/book/gen_explain.sh ./heaplab$(EXEEXT) doc/figures
+	$(SHELL) $(srcdir)/book/gen_examples.sh ./heaplab$(EXEEXT) doc/figures
+	$(SHELL) $(srcdir)/book/gen_steppers.sh ./heaplab$(EXEEXT) doc/figures
 	@for ed in $(HL_DOC_EDITIONS); do \
 	  out=$${ed%%:*}; sections=$${ed#*:}; \
 	  test "$$sections" = student && sections=; \
@@ -104,7 +116,7 @@ doc: book/gen_figures$(EXEEXT) book/Doxyfile book/appendix-options.md
 	  HL_DOC_IMAGES="$(abs_top_builddir)/doc/figures" HL_DOC_OUT="$(abs_top_builddir)/$$out" \
 	  HL_DOC_SECTIONS="$$sections" HL_DOC_EDITION="$${sections:+ (instructor edition)}" \
 	    $(DOXYGEN) book/Doxyfile || exit 1; \
-	  cp doc/figures/*-stepper.html $$out/html/ || exit 1; \
+	  for s in doc/figures/*-stepper.html; do test ! -f "$$s" || cp "$$s" $$out/html/ || exit 1; done; \
 	  ln -sfn "$(abs_top_srcdir)/policies" $$out/policies; \
 	  ln -sfn "$(abs_top_srcdir)/exercises" $$out/exercises; \
 	  touch $$out/warnings.log; \
