@@ -104,6 +104,22 @@
  *     covers); with hugepage:on a span of up to 128 pages lies inside
  *     one hugepage (not checked: the counts are).
  *
+ * Hugepages (hugepage:on)
+ * ---------
+ * Google's TCMalloc, read at commit fce3f55d (huge_page_aware_allocator.h,
+ * huge_page_filler.h), packs each span of at most half a hugepage inside
+ * one hugepage, choosing the hugepage whose longest free range is
+ * shortest, then the one with the most allocations; a hugepage that
+ * empties goes whole to a cache, and release takes cached whole hugepages
+ * before it breaks hugepages in use (emptiest first).  The model keeps
+ * two rules: a span of up to 128 pages goes into the most used hugepage
+ * with room, and release takes the least used hugepages' free pages
+ * first.  It counts used and released pages per hugepage in both modes
+ * (the checker recounts them), so the statistics compare the two:
+ * intact, full, partial, empty, released, broken, coverage.  Left out:
+ * the longest-free-range order, allocation counts, the hugepage cache,
+ * regions and hugepage-aligned runs for longer spans.
+ *
  * Layers (top to bottom: a file calls functions of its own layer and of
  * the layers below it, never above; tests/layers.sh checks this list)
  * ------
