@@ -16,7 +16,8 @@ EXTRA_DIST += $(HL_BOOK_CHAPTERS) book/Doxyfile.in book/traces/reuse.rep \
 	book/traces/unsorted.rep book/traces/fast-max.rep \
 	book/traces/stash.rep book/traces/tcache-full.rep \
 	book/traces/one-25.rep book/traces/small-large.rep book/traces/paths.rep \
-	book/traces/explain.rep book/gen_explain.sh
+	book/traces/explain.rep book/traces/hugepages.rep \
+	book/gen_explain.sh
 # Chapters 1-8's worked examples and every chapter's embedded stepper
 # (book/gen_examples.sh, book/gen_steppers.sh), with their traces.
 EXTRA_DIST += book/gen_examples.sh book/gen_steppers.sh \

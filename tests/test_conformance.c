@@ -22,6 +22,7 @@ static const struct { const char *policy, *conf; } variants[] = {
 	{ "pools", "headers:table" },
 	{ "percpu", "front:thread" },
 	{ "percpu", "rseq:off" },
+	{ "percpu", "hugepage:on" },
 };
 
 static void add_variants(void)

@@ -1,7 +1,7 @@
 /*
  * Tests of the `percpu` policy (TCMalloc): the size classes, the tiers,
  * the rseq critical sections under forced restarts, the lock fallback,
- * front:thread, release.
+ * front:thread, release, hugepage:on.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "testlib.h"
+#include "../policies/percpu/percpu.h"
 
 /* The front's mode as the statistics name it. */
 static int front_mode_is(hl_heap_t *h, const char *mode)
@@ -277,6 +278,207 @@ START_TEST(front_thread_uses_gperftools_classes)
 }
 END_TEST
 
+/* ---- hugepage:on ---------------------------------------------------------
+ * Large blocks of 33 to 128 pages of 8 KiB are spans of their own, placed
+ * by the page heap's rule, so a test can lay out hugepages (256 pages)
+ * page by page.  A fresh heap commits its first region 1 MiB (128 pages)
+ * at a time from a 2 MiB aligned base: hugepage H0 is pages [0, 256) and
+ * H1 pages [256, 512). */
+enum { HP_PAGE = 8192, HP_PAGES = 256 };
+
+static void *pages(hl_heap_t *h, size_t n)
+{
+	void *p = hl_malloc(h, n * HP_PAGE);
+	ck_assert_ptr_nonnull(p);
+	return p;
+}
+
+/* Fills H0 with 128 + 80 + 48 pages and H1 with 48 + 80 + 128 (same
+ * places in both modes: each block takes the free tail), frees the 80 in
+ * H0 and the 48 and 128 in H1 (H0: 176 pages used, one hole of 80; H1:
+ * 80 used, holes of 48 and 128), asks for 40 pages twice, then frees H1's
+ * 80.
+ *   hugepage:off (the legacy lists by length, smallest fitting length
+ *   first): the first 40 go to the 48-page hole (H1), the second to the
+ *   80-page hole (H0).  Then H0 has 216 pages used and H1 40: both partly
+ *   used.
+ *   hugepage:on (the most used hugepage with room): both go to H0's hole
+ *   (176, then 216 used, against H1's 80), which they fill exactly.  Then
+ *   H0 is full and H1 has no page used. */
+static hl_heap_t *two_hugepages_after_churn(const char *conf)
+{
+	hl_heap_t *h = tl_heap("percpu", conf);
+	pages(h, 128);
+	void *a2 = pages(h, 80);
+	pages(h, 48);
+	void *b1 = pages(h, 48), *b2 = pages(h, 80), *b3 = pages(h, 128);
+	ck_assert_double_eq(tl_stat(h, "policy_stats.hugepages_full"), 2);
+	hl_free(h, a2);
+	hl_free(h, b1);
+	hl_free(h, b3);
+	pages(h, 40);
+	pages(h, 40);
+	hl_free(h, b2);
+	return h;
+}
+
+/* What a statistic should be in each mode. */
+typedef struct hp_expect {
+	const char *key;               /**< under policy_stats */
+	double on, off;                /**< with hugepage:on, with hugepage:off */
+} hp_expect_t;
+
+static void expect_both(hl_heap_t *on, hl_heap_t *off, const hp_expect_t *rows, size_t n)
+{
+	char path[96];
+	for (size_t i = 0; i < n; i++) {
+		snprintf(path, sizeof path, "policy_stats.%s", rows[i].key);
+		ck_assert_msg(tl_stat(on, path) == rows[i].on, "hugepage:on: %s is %g, want %g", rows[i].key,
+			      tl_stat(on, path), rows[i].on);
+		ck_assert_msg(tl_stat(off, path) == rows[i].off, "hugepage:off: %s is %g, want %g", rows[i].key,
+			      tl_stat(off, path), rows[i].off);
+	}
+	tl_check_clean(on);
+	tl_check_clean(off);
+}
+
+START_TEST(hugepage_on_keeps_more_hugepages_intact)
+{
+	static const hp_expect_t before[] = {
+		{ "hugepages", 2, 2 }, { "hugepages_full", 1, 0 },
+		{ "hugepages_empty", 1, 0 }, { "hugepages_partial", 0, 2 },
+	};
+	/* Trim releases every free page: 256 pages in both modes (on: all of
+	 * H1; off: 40 of H0 and 216 of H1), but on H1 goes back whole and H0
+	 * stays intact (all the pages in use on intact hugepages), while off
+	 * breaks both. */
+	static const hp_expect_t after[] = {
+		{ "released_bytes", HP_PAGES * HP_PAGE, HP_PAGES * HP_PAGE }, { "hugepages_intact", 1, 0 },
+		{ "hugepages_released", 1, 0 }, { "hugepages_broken", 0, 2 }, { "hugepage_coverage", 1, 0 },
+	};
+	hl_heap_t *on = two_hugepages_after_churn("hugepage:on");
+	hl_heap_t *off = two_hugepages_after_churn("hugepage:off");
+	expect_both(on, off, before, sizeof before / sizeof *before);
+	hl_trim(on, 0);
+	hl_trim(off, 0);
+	expect_both(on, off, after, sizeof after / sizeof *after);
+	hl_heap_destroy(on);
+	hl_heap_destroy(off);
+}
+END_TEST
+
+/* H0 holds 128 + 72 + 56 pages, H1 128 + 128; freeing the 56 and both of
+ * H1's leaves one free span of 312 pages across them (56 in H0, all of
+ * H1).  A trim keeping 56 pages owes 256:
+ *   hugepage:on releases the emptiest hugepage's run, all of H1 (256
+ *   pages), and H0 stays intact;
+ *   hugepage:off releases whole spans, longest first: all 312 pages,
+ *   and H0 is broken. */
+static hl_heap_t *free_run_across_two_hugepages(const char *conf)
+{
+	hl_heap_t *h = tl_heap("percpu", conf);
+	pages(h, 128);
+	pages(h, 72);
+	void *a3 = pages(h, 56), *b1 = pages(h, 128), *b2 = pages(h, 128);
+	hl_free(h, a3);
+	hl_free(h, b1);
+	hl_free(h, b2);
+	ck_assert_double_eq(tl_stat(h, "policy_stats.spans_free"), 1);
+	return h;
+}
+
+START_TEST(trim_releases_whole_empty_hugepages_first)
+{
+	static const hp_expect_t after[] = {
+		{ "pageheap_free_bytes", 56 * HP_PAGE, 0 }, { "hugepages_released", 1, 1 },
+		{ "hugepages_intact", 1, 0 }, { "hugepages_broken", 0, 1 },
+	};
+	hl_heap_t *on = free_run_across_two_hugepages("hugepage:on");
+	hl_heap_t *off = free_run_across_two_hugepages("hugepage:off");
+	ck_assert_uint_eq(hl_trim(on, 56 * HP_PAGE), (size_t)HP_PAGES * HP_PAGE);
+	ck_assert_uint_eq(hl_trim(off, 56 * HP_PAGE), (size_t)312 * HP_PAGE);
+	expect_both(on, off, after, sizeof after / sizeof *after);
+	hl_heap_destroy(on);
+	hl_heap_destroy(off);
+}
+END_TEST
+
+/* The checker recounts each hugepage's pages from the spans: a count off
+ * by one, used or released, is reported with its hugepage.  (A second
+ * percpu state is made inside a heap through the policy's table, so the
+ * test can reach its counts.) */
+START_TEST(checker_catches_a_wrong_hugepage_count)
+{
+	hl_heap_t *h = tl_heap("percpu", NULL);
+	const hl_policy_t *pol = hl_policy_find("percpu");
+	hl_conf_t conf;
+	char err[256], first[256];
+	ck_assert_int_eq(hl_conf_parse(&conf, pol->options, "hugepage:on", err, sizeof err), 0);
+	pc_state_t *s = pol->init(h, &conf);
+	ck_assert_ptr_nonnull(s);
+	void *p = pol->malloc(s, hl_thread_get(h), 64 * HP_PAGE);
+	hl_report_t r = { .first = first, .first_len = sizeof first };
+	ck_assert_int_eq(pol->check(s, &r), 0);
+	ck_assert_uint_eq(s->ph.regions[0].hp_used[0], 64);
+	s->ph.regions[0].hp_used[0]++;
+	ck_assert_int_eq(pol->check(s, &r), 1);
+	ck_assert_msg(strstr(first, "hugepage 0") != NULL, "%s", first);
+	s->ph.regions[0].hp_used[0]--;
+	s->ph.regions[0].hp_released[0] = 1;
+	r.problems = 0;
+	ck_assert_int_eq(pol->check(s, &r), 1);
+	s->ph.regions[0].hp_released[0] = 0;
+	pol->free(s, hl_thread_get(h), p);
+	r.problems = 0;
+	ck_assert_int_eq(pol->check(s, &r), 0);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* Under churn of small objects and large blocks, the counts stay true
+ * (the checker recounts them) in both modes, and hugepage:on never lets
+ * a span of up to 128 pages straddle two hugepages. */
+START_TEST(hugepage_counts_stay_true_under_churn)
+{
+	static const char *confs[] = { "hugepage:on", "hugepage:off" };
+	for (int c = 0; c < 2; c++) {
+		hl_heap_t *h = tl_heap("percpu", confs[c]);
+		enum { N = 256 };
+		static void *p[N];
+		unsigned x = 12345;
+		for (int round = 0; round < 4000; round++) {
+			x = x * 1103515245u + 12345u;
+			int i = (int)((x >> 8) % N);
+			if (p[i]) {
+				hl_free(h, p[i]);
+				p[i] = NULL;
+			} else {
+				size_t n = (x >> 20) % 4 == 0 ? (33 + (x >> 22) % 96) * HP_PAGE : 16 + (x >> 18) % 4000;
+				p[i] = hl_malloc(h, n);
+				if (c == 0 && n > PC_MAX_SMALL) {
+					uintptr_t a = (uintptr_t)p[i], last = a + n - 1;
+					ck_assert_msg(a >> 21 == last >> 21, "block of %zu bytes at %p straddles", n, p[i]);
+				}
+			}
+			if (round % 500 == 0) {
+				tl_check_clean(h);
+				hl_trim(h, (x >> 4) % (4u << 20));
+			}
+		}
+		tl_check_clean(h);
+		for (int i = 0; i < N; i++) {
+			hl_free(h, p[i]);
+			p[i] = NULL;
+		}
+		hl_trim(h, 0);
+		ck_assert_double_eq(tl_stat(h, "policy_stats.hugepages_full"), 0);
+		ck_assert_double_eq(tl_stat(h, "policy_stats.hugepages_partial"), 0);
+		tl_check_clean(h);
+		hl_heap_destroy(h);
+	}
+}
+END_TEST
+
 static Suite *percpu_suite(void)
 {
 	Suite *s = suite_create("percpu");
@@ -290,6 +492,10 @@ static Suite *percpu_suite(void)
 	tcase_add_test(tc, restarts_lose_and_duplicate_nothing);
 	tcase_add_test(tc, release_rate_releases_free_pages_over_time);
 	tcase_add_test(tc, front_thread_uses_gperftools_classes);
+	tcase_add_test(tc, hugepage_on_keeps_more_hugepages_intact);
+	tcase_add_test(tc, trim_releases_whole_empty_hugepages_first);
+	tcase_add_test(tc, checker_catches_a_wrong_hugepage_count);
+	tcase_add_test(tc, hugepage_counts_stay_true_under_churn);
 	suite_add_tcase(s, tc);
 	return s;
 }

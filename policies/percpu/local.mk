@@ -2,7 +2,8 @@
 if HL_POLICY_PERCPU
 libhlcore_la_SOURCES += policies/percpu/percpu.h policies/percpu/percpu.c \
 	policies/percpu/percpu_size.c policies/percpu/percpu_pagemap.c \
-	policies/percpu/percpu_pageheap.c policies/percpu/percpu_central.c \
+	policies/percpu/percpu_pageheap.c policies/percpu/percpu_hugepage.c \
+	policies/percpu/percpu_central.c \
 	policies/percpu/percpu_transfer.c policies/percpu/percpu_rseq.h \
 	policies/percpu/percpu_rseq.c policies/percpu/percpu_cpu.c \
 	policies/percpu/percpu_thread.c policies/percpu/percpu_check.c \

@@ -14,7 +14,9 @@
  *   central free list per class whose spans are ordered by fullness, the
  *   fullest used first.  Back: a page heap of 8 KiB pages handing out
  *   spans, merging free neighbours, releasing free pages with
- *   MADV_DONTNEED on hl_trim and at release_rate bytes per second.
+ *   MADV_DONTNEED on hl_trim and at release_rate bytes per second;
+ *   with hugepage:on, placement and release of a model of Temeraire, the
+ *   hugepage-aware allocator (percpu_hugepage.c).
  *   Requests above 256 KiB are spans of their own.  front:thread swaps the
  *   front for gperftools' per-thread lists (slow-start max_length,
  *   scavenging) and the size classes for gperftools'.  See percpu.h for
@@ -39,7 +41,8 @@
  * prints them.
  *
  * Left out
- *   The hugepage-aware page heap (Temeraire), sampling and profiling,
+ *   Most of the hugepage-aware page heap (Temeraire; percpu_hugepage.c
+ *   says which rules hugepage:on keeps), sampling and profiling,
  *   NUMA partitions, the per-CPU cache resize across CPUs by miss counts
  *   (a CPU's classes steal from each other only), the background thread
  *   (release_rate is paid from the free path), size-class-specific
@@ -68,6 +71,8 @@ static const hl_option_t pc_options[] = {
 	  "front:thread: bytes a thread cache holds before it scavenges" },
 	{ "release_rate", HL_OPT_SIZE, "0", 0, (int64_t)1 << 40, NULL,
 	  "bytes per second of free pages released to the OS; 0 = only on hl_trim" },
+	{ "hugepage", HL_OPT_BOOL, "off", 0, 0, NULL,
+	  "spans up to 1 MiB fill the most used 2 MiB hugepage with room; release takes the least used first (Temeraire)" },
 	{ NULL, 0, NULL, 0, 0, NULL, NULL }
 };
 
@@ -177,11 +182,10 @@ static bool pc_owns(void *st, const void *p)
 
 /* hl_trim (MallocExtension::ReleaseMemoryToSystem after draining the
  * caches): every front and transfer cache empties into the spans, and
- * every free page is released. */
+ * the free pages are released but for @pad bytes of them. */
 static size_t pc_trim(void *st, size_t pad)
 {
 	pc_state_t *s = st;
-	(void)pad;
 	if (s->mode == PC_MODE_THREAD) {
 		hl_thread_t *t = hl_thread_get(s->heap);
 		if (t && t->policy_tls)
@@ -191,7 +195,8 @@ static size_t pc_trim(void *st, size_t pad)
 	}
 	pc_transfer_drain(s);
 	pthread_mutex_lock(&s->ph.lock);
-	size_t done = pc_ph_release_locked(&s->ph, SIZE_MAX);
+	size_t free_bytes = pc_ph_free_bytes(&s->ph);
+	size_t done = free_bytes > pad ? pc_ph_release_locked(&s->ph, free_bytes - pad) : 0;
 	pthread_mutex_unlock(&s->ph.lock);
 	return done;
 }
@@ -271,7 +276,7 @@ static void *pc_init(hl_heap_t *h, const hl_conf_t *conf)
 		  : hl_conf_bool(conf, "rseq") && s->rseq_usable ? PC_MODE_RSEQ : PC_MODE_LOCK;
 	pc_init_locks(s);
 	hl_meta_init(&s->tc_pool, s->os, sizeof(pc_tcache_t));
-	if (pc_ph_init(&s->ph, s->os, hl_conf_size(conf, "release_rate")) < 0 || pc_layout_slabs(s) < 0 ||
+	if (pc_ph_init(&s->ph, s->os, hl_conf_size(conf, "release_rate"), hl_conf_bool(conf, "hugepage")) < 0 || pc_layout_slabs(s) < 0 ||
 	    pc_layout_transfer(s) < 0) {
 		hl_set_error("percpu: out of memory for the policy state");
 		return NULL;

@@ -35,6 +35,15 @@
  *             the emptiest ones drain and go back to the page heap.
  *   released  free pages given back with MADV_DONTNEED (TCMalloc's
  *             "returned" or "unmapped" pages): still mapped, no RSS.
+ *   hugepage  2 MiB of a region, aligned (256 pages): what one kernel
+ *             transparent huge page (one TLB entry) can back.  Counted
+ *             per hugepage: `used` pages (in small or large spans) and
+ *             `released` pages (in returned spans), percpu_hugepage.c.
+ *   intact    a hugepage wholly committed with no page released: the
+ *             kernel may back it whole.  `broken`: some of its pages
+ *             released and some not.
+ *   coverage  the share of pages in use that lie on intact hugepages
+ *             (TCMalloc's hugepage_frac).
  *
  * Block diagram
  * -------------
@@ -57,6 +66,12 @@
  *     a large list, normal and returned; merged with free neighbours;
  *     grown from regions of the page source (1 GiB reserved, committed as
  *     needed); large blocks (> 256 KiB) are spans of their own.
+ *        │ counts, and with hugepage:on where to place and what to release
+ *        ▼
+ *   hugepages (percpu_hugepage.c): per 2 MiB of a region, pages used and
+ *     released;  region:  |H0 used 256|H1 used 80 ...|H2 used 0|
+ *     hugepage:on puts a span of up to 128 pages into the most used
+ *     hugepage with room (H1 before H2), releases the emptiest first (H2)
  *        │ hl_os_reserve / commit / purge
  *        ▼
  *   page source (core/os.c)
@@ -83,6 +98,27 @@
  *     each of that class on the list of its fullness, and their free
  *     objects add up to free_objects.
  *   the spans of a region tile it from its base to its frontier.
+ *   for every hugepage k of a region:  hp_used[k] == pages of small and
+ *     large spans inside it, hp_released[k] == pages of returned spans
+ *     inside it (a span is counted piece by piece in each hugepage it
+ *     covers); with hugepage:on a span of up to 128 pages lies inside
+ *     one hugepage (not checked: the counts are).
+ *
+ * Hugepages (hugepage:on)
+ * ---------
+ * Google's TCMalloc, read at commit fce3f55d (huge_page_aware_allocator.h,
+ * huge_page_filler.h), packs each span of at most half a hugepage inside
+ * one hugepage, choosing the hugepage whose longest free range is
+ * shortest, then the one with the most allocations; a hugepage that
+ * empties goes whole to a cache, and release takes cached whole hugepages
+ * before it breaks hugepages in use (emptiest first).  The model keeps
+ * two rules: a span of up to 128 pages goes into the most used hugepage
+ * with room, and release takes the least used hugepages' free pages
+ * first.  It counts used and released pages per hugepage in both modes
+ * (the checker recounts them), so the statistics compare the two:
+ * intact, full, partial, empty, released, broken, coverage.  Left out:
+ * the longest-free-range order, allocation counts, the hugepage cache,
+ * regions and hugepage-aligned runs for longer spans.
  *
  * Layers (top to bottom: a file calls functions of its own layer and of
  * the layers below it, never above; tests/layers.sh checks this list)
@@ -98,6 +134,9 @@
  *   percpu_transfer.c                 the transfer cache
  *   percpu_central.c                  the central free lists
  *   percpu_pageheap.c                 spans, free lists, growth, release
+ *   percpu_hugepage.c                 per-hugepage counts, densest-first
+ *                                     placement, emptiest-first release,
+ *                                     census (hugepage:on, Temeraire)
  *   percpu_pagemap.c                  page -> span radix tree
  *   percpu_size.c                     size-class tables
  *   percpu.h                          types, constants, accessors
@@ -133,7 +172,11 @@ enum {
 	PC_TC_BATCHES = 16,            /**< transfer cache: batches per class */
 	PC_CPU_MAX_SLOTS = 2048,       /**< largest per-CPU stack of a class */
 	PC_THREAD_MAX_LENGTH = 8192,   /**< gperftools' kMaxDynamicFreeListLength */
+	PC_HUGE_SHIFT = 21,            /**< 2 MiB hugepages (TCMalloc's kHugePageShift) */
+	PC_HUGE_PAGES = 1 << (PC_HUGE_SHIFT - PC_PAGE_SHIFT), /**< pages per hugepage: 256 */
 };
+/** Bytes in a hugepage (2 MiB). */
+#define PC_HUGE ((size_t)1 << PC_HUGE_SHIFT)
 /** Bytes in a page (8 KiB). */
 #define PC_PAGE ((size_t)1 << PC_PAGE_SHIFT)
 /** Largest small request: 256 KiB (TCMalloc's and gperftools' kMaxSize). */
@@ -146,6 +189,8 @@ enum {
 /** @cond HL_COMPILE_CHECKS */
 _Static_assert(PC_MAX_OBJS % 64 == 0, "bitmap in whole words");
 _Static_assert(PC_REGION % PC_PAGE == 0 && PC_GROW % PC_PAGE == 0, "page multiples");
+_Static_assert(PC_REGION % PC_HUGE == 0, "regions hold whole hugepages");
+_Static_assert(PC_HUGE_PAGES <= UINT16_MAX, "a hugepage's counts fit 16 bits");
 /** @endcond */
 
 /* ---- size classes (percpu_size.c) --------------------------------------- */
@@ -239,11 +284,15 @@ int pc_pagemap_set(pc_pagemap_t *m, uintptr_t addr, size_t npages, pc_span_t *s)
 
 /* ---- the page heap (percpu_pageheap.c) ------------------------------------ */
 
-/** One reservation of the page heap: committed below `frontier`. */
+/** One reservation of the page heap: committed below `frontier`.  Its
+ *  base is 2 MiB aligned and its size a multiple of 2 MiB, so hugepage k
+ *  of the region is [base + k * 2 MiB, base + (k + 1) * 2 MiB). */
 typedef struct pc_region {
 	uintptr_t base;                /**< first byte (reserved PROT_NONE) */
 	size_t size;                   /**< bytes reserved */
 	size_t frontier;               /**< bytes committed from base */
+	uint16_t *hp_used;             /**< per hugepage: pages in use (metadata) */
+	uint16_t *hp_released;         /**< per hugepage: pages released */
 } pc_region_t;
 
 /** A list of spans (doubly linked through prev/next). */
@@ -267,6 +316,8 @@ typedef struct pc_pageheap {
 	size_t small_spans;                  /**< small spans in use */
 	size_t large_spans;                  /**< large spans in use */
 	size_t large_pages;                  /**< pages of large spans */
+	bool hugepage;                       /**< hugepage:on: densest-first
+						  placement, emptiest-first release */
 	uint64_t released_bytes;             /**< ever purged by release */
 	uint64_t reused_returned_bytes;      /**< returned pages handed out again */
 	/* release_rate: bytes owed to the OS, paid from the free path */
@@ -277,8 +328,9 @@ typedef struct pc_pageheap {
 } pc_pageheap_t;
 
 /** Makes an empty page heap on @p os releasing @p release_rate bytes per
- *  second (0: only on hl_trim); -1 when out of memory. */
-int pc_ph_init(pc_pageheap_t *ph, hl_os_t *os, size_t release_rate);
+ *  second (0: only on hl_trim), hugepage-aware when @p hugepage; -1 when
+ *  out of memory. */
+int pc_ph_init(pc_pageheap_t *ph, hl_os_t *os, size_t release_rate, bool hugepage);
 /** A span of @p npages pages starting at a multiple of @p align_pages
  *  pages, in use as @p state (PC_SPAN_SMALL: every page is recorded in
  *  the pagemap; PC_SPAN_LARGE: the first and the last); NULL when out of
@@ -325,6 +377,66 @@ static inline size_t pc_ph_list_index(size_t npages)
 }
 /** In a fork child: makes the page heap's locks anew. */
 void pc_ph_fork_child(pc_pageheap_t *ph);
+/** Bytes of free resident pages (pages on the normal lists). */
+static inline size_t pc_ph_free_bytes(const pc_pageheap_t *ph)
+{
+	return ph->free_pages * PC_PAGE;
+}
+
+/* ---- hugepages (percpu_hugepage.c), called by the page heap --------------- */
+
+/** Which per-hugepage count pc_hp_add changes. */
+enum pc_hp_count {
+	PC_HP_USED,                    /**< pages in small or large spans */
+	PC_HP_RELEASED,                /**< pages in returned spans */
+};
+/** The order pc_hp_consider ranks free runs in. */
+enum pc_hp_order {
+	PC_HP_DENSEST,                 /**< placement: most used hugepage first,
+					    resident before released, then lowest
+					    address */
+	PC_HP_EMPTIEST,                /**< release: least used hugepage first,
+					    then lowest address */
+};
+/** A free run chosen by pc_hp_consider: the pages of one free span that
+ *  lie inside one hugepage. */
+typedef struct pc_hp_pick {
+	pc_span_t *span;               /**< the free span, NULL: none yet */
+	uintptr_t at;                  /**< first byte of the run */
+	size_t npages;                 /**< pages of the run */
+	unsigned used;                 /**< pages in use in its hugepage */
+} pc_hp_pick_t;
+/** What the hugepages of the page heap look like (the statistics). */
+typedef struct pc_hp_census {
+	size_t hugepages;              /**< touched by committed space */
+	size_t intact;                 /**< wholly committed, no page released */
+	size_t full;                   /**< every page in use */
+	size_t partial;                /**< some pages in use, not all */
+	size_t empty;                  /**< no page in use */
+	size_t released;               /**< every page released */
+	size_t broken;                 /**< some pages released, some not */
+	size_t used_pages;             /**< pages in use */
+	size_t used_on_intact;         /**< of those, on intact hugepages */
+} pc_hp_census_t;
+
+/** Makes region @p r's counts (all zero) from @p os's metadata pages;
+ *  -1 when out of memory. */
+int pc_hp_region_init(pc_region_t *r, hl_os_t *os);
+/** Hugepages of region @p r that its committed space touches. */
+static inline size_t pc_hp_touched(const pc_region_t *r)
+{
+	return (r->frontier + PC_HUGE - 1) >> PC_HUGE_SHIFT;
+}
+/** Adds @p sign (+1 or -1) times the pages of [@p start, + @p npages
+ *  pages) to count @p which of each hugepage of @p r they lie in. */
+void pc_hp_add(pc_region_t *r, uintptr_t start, size_t npages, enum pc_hp_count which, int sign);
+/** Offers free span @p s (state FREE or RETURNED) to @p pick: each of its
+ *  runs inside one hugepage that has at least @p want pages replaces
+ *  the pick when it ranks before it in @p order. */
+void pc_hp_consider(const pc_pageheap_t *ph, pc_span_t *s, size_t want, enum pc_hp_order order,
+		    pc_hp_pick_t *pick);
+/** Counts the hugepages of @p ph by kind into @p c (lock held). */
+void pc_hp_census(const pc_pageheap_t *ph, pc_hp_census_t *c);
 
 /* ---- central free lists (percpu_central.c) -------------------------------- */
 

@@ -252,6 +252,45 @@ static void pc_check_central(pc_state_t *s, pc_check_ctx_t *c)
 	}
 }
 
+/* Hugepage @k of region @rg: its counts against the pages of spans found
+ * in it. */
+static void pc_check_hugepage(const pc_region_t *rg, unsigned i, size_t k, const size_t found[2],
+			      pc_check_ctx_t *c)
+{
+	c->bad += !HL_EXPECT(c->r, rg->hp_used[k] == found[0] && rg->hp_released[k] == found[1],
+			     "region %u hugepage %zu: counts say %u used + %u released pages, its spans hold %zu + %zu",
+			     i, k, rg->hp_used[k], rg->hp_released[k], found[0], found[1]);
+}
+
+/* Per-hugepage counts: every span of a region, in address order, adds its
+ * pages to the hugepages it covers (the tiling was checked before). */
+static void pc_check_hugepages(pc_state_t *s, pc_check_ctx_t *c)
+{
+	for (unsigned i = 0; i < s->ph.nregions; i++) {
+		const pc_region_t *rg = &s->ph.regions[i];
+		uintptr_t top = rg->base + rg->frontier;
+		size_t k = 0, found[2] = { 0, 0 };
+		for (uintptr_t at = rg->base; at < top;) {
+			const pc_span_t *sp = pc_pagemap_get(&s->ph.map, at);
+			uintptr_t end = sp->start + sp->npages * PC_PAGE;
+			int kind = sp->state == PC_SPAN_SMALL || sp->state == PC_SPAN_LARGE ? 0
+				   : sp->state == PC_SPAN_RETURNED ? 1 : -1;
+			for (; at < end; k++, found[0] = found[1] = 0) {
+				uintptr_t next = rg->base + ((k + 1) << PC_HUGE_SHIFT);
+				uintptr_t stop = next < end ? next : end;
+				if (kind >= 0)
+					found[kind] += (stop - at) / PC_PAGE;
+				at = stop;
+				if (at < next)
+					break; /* the hugepage goes on in the next span */
+				pc_check_hugepage(rg, i, k, found, c);
+			}
+		}
+		if (top & (PC_HUGE - 1))
+			pc_check_hugepage(rg, i, k, found, c); /* the frontier's, partly committed */
+	}
+}
+
 static void pc_check_budgets(pc_state_t *s, pc_check_ctx_t *c)
 {
 	for (unsigned cpu = 0; cpu < s->ncpus; cpu++) {
@@ -270,8 +309,10 @@ int pc_check(void *st, hl_report_t *r)
 	pc_check_ctx_t c = { .r = r };
 	pthread_mutex_lock(&s->ph.lock);
 	c.bad = pc_mark_cached(s, r);
-	if (pc_tile(s, pc_check_span, &c, r, &c.bad) == 0)
+	if (pc_tile(s, pc_check_span, &c, r, &c.bad) == 0) {
 		pc_check_ph_lists(s, &c);
+		pc_check_hugepages(s, &c);
+	}
 	pthread_mutex_unlock(&s->ph.lock);
 	pc_check_central(s, &c);
 	pc_check_budgets(s, &c);

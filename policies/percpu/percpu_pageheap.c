@@ -1,6 +1,8 @@
 /*
  * percpu_pageheap.c — the back end: spans of 8 KiB pages, as TCMalloc's
- * (legacy, non-hugepage) PageHeap keeps them.
+ * (legacy, non-hugepage) PageHeap keeps them, and with hugepage:on a
+ * model of its hugepage-aware allocator's placement and release
+ * (percpu_hugepage.c says what is modelled and what is not).
  *
  * Free spans sit in lists by length (1 .. 128 pages, and one list of
  * longer ones), twice: normal (resident) and returned (purged with
@@ -19,6 +21,16 @@
  * bytes per second of the monotonic clock (TCMalloc's background thread
  * calls ReleaseMemoryToSystem once a second; here the heap's own activity
  * drives it, looking at the clock every 64 spans freed).
+ *
+ * hugepage:on changes two choices and nothing else.  A span of up to 128
+ * pages (half a hugepage) without alignment goes into the free run, inside
+ * one 2 MiB hugepage, whose hugepage has the most pages in use (densest
+ * first); the heap grows at most twice for it, since 1 MiB at the
+ * frontier may end in two runs too short.  Release takes the free runs of
+ * the least used hugepages first, wholly free hugepages before any in
+ * use, and releases only that run of a longer free span.  Every span's
+ * pages are counted in the hugepages they cover, in either mode, so the
+ * statistics compare the two.
  */
 #include "config.h"
 #include <string.h>
@@ -83,8 +95,9 @@ static void pc_ph_merge_insert(pc_pageheap_t *ph, pc_span_t *s)
 	pc_ph_insert(ph, s);
 }
 
-int pc_ph_init(pc_pageheap_t *ph, hl_os_t *os, size_t release_rate)
+int pc_ph_init(pc_pageheap_t *ph, hl_os_t *os, size_t release_rate, bool hugepage)
 {
+	ph->hugepage = hugepage;
 	pthread_mutex_init(&ph->lock, NULL);
 	ph->os = os;
 	hl_meta_init(&ph->spans, os, sizeof(pc_span_t));
@@ -101,12 +114,15 @@ static int pc_ph_grow(pc_pageheap_t *ph, size_t bytes)
 	if (!r || r->size - r->frontier < bytes) {
 		if (ph->nregions == PC_MAX_REGIONS || bytes > ((size_t)1 << 46))
 			return -1;
-		size_t size = bytes < PC_REGION ? PC_REGION : hl_align_up(bytes, (size_t)2 << 20);
-		void *base = hl_os_reserve(ph->os, size, (size_t)2 << 20, false);
+		size_t size = bytes < PC_REGION ? PC_REGION : hl_align_up(bytes, PC_HUGE);
+		void *base = hl_os_reserve(ph->os, size, PC_HUGE, false);
 		if (!base)
 			return -1;
-		r = &ph->regions[ph->nregions++];
-		*r = (pc_region_t){ (uintptr_t)base, size, 0 };
+		r = &ph->regions[ph->nregions];
+		*r = (pc_region_t){ .base = (uintptr_t)base, .size = size };
+		if (pc_hp_region_init(r, ph->os) < 0)
+			return -1;
+		ph->nregions++;
 	}
 	size_t grow = bytes < PC_GROW ? PC_GROW : bytes;
 	if (grow > r->size - r->frontier)
@@ -164,11 +180,11 @@ static int pc_ph_split(pc_pageheap_t *ph, pc_span_t *s, size_t npages)
 	return 0;
 }
 
-/* Takes free span @s for an aligned request: a misaligned head goes back. */
-static pc_span_t *pc_ph_carve(pc_pageheap_t *ph, pc_span_t *s, size_t npages, size_t align_pages)
+/* Takes pages [@head, @head + @npages) of free span @s off the lists;
+ * the pages before and after them go back. */
+static pc_span_t *pc_ph_take(pc_pageheap_t *ph, pc_span_t *s, size_t head, size_t npages)
 {
 	pc_ph_unlink(ph, s);
-	size_t head = (size_t)((hl_ptr_align_up(s->start, align_pages * PC_PAGE) - s->start) / PC_PAGE);
 	if (head) {
 		pc_span_t *h = s;
 		if (pc_ph_split(ph, h, head) < 0) {
@@ -183,36 +199,75 @@ static pc_span_t *pc_ph_carve(pc_pageheap_t *ph, pc_span_t *s, size_t npages, si
 		pc_ph_merge_insert(ph, s);
 		return NULL;
 	}
-	if (s->state == PC_SPAN_RETURNED)
-		ph->reused_returned_bytes += npages * PC_PAGE;
 	return s;
+}
+
+/* hugepage:on: the free run, inside one hugepage, of the most used
+ * hugepage that has @npages free pages in a row. */
+static pc_span_t *pc_ph_find_densest(pc_pageheap_t *ph, size_t npages, size_t *head)
+{
+	pc_hp_pick_t pick = { 0 };
+	for (size_t len = 0; len <= PC_PH_LISTS; len++) {
+		if (len && len < npages)
+			continue;
+		for (pc_span_t *s = ph->normal[len].head; s; s = s->next)
+			pc_hp_consider(ph, s, npages, PC_HP_DENSEST, &pick);
+		for (pc_span_t *s = ph->returned[len].head; s; s = s->next)
+			pc_hp_consider(ph, s, npages, PC_HP_DENSEST, &pick);
+	}
+	if (pick.span)
+		*head = (pick.at - pick.span->start) / PC_PAGE;
+	return pick.span;
+}
+
+/* The free span a request goes to and the pages to skip at its head. */
+static pc_span_t *pc_ph_place(pc_pageheap_t *ph, size_t npages, size_t align_pages, size_t *head)
+{
+	if (ph->hugepage && align_pages <= 1 && npages <= PC_HUGE_PAGES / 2)
+		return pc_ph_find_densest(ph, npages, head);
+	pc_span_t *s = pc_ph_find(ph, npages + (align_pages > 1 ? align_pages - 1 : 0));
+	if (s && align_pages > 1)
+		*head = (size_t)((hl_ptr_align_up(s->start, align_pages * PC_PAGE) - s->start) / PC_PAGE);
+	return s;
+}
+
+/* Span @s, just taken off the free lists, in use as @state. */
+static void pc_ph_use(pc_pageheap_t *ph, pc_span_t *s, enum pc_span_state state)
+{
+	pc_region_t *r = &ph->regions[s->region];
+	if (s->state == PC_SPAN_RETURNED) {
+		ph->reused_returned_bytes += s->npages * PC_PAGE;
+		pc_hp_add(r, s->start, s->npages, PC_HP_RELEASED, -1);
+	}
+	pc_hp_add(r, s->start, s->npages, PC_HP_USED, +1);
+	s->state = (uint8_t)state;
+	s->bucket = PC_NO_LIST;
+	if (state == PC_SPAN_SMALL) {
+		pc_pagemap_set(&ph->map, s->start, s->npages, s);
+		ph->small_spans++;
+	} else {
+		pc_pagemap_set(&ph->map, s->start, 1, s);
+		pc_pagemap_set(&ph->map, s->start + (s->npages - 1) * PC_PAGE, 1, s);
+		ph->large_spans++;
+		ph->large_pages += s->npages;
+	}
 }
 
 pc_span_t *pc_ph_alloc(pc_pageheap_t *ph, size_t npages, size_t align_pages, enum pc_span_state state)
 {
-	size_t need = npages + (align_pages > 1 ? align_pages - 1 : 0);
+	size_t need = npages + (align_pages > 1 ? align_pages - 1 : 0), head = 0;
 	pthread_mutex_lock(&ph->lock);
-	pc_span_t *s = pc_ph_find(ph, need);
-	if (!s && pc_ph_grow(ph, need * PC_PAGE) == 0)
-		s = pc_ph_find(ph, need);
+	pc_span_t *s = pc_ph_place(ph, npages, align_pages, &head);
+	for (int grown = 0; !s && grown < 2 && pc_ph_grow(ph, need * PC_PAGE) == 0; grown++)
+		s = pc_ph_place(ph, npages, align_pages, &head);
 	if (s)
-		s = pc_ph_carve(ph, s, npages, align_pages ? align_pages : 1);
-	if (s) {
-		s->state = (uint8_t)state;
-		s->bucket = PC_NO_LIST;
-		if (state == PC_SPAN_SMALL) {
-			pc_pagemap_set(&ph->map, s->start, s->npages, s);
-			ph->small_spans++;
-		} else {
-			pc_pagemap_set(&ph->map, s->start, 1, s);
-			pc_pagemap_set(&ph->map, s->start + (s->npages - 1) * PC_PAGE, 1, s);
-			ph->large_spans++;
-			ph->large_pages += s->npages;
-		}
-	}
+		s = pc_ph_take(ph, s, head, npages);
+	if (s)
+		pc_ph_use(ph, s, state);
 	pthread_mutex_unlock(&ph->lock);
 	return s;
 }
+
 
 /* release_rate: the debt grows with the clock; paid when a page is owed. */
 static void pc_ph_release_tick(pc_pageheap_t *ph)
@@ -239,6 +294,7 @@ void pc_ph_free_locked(pc_pageheap_t *ph, pc_span_t *s)
 		ph->large_spans--;
 		ph->large_pages -= s->npages;
 	}
+	pc_hp_add(&ph->regions[s->region], s->start, s->npages, PC_HP_USED, -1);
 	s->state = PC_SPAN_FREE;
 	s->cls = 0;
 	s->nobjs = s->allocated = 0;
@@ -253,25 +309,49 @@ void pc_ph_free(pc_pageheap_t *ph, pc_span_t *s)
 	pthread_mutex_unlock(&ph->lock);
 }
 
-/* Purges normal span @s and lists it as returned. */
-static size_t pc_ph_release_span(pc_pageheap_t *ph, pc_span_t *s)
+/* Purges normal span @s, already off its list, and lists it as returned. */
+static size_t pc_ph_purge(pc_pageheap_t *ph, pc_span_t *s)
 {
 	size_t bytes = s->npages * PC_PAGE;
-	pc_ph_unlink(ph, s);
 	hl_os_purge(ph->os, (void *)s->start, bytes);
+	pc_hp_add(&ph->regions[s->region], s->start, s->npages, PC_HP_RELEASED, +1);
 	s->state = PC_SPAN_RETURNED;
 	ph->released_bytes += bytes;
 	pc_ph_merge_insert(ph, s);
 	return bytes;
 }
 
+/* hugepage:on: the free runs of the least used hugepages first. */
+static size_t pc_ph_release_emptiest(pc_pageheap_t *ph, size_t bytes)
+{
+	size_t done = 0;
+	while (done < bytes) {
+		pc_hp_pick_t pick = { 0 };
+		for (size_t len = 0; len <= PC_PH_LISTS; len++)
+			for (pc_span_t *s = ph->normal[len].head; s; s = s->next)
+				pc_hp_consider(ph, s, 1, PC_HP_EMPTIEST, &pick);
+		if (!pick.span)
+			break;
+		pc_span_t *run = pc_ph_take(ph, pick.span, (pick.at - pick.span->start) / PC_PAGE, pick.npages);
+		if (!run)
+			break;
+		done += pc_ph_purge(ph, run);
+	}
+	return done;
+}
+
 size_t pc_ph_release_locked(pc_pageheap_t *ph, size_t bytes)
 {
+	if (ph->hugepage)
+		return pc_ph_release_emptiest(ph, bytes);
 	size_t done = 0;
 	for (size_t i = 0; i <= PC_PH_LISTS && done < bytes; i++) {
 		pc_list_t *l = &ph->normal[i ? PC_PH_LISTS + 1 - i : 0];
-		while (l->head && done < bytes)
-			done += pc_ph_release_span(ph, l->head);
+		while (l->head && done < bytes) {
+			pc_span_t *s = l->head;
+			pc_ph_unlink(ph, s);
+			done += pc_ph_purge(ph, s);
+		}
 	}
 	return done;
 }

@@ -1,7 +1,7 @@
 /*
  * percpu_stats.c — the statistics of `percpu` (policy_stats in
  * hl_stats_json): which front runs and how, what each tier holds, the
- * page heap's spans and the bytes released.  Read without the fronts'
+ * page heap's spans, its 2 MiB hugepages and the bytes released.  Read without the fronts'
  * locks: exact on a quiet heap, a close estimate while threads run.
  */
 #include "config.h"
@@ -106,6 +106,25 @@ static void pc_stats_pageheap(pc_state_t *s, hl_statw_t *w)
 	pthread_mutex_unlock(&ph->lock);
 }
 
+/* The hugepages: how many are intact, full, partly used, free, released
+ * whole or broken, and the share of pages in use on intact ones. */
+static void pc_stats_hugepages(pc_state_t *s, hl_statw_t *w)
+{
+	pc_hp_census_t c;
+	pthread_mutex_lock(&s->ph.lock);
+	pc_hp_census(&s->ph, &c);
+	pthread_mutex_unlock(&s->ph.lock);
+	hl_statw_bool(w, "hugepage", s->ph.hugepage);
+	hl_statw_u64(w, "hugepages", c.hugepages);
+	hl_statw_u64(w, "hugepages_intact", c.intact);
+	hl_statw_u64(w, "hugepages_full", c.full);
+	hl_statw_u64(w, "hugepages_partial", c.partial);
+	hl_statw_u64(w, "hugepages_empty", c.empty);
+	hl_statw_u64(w, "hugepages_released", c.released);
+	hl_statw_u64(w, "hugepages_broken", c.broken);
+	hl_statw_f64(w, "hugepage_coverage", c.used_pages ? (double)c.used_on_intact / (double)c.used_pages : 0);
+}
+
 void pc_stats(void *st, hl_statw_t *w)
 {
 	pc_state_t *s = st;
@@ -122,4 +141,5 @@ void pc_stats(void *st, hl_statw_t *w)
 	pc_stats_threads(s, w);
 	pc_stats_middle(s, w);
 	pc_stats_pageheap(s, w);
+	pc_stats_hugepages(s, w);
 }

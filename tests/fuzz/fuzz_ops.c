@@ -50,6 +50,7 @@ static const struct { const char *policy, *conf[3]; } variants[] = {
 	{ "sharded", { "secure:on", "purge_delay:0,segment_cache:off", "purge_delay:0,segment_purge_delay:0" } },
 	{ "pools", { "alignment:8,headers:table,arenas:aligned,fallback:firstfit",
 		     "arena_size:64K,pool_size:4K,fallback:slab", "fallback:sharded,headers:table" } },
+	{ "percpu", { "hugepage:on", "hugepage:on,front:thread,release_rate:1G", "rseq:off,cpu_cache_bytes:0" } },
 };
 
 typedef struct slot {
