@@ -37,4 +37,5 @@ done <<'TABLE'
 06 bins tcache_count:0 coalesce.rep
 07 bins tcache_count:2 tcache-order.rep
 08 slab - decay.rep
+16 percpu - explain.rep
 TABLE

@@ -27,10 +27,25 @@ for f in "$book"/[0-9][0-9]-*.md; do
 	grep -q '](\.\./exercises/\|heaplab grade' "$f" || { echo "FAIL: $name names no lab"; bad=1; }
 done
 [ "$n" -ge 14 ] || { echo "FAIL: only $n chapters"; bad=1; }
+# The teaching chapters (all but the index and the instructor's guide):
+# each embeds its own stepper, which a generator's table names (the pages
+# themselves are checked by book_examples.sh, book_worked.sh and the
+# browser test), and together they make a course text of 35,000 words.
+words=0
+for f in "$book"/[0-9][0-9]-*.md; do
+	case "$f" in */00-index.md|*/15-instructor-guide.md) continue ;; esac
+	name=${f##*/} ch=${name%%-*}
+	words=$((words + $(wc -w < "$f")))
+	sed -n '/^\\htmlonly$/,/^\\endhtmlonly$/p' "$f" | grep -q "<iframe class=\"hl-stepper\" src=\"ch$ch-stepper.html\"" ||
+		{ echo "FAIL: $name embeds no ch$ch-stepper.html"; bad=1; }
+	cat "$book/gen_steppers.sh" "$book/gen_worked.sh" | grep -q "^$ch " ||
+		{ echo "FAIL: no generator's table has a line for chapter $ch"; bad=1; }
+done
+[ "$words" -ge 35000 ] || { echo "FAIL: the teaching chapters have $words words, fewer than 35,000"; bad=1; }
 if command -v dot > /dev/null 2>&1; then
 	for d in "$tmp"/*.dot; do
 		dot -Tsvg "$d" -o /dev/null 2> "$tmp/err" || { echo "FAIL: ${d##*/} does not render"; cat "$tmp/err"; bad=1; }
 	done
 fi
-[ $bad -eq 0 ] && echo "book: $n chapters, each with figures drawn by gen_figures, code and lab links"
+[ $bad -eq 0 ] && echo "book: $n chapters, each with figures drawn by gen_figures, code and lab links; $words words of teaching chapters, each with its stepper"
 exit $bad
