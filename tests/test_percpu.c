@@ -120,13 +120,7 @@ END_TEST
 START_TEST(fresh_objects_come_in_address_order)
 {
 	const char *confs[] = { "rseq:on", "rseq:off", "front:thread" };
-	int cpu = sched_getcpu();
-	if (cpu >= 0) {
-		cpu_set_t set;
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		ck_assert_int_eq(sched_setaffinity(0, sizeof set, &set), 0);
-	}
+	tl_stay_on_this_cpu();
 	for (int c = 0; c < 3; c++) {
 		hl_heap_t *h = tl_heap("percpu", confs[c]);
 		char *a = hl_malloc(h, 40), *b = hl_malloc(h, 40), *d = hl_malloc(h, 40);

@@ -1,5 +1,6 @@
 /* Helpers shared by the Check suites (see testlib.h). */
 #include "testlib.h"
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,17 @@ void tl_check_clean(hl_heap_t *h)
 {
 	int n = hl_check(h, stderr);
 	ck_assert_msg(n == 0, "hl_check found %d problem(s) in %s", n, hl_heap_policy(h));
+}
+
+void tl_stay_on_this_cpu(void)
+{
+	int cpu = sched_getcpu();
+	if (cpu < 0)
+		return;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof set, &set), 0);
 }
 
 int tl_has_policy(const char *name)

@@ -17,6 +17,9 @@ double tl_stat(hl_heap_t *h, const char *path);
 void tl_check_clean(hl_heap_t *h);
 /** True when @p name is a compiled-in policy. */
 int tl_has_policy(const char *name);
+/** Keeps the calling thread on the CPU it runs on now (percpu's tests:
+ *  a move between two calls would reach another CPU's stacks). */
+void tl_stay_on_this_cpu(void);
 /** Fills @p n bytes at @p p with a pattern derived from @p seed. */
 void tl_fill(void *p, size_t n, unsigned seed);
 /** True when the pattern of tl_fill(p, n, seed) is intact. */

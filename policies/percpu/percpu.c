@@ -89,21 +89,26 @@ static void *pc_large(pc_state_t *s, size_t n, size_t align_pages)
 	return (void *)sp->start;
 }
 
-static void *pc_alloc_class(pc_state_t *s, hl_thread_t *t, unsigned cls)
+/* An object of class @p cls from the front; the per-CPU front's hit
+ * without its event unless @p listening (event.h, "Quiet copies"). */
+HL_EV_BODY void *pc_alloc_class(pc_state_t *s, hl_thread_t *t, unsigned cls, bool listening)
 {
 	if (s->mode != PC_MODE_THREAD)
-		return pc_cpu_alloc(s, cls);
+		return listening ? pc_cpu_alloc(s, cls) : pc_cpu_alloc_quiet(s, cls);
 	pc_tcache_t *tc = pc_thread_cache(s, t);
 	return tc ? pc_thread_alloc(s, tc, cls) : NULL;
 }
 
-static void *pc_malloc(void *st, hl_thread_t *t, size_t n)
+/* Built twice: pc_malloc with the per-CPU front's events, pc_malloc_quiet
+ * without them. */
+HL_EV_BODY void *pc_malloc_body(void *st, hl_thread_t *t, size_t n, bool listening)
 {
 	pc_state_t *s = st;
 	if (HL_LIKELY(n <= PC_MAX_SMALL))
-		return pc_alloc_class(s, t, pc_class_of(&s->cl, n));
+		return pc_alloc_class(s, t, pc_class_of(&s->cl, n), listening);
 	return pc_large(s, n, 1);
 }
+HL_EV_MALLOC_TWICE(pc_malloc)
 
 /* Alignment up to a page: the first class at least n whose size is a
  * multiple of align (objects of a page-aligned span are then aligned);
@@ -114,7 +119,7 @@ static void *pc_memalign(void *st, hl_thread_t *t, size_t align, size_t n)
 	if (align <= PC_PAGE && n <= PC_MAX_SMALL)
 		for (unsigned cls = pc_class_of(&s->cl, n); cls < s->cl.n; cls++)
 			if (s->cl.size[cls] % align == 0)
-				return pc_alloc_class(s, t, cls);
+				return pc_alloc_class(s, t, cls, true);
 	return pc_large(s, n, align > PC_PAGE ? align / PC_PAGE : 1);
 }
 
@@ -127,7 +132,8 @@ static pc_span_t *pc_span_holding(pc_state_t *s, const void *p)
 	return sp;
 }
 
-static void pc_free(void *st, hl_thread_t *t, void *p)
+/* Built twice, as pc_malloc: pc_free and pc_free_quiet. */
+HL_EV_BODY void pc_free_body(void *st, hl_thread_t *t, void *p, bool listening)
 {
 	pc_state_t *s = st;
 	pc_span_t *sp = pc_span_holding(s, p);
@@ -141,7 +147,10 @@ static void pc_free(void *st, hl_thread_t *t, void *p)
 			pc_fatal("double free (object is already free in its span)", p);
 		unsigned cls = sp->cls;
 		if (s->mode != PC_MODE_THREAD) {
-			pc_cpu_free(s, cls, p);
+			if (listening)
+				pc_cpu_free(s, cls, p);
+			else
+				pc_cpu_free_quiet(s, cls, p);
 			return;
 		}
 		pc_tcache_t *tc = pc_thread_cache(s, t);
@@ -160,6 +169,7 @@ static void pc_free(void *st, hl_thread_t *t, void *p)
 	HL_EV(s->heap, HL_EV_RETIRE, "large span back to the page heap", -1, sp->npages * PC_PAGE, p);
 	pc_ph_free(&s->ph, sp);
 }
+HL_EV_FREE_TWICE(pc_free)
 
 /* ---- queries -------------------------------------------------------------- */
 
@@ -344,6 +354,8 @@ const hl_policy_t hl_policy_percpu = {
 	.destroy = NULL,
 	.malloc = pc_malloc,
 	.free = pc_free,
+	.malloc_quiet = pc_malloc_quiet,
+	.free_quiet = pc_free_quiet,
 	.realloc = NULL,
 	.memalign = pc_memalign,
 	.usable_size = pc_usable_size,

@@ -125,79 +125,128 @@ static void pc_cpu_refill(pc_state_t *s, pc_slab_t *sl, unsigned cls, unsigned n
 	st->current += got;
 }
 
-static void *pc_cpu_alloc_slow(pc_state_t *s, unsigned cls)
+/* The top object of a stack, taken off (the stack is not empty). */
+static inline void *pc_cpu_take(pc_state_t *s, pc_slab_t *sl, unsigned cls)
 {
-	unsigned cpu = pc_cpu_now(s);
-	pc_cpu_lock(s, cpu);
-	pc_slab_t *sl = pc_slab(s, cpu);
-	pc_stack_t *st = &sl->stacks[cls];
-	void *p = NULL;
-	bool hit = st->current != 0;
-	if (!hit) {
-		s->cpus[cpu].underflows++;
-		HL_EV(s->heap, HL_EV_CACHE_MISS, "per-CPU slab, class", cls, s->cl.size[cls], NULL);
-		pc_cpu_grow(s, cpu, cls);
-		unsigned n = s->cl.batch[cls];
-		if (n > st->capacity - st->current)
-			n = st->capacity - st->current;
-		if (n)
-			pc_cpu_refill(s, sl, cls, n);
-		HL_EV_COUNT(s->heap, HL_EV_CACHE_FILL, "per-CPU slab from the transfer cache, class", cls, 0,
-			    st->current, NULL);
-	}
-	if (st->current) {
-		p = pc_slots(s, sl, cls)[--st->current];
-		pc_handoff_take(p);
-	}
-	if (p)
-		HL_EV(s->heap, hit ? HL_EV_CACHE_HIT : HL_EV_LIST_POP,
-		      hit ? "per-CPU slab, class (under the CPU's lock)" : "per-CPU slab, class (after the fill)", cls,
-		      s->cl.size[cls], p);
-	pc_cpu_unlock(s, cpu);
+	void *p = pc_slots(s, sl, cls)[--sl->stacks[cls].current];
+	pc_handoff_take(p);
 	return p;
 }
 
-static void pc_cpu_free_slow(pc_state_t *s, unsigned cls, void *p)
+/* @p p onto a stack (the stack is not full). */
+static inline void pc_cpu_put(pc_state_t *s, pc_slab_t *sl, unsigned cls, void *p)
 {
-	unsigned cpu = pc_cpu_now(s);
-	pc_cpu_lock(s, cpu);
-	pc_slab_t *sl = pc_slab(s, cpu);
+	pc_handoff_put(p);
+	pc_slots(s, sl, cls)[sl->stacks[cls].current++] = p;
+}
+
+/* Underflow, under the CPU's lock: class @cls's stack is empty.  Grows
+ * its capacity, refills up to a batch from the transfer cache and pops
+ * one object (NULL: out of memory).  Out of line, as the overflow below:
+ * inlined (gcc does when the events are compiled out), it makes the hit
+ * save and restore the registers the slow path uses, 6 pushes and pops. */
+static __attribute__((noinline)) void *pc_cpu_underflow(pc_state_t *s, unsigned cpu, pc_slab_t *sl, unsigned cls)
+{
 	pc_stack_t *st = &sl->stacks[cls];
-	if (st->current >= st->capacity) {
-		s->cpus[cpu].overflows++;
-		pc_cpu_grow(s, cpu, cls);
-		if (st->current >= st->capacity)
-			pc_cpu_spill(s, sl, cls, s->cl.batch[cls]);
-	}
+	s->cpus[cpu].underflows++;
+	HL_EV(s->heap, HL_EV_CACHE_MISS, "per-CPU slab, class", cls, s->cl.size[cls], NULL);
+	pc_cpu_grow(s, cpu, cls);
+	unsigned n = s->cl.batch[cls];
+	if (n > st->capacity - st->current)
+		n = st->capacity - st->current;
+	if (n)
+		pc_cpu_refill(s, sl, cls, n);
+	HL_EV_COUNT(s->heap, HL_EV_CACHE_FILL, "per-CPU slab from the transfer cache, class", cls, 0, st->current,
+		    NULL);
+	if (!st->current)
+		return NULL;
+	void *p = pc_cpu_take(s, sl, cls);
+	HL_EV(s->heap, HL_EV_LIST_POP, "per-CPU slab, class (after the fill)", cls, s->cl.size[cls], p);
+	return p;
+}
+
+/* Overflow, under the CPU's lock: class @cls's stack is full.  Grows its
+ * capacity if the budget allows, else spills a batch; then @p p goes on
+ * the stack, or to the transfer cache when the stack is still full. */
+static __attribute__((noinline)) void pc_cpu_overflow(pc_state_t *s, unsigned cpu, pc_slab_t *sl, unsigned cls, void *p)
+{
+	pc_stack_t *st = &sl->stacks[cls];
+	s->cpus[cpu].overflows++;
+	pc_cpu_grow(s, cpu, cls);
+	if (st->current >= st->capacity)
+		pc_cpu_spill(s, sl, cls, s->cl.batch[cls]);
 	if (st->current < st->capacity) {
-		pc_handoff_put(p);
-		pc_slots(s, sl, cls)[st->current++] = p;
+		pc_cpu_put(s, sl, cls, p);
 		HL_EV(s->heap, HL_EV_CACHE_PUT, "per-CPU slab, class (under the CPU's lock)", cls, s->cl.size[cls], p);
 	} else {
 		HL_EV(s->heap, HL_EV_LIST_PUSH, "transfer cache (the CPU's stack is full), class", cls, s->cl.size[cls], p);
 		pc_transfer_insert(s, cls, &p, 1);
 	}
+}
+
+/* The fast paths are built twice from one body (event.h, "Quiet copies"):
+ * pc_cpu_alloc and pc_cpu_free with the events of a hit and a push, in
+ * rseq mode and under the CPU's lock, and pc_cpu_alloc_quiet and
+ * pc_cpu_free_quiet without them (percpu.c calls those while nobody
+ * listens to the heap).  The underflow and the overflow keep their
+ * events in both. */
+HL_EV_BODY void *pc_cpu_alloc_locked(pc_state_t *s, unsigned cls, bool listening)
+{
+	unsigned cpu = pc_cpu_now(s);
+	pc_cpu_lock(s, cpu);
+	pc_slab_t *sl = pc_slab(s, cpu);
+	void *p;
+	if (HL_UNLIKELY(!sl->stacks[cls].current)) {
+		p = pc_cpu_underflow(s, cpu, sl, cls);
+	} else {
+		p = pc_cpu_take(s, sl, cls);
+		if (listening)
+			HL_EV(s->heap, HL_EV_CACHE_HIT, "per-CPU slab, class (under the CPU's lock)", cls, s->cl.size[cls], p);
+	}
+	pc_cpu_unlock(s, cpu);
+	return p;
+}
+
+HL_EV_BODY void pc_cpu_free_locked(pc_state_t *s, unsigned cls, void *p, bool listening)
+{
+	unsigned cpu = pc_cpu_now(s);
+	pc_cpu_lock(s, cpu);
+	pc_slab_t *sl = pc_slab(s, cpu);
+	if (HL_UNLIKELY(sl->stacks[cls].current >= sl->stacks[cls].capacity)) {
+		pc_cpu_overflow(s, cpu, sl, cls, p);
+	} else {
+		pc_cpu_put(s, sl, cls, p);
+		if (listening)
+			HL_EV(s->heap, HL_EV_CACHE_PUT, "per-CPU slab, class (under the CPU's lock)", cls, s->cl.size[cls], p);
+	}
 	pc_cpu_unlock(s, cpu);
 }
 
-void *pc_cpu_alloc(pc_state_t *s, unsigned cls)
+HL_EV_BODY void *pc_cpu_alloc_body(pc_state_t *s, unsigned cls, bool listening)
 {
 	void *p;
 	if (HL_LIKELY(s->mode == PC_MODE_RSEQ) && pc_rseq_pop(s, cls, &p) == PC_RSEQ_DONE) {
-		HL_EV(s->heap, HL_EV_CACHE_HIT, "per-CPU slab, class (rseq)", cls, s->cl.size[cls], p);
+		if (listening)
+			HL_EV(s->heap, HL_EV_CACHE_HIT, "per-CPU slab, class (rseq)", cls, s->cl.size[cls], p);
 		return p;
 	}
-	return pc_cpu_alloc_slow(s, cls);
+	return pc_cpu_alloc_locked(s, cls, listening);
 }
 
-void pc_cpu_free(pc_state_t *s, unsigned cls, void *p)
+HL_EV_BODY void pc_cpu_free_body(pc_state_t *s, unsigned cls, void *p, bool listening)
 {
 	if (HL_LIKELY(s->mode == PC_MODE_RSEQ) && pc_rseq_push(s, cls, p) == PC_RSEQ_DONE) {
-		HL_EV(s->heap, HL_EV_CACHE_PUT, "per-CPU slab, class (rseq)", cls, s->cl.size[cls], p);
+		if (listening)
+			HL_EV(s->heap, HL_EV_CACHE_PUT, "per-CPU slab, class (rseq)", cls, s->cl.size[cls], p);
 		return;
 	}
-	pc_cpu_free_slow(s, cls, p);
+	pc_cpu_free_locked(s, cls, p, listening);
 }
+
+void *pc_cpu_alloc(pc_state_t *s, unsigned cls) { return pc_cpu_alloc_body(s, cls, true); }
+void *pc_cpu_alloc_quiet(pc_state_t *s, unsigned cls) { return pc_cpu_alloc_body(s, cls, false); }
+void pc_cpu_free(pc_state_t *s, unsigned cls, void *p) { pc_cpu_free_body(s, cls, p, true); }
+void pc_cpu_free_quiet(pc_state_t *s, unsigned cls, void *p) { pc_cpu_free_body(s, cls, p, false); }
 
 void pc_cpu_drain_all(pc_state_t *s)
 {
