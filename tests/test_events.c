@@ -10,6 +10,7 @@
  */
 #include "testlib.h"
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -378,6 +379,57 @@ START_TEST(pools_events_follow_the_counters)
 }
 END_TEST
 
+/* --- percpu -------------------------------------------------------------------------- */
+
+/* Many objects of one class freed and asked again, so that stacks run dry
+ * (underflows refilled from the transfer cache, which empties and misses
+ * on the way) and fill up (batches spilled back to it). */
+static void percpu_churn(hl_heap_t *h)
+{
+	enum { N = 3000 };
+	static void *p[N];
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < N; i++)
+			p[i] = hl_malloc(h, 48);
+		for (int i = 0; i < N; i++)
+			hl_free(h, p[i]);
+	}
+}
+
+START_TEST(percpu_events_follow_the_counters)
+{
+	SKIP_UNLESS("percpu");
+	/* per CPU, under the CPU's lock: one thread kept on one CPU, so the
+	 * fresh heap's list of CPUs it ran on has that one entry, whose
+	 * underflows (none before the churn) are the misses */
+	tl_stay_on_this_cpu();
+	static const char *const cpu_keys[] = { "policy_stats.transfer_cache_hits", NULL };
+	run_t r;
+	percpu_churn(run_begin(&r, "percpu", "rseq:off", cpu_keys));
+	run_measure(&r);
+	ck_assert_double_eq(n_of(&r.t, HL_EV_CACHE_MISS, "per-CPU slab, class"),
+			    tl_stat(r.h, "policy_stats.cpus.0.underflows"));
+	ck_assert_double_eq(tl_stat(r.h, "policy_stats.cpus.0.cpu"), sched_getcpu());
+	expect_count(&r, HL_EV_LIST_POP, "transfer cache: a batch", "policy_stats.transfer_cache_hits");
+	static const int cpu_paths[] = { HL_EV_CACHE_HIT, HL_EV_CACHE_FILL, HL_EV_CACHE_FLUSH, HL_EV_NEW, -1 };
+	static const char *const cpu_whats[] = { "per-CPU slab, class (under the CPU's lock)",
+						 "per-CPU slab from the transfer cache", "per-CPU slab to the transfer cache",
+						 "span from the page heap, class" };
+	expect_paths(&r, cpu_paths, cpu_whats);
+	run_end(&r);
+	/* per thread (gperftools' front) */
+	static const char *const thread_keys[] = { "policy_stats.thread_cache_hits", "policy_stats.thread_cache_misses",
+						   "policy_stats.transfer_cache_hits", NULL };
+	percpu_churn(run_begin(&r, "percpu", "front:thread", thread_keys));
+	run_measure(&r);
+	expect_count(&r, HL_EV_CACHE_HIT, "thread cache, class", "policy_stats.thread_cache_hits");
+	expect_count(&r, HL_EV_CACHE_MISS, "thread cache, class", "policy_stats.thread_cache_misses");
+	expect_count(&r, HL_EV_LIST_POP, "transfer cache: a batch", "policy_stats.transfer_cache_hits");
+	ck_assert_msg(n_of(&r.t, HL_EV_CACHE_MISS, "thread cache, class") > 0, "percpu front:thread: no miss");
+	run_end(&r);
+}
+END_TEST
+
 /* --- firstfit, bump, student --------------------------------------------------------- */
 
 static const char *const ff_keys[] = {
@@ -617,6 +669,7 @@ static Suite *events_suite(void)
 	tcase_add_test(tc, slab_events_follow_the_counters);
 	tcase_add_test(tc, sharded_events_follow_the_counters);
 	tcase_add_test(tc, pools_events_follow_the_counters);
+	tcase_add_test(tc, percpu_events_follow_the_counters);
 	tcase_add_test(tc, firstfit_events_follow_the_counters);
 	tcase_add_test(tc, bump_events_follow_the_counters);
 	tcase_add_test(tc, student_events_follow_the_counters);
