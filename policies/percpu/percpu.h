@@ -560,9 +560,11 @@ typedef struct pc_tcache {
 void *pc_cpu_alloc(pc_state_t *s, unsigned cls);
 /** Object @p p of class @p cls onto this CPU's stack. */
 void pc_cpu_free(pc_state_t *s, unsigned cls, void *p);
-/** pc_cpu_alloc and pc_cpu_free without the events of a hit and a push
- *  (event.h, "Quiet copies"): for a heap nobody listens to. */
+/** pc_cpu_alloc without the event of a hit (event.h, "Quiet copies"):
+ *  for a heap nobody listens to. */
 void *pc_cpu_alloc_quiet(pc_state_t *s, unsigned cls);
+/** pc_cpu_free without the event of a push (event.h, "Quiet copies"):
+ *  for a heap nobody listens to. */
 void pc_cpu_free_quiet(pc_state_t *s, unsigned cls, void *p);
 /** Empties every CPU's stacks into the transfer caches (capacities 0). */
 void pc_cpu_drain_all(pc_state_t *s);
