@@ -40,6 +40,11 @@ for f in "$book"/[0-9][0-9]-*.md; do
 		{ echo "FAIL: $name embeds no ch$ch-stepper.html"; bad=1; }
 	cat "$book/gen_steppers.sh" "$book/gen_worked.sh" | grep -q "^$ch " ||
 		{ echo "FAIL: no generator's table has a line for chapter $ch"; bad=1; }
+	# every "Predict, then run" section, and every section that says
+	# "Predict first", holds a model answer for the instructor's edition
+	unanswered=$(awk '/^## / { if (p && !a) print s; s = $0; p = ($0 == "## Predict, then run"); a = 0; next }
+		/Predict first/ { p = 1 } /\\if instructor/ { a = 1 } END { if (p && !a) print s }' "$f")
+	[ -z "$unanswered" ] || { echo "FAIL: $name asks for a prediction with no model answer in: $unanswered"; bad=1; }
 done
 [ "$words" -ge 35000 ] || { echo "FAIL: the teaching chapters have $words words, fewer than 35,000"; bad=1; }
 if command -v dot > /dev/null 2>&1; then
