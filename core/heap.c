@@ -91,6 +91,8 @@ void hl_heap_listening(hl_heap_t *h, bool on)
 	if (h == hl_fast_heap) {
 		__atomic_store_n(&hl_fast_calls.malloc_fn, m, __ATOMIC_RELAXED);
 		__atomic_store_n(&hl_fast_calls.free_fn, f, __ATOMIC_RELAXED);
+		/* the inline fast paths are the quiet copies' hits */
+		__atomic_store_n(&hl_fast_calls.path, on ? 0 : hl_fast_calls.quiet_path, __ATOMIC_RELAXED);
 	}
 }
 

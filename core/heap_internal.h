@@ -72,6 +72,12 @@ typedef struct hl_fast_calls {
 	void *st;
 	void *(*malloc_fn)(void *st, hl_thread_t *t, size_t n);
 	void (*free_fn)(void *st, hl_thread_t *t, void *p);
+	int path;        /**< which inline fast path the shim takes before the
+			      call (policies/fast_paths.h), 0 for none: equal to
+			      quiet_path while nobody listens, 0 while someone
+			      does (hl_heap_listening; read relaxed) */
+	int quiet_path;  /**< the heap's policy's inline fast path, set once by
+			      the shim when it builds the heap */
 } hl_fast_calls_t;
 extern hl_fast_calls_t hl_fast_calls __attribute__((visibility("hidden"))); /* one RIP-relative load */
 /** The calling thread's record in hl_fast_heap, or NULL (no record yet, or

@@ -26,6 +26,7 @@
 #include "bits.h"
 #include "heap_internal.h"
 #include "recorder.h"
+#include "../policies/fast_paths.h"
 
 #define SHIM_API __attribute__((visibility("default")))
 
@@ -121,6 +122,9 @@ static void build(void)
 		hl_fast_calls.st = h->call_st;
 		hl_fast_calls.malloc_fn = h->malloc_fn;
 		hl_fast_calls.free_fn = h->free_fn;
+		hl_fast_calls.quiet_path = hl_fast_path_of(h->policy);
+		if (h->malloc_fn == h->policy->malloc_quiet)  /* nobody listens yet */
+			hl_fast_calls.path = hl_fast_calls.quiet_path;
 		hl_fast_heap = h;      /* before any thread has a record in h */
 	}
 	heap = h;
@@ -194,15 +198,20 @@ static __attribute__((noinline)) void *malloc_failed(void)
 
 /* The fast path (HACKING.md, "The fast path"): once this thread has a
  * record in a plain default heap that nothing records (hl_tls_fast), a call
- * is that one thread-local load, the operation counter and the call through
- * the policy's table (copied into hl_fast_calls when the heap was built,
- * and switched with the heap's by hl_heap_listening). */
+ * is that one thread-local load, the operation counter, the policy's inline
+ * hit (policies/fast_paths.h) while nobody listens, and otherwise the call
+ * through the policy's table (copied into hl_fast_calls when the heap was
+ * built, and switched with the heap's by hl_heap_listening). */
 SHIM_API void *malloc(size_t n)
 {
 	hl_thread_t *t = hl_tls_fast;
 	if (HL_LIKELY(t != NULL && n - 1 < HL_MAX_REQUEST)) {
 		count(t, HL_OP_MALLOC);
-		void *p = __atomic_load_n(&hl_fast_calls.malloc_fn, __ATOMIC_RELAXED)(hl_fast_calls.st, t, n);
+		void *st = hl_fast_calls.st;
+		void *p = hl_fast_malloc_hit(__atomic_load_n(&hl_fast_calls.path, __ATOMIC_RELAXED), st, t, n);
+		if (HL_LIKELY(p != NULL))
+			return p;
+		p = __atomic_load_n(&hl_fast_calls.malloc_fn, __ATOMIC_RELAXED)(st, t, n);
 		if (HL_LIKELY(p != NULL))
 			return p;
 		return malloc_failed();
@@ -217,7 +226,10 @@ SHIM_API void free(void *p)
 	 * the careful way: one unsigned comparison tells both apart */
 	if (HL_LIKELY(t != NULL && (uintptr_t)p - (uintptr_t)boot_area >= sizeof boot_area && p)) {
 		count(t, HL_OP_FREE);
-		__atomic_load_n(&hl_fast_calls.free_fn, __ATOMIC_RELAXED)(hl_fast_calls.st, t, p);
+		void *st = hl_fast_calls.st;
+		if (HL_LIKELY(hl_fast_free_hit(__atomic_load_n(&hl_fast_calls.path, __ATOMIC_RELAXED), st, t, p)))
+			return;
+		__atomic_load_n(&hl_fast_calls.free_fn, __ATOMIC_RELAXED)(st, t, p);
 		return;
 	}
 	free_careful(p);

@@ -4,6 +4,7 @@ libhlcore_la_SOURCES += policies/sharded/sharded.h policies/sharded/sharded.c \
 	policies/sharded/sharded_heap.h policies/sharded/sharded_heap.c \
 	policies/sharded/sharded_segment.h policies/sharded/sharded_segment.c \
 	policies/sharded/sharded_page.h policies/sharded/sharded_page.c \
+	policies/sharded/sharded_fast.h \
 	policies/sharded/sharded_check.c policies/sharded/sharded_stats.c \
 	policies/sharded/sharded_dot.c policies/sharded/sharded_cache.c
 

@@ -71,6 +71,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "sharded_heap.h"
+#include "sharded_fast.h"
 
 static const hl_option_t shd_options[] = {
 	{ "secure", HL_OPT_BOOL, "off", 0, 1, NULL,
@@ -122,18 +123,15 @@ oom:
 	return NULL;
 }
 
-/* malloc: a pop from the direct page, or the slow path.  Built twice
- * (event.h, "Quiet copies"): shd_malloc with its event, shd_malloc_quiet
- * without. */
+/* malloc: a pop from the direct page (sharded_fast.h), or the slow path.
+ * Built twice (event.h, "Quiet copies"): shd_malloc with its event,
+ * shd_malloc_quiet without. */
 HL_EV_BODY void *shd_malloc_body(void *vst, hl_thread_t *t, size_t n, bool listening)
 {
-	shd_heap_t *hp = t->policy_tls;
-	if (HL_LIKELY(hp != NULL && n <= SHD_SMALL_SIZE_MAX)) {
-		shd_page_t *pg = hp->direct[(n + 7) >> 3];
-		if (HL_LIKELY(pg->free != NULL)) {
-			if (listening) HL_EV(((shd_state_t *)vst)->h, HL_EV_LIST_POP, "page free list (direct table), bin", pg->bin, pg->block_size, pg->free);
-			return shd_page_pop(pg);
-		}
+	shd_page_t *pg = shd_direct_page(t, n);
+	if (HL_LIKELY(pg != NULL)) {
+		if (listening) HL_EV(((shd_state_t *)vst)->h, HL_EV_LIST_POP, "page free list (direct table), bin", pg->bin, pg->block_size, pg->free);
+		return shd_page_pop(pg);
 	}
 	return shd_malloc_generic(vst, t, n);
 }
@@ -201,7 +199,7 @@ static __attribute__((noinline)) void shd_free_generic(shd_state_t *st, hl_threa
 	}
 	shd_heap_t *hp = t->policy_tls;
 	if (hp && atomic_load_explicit(&pg->heap, memory_order_relaxed) == hp) {
-		HL_EV(st->h, HL_EV_LIST_PUSH, "page local_free (slow path: full page, checks or interior pointer), bin", pg->bin, pg->block_size, b);
+		HL_EV(st->h, HL_EV_LIST_PUSH, "page local_free (slow path: the page's last block, a full page, checks or an interior pointer), bin", pg->bin, pg->block_size, b);
 		shd_page_push_local(pg, b);
 		shd_free_local_slow(hp, pg);
 		return;
@@ -212,30 +210,18 @@ static __attribute__((noinline)) void shd_free_generic(shd_state_t *st, hl_threa
 		hp->c.remote_frees++;
 }
 
-/* The fast path: a block of a page of this thread's heap, not full, no
- * interior pointers, checks off — one push onto local_free.  The owner
- * test is the page's heap: a freed page is zeroed (heap NULL), so a page
- * this thread's heap owns is a page in use.  Checks off means no secure
- * keys, so the link is written plain.  Built twice as malloc is. */
+/* free: the push of sharded_fast.h — a block of a page of this thread's
+ * heap, not full, no interior pointers, checks off, not the page's last —
+ * or the slow path.  Built twice as malloc is. */
 HL_EV_BODY void shd_free_body(void *vst, hl_thread_t *t, void *p, bool listening)
 {
-	shd_state_t *st = vst;
-	shd_segment_t *s = shd_segment_of(p);
-	if (HL_LIKELY(shd_segmap_has(st, s) && !st->checks)) {
-		shd_page_t *pg = shd_page_of(s, p);
-		shd_heap_t *hp = t->policy_tls;
-		if (HL_LIKELY(atomic_load_explicit(&pg->heap, memory_order_relaxed) == hp && hp &&
-			      shd_flags(pg) == 0)) {
-			if (listening) HL_EV(st->h, HL_EV_LIST_PUSH, "page local_free, bin", pg->bin, pg->block_size, p);
-			shd_block_t *b = p;
-			b->next = (uintptr_t)pg->local_free;
-			pg->local_free = b;
-			if (HL_UNLIKELY(--pg->used == 0))
-				shd_page_emptied(hp, pg);
-			return;
-		}
+	shd_page_t *pg = shd_free_page(vst, t, p);
+	if (HL_LIKELY(pg != NULL)) {
+		if (listening) HL_EV(((shd_state_t *)vst)->h, HL_EV_LIST_PUSH, "page local_free, bin", pg->bin, pg->block_size, p);
+		shd_free_push(pg, p);
+		return;
 	}
-	shd_free_generic(st, t, p);
+	shd_free_generic(vst, t, p);
 }
 HL_EV_FREE_TWICE(shd_free)
 

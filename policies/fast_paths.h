@@ -1,0 +1,88 @@
+/**
+ * @file fast_paths.h
+ * @brief The policies' inline fast paths, compiled into the malloc shim.
+ *
+ * The shim's malloc and free reach a policy through its table: one
+ * indirect call to the quiet copy (event.h, "Quiet copies").  The call, its
+ * return and the callee's prologue are a good part of a free+malloc pair
+ * on the shortest paths (HACKING.md, "The fast path").  A policy may
+ * therefore offer its hit — the pop from a thread's (or CPU's) cache, the
+ * push back onto it — as two inline functions in its header, and the shim
+ * inlines them ahead of the call:
+ *
+ *     malloc(n)                           free(p)
+ *       t = hl_tls_fast                     t = hl_tls_fast
+ *       switch (fast.path)                  switch (fast.path)
+ *         NAME_malloc_hit(st, t, n)           NAME_free_hit(st, t, p)
+ *       ...NULL: fast.malloc_fn(st, t, n)   ...false: fast.free_fn(st, t, p)
+ *
+ * The contract of a policy's pair:
+ *  - `void *NAME_malloc_hit(void *st, hl_thread_t *t, size_t n)` returns the
+ *    block the quiet malloc's fast path would have returned, with the same
+ *    changes to the policy's state and counters, or NULL having changed
+ *    nothing (the shim then calls malloc_quiet, which serves every case);
+ *  - `bool NAME_free_hit(void *st, hl_thread_t *t, void *p)` frees p as the
+ *    quiet free's fast path would, or returns false having changed nothing;
+ *  - the quiet copies' bodies are built on the same inline functions, so
+ *    the hit is written once;
+ *  - they read only what the quiet copy reads, and run only while nobody
+ *    listens: hl_heap_listening (core/heap.c) sets fast.path to 0 while a
+ *    listener or kept events are set, and back when they are gone.
+ *
+ * A policy joins by adding its number below, one case in each switch
+ * (inside `#ifdef HL_HAVE_POLICY_NAME`) and one line in hl_fast_path_of().
+ */
+#ifndef HL_FAST_PATHS_H
+#define HL_FAST_PATHS_H
+
+#include "config.h"
+#include <stdbool.h>
+#include "policy.h"
+#ifdef HL_HAVE_POLICY_SHARDED
+#include "sharded/sharded_fast.h"
+#endif
+
+/** The inline fast paths the shim knows; 0 is "call through the table". */
+enum hl_fast_path { HL_FAST_NONE, HL_FAST_SHARDED };
+
+/** Which inline fast path policy @p pol has (HL_FAST_NONE for none). */
+static inline int hl_fast_path_of(const hl_policy_t *pol)
+{
+#ifdef HL_HAVE_POLICY_SHARDED
+	extern const hl_policy_t hl_policy_sharded;
+	if (pol == &hl_policy_sharded)
+		return HL_FAST_SHARDED;
+#endif
+	(void)pol;
+	return HL_FAST_NONE;
+}
+
+/** The hit of inline fast path @p path for @p n bytes, or NULL. */
+static inline __attribute__((always_inline)) void *hl_fast_malloc_hit(int path, void *st, hl_thread_t *t,
+								      size_t n)
+{
+	switch (path) {
+#ifdef HL_HAVE_POLICY_SHARDED
+	case HL_FAST_SHARDED:
+		return shd_malloc_hit(st, t, n);
+#endif
+	default:
+		(void)st, (void)t, (void)n;
+		return NULL;
+	}
+}
+
+/** The push of inline fast path @p path for block @p p; false: not done. */
+static inline __attribute__((always_inline)) bool hl_fast_free_hit(int path, void *st, hl_thread_t *t, void *p)
+{
+	switch (path) {
+#ifdef HL_HAVE_POLICY_SHARDED
+	case HL_FAST_SHARDED:
+		return shd_free_hit(st, t, p);
+#endif
+	default:
+		(void)st, (void)t, (void)p;
+		return false;
+	}
+}
+#endif

@@ -1,0 +1,74 @@
+/**
+ * @file sharded_fast.h
+ * @brief Policy `sharded`, the hits of malloc and free: a pop from the
+ *        direct page's `free` list, a push onto a page's `local_free`.
+ *        The quiet and listening copies in sharded.c are built on them,
+ *        and the malloc shim inlines them (policies/fast_paths.h).  They
+ *        call the page layer only.
+ */
+#ifndef HL_SHARDED_FAST_H
+#define HL_SHARDED_FAST_H
+
+#include "sharded_page.h"
+
+/** The direct page for @p n bytes of thread @p t's heap when its `free`
+ *  list has a block (mimalloc's direct table), else NULL. */
+static inline shd_page_t *shd_direct_page(hl_thread_t *t, size_t n)
+{
+	shd_heap_t *hp = t->policy_tls;
+	if (HL_LIKELY(hp != NULL && n <= SHD_SMALL_SIZE_MAX)) {
+		shd_page_t *pg = hp->direct[(n + 7) >> 3];
+		if (HL_LIKELY(pg->free != NULL))
+			return pg;
+	}
+	return NULL;
+}
+
+/** malloc's hit: a block of the direct page, or NULL (nothing changed). */
+static inline void *shd_malloc_hit(void *vst, hl_thread_t *t, size_t n)
+{
+	(void)vst;
+	shd_page_t *pg = shd_direct_page(t, n);
+	return pg ? shd_page_pop(pg) : NULL;
+}
+
+/** The page of @p p when free's hit may take it: a segment of this
+ *  instance, checks off, a page the thread's own heap owns, no flag (not
+ *  full, no interior pointers), and not its last used block (emptying a
+ *  page is the heap layer's business); else NULL.  The owner test is the
+ *  page's heap: a freed page is zeroed (heap NULL), so a page this
+ *  thread's heap owns is a page in use. */
+static inline shd_page_t *shd_free_page(shd_state_t *st, hl_thread_t *t, const void *p)
+{
+	shd_segment_t *s = shd_segment_of(p);
+	if (HL_LIKELY(shd_segmap_has(st, s) && !st->checks)) {
+		shd_page_t *pg = shd_page_of(s, p);
+		shd_heap_t *hp = t->policy_tls;
+		if (HL_LIKELY(atomic_load_explicit(&pg->heap, memory_order_relaxed) == hp && hp &&
+			      shd_flags(pg) == 0 && pg->used > 1))
+			return pg;
+	}
+	return NULL;
+}
+
+/** Pushes @p p onto @p pg's local_free, as free's hit does (checks off:
+ *  the link is written plain; not the page's last used block). */
+static inline void shd_free_push(shd_page_t *pg, void *p)
+{
+	shd_block_t *b = p;
+	b->next = (uintptr_t)pg->local_free;
+	pg->local_free = b;
+	pg->used--;
+}
+
+/** free's hit: @p p onto its page's local_free, or false when it is not
+ *  a hit (nothing changed). */
+static inline bool shd_free_hit(void *vst, hl_thread_t *t, void *p)
+{
+	shd_page_t *pg = shd_free_page(vst, t, p);
+	if (!pg)
+		return false;
+	shd_free_push(pg, p);
+	return true;
+}
+#endif
