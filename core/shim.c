@@ -122,7 +122,7 @@ static void build(void)
 		hl_fast_calls.st = h->call_st;
 		hl_fast_calls.malloc_fn = h->malloc_fn;
 		hl_fast_calls.free_fn = h->free_fn;
-		hl_fast_calls.quiet_path = hl_fast_path_of(h->policy);
+		hl_fast_calls.quiet_path = hl_fast_path_of(h->policy, h->state);
 		if (h->malloc_fn == h->policy->malloc_quiet)  /* nobody listens yet */
 			hl_fast_calls.path = hl_fast_calls.quiet_path;
 		hl_fast_heap = h;      /* before any thread has a record in h */

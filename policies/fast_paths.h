@@ -30,7 +30,9 @@
  *    listener or kept events are set, and back when they are gone.
  *
  * A policy joins by adding its number below, one case in each switch
- * (inside `#ifdef HL_HAVE_POLICY_NAME`) and one line in hl_fast_path_of().
+ * (inside `#ifdef HL_HAVE_POLICY_NAME`) and one line in hl_fast_path_of(),
+ * which may refuse the path for some states of the policy (sharded does
+ * with checks on, so its hits need not test them).
  */
 #ifndef HL_FAST_PATHS_H
 #define HL_FAST_PATHS_H
@@ -45,15 +47,17 @@
 /** The inline fast paths the shim knows; 0 is "call through the table". */
 enum hl_fast_path { HL_FAST_NONE, HL_FAST_SHARDED };
 
-/** Which inline fast path policy @p pol has (HL_FAST_NONE for none). */
-static inline int hl_fast_path_of(const hl_policy_t *pol)
+/** Which inline fast path policy @p pol, with state @p st, may take
+ *  (HL_FAST_NONE for none: a policy may leave it to the table in some
+ *  configurations, e.g. with checks on). */
+static inline int hl_fast_path_of(const hl_policy_t *pol, const void *st)
 {
 #ifdef HL_HAVE_POLICY_SHARDED
 	extern const hl_policy_t hl_policy_sharded;
 	if (pol == &hl_policy_sharded)
-		return HL_FAST_SHARDED;
+		return shd_fast_allowed(st) ? HL_FAST_SHARDED : HL_FAST_NONE;
 #endif
-	(void)pol;
+	(void)pol, (void)st;
 	return HL_FAST_NONE;
 }
 

@@ -291,7 +291,7 @@ static void *shd_init(hl_heap_t *h, const hl_conf_t *conf)
 {
 	hl_os_t *os = hl_heap_os(h);
 	shd_state_t *st = hl_policy_state_new(h, sizeof *st);
-	size_t mapsize = (size_t)1 << (47 - SHD_SEGMENT_SHIFT - 3);
+	size_t mapsize = (size_t)1 << (47 - SHD_SEGMENT_SHIFT);
 	if (!st)
 		return NULL;
 	if (!(st->segmap = hl_os_reserve_meta(os, mapsize))) {

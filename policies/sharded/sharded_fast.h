@@ -24,24 +24,33 @@ static inline shd_page_t *shd_direct_page(hl_thread_t *t, size_t n)
 	return NULL;
 }
 
-/** malloc's hit: a block of the direct page, or NULL (nothing changed). */
+/** Whether the shim may take the hits below: checks off (neither secure
+ *  nor debug), so no page has keys and no free is validated beyond the
+ *  segment map. */
+static inline bool shd_fast_allowed(const shd_state_t *st)
+{
+	return !st->checks;
+}
+
+/** malloc's hit (shd_fast_allowed): a block of the direct page, or NULL
+ *  (nothing changed). */
 static inline void *shd_malloc_hit(void *vst, hl_thread_t *t, size_t n)
 {
 	(void)vst;
 	shd_page_t *pg = shd_direct_page(t, n);
-	return pg ? shd_page_pop(pg) : NULL;
+	return pg ? shd_page_pop_plain(pg) : NULL;
 }
 
-/** The page of @p p when free's hit may take it: a segment of this
- *  instance, checks off, a page the thread's own heap owns, no flag (not
- *  full, no interior pointers), and not its last used block (emptying a
- *  page is the heap layer's business); else NULL.  The owner test is the
- *  page's heap: a freed page is zeroed (heap NULL), so a page this
- *  thread's heap owns is a page in use. */
-static inline shd_page_t *shd_free_page(shd_state_t *st, hl_thread_t *t, const void *p)
+/** The page of @p p when free's hit may take it, checks aside: a segment
+ *  of this instance, a page the thread's own heap owns, no flag (not full,
+ *  no interior pointers), and not its last used block (emptying a page is
+ *  the heap layer's business); else NULL.  The owner test is the page's
+ *  heap: a freed page is zeroed (heap NULL), so a page this thread's heap
+ *  owns is a page in use. */
+static inline shd_page_t *shd_own_page(const shd_state_t *st, hl_thread_t *t, const void *p)
 {
 	shd_segment_t *s = shd_segment_of(p);
-	if (HL_LIKELY(shd_segmap_has(st, s) && !st->checks)) {
+	if (HL_LIKELY(shd_segmap_has(st, s))) {
 		shd_page_t *pg = shd_page_of(s, p);
 		shd_heap_t *hp = t->policy_tls;
 		if (HL_LIKELY(atomic_load_explicit(&pg->heap, memory_order_relaxed) == hp && hp &&
@@ -49,6 +58,13 @@ static inline shd_page_t *shd_free_page(shd_state_t *st, hl_thread_t *t, const v
 			return pg;
 	}
 	return NULL;
+}
+
+/** The page of @p p when free's fast path may take it: shd_own_page()
+ *  with checks off. */
+static inline shd_page_t *shd_free_page(const shd_state_t *st, hl_thread_t *t, const void *p)
+{
+	return st->checks ? NULL : shd_own_page(st, t, p);
 }
 
 /** Pushes @p p onto @p pg's local_free, as free's hit does (checks off:
@@ -61,11 +77,11 @@ static inline void shd_free_push(shd_page_t *pg, void *p)
 	pg->used--;
 }
 
-/** free's hit: @p p onto its page's local_free, or false when it is not
- *  a hit (nothing changed). */
+/** free's hit (shd_fast_allowed): @p p onto its page's local_free, or
+ *  false when it is not a hit (nothing changed). */
 static inline bool shd_free_hit(void *vst, hl_thread_t *t, void *p)
 {
-	shd_page_t *pg = shd_free_page(vst, t, p);
+	shd_page_t *pg = shd_own_page(vst, t, p);
 	if (!pg)
 		return false;
 	shd_free_push(pg, p);

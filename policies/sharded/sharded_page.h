@@ -98,6 +98,16 @@ static inline void *shd_page_pop(shd_page_t *pg)
 	return b;
 }
 
+/** shd_page_pop() for a page with no keys (checks off): the link is
+ *  read plain. */
+static inline void *shd_page_pop_plain(shd_page_t *pg)
+{
+	shd_block_t *b = pg->free;
+	pg->free = (shd_block_t *)b->next;
+	pg->used++;
+	return b;
+}
+
 /** Owner's free: pushes block @p b onto @p pg's local_free.
  *  @return the blocks still used (0: the page is empty now). */
 static inline uint32_t shd_page_push_local(shd_page_t *pg, shd_block_t *b)

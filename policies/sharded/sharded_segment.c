@@ -60,16 +60,11 @@ static int shd_slices_commit(shd_state_t *st, shd_segment_t *s, size_t i, size_t
 	return 0;
 }
 
-/* ---- the segment map: one bit per 32 MiB, so free can tell ours ------- */
+/* ---- the segment map: one byte per 32 MiB, so free can tell ours ------ */
 
 static void shd_segmap_set(shd_state_t *st, const void *seg, bool on)
 {
-	uintptr_t i = (uintptr_t)seg >> SHD_SEGMENT_SHIFT;
-	uint8_t bit = (uint8_t)(1u << (i & 7));
-	if (on)
-		atomic_fetch_or(&st->segmap[i >> 3], bit);
-	else
-		atomic_fetch_and(&st->segmap[i >> 3], (uint8_t)~bit);
+	atomic_store(&st->segmap[(uintptr_t)seg >> SHD_SEGMENT_SHIFT], (uint8_t)on);
 }
 
 /* ---- making and releasing segments ------------------------------------ */
