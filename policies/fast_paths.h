@@ -25,6 +25,11 @@
  *    quiet free's fast path would, or returns false having changed nothing;
  *  - the quiet copies' bodies are built on the same inline functions, so
  *    the hit is written once;
+ *  - they call nothing that returns (hl_fatal, which does not, is fine):
+ *    one call in any hit makes the compiler save callee-saved registers in
+ *    the prologue of the shim's malloc or free, for every policy's path
+ *    (bins' debug-mode check cost sharded 11 instructions a pair that way);
+ *    such work stays in the quiet copy, which the shim calls on a miss;
  *  - they read only what the quiet copy reads, and run only while nobody
  *    listens: hl_heap_listening (core/heap.c) sets fast.path to 0 while a
  *    listener or kept events are set, and back when they are gone.
@@ -40,12 +45,15 @@
 #include "config.h"
 #include <stdbool.h>
 #include "policy.h"
+#ifdef HL_HAVE_POLICY_BINS
+#include "bins/bins_fast.h"
+#endif
 #ifdef HL_HAVE_POLICY_SHARDED
 #include "sharded/sharded_fast.h"
 #endif
 
 /** The inline fast paths the shim knows; 0 is "call through the table". */
-enum hl_fast_path { HL_FAST_NONE, HL_FAST_SHARDED };
+enum hl_fast_path { HL_FAST_NONE, HL_FAST_SHARDED, HL_FAST_BINS };
 
 /** Which inline fast path policy @p pol, with state @p st, may take
  *  (HL_FAST_NONE for none: a policy may leave it to the table in some
@@ -56,6 +64,11 @@ static inline int hl_fast_path_of(const hl_policy_t *pol, const void *st)
 	extern const hl_policy_t hl_policy_sharded;
 	if (pol == &hl_policy_sharded)
 		return shd_fast_allowed(st) ? HL_FAST_SHARDED : HL_FAST_NONE;
+#endif
+#ifdef HL_HAVE_POLICY_BINS
+	extern const hl_policy_t hl_policy_bins;
+	if (pol == &hl_policy_bins)
+		return HL_FAST_BINS;
 #endif
 	(void)pol, (void)st;
 	return HL_FAST_NONE;
@@ -70,6 +83,10 @@ static inline __attribute__((always_inline)) void *hl_fast_malloc_hit(int path, 
 	case HL_FAST_SHARDED:
 		return shd_malloc_hit(st, t, n);
 #endif
+#ifdef HL_HAVE_POLICY_BINS
+	case HL_FAST_BINS:
+		return bn_malloc_hit(st, t, n);
+#endif
 	default:
 		(void)st, (void)t, (void)n;
 		return NULL;
@@ -83,6 +100,10 @@ static inline __attribute__((always_inline)) bool hl_fast_free_hit(int path, voi
 #ifdef HL_HAVE_POLICY_SHARDED
 	case HL_FAST_SHARDED:
 		return shd_free_hit(st, t, p);
+#endif
+#ifdef HL_HAVE_POLICY_BINS
+	case HL_FAST_BINS:
+		return bn_free_hit(st, t, p);
 #endif
 	default:
 		(void)st, (void)t, (void)p;

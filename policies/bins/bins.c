@@ -92,7 +92,7 @@
  *   falling back to non-contiguous mappings when the break cannot grow (a
  *   request gets its own mapping instead).
  */
-#include "bins_tcache.h"
+#include "bins_fast.h"
 #include <errno.h>
 #include <string.h>
 #include <time.h>
@@ -256,14 +256,15 @@ static void *bn_malloc_slow(bn_state_t *st, hl_thread_t *t, size_t nb)
 	return m;
 }
 
-/* malloc: the tcache hit, or the slow path.  Built twice (event.h, "Quiet
- * copies"): bn_malloc with its events, bn_malloc_quiet without. */
+/* malloc: the tcache hit (bins_fast.h), or the slow path.  Built twice
+ * (event.h, "Quiet copies"): bn_malloc with its events, bn_malloc_quiet
+ * without. */
 HL_EV_BODY void *bn_malloc_body(void *stp, hl_thread_t *t, size_t n, bool listening)
 {
 	bn_state_t *st = stp;
-	bn_tcache_t *tc = t->policy_tls;
 	size_t nb = bn_request2size(n);
-	if (HL_LIKELY(tc != NULL) && nb <= BN_TC_MAX_CHUNK) {
+	bn_tcache_t *tc = bn_tcache_for(t, nb);
+	if (tc) {
 		unsigned i = bn_tc_index(nb);
 		if (tc->entries[i]) {
 			tc->hits++;
@@ -277,14 +278,10 @@ HL_EV_BODY void *bn_malloc_body(void *stp, hl_thread_t *t, size_t n, bool listen
 }
 HL_EV_MALLOC_TWICE(bn_malloc)
 
-/** Cheap checks glibc's free makes on every pointer. */
-static inline void bn_check_pointer(bn_state_t *st, bn_chunk_t *c, size_t sz)
+/* Debug mode's check after glibc's own: chunk @p c lies in this heap. */
+static void bn_check_in_heap(bn_state_t *st, bn_chunk_t *c)
 {
-	if (HL_UNLIKELY(((uintptr_t)c & 15) || (uintptr_t)c > (uintptr_t)-sz))
-		hl_fatal(BN, "free(): invalid pointer", bn_chunk2mem(c));
-	if (HL_UNLIKELY(sz < BN_MINSIZE || (sz & 15)))
-		hl_fatal(BN, "free(): invalid size", bn_chunk2mem(c));
-	if (HL_UNLIKELY(st->debug && !hl_os_contains(st->os, c)))
+	if (!hl_os_contains(st->os, c))
 		hl_fatal(BN, "free(): pointer not from this heap", bn_chunk2mem(c));
 }
 
@@ -302,16 +299,17 @@ static __attribute__((noinline)) void bn_free_slow(bn_state_t *st, bn_chunk_t *c
 	bn_unlock(a);
 }
 
-/* free: the tcache put, or the slow path; built twice as malloc is. */
+/* free: the tcache put (bins_fast.h), or the slow path; built twice as
+ * malloc is. */
 HL_EV_BODY void bn_free_body(void *stp, hl_thread_t *t, void *p, bool listening)
 {
 	bn_state_t *st = stp;
 	bn_chunk_t *c = bn_mem2chunk(p);
-	size_t word = bn_size_word(c), sz = word & ~(size_t)BN_FLAGS;
-	bn_tcache_t *tc = t->policy_tls;
-	bn_check_pointer(st, c, sz);
-	if (HL_LIKELY(tc != NULL) && sz <= BN_TC_MAX_CHUNK && !(word & BN_M)) {
-		unsigned i = bn_tc_index(sz);
+	unsigned i;
+	bn_tcache_t *tc = bn_free_tcache(t, c, &i);
+	if (HL_UNLIKELY(st->debug))
+		bn_check_in_heap(st, c);
+	if (tc) {
 		if (HL_UNLIKELY(((bn_tentry_t *)p)->key == st->key))
 			bn_tcache_double_free_scan(st, tc, p, i);
 		if (tc->counts[i] < st->tcache_count) {
@@ -346,7 +344,9 @@ static void *bn_realloc(void *stp, hl_thread_t *t, void *p, size_t n)
 	bn_state_t *st = stp;
 	bn_chunk_t *c = bn_mem2chunk(p);
 	size_t old = bn_usable(c);
-	bn_check_pointer(st, c, bn_csize(c));
+	bn_check_pointer(c, bn_csize(c));
+	if (HL_UNLIKELY(st->debug))
+		bn_check_in_heap(st, c);
 	if (bn_mmapped(c)) {                /* mremap; failing that, keep or move */
 		void *m = bn_mremap_chunk(st, c, n);
 		if (m || old >= n)
