@@ -267,9 +267,8 @@ HL_EV_BODY void *bn_malloc_body(void *stp, hl_thread_t *t, size_t n, bool listen
 	if (tc) {
 		unsigned i = bn_tc_index(nb);
 		if (tc->entries[i]) {
-			tc->hits++;
 			if (listening) HL_EV_COUNT(st->heap, HL_EV_CACHE_HIT, "tcache bin", i, tc->counts[i], tc->counts[i] - 1, tc->entries[i]);
-			return bn_tcache_get(tc, i);
+			return bn_tcache_hit(tc, i);
 		}
 		tc->misses++;
 		if (listening) HL_EV(st->heap, HL_EV_CACHE_MISS, "tcache bin", i, nb, NULL);

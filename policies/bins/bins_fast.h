@@ -19,6 +19,13 @@ static inline bn_tcache_t *bn_tcache_for(hl_thread_t *t, size_t nb)
 	return HL_LIKELY(tc != NULL) && nb <= BN_TC_MAX_CHUNK ? tc : NULL;
 }
 
+/** A hit on bin @p i of @p tc (not empty): counted, and its newest chunk. */
+static inline void *bn_tcache_hit(bn_tcache_t *tc, unsigned i)
+{
+	tc->hits++;
+	return bn_tcache_get(tc, i);
+}
+
 /** malloc's hit: the newest chunk of the tcache bin for @p n, or NULL
  *  (nothing changed: the quiet malloc counts the miss). */
 static inline void *bn_malloc_hit(void *stp, hl_thread_t *t, size_t n)
@@ -26,14 +33,8 @@ static inline void *bn_malloc_hit(void *stp, hl_thread_t *t, size_t n)
 	(void)stp;
 	size_t nb = bn_request2size(n);
 	bn_tcache_t *tc = bn_tcache_for(t, nb);
-	if (tc) {
-		unsigned i = bn_tc_index(nb);
-		if (tc->entries[i]) {
-			tc->hits++;
-			return bn_tcache_get(tc, i);
-		}
-	}
-	return NULL;
+	unsigned i = bn_tc_index(nb);
+	return tc && tc->entries[i] ? bn_tcache_hit(tc, i) : NULL;
 }
 
 /** The cheap checks glibc's free makes on every pointer (aborting on a
