@@ -9,37 +9,20 @@
 // times shows the third op with the right live bytes, the keyboard steps
 // inside the frame, and nothing is fetched from the network.  Each check
 // prints "ok" or "FAIL"; the exit status is the number of failures.
-import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
-import path from 'node:path';
+import { check, readJson, pageUrl, launchBrowser, finish } from '../visualize/browser-lib.mjs';
 
 const [host_path, expect_path] = process.argv.slice(2);
-const expect = JSON.parse(readFileSync(expect_path, 'utf8'));
-const require = createRequire(path.join(process.env.HEAPLAB_BROWSER_DIR, 'node_modules', 'x.js'));
-const { chromium } = require('playwright-core');
+const expect = readJson(expect_path);
 
-let failures = 0;
-function check(what, got, want) {
-	const same = String(got) === String(want);
-	console.log(`${same ? 'ok' : 'FAIL'}: ${what}: ${JSON.stringify(got)}${same ? '' : ` (expected ${JSON.stringify(want)})`}`);
-	if (!same)
-		failures++;
-}
 
-const browser = await chromium.launch({
-	executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-	args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-		'--disable-component-update', '--disable-sync', '--no-first-run',
-		'--allow-file-access-from-files'],
-});
+const browser = await launchBrowser(['--allow-file-access-from-files']);
 try {
 	const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
 	const requests = [];
 	page.on('request', (r) => { if (!r.url().startsWith('file:')) requests.push(r.url()); });
 	const errors = [];
 	page.on('pageerror', (e) => errors.push(String(e)));
-	await page.goto(pathToFileURL(path.resolve(host_path)).href);
+	await page.goto(pageUrl(host_path));
 
 	const iframe = page.locator('iframe.hl-stepper');
 	check('one embedded stepper on the page', await iframe.count(), 1);
@@ -67,4 +50,4 @@ try {
 } finally {
 	await browser.close();
 }
-process.exit(Math.min(failures, 100));
+finish();

@@ -12,25 +12,12 @@
 // check prints "ok" or "FAIL"; the exit status is the number of failures
 // (capped), 0 when all hold.  Loaded from $HEAPLAB_BROWSER_DIR's
 // node_modules (see visualize/ci-deps.sh).
-import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
-import path from 'node:path';
+import { check, readJson, pageUrl, launchBrowser, finish } from './browser-lib.mjs';
 
 const [page_path, expect_path, diff_step_path, diff_compare_path] = process.argv.slice(2);
-const expect = JSON.parse(readFileSync(expect_path, 'utf8'));
-const readJson = (p) => (p ? JSON.parse(readFileSync(p, 'utf8')) : null);
+const expect = readJson(expect_path);
 const diffStep = readJson(diff_step_path), diffCompare = readJson(diff_compare_path);
-const require = createRequire(path.join(process.env.HEAPLAB_BROWSER_DIR, 'node_modules', 'x.js'));
-const { chromium } = require('playwright-core');
 
-let failures = 0;
-function check(what, got, want) {
-	const same = String(got) === String(want);
-	console.log(`${same ? 'ok' : 'FAIL'}: ${what}: ${JSON.stringify(got)}${same ? '' : ` (expected ${JSON.stringify(want)})`}`);
-	if (!same)
-		failures++;
-}
 
 async function shown(page) {
 	const text = async (id) => (await page.textContent(`#${id}`)).trim();
@@ -47,18 +34,14 @@ async function shown(page) {
 	};
 }
 
-const browser = await chromium.launch({
-	executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-	args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-		'--disable-component-update', '--disable-sync', '--no-first-run'],
-});
+const browser = await launchBrowser();
 try {
 	const page = await browser.newPage();
 	const requests = [];
 	page.on('request', (r) => { if (!r.url().startsWith('file:')) requests.push(r.url()); });
 	const errors = [];
 	page.on('pageerror', (e) => errors.push(String(e)));
-	await page.goto(pathToFileURL(path.resolve(page_path)).href);
+	await page.goto(pageUrl(page_path));
 
 	let s = await shown(page);
 	check('first frame index', s.index, '0');
@@ -143,4 +126,4 @@ try {
 } finally {
 	await browser.close();
 }
-process.exit(Math.min(failures, 100));
+finish();

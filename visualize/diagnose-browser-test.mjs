@@ -6,35 +6,19 @@
 // candidate; each candidate's peak and final heap as `heaplab replay
 // --stats` reports them; nothing fetched from the network, no script
 // error.  Prints "ok"/"FAIL" per check; exit status = failures.
-import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
-import path from 'node:path';
+import { check, readJson, pageUrl, launchBrowser, finish } from './browser-lib.mjs';
 
 const [page_path, expect_path] = process.argv.slice(2);
-const expect = JSON.parse(readFileSync(expect_path, 'utf8'));
-const require = createRequire(path.join(process.env.HEAPLAB_BROWSER_DIR, 'node_modules', 'x.js'));
-const { chromium } = require('playwright-core');
+const expect = readJson(expect_path);
 
-let failures = 0;
-function check(what, got, want) {
-	const same = String(got) === String(want);
-	console.log(`${same ? 'ok' : 'FAIL'}: ${what}: ${JSON.stringify(got)}${same ? '' : ` (expected ${JSON.stringify(want)})`}`);
-	if (!same)
-		failures++;
-}
 
-const browser = await chromium.launch({
-	executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-	args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-		'--disable-component-update', '--disable-sync', '--no-first-run'],
-});
+const browser = await launchBrowser();
 try {
 	const page = await browser.newPage();
 	const requests = [], errors = [];
 	page.on('request', (r) => { if (!r.url().startsWith('file:')) requests.push(r.url()); });
 	page.on('pageerror', (e) => errors.push(String(e)));
-	await page.goto(pathToFileURL(path.resolve(page_path)).href);
+	await page.goto(pageUrl(page_path));
 	const causes = await page.$$eval('svg#causes polygon.series', (ps) =>
 		ps.map((p) => ({ name: p.getAttribute('data-series'), last: Number(p.getAttribute('data-last')),
 				 points: p.getAttribute('points').trim().split(/\s+/).length })));
@@ -66,4 +50,4 @@ try {
 } finally {
 	await browser.close();
 }
-process.exit(Math.min(failures, 100));
+finish();
