@@ -10,12 +10,7 @@
 set -u
 src=${srcdir:-.}
 chapter="$src/book/03-bump-regions.md"
-chromium=${CHROMIUM:-/usr/bin/chromium}
-export HEAPLAB_BROWSER_DIR=${HEAPLAB_BROWSER_DIR:-/tmp/heaplab-browser}
-[ -x "$chromium" ] || { echo "SKIP: no Chromium at $chromium (run visualize/ci-deps.sh, or set CHROMIUM)"; exit 77; }
-command -v node >/dev/null 2>&1 || { echo "SKIP: no node to drive Chromium (run visualize/ci-deps.sh)"; exit 77; }
-[ -f "$HEAPLAB_BROWSER_DIR/node_modules/playwright-core/package.json" ] ||
-	{ echo "SKIP: no playwright-core in $HEAPLAB_BROWSER_DIR (run visualize/ci-deps.sh)"; exit 77; }
+. "$src/tests/browser_lib.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/book-stepper-browser.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }

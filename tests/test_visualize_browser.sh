@@ -16,20 +16,7 @@
 set -u
 src=${srcdir:-.}
 trace="$src/visualize/traces/teach.rep"
-chromium=${CHROMIUM:-/usr/bin/chromium}
-export HEAPLAB_BROWSER_DIR=${HEAPLAB_BROWSER_DIR:-/tmp/heaplab-browser}
-if [ ! -x "$chromium" ]; then
-	echo "SKIP: no Chromium at $chromium (run visualize/ci-deps.sh, or set CHROMIUM)"
-	exit 77
-fi
-if ! command -v node >/dev/null 2>&1; then
-	echo "SKIP: no node to drive Chromium (run visualize/ci-deps.sh)"
-	exit 77
-fi
-if [ ! -f "$HEAPLAB_BROWSER_DIR/node_modules/playwright-core/package.json" ]; then
-	echo "SKIP: no playwright-core in $HEAPLAB_BROWSER_DIR (run visualize/ci-deps.sh)"
-	exit 77
-fi
+. "$src/tests/browser_lib.sh"
 policy=firstfit
 ./heaplab policies | awk '{print $1}' | grep -qx firstfit || policy=$(./heaplab policies | awk 'NR == 1 {print $1}')
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/heaplab-browser-test.XXXXXX") || exit 99

@@ -36,7 +36,8 @@ HL_VIS_CHECKS = tests/test_visualize_render.sh tests/test_visualize_quiz.sh \
 	tests/test_visualize_browser.sh tests/test_visualize_plot.sh tests/diagnose_browser.sh
 TESTS += tests/test_visualize $(HL_VIS_CHECKS)
 dist_noinst_SCRIPTS += $(HL_VIS_CHECKS) visualize/check-pictures.sh visualize/ci-deps.sh
-EXTRA_DIST += visualize/browser-test.mjs visualize/diagnose-browser-test.mjs visualize/browser-lib.mjs
+EXTRA_DIST += visualize/browser-test.mjs visualize/diagnose-browser-test.mjs visualize/browser-lib.mjs \
+	tests/browser_lib.sh
 
 # The pictures of each policy (visualize/check-pictures.sh): every picture
 # of the short traces renders without a Graphviz warning, and the
