@@ -1,5 +1,5 @@
-/* sizes LO HI: the ladder of request -> usable size, for every request from
- * LO to HI.  Prints one "step=N U" line where the usable size changes (so
+/* sizes LO HI [STEP]: the ladder of request -> usable size, for every
+ * request from LO to HI (every STEP-th one, when given: the large sizes).  Prints one "step=N U" line where the usable size changes (so
  * two runs' first differing line is the first differing size), then
  * "steps=" and "ladder=", a digest of all the steps. */
 #include <malloc.h>
@@ -9,9 +9,12 @@ int main(int argc, char **argv)
 {
 	probe_static_stdout();
 	long lo = probe_arg(argc, argv, 1, 1), hi = probe_arg(argc, argv, 2, 1024);
+	long step = probe_arg(argc, argv, 3, 1);
+	if (step < 1)
+		probe_die("STEP must be at least 1");
 	unsigned long long digest = 14695981039346656037ULL; /* FNV-1a */
 	size_t last = (size_t)-1, steps = 0;
-	for (long n = lo; n <= hi; n++) {
+	for (long n = lo; n <= hi; n += step) {
 		void *p = malloc((size_t)n);
 		if (!p)
 			probe_die("malloc failed");

@@ -199,7 +199,7 @@ static __attribute__((noinline)) void shd_free_generic(shd_state_t *st, hl_threa
 	}
 	shd_heap_t *hp = t->policy_tls;
 	if (hp && atomic_load_explicit(&pg->heap, memory_order_relaxed) == hp) {
-		HL_EV(st->h, HL_EV_LIST_PUSH, "page local_free (slow path: the page's last block, a full page, checks or an interior pointer), bin", pg->bin, pg->block_size, b);
+		HL_EV(st->h, HL_EV_LIST_PUSH, "page local_free (slow path: last block, full page, checks, interior pointer), bin", pg->bin, pg->block_size, b);
 		shd_page_push_local(pg, b);
 		shd_free_local_slow(hp, pg);
 		return;

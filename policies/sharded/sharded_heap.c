@@ -405,11 +405,31 @@ shd_page_t *shd_find_page(shd_heap_t *hp, size_t n)
 	return pg ? pg : shd_fresh_page(hp, q);
 }
 
+/* The block size mimalloc 2.0.9 gives a request above the medium sizes
+ * (page.c: mi_large_huge_page_alloc, os.c: _mi_os_good_alloc_size): the
+ * request rounded up to 4 KiB below 512 KiB, to 64 KiB below 2 MiB, 256 KiB
+ * below 8 MiB, 1 MiB below 32 MiB, 4 MiB above; and for a large page
+ * (<= 16 MiB) the whole page, which takes 64 KiB slices up to 512 KiB and
+ * whole 512 KiB medium-page spans above (segment.c:
+ * mi_segments_page_alloc).  malloc_usable_size reports that whole page on
+ * the real library: 131,073 bytes give 196,608, 524,289 give 1 MiB, 16 MiB
+ * + 1 gives 17 MiB (measured here; tests/fidelity.sh, row
+ * mimalloc.ladder-large). */
+static size_t shd_large_block_size(size_t n)
+{
+	size_t kib = 1024, mib = 1024 * kib;
+	size_t b = hl_align_up(n, n < 512 * kib ? 4 * kib : n < 2 * mib ? 64 * kib : n < 8 * mib ? 256 * kib
+				: n < 32 * mib ? mib : 4 * mib);
+	if (b > SHD_LARGE_OBJ_MAX)
+		return b;
+	return hl_align_up(b, b > SHD_MEDIUM_PAGE ? SHD_MEDIUM_PAGE : SHD_SLICE_SIZE);
+}
+
 /* One block of a large page (<= 16 MiB) or a huge segment; such a page
  * is full from the start, so it waits in the full queue. */
 void *shd_heap_alloc_large(shd_heap_t *hp, size_t n)
 {
-	size_t bsize = hl_align_up(n, hp->st->ospage);
+	size_t bsize = shd_large_block_size(n);
 	unsigned kind = bsize <= SHD_LARGE_OBJ_MAX ? SHD_PAGE_LARGE : SHD_PAGE_HUGE;
 	shd_page_t *pg = shd_segment_page_alloc(hp, bsize, kind);
 	if (!pg)
