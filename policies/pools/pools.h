@@ -301,7 +301,7 @@ static inline pl_arena_t *pl_arena_of_pool(const pl_state_t *s, const pl_pool_t 
 }
 /** The sentinel of usedpools[@p c]: the ring is empty when it points at
  *  itself. */
-static inline pl_pool_t *pl_used_head(pl_state_t *s, unsigned c)
+static inline pl_pool_t *pl_used_head(pl_state_t *s, size_t c)
 {
 	return &s->usedpools[c];
 }
@@ -453,14 +453,39 @@ size_t pl_map_bot_bytes(const pl_state_t *s);
  *  (mapping a new arena when there is none), puts it on the ring and
  *  returns its first block; NULL when out of memory. */
 __attribute__((noinline)) void *pl_alloc_from_new_pool(pl_state_t *s, unsigned c);
-/** @p pool's free list ran dry: its next never-used block becomes
- *  freeblock, or, when none is left, the now full pool leaves usedpools
- *  (returns true then: the caller tells it, as its event is in the copy of
- *  malloc that a listened-to heap runs). */
-__attribute__((noinline)) bool pl_pool_extend(pl_state_t *s, pl_pool_t *pool);
-/** A full @p pool got a block back: it goes first on the usedpools ring of
- *  its class. */
-__attribute__((noinline)) void pl_insert_to_usedpool(pl_state_t *s, pl_pool_t *pool);
+/** Puts @p pool first on usedpools[@p c] (CPython's insert_to_usedpool
+ *  for a full pool that got a block back; a pool newly started). */
+static inline void pl_used_push(pl_state_t *s, pl_pool_t *pool, unsigned c)
+{
+	pl_pool_t *head = pl_used_head(s, c), *next = head->nextpool;
+	pool->nextpool = next;
+	pool->prevpool = head;
+	next->prevpool = pool;
+	head->nextpool = pool;
+}
+/** Takes @p pool off its usedpools ring (it filled or emptied). */
+static inline void pl_used_unlink(pl_pool_t *pool)
+{
+	pool->prevpool->nextpool = pool->nextpool;
+	pool->nextpool->prevpool = pool->prevpool;
+}
+/** pymalloc_pool_extend: @p pool's free list ran dry (freeblock NULL), so
+ *  its next never-used block becomes freeblock, or, when none is left,
+ *  the now full pool leaves usedpools (returns true then: the caller
+ *  tells it, as its event is in the copy of malloc that a listened-to heap
+ *  runs). */
+static inline bool pl_pool_extend(pl_state_t *s, pl_pool_t *pool)
+{
+	if (pool->nextoffset <= pool->maxnextoffset) {
+		void **bp = (void **)(pl_pool_base(s, pool) + pool->nextoffset);
+		pool->nextoffset += s->stride[pool->szidx];
+		*bp = NULL;
+		pool->freeblock = bp;
+		return false;
+	}
+	pl_used_unlink(pool);
+	return true;
+}
 /** The last block of @p pool came back: the pool moves from usedpools to
  *  its arena's freepools, and the arena moves along usable_arenas to stay
  *  sorted, or is unmapped when wholly free and not the last arena there. */
