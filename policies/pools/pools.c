@@ -254,38 +254,38 @@ static void pools_thread_exit(void *st, hl_thread_t *t)
  * by a tail call): usedpools[c] is empty, so a pool comes from
  * usable_arenas (or a new arena); or the first pool's freed block links
  * out of the pool (a write after free), which pymalloc would follow and
- * crash on.  Counts and leaves what the caller entered (@p bias as
- * pl_leave). */
-static __attribute__((noinline)) void *pl_malloc_rare(pl_state_t *s, unsigned c, bool bias)
+ * crash on.  Counts and leaves what the caller (thread @p t) entered
+ * (@p bias as pl_leave). */
+static __attribute__((noinline)) void *pl_malloc_rare(pl_state_t *s, hl_thread_t *t, unsigned c, bool bias)
 {
 	pl_pool_t *head = pl_used_head(s, c);
 	if (head->nextpool != head)
 		hl_fatal(&hl_policy_pools, "free list smashed", head->nextpool->freeblock);
 	void *bp = pl_alloc_from_new_pool(s, c);
 	s->small_mallocs += bp != NULL;
-	pl_leave(s, bias);
+	pl_leave(s, t, bias);
 	if (HL_UNLIKELY(!bp))
 		errno = ENOMEM;
 	return bp;
 }
 
-/* pymalloc_alloc for a request of @p n bytes, entered as @p bias says: the
- * pop of pools_fast.h, else pl_malloc_rare.  Leaves.  Its events only when
+/* pymalloc_alloc for a request of @p n bytes, entered by thread @p t as
+ * @p bias says: the pop of pools_fast.h, else pl_malloc_rare.  Leaves.  Its events only when
  * @p listening (event.h, "Quiet copies"). */
-HL_EV_BODY void *pl_malloc_in(pl_state_t *s, size_t n, bool bias, bool listening)
+HL_EV_BODY void *pl_malloc_in(pl_state_t *s, hl_thread_t *t, size_t n, bool bias, bool listening)
 {
 	size_t c = pl_class_of(s, n);
 	void *bp = pl_pool_alloc(s, c, listening);
 	if (HL_UNLIKELY(!bp))
-		return pl_malloc_rare(s, (unsigned)c, bias);
-	pl_leave(s, bias);
+		return pl_malloc_rare(s, t, (unsigned)c, bias);
+	pl_leave(s, t, bias);
 	return bp;
 }
 
 /* A caller without the bias: the spinlock (which may claim the bias). */
 static __attribute__((noinline)) void *pl_malloc_locked(pl_state_t *s, hl_thread_t *t, size_t n)
 {
-	return pl_malloc_in(s, n, pl_enter(s, t), true);
+	return pl_malloc_in(s, t, n, pl_enter(s, t), true);
 }
 
 /* Built twice (event.h, "Quiet copies"): pools_malloc with its events,
@@ -297,7 +297,7 @@ HL_EV_BODY void *pools_malloc_body(void *st, hl_thread_t *t, size_t n, bool list
 		return pl_fb_malloc(s, t, n);
 	if (HL_UNLIKELY(!pl_enter_by_bias(s, t)))
 		return pl_malloc_locked(s, t, n);
-	return pl_malloc_in(s, n, true, listening);
+	return pl_malloc_in(s, t, n, true, listening);
 }
 HL_EV_MALLOC_TWICE(pools_malloc)
 
@@ -331,7 +331,7 @@ static inline void pl_free_check(pl_state_t *s, pl_pool_t *pool, void *p)
  * a check failed, the pool empties, or the heap is a debug one.  Every
  * check again (reporting what failed), the push, the pool's moves; counts
  * and leaves what the caller entered. */
-static __attribute__((noinline)) void pl_free_rare(pl_state_t *s, void *p, bool bias)
+static __attribute__((noinline)) void pl_free_rare(pl_state_t *s, hl_thread_t *t, void *p, bool bias)
 {
 	pl_pool_t *pool = pl_pool_of(s, p);
 	pl_free_check(s, pool, p);
@@ -349,25 +349,25 @@ static __attribute__((noinline)) void pl_free_rare(pl_state_t *s, void *p, bool 
 		pl_insert_to_freepool(s, pool);      /* it is empty now */
 	}
 	s->small_frees++;
-	pl_leave(s, bias);
+	pl_leave(s, t, bias);
 }
 
-/* pymalloc_free of pool block @p p, entered as @p bias says (debug heaps
- * never hold the bias): the push of pools_fast.h, else pl_free_rare.
- * Leaves.  Its events only when @p listening, as pl_malloc_in. */
-HL_EV_BODY void pl_free_in(pl_state_t *s, void *p, bool bias, bool listening)
+/* pymalloc_free of pool block @p p, entered by thread @p t as @p bias
+ * says (debug heaps never hold the bias): the push of pools_fast.h, else
+ * pl_free_rare.  Leaves.  Its events only when @p listening, as pl_malloc_in. */
+HL_EV_BODY void pl_free_in(pl_state_t *s, hl_thread_t *t, void *p, bool bias, bool listening)
 {
 	if (HL_UNLIKELY((!bias && s->debug) || !pl_pool_free(s, p, listening))) {
-		pl_free_rare(s, p, bias);
+		pl_free_rare(s, t, p, bias);
 		return;
 	}
-	pl_leave(s, bias);
+	pl_leave(s, t, bias);
 }
 
 /* A caller without the bias: the spinlock (which may claim the bias). */
 static __attribute__((noinline)) void pl_free_locked(pl_state_t *s, hl_thread_t *t, void *p)
 {
-	pl_free_in(s, p, pl_enter(s, t), true);
+	pl_free_in(s, t, p, pl_enter(s, t), true);
 }
 
 /* Built twice as malloc is. */
@@ -382,7 +382,7 @@ HL_EV_BODY void pools_free_body(void *st, hl_thread_t *t, void *p, bool listenin
 		pl_free_locked(s, t, p);
 		return;
 	}
-	pl_free_in(s, p, true, listening);
+	pl_free_in(s, t, p, true, listening);
 }
 HL_EV_FREE_TWICE(pools_free)
 

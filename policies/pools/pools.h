@@ -169,8 +169,10 @@ typedef struct pl_counts {
  *  lives in a metadata region of the heap's page source. */
 typedef struct pl_state {
 	int lock;                    /**< the spinlock standing in for the GIL */
-	int biased;                  /**< 1: bias_owner enters without the lock */
-	hl_thread_t *bias_owner;     /**< thread holding the bias, or NULL (lock) */
+	hl_thread_t *bias_owner;     /**< the thread holding the bias, which
+				      enters without the lock, or NULL (written
+				      under the lock, read by its holder
+				      without it) */
 	bool bias_ok;                /**< bias may still be claimed (lock) */
 	uint32_t bias_moves;         /**< times the bias changed threads (lock) */
 	bool debug;                  /**< full checks on free (hl_heap_debug) */
@@ -315,10 +317,10 @@ static inline uint32_t pl_untouched(const pl_state_t *s, const pl_pool_t *pool)
 
 /* ---- the lock (pools_lock.c) ----
  * A spinlock biased towards one thread, the way the GIL stays with the
- * running thread across many allocations: while `biased`, bias_owner enters
- * by marking its own thread record busy (hl_thread_t.lock_busy) and
- * re-reading biased, no atomic read-modify-write.  Another thread arriving
- * takes the spinlock, revokes the bias (biased = 0, a membarrier(2) so the
+ * running thread across many allocations: bias_owner enters by marking its
+ * own thread record busy (hl_thread_t.lock_busy) and then reading
+ * bias_owner, no atomic read-modify-write.  Another thread arriving takes
+ * the spinlock, revokes the bias (bias_owner = NULL, a membarrier(2) so the
  * owner's plain stores are ordered, then waits until the owner's record is
  * not busy) and takes the bias over; after PL_BIAS_MOVES hand-overs all
  * take the spinlock.  Readers (stats, checker ...) revoke, never claim.
@@ -341,37 +343,30 @@ static inline void pl_unlock(pl_state_t *s)
 {
 	__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
 }
-/** The bias holder's entry: true when @p t holds the bias and it still
- *  stands (two plain stores and a load, no atomic read-modify-write);
- *  false, with nothing held, otherwise. */
+/** The bias holder's entry: true when @p t holds the bias (a plain store
+ *  and a load, no atomic read-modify-write); false, with nothing held,
+ *  otherwise.  The owner is read after the busy mark is published, never
+ *  before: a thread that read "owner == me", was preempted, and then
+ *  marked itself busy could find the bias revoked meanwhile (its record
+ *  was not busy) and claimed by the revoker, now inside under the
+ *  spinlock.  A thread that is not the owner marks its own record for a
+ *  moment, which no revoker waits on (it waits on the owner's). */
 static inline bool pl_enter_by_bias(pl_state_t *s, hl_thread_t *t)
 {
-	if (__atomic_load_n(&s->bias_owner, __ATOMIC_RELAXED) != t)
-		return false;
 	__atomic_store_n(&t->lock_busy, 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	/* The owner is read again after `biased`: between the first read and
-	 * the store of lock_busy, another thread may have revoked the bias
-	 * (seeing this record not busy) and claimed it for itself, setting
-	 * biased to 1 again; the bias that stands is then not ours.  The busy
-	 * mark is this thread's own, so taking it back here cannot clear the
-	 * mark of the thread that does hold the bias. */
-	if (HL_LIKELY(__atomic_load_n(&s->biased, __ATOMIC_ACQUIRE)) &&
-	    HL_LIKELY(__atomic_load_n(&s->bias_owner, __ATOMIC_RELAXED) == t))
+	if (HL_LIKELY(__atomic_load_n(&s->bias_owner, __ATOMIC_ACQUIRE) == t))
 		return true;
 	__atomic_store_n(&t->lock_busy, 0, __ATOMIC_RELEASE);
 	return false;
 }
-/** Leaves what pl_enter_by_bias entered: the bias holder, which cannot
- *  change while its record is busy, unmarks its record. */
-static inline void pl_leave_bias(pl_state_t *s)
+/** Leaves what pl_enter_by_bias entered for @p t: unmarks its record. */
+static inline void pl_leave_bias(hl_thread_t *t)
 {
-	hl_thread_t *owner = __atomic_load_n(&s->bias_owner, __ATOMIC_RELAXED);
-	__atomic_store_n(&owner->lock_busy, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->lock_busy, 0, __ATOMIC_RELEASE);
 }
-/** Enters for thread @p t: by bias when t holds it and it still stands,
- *  else through pl_enter_locked.  Returns whether it went by bias, for
- *  pl_leave. */
+/** Enters for thread @p t: by bias when t holds it, else through
+ *  pl_enter_locked.  Returns whether it went by bias, for pl_leave. */
 static inline bool pl_enter_as(pl_state_t *s, hl_thread_t *t, bool reader)
 {
 	if (pl_enter_by_bias(s, t))
@@ -384,19 +379,27 @@ static inline bool pl_enter(pl_state_t *s, hl_thread_t *t)
 {
 	return pl_enter_as(s, t, false);
 }
-/** Leaves what pl_enter_as entered; @p by_bias is what it returned. */
-static inline void pl_leave(pl_state_t *s, bool by_bias)
+/** Leaves what pl_enter_as entered for @p t; @p by_bias is what it
+ *  returned. */
+static inline void pl_leave(pl_state_t *s, hl_thread_t *t, bool by_bias)
 {
 	if (by_bias)
-		pl_leave_bias(s);
+		pl_leave_bias(t);
 	else
 		pl_unlock(s);
 }
 /** Enters from a thread that is not necessarily allocating (checker,
- *  walker, stats, snapshot). */
-static inline bool pl_enter_here(pl_state_t *s)
+ *  walker, stats, snapshot): returns the thread's record when it went in
+ *  by the bias, else NULL, for pl_leave_here. */
+static inline hl_thread_t *pl_enter_here(pl_state_t *s)
 {
-	return pl_enter_as(s, hl_thread_get(s->heap), true);
+	hl_thread_t *t = hl_thread_get(s->heap);
+	return pl_enter_as(s, t, true) ? t : NULL;
+}
+/** Leaves what pl_enter_here entered; @p by is what it returned. */
+static inline void pl_leave_here(pl_state_t *s, hl_thread_t *by)
+{
+	pl_leave(s, by, by != NULL);
 }
 /** Sets up the bias (membarrier registration); without it, plain spinlock. */
 void pl_lock_init(pl_state_t *s);

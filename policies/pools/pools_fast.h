@@ -95,7 +95,7 @@ static inline void *pl_malloc_hit(void *st, hl_thread_t *t, size_t n)
 	if (HL_UNLIKELY(n > PL_THRESHOLD) || HL_UNLIKELY(!pl_enter_by_bias(s, t)))
 		return NULL;
 	void *bp = pl_pool_alloc(s, pl_class_of(s, n), false);
-	pl_leave_bias(s);
+	pl_leave_bias(t);
 	return bp;
 }
 
@@ -108,7 +108,7 @@ static inline bool pl_free_hit(void *st, hl_thread_t *t, void *p)
 	if (HL_UNLIKELY(!pl_map_is_used(s, p)) || HL_UNLIKELY(!pl_enter_by_bias(s, t)))
 		return false;
 	bool done = pl_pool_free(s, p, false);
-	pl_leave_bias(s);
+	pl_leave_bias(t);
 	return done;
 }
 #endif

@@ -171,12 +171,12 @@ void pools_stats(void *st, hl_statw_t *w)
 	pl_state_t *s = st;
 	pl_tally_t t;
 	memset(&t, 0, sizeof t);
-	bool bias = pl_enter_here(s);
+	hl_thread_t *by = pl_enter_here(s);
 	for (uint32_t i = 0; i < s->maxarenas; i++)
 		if (s->allarenas[i].address)
 			pl_tally_arena(s, &s->allarenas[i], &t);
 	pl_tally_usable(s, &t);
-	pl_leave(s, bias);
+	pl_leave_here(s, by);
 	pl_stats_geometry(s, w);
 	pl_stats_counts(s, &t, w);
 	pl_stats_classes(s, &t, w);
