@@ -329,8 +329,8 @@ static inline void pl_free_check(pl_state_t *s, pl_pool_t *pool, void *p)
 
 /* The rare end of pymalloc_free, reached by a tail call from pl_free_in:
  * a check failed, the pool empties, or the heap is a debug one.  Every
- * check again (reporting what failed), the push, the pool's moves; counts
- * and leaves what the caller entered. */
+ * check again (reporting what failed), the push, the pool's moves; leaves
+ * what the caller entered. */
 static __attribute__((noinline)) void pl_free_rare(pl_state_t *s, hl_thread_t *t, void *p, bool bias)
 {
 	pl_pool_t *pool = pl_pool_of(s, p);
@@ -348,7 +348,6 @@ static __attribute__((noinline)) void pl_free_rare(pl_state_t *s, hl_thread_t *t
 	} else if (HL_UNLIKELY(pool->ref.count == 0)) {
 		pl_insert_to_freepool(s, pool);      /* it is empty now */
 	}
-	s->small_frees++;
 	pl_leave(s, t, bias);
 }
 

@@ -223,8 +223,10 @@ typedef struct pl_state {
 	uint64_t narenas_currently_allocated; /**< arenas mapped now */
 	uint64_t ntimes_arena_allocated;      /**< arenas ever mapped */
 	uint64_t narenas_highwater;  /**< most arenas mapped at once */
-	uint64_t small_mallocs;      /**< requests served by pools (lock) */
-	uint64_t small_frees;        /**< blocks given back to pools (lock) */
+	uint64_t small_mallocs;      /**< requests served by pools (lock); the
+				      blocks given back to them are not
+				      counted: small_mallocs less the live
+				      blocks (pools_stats) */
 
 	pl_counts_t counts;          /**< relaxed atomics */
 

@@ -58,7 +58,7 @@ static inline __attribute__((always_inline)) void *pl_pool_alloc(pl_state_t *s, 
 
 /** pymalloc_free's push, lock held: block @p p goes first on its pool's
  *  list, and a pool that was full goes back first on usedpools
- *  (insert_to_usedpool).  Counts small_frees.  false, nothing changed,
+ *  (insert_to_usedpool).  false, nothing changed,
  *  when a cheap check of pl_free_check (pools.c) fails or p is its pool's
  *  last live block (the pool empties: pl_insert_to_freepool's business):
  *  the caller's slow path (pl_free_rare).  The span test is one
@@ -82,7 +82,6 @@ static inline __attribute__((always_inline)) bool pl_pool_free(pl_state_t *s, vo
 		if (listening) HL_EV(s->heap, HL_EV_MOVE, "pool was full: first on usedpools[class] again", pool->szidx, 0, pl_pool_base(s, pool));
 		pl_used_push(s, pool, pool->szidx);
 	}
-	s->small_frees++;
 	return true;
 }
 
