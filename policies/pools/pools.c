@@ -159,6 +159,7 @@ static int pl_geometry(pl_state_t *s, const hl_conf_t *conf)
 	}
 	s->arena_bits = hl_log2(s->arena_size);
 	s->pool_bits = hl_log2(s->pool_size);
+	s->pool_mask = s->pool_size - 1;
 	s->max_pools = (unsigned)(s->arena_size / s->pool_size);
 	s->header_table = hl_conf_enum(conf, "headers") == 1;
 	/* the header table is found by masking an address down to its arena */

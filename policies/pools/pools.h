@@ -184,6 +184,8 @@ typedef struct pl_state {
 	size_t pool_size;            /**< bytes per pool, a power of two */
 	unsigned arena_bits;         /**< log2(arena_size) */
 	unsigned pool_bits;          /**< log2(pool_size) */
+	uintptr_t pool_mask;         /**< pool_size - 1: a block's offset in its
+				      pool is its address & pool_mask */
 	unsigned align_shift;        /**< 4 (16-byte classes) or 3 (alignment:8) */
 	unsigned nclasses;           /**< 512 >> align_shift */
 	unsigned max_pools;          /**< arena_size / pool_size */
@@ -259,14 +261,20 @@ static inline size_t pl_class_of(const pl_state_t *s, size_t n)
  *  header i sits in slot i of the table at the arena's start. */
 static inline pl_pool_t *pl_pool_of(const pl_state_t *s, const void *p)
 {
-	uintptr_t a = (uintptr_t)p, in = a & (s->arena_size - 1);
+	uintptr_t a = (uintptr_t)p;
+	if (HL_LIKELY(!s->header_table))
+		return (pl_pool_t *)(a - (a & s->pool_mask));
+	uintptr_t in = a & (s->arena_size - 1);
 	return (pl_pool_t *)(a - in + (in >> s->pool_bits << s->header_bits));
 }
 /** The first byte of the pool whose header is @p pool (the pool itself
  *  with inline headers). */
 static inline char *pl_pool_base(const pl_state_t *s, const pl_pool_t *pool)
 {
-	uintptr_t a = (uintptr_t)pool, in = a & (s->arena_size - 1);
+	uintptr_t a = (uintptr_t)pool;
+	if (HL_LIKELY(!s->header_table))
+		return (char *)a;
+	uintptr_t in = a & (s->arena_size - 1);
 	return (char *)(a - in + (in >> s->header_bits << s->pool_bits));
 }
 /** Where arena @p a's pools begin: its base rounded up to a pool boundary

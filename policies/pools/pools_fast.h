@@ -68,7 +68,7 @@ static inline __attribute__((always_inline)) void *pl_pool_alloc(pl_state_t *s, 
 static inline __attribute__((always_inline)) bool pl_pool_free(pl_state_t *s, void *p, bool listening)
 {
 	pl_pool_t *pool = pl_pool_of(s, p);
-	uintptr_t off = ((uintptr_t)p & (s->pool_size - 1)) - PL_POOL_OVERHEAD;
+	uintptr_t off = ((uintptr_t)p & s->pool_mask) - PL_POOL_OVERHEAD;
 	uintptr_t span = (uintptr_t)pool->nextoffset - PL_POOL_OVERHEAD;
 	void *lastfree = pool->freeblock;
 	uint32_t count = pool->ref.count;
