@@ -51,9 +51,12 @@
 #ifdef HL_HAVE_POLICY_SHARDED
 #include "sharded/sharded_fast.h"
 #endif
+#ifdef HL_HAVE_POLICY_POOLS
+#include "pools/pools_fast.h"
+#endif
 
 /** The inline fast paths the shim knows; 0 is "call through the table". */
-enum hl_fast_path { HL_FAST_NONE, HL_FAST_SHARDED, HL_FAST_BINS };
+enum hl_fast_path { HL_FAST_NONE, HL_FAST_SHARDED, HL_FAST_BINS, HL_FAST_POOLS };
 
 /** Which inline fast path policy @p pol, with state @p st, may take
  *  (HL_FAST_NONE for none: a policy may leave it to the table in some
@@ -69,6 +72,11 @@ static inline int hl_fast_path_of(const hl_policy_t *pol, const void *st)
 	extern const hl_policy_t hl_policy_bins;
 	if (pol == &hl_policy_bins)
 		return HL_FAST_BINS;
+#endif
+#ifdef HL_HAVE_POLICY_POOLS
+	extern const hl_policy_t hl_policy_pools;
+	if (pol == &hl_policy_pools)
+		return HL_FAST_POOLS;
 #endif
 	(void)pol, (void)st;
 	return HL_FAST_NONE;
@@ -87,6 +95,10 @@ static inline __attribute__((always_inline)) void *hl_fast_malloc_hit(int path, 
 	case HL_FAST_BINS:
 		return bn_malloc_hit(st, t, n);
 #endif
+#ifdef HL_HAVE_POLICY_POOLS
+	case HL_FAST_POOLS:
+		return pl_malloc_hit(st, t, n);
+#endif
 	default:
 		(void)st, (void)t, (void)n;
 		return NULL;
@@ -104,6 +116,10 @@ static inline __attribute__((always_inline)) bool hl_fast_free_hit(int path, voi
 #ifdef HL_HAVE_POLICY_BINS
 	case HL_FAST_BINS:
 		return bn_free_hit(st, t, p);
+#endif
+#ifdef HL_HAVE_POLICY_POOLS
+	case HL_FAST_POOLS:
+		return pl_free_hit(st, t, p);
 #endif
 	default:
 		(void)st, (void)t, (void)p;

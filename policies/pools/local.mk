@@ -1,6 +1,6 @@
 # Policy 'pools': its sources join the core library when configured in.
 if HL_POLICY_POOLS
-libhlcore_la_SOURCES += policies/pools/pools.h policies/pools/pools.c \
+libhlcore_la_SOURCES += policies/pools/pools.h policies/pools/pools_fast.h policies/pools/pools.c \
 	policies/pools/pools_arena.c policies/pools/pools_map.c \
 	policies/pools/pools_check.c policies/pools/pools_dot.c \
 	policies/pools/pools_stats.c policies/pools/pools_lock.c

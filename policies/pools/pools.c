@@ -113,7 +113,7 @@
 #include "config.h"
 #include <errno.h>
 #include <string.h>
-#include "pools.h"
+#include "pools_fast.h"
 
 static const hl_option_t pl_options[] = {
 	{ "arena_size", HL_OPT_SIZE, "1M", 64 << 10, 64 << 20, NULL,
@@ -159,6 +159,7 @@ static int pl_geometry(pl_state_t *s, const hl_conf_t *conf)
 	}
 	s->arena_bits = hl_log2(s->arena_size);
 	s->pool_bits = hl_log2(s->pool_size);
+	s->pool_mask = s->pool_size - 1;
 	s->max_pools = (unsigned)(s->arena_size / s->pool_size);
 	s->header_table = hl_conf_enum(conf, "headers") == 1;
 	/* the header table is found by masking an address down to its arena */
@@ -250,81 +251,42 @@ static void pools_thread_exit(void *st, hl_thread_t *t)
 /* ------------------------------------------------------------------ */
 /* malloc and free                                                     */
 
-/* The rare ends of pymalloc_alloc, out of line so that pl_malloc_in
- * reaches them by tail calls and saves no registers.  Each finishes the
- * call: counts, leaves what the caller entered (@p bias as pl_leave). */
-
-/* usedpools[c] is empty: a pool from usable_arenas (or a new arena). */
-static __attribute__((noinline)) void *pl_malloc_new_pool(pl_state_t *s, unsigned c, bool bias)
+/* The rare ends of pymalloc_alloc, out of line (pl_malloc_in reaches them
+ * by a tail call): usedpools[c] is empty, so a pool comes from
+ * usable_arenas (or a new arena); or the first pool's freed block links
+ * out of the pool (a write after free), which pymalloc would follow and
+ * crash on.  Counts and leaves what the caller (thread @p t) entered
+ * (@p bias as pl_leave). */
+static __attribute__((noinline)) void *pl_malloc_rare(pl_state_t *s, hl_thread_t *t, unsigned c, bool bias)
 {
+	pl_pool_t *head = pl_used_head(s, c);
+	if (head->nextpool != head)
+		hl_fatal(&hl_policy_pools, "free list smashed", head->nextpool->freeblock);
 	void *bp = pl_alloc_from_new_pool(s, c);
 	s->small_mallocs += bp != NULL;
-	pl_leave(s, bias);
+	pl_leave(s, t, bias);
 	if (HL_UNLIKELY(!bp))
 		errno = ENOMEM;
 	return bp;
 }
 
-/* @p bp is the pool's last freed block: take it, then
- * pymalloc_pool_extend.  On the ring of equal blocks every malloc comes
- * here (the pool it takes from is full again), so it has a quiet copy too
- * (event.h, "Quiet copies"): pl_malloc_extend_quiet, for malloc's. */
-HL_EV_BODY void *pl_malloc_extend_body(pl_state_t *s, pl_pool_t *pool, void *bp, bool bias, bool listening)
+/* pymalloc_alloc for a request of @p n bytes, entered by thread @p t as
+ * @p bias says: the pop of pools_fast.h, else pl_malloc_rare.  Leaves.  Its events only when
+ * @p listening (event.h, "Quiet copies"). */
+HL_EV_BODY void *pl_malloc_in(pl_state_t *s, hl_thread_t *t, size_t n, bool bias, bool listening)
 {
-	if (listening) HL_EV(s->heap, HL_EV_LIST_POP, "usedpools[class]: the pool's last freed block, then the pool is extended", pool->szidx, s->stride[pool->szidx], bp);
-	pool->ref.count++;
-	pool->freeblock = NULL;
-	if (pl_pool_extend(s, pool) && listening)
-		HL_EV(s->heap, HL_EV_MOVE, "pool full: leaves usedpools[class]", pool->szidx, 0, pl_pool_base(s, pool));
-	s->small_mallocs++;
-	pl_leave(s, bias);
-	return bp;
-}
-static __attribute__((noinline)) void *pl_malloc_extend(pl_state_t *s, pl_pool_t *pool, void *bp, bool bias)
-{
-	return pl_malloc_extend_body(s, pool, bp, bias, true);
-}
-static __attribute__((noinline)) void *pl_malloc_extend_quiet(pl_state_t *s, pl_pool_t *pool, void *bp, bool bias)
-{
-	return pl_malloc_extend_body(s, pool, bp, bias, false);
-}
-
-/* The freed block's link points outside its pool: report, never return. */
-static __attribute__((noinline)) void *pl_malloc_smashed(void *bp)
-{
-	hl_fatal(&hl_policy_pools, "free list smashed", bp);
-}
-
-/* pymalloc_alloc for a request of @p n bytes, entered as @p bias says:
- * the first pool on usedpools[class] gives its first freed block.  Also
- * counts and leaves.  Its event only when @p listening (event.h, "Quiet
- * copies"). */
-HL_EV_BODY void *pl_malloc_in(pl_state_t *s, size_t n, bool bias, bool listening)
-{
-	unsigned c = (unsigned)pl_class_of(s, n);
-	pl_pool_t *pool = pl_used_head(s, c)->nextpool;
-	if (HL_UNLIKELY(pool == pl_used_head(s, c)))
-		return pl_malloc_new_pool(s, c, bias);
-	void *bp = pool->freeblock;
-	void *next = *(void **)bp;
-	/* same pool <=> the addresses agree above the pool bits */
-	if (HL_UNLIKELY(((uintptr_t)next ^ (uintptr_t)bp) >= s->pool_size)) {
-		if (next)                    /* not NULL, yet outside the pool */
-			return pl_malloc_smashed(bp);
-		return listening ? pl_malloc_extend(s, pool, bp, bias) : pl_malloc_extend_quiet(s, pool, bp, bias);
-	}
-	if (listening) HL_EV(s->heap, HL_EV_LIST_POP, "usedpools[class]: first pool's freeblock", c, s->stride[c], bp);
-	pool->ref.count++;
-	pool->freeblock = next;
-	s->small_mallocs++;
-	pl_leave(s, bias);
+	size_t c = pl_class_of(s, n);
+	void *bp = pl_pool_alloc(s, c, listening);
+	if (HL_UNLIKELY(!bp))
+		return pl_malloc_rare(s, t, (unsigned)c, bias);
+	pl_leave(s, t, bias);
 	return bp;
 }
 
 /* A caller without the bias: the spinlock (which may claim the bias). */
 static __attribute__((noinline)) void *pl_malloc_locked(pl_state_t *s, hl_thread_t *t, size_t n)
 {
-	return pl_malloc_in(s, n, pl_enter(s, t), true);
+	return pl_malloc_in(s, t, n, pl_enter(s, t), true);
 }
 
 /* Built twice (event.h, "Quiet copies"): pools_malloc with its events,
@@ -336,7 +298,7 @@ HL_EV_BODY void *pools_malloc_body(void *st, hl_thread_t *t, size_t n, bool list
 		return pl_fb_malloc(s, t, n);
 	if (HL_UNLIKELY(!pl_enter_by_bias(s, t)))
 		return pl_malloc_locked(s, t, n);
-	return pl_malloc_in(s, n, true, listening);
+	return pl_malloc_in(s, t, n, true, listening);
 }
 HL_EV_MALLOC_TWICE(pools_malloc)
 
@@ -366,9 +328,11 @@ static inline void pl_free_check(pl_state_t *s, pl_pool_t *pool, void *p)
 		hl_fatal(&hl_policy_pools, "double free", p);
 }
 
-/* Returns a block to its pool (lock held): pymalloc_free after every
- * check, for the cases pl_free_in leaves out. */
-static void pl_push(pl_state_t *s, void *p)
+/* The rare end of pymalloc_free, reached by a tail call from pl_free_in:
+ * a check failed, the pool empties, or the heap is a debug one.  Every
+ * check again (reporting what failed), the push, the pool's moves; leaves
+ * what the caller entered. */
+static __attribute__((noinline)) void pl_free_rare(pl_state_t *s, hl_thread_t *t, void *p, bool bias)
 {
 	pl_pool_t *pool = pl_pool_of(s, p);
 	pl_free_check(s, pool, p);
@@ -379,65 +343,31 @@ static void pl_push(pl_state_t *s, void *p)
 	*(void **)p = lastfree;
 	pool->freeblock = p;
 	pool->ref.count--;
-	if (HL_UNLIKELY(lastfree == NULL))
-		pl_insert_to_usedpool(s, pool);      /* it was full */
-	else if (HL_UNLIKELY(pool->ref.count == 0))
+	if (HL_UNLIKELY(lastfree == NULL)) {         /* it was full */
+		HL_EV(s->heap, HL_EV_MOVE, "pool was full: first on usedpools[class] again", pool->szidx, 0, pl_pool_base(s, pool));
+		pl_used_push(s, pool, pool->szidx);
+	} else if (HL_UNLIKELY(pool->ref.count == 0)) {
 		pl_insert_to_freepool(s, pool);      /* it is empty now */
+	}
+	pl_leave(s, t, bias);
 }
 
-/* The rare ends of pymalloc_free, reached by tail calls from pl_free_in;
- * each counts and leaves what the caller entered. */
-
-/* A check failed, the pool empties, or the heap is a debug one: pl_push
- * runs every check again and reports what failed. */
-static __attribute__((noinline)) void pl_free_rare(pl_state_t *s, void *p, bool bias)
+/* pymalloc_free of pool block @p p, entered by thread @p t as @p bias
+ * says (debug heaps never hold the bias): the push of pools_fast.h, else
+ * pl_free_rare.  Leaves.  Its events only when @p listening, as pl_malloc_in. */
+HL_EV_BODY void pl_free_in(pl_state_t *s, hl_thread_t *t, void *p, bool bias, bool listening)
 {
-	pl_push(s, p);
-	s->small_frees++;
-	pl_leave(s, bias);
-}
-
-/* @p pool was full: back on usedpools. */
-static __attribute__((noinline)) void pl_free_refill(pl_state_t *s, pl_pool_t *pool, bool bias)
-{
-	pl_insert_to_usedpool(s, pool);
-	s->small_frees++;
-	pl_leave(s, bias);
-}
-
-/* pymalloc_free of pool block @p p, entered as @p bias says (debug heaps
- * never hold the bias): the cheap checks of pl_free_check as tests only,
- * the push, then counts and leaves.  The span test is one comparison: a
- * never-carved pool (nextoffset 0, below the header, so the subtraction
- * wraps) passes it but has count 0 and goes to pl_free_rare.  Its event
- * only when @p listening, as pl_malloc_in. */
-HL_EV_BODY void pl_free_in(pl_state_t *s, void *p, bool bias, bool listening)
-{
-	pl_pool_t *pool = pl_pool_of(s, p);
-	uintptr_t off = ((uintptr_t)p & (s->pool_size - 1)) - PL_POOL_OVERHEAD;
-	uintptr_t span = (uintptr_t)pool->nextoffset - PL_POOL_OVERHEAD;
-	void *lastfree = pool->freeblock;
-	uint32_t count = pool->ref.count;
-	if (HL_UNLIKELY(off >= span || p == lastfree || count <= 1 || (!bias && s->debug))) {
-		pl_free_rare(s, p, bias);
+	if (HL_UNLIKELY((!bias && s->debug) || !pl_pool_free(s, p, listening))) {
+		pl_free_rare(s, t, p, bias);
 		return;
 	}
-	if (listening) HL_EV(s->heap, HL_EV_LIST_PUSH, "pool freeblock, class", pool->szidx, s->stride[pool->szidx], p);
-	*(void **)p = lastfree;
-	pool->freeblock = p;
-	pool->ref.count = count - 1;
-	if (HL_UNLIKELY(lastfree == NULL)) {
-		pl_free_refill(s, pool, bias);
-		return;
-	}
-	s->small_frees++;
-	pl_leave(s, bias);
+	pl_leave(s, t, bias);
 }
 
 /* A caller without the bias: the spinlock (which may claim the bias). */
 static __attribute__((noinline)) void pl_free_locked(pl_state_t *s, hl_thread_t *t, void *p)
 {
-	pl_free_in(s, p, pl_enter(s, t), true);
+	pl_free_in(s, t, p, pl_enter(s, t), true);
 }
 
 /* Built twice as malloc is. */
@@ -452,7 +382,7 @@ HL_EV_BODY void pools_free_body(void *st, hl_thread_t *t, void *p, bool listenin
 		pl_free_locked(s, t, p);
 		return;
 	}
-	pl_free_in(s, p, true, listening);
+	pl_free_in(s, t, p, true, listening);
 }
 HL_EV_FREE_TWICE(pools_free)
 

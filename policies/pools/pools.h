@@ -169,8 +169,10 @@ typedef struct pl_counts {
  *  lives in a metadata region of the heap's page source. */
 typedef struct pl_state {
 	int lock;                    /**< the spinlock standing in for the GIL */
-	int biased;                  /**< 1: bias_owner enters without the lock */
-	hl_thread_t *bias_owner;     /**< thread holding the bias, or NULL (lock) */
+	hl_thread_t *bias_owner;     /**< the thread holding the bias, which
+				      enters without the lock, or NULL (written
+				      under the lock, read by its holder
+				      without it) */
 	bool bias_ok;                /**< bias may still be claimed (lock) */
 	uint32_t bias_moves;         /**< times the bias changed threads (lock) */
 	bool debug;                  /**< full checks on free (hl_heap_debug) */
@@ -182,6 +184,8 @@ typedef struct pl_state {
 	size_t pool_size;            /**< bytes per pool, a power of two */
 	unsigned arena_bits;         /**< log2(arena_size) */
 	unsigned pool_bits;          /**< log2(pool_size) */
+	uintptr_t pool_mask;         /**< pool_size - 1: a block's offset in its
+				      pool is its address & pool_mask */
 	unsigned align_shift;        /**< 4 (16-byte classes) or 3 (alignment:8) */
 	unsigned nclasses;           /**< 512 >> align_shift */
 	unsigned max_pools;          /**< arena_size / pool_size */
@@ -221,8 +225,10 @@ typedef struct pl_state {
 	uint64_t narenas_currently_allocated; /**< arenas mapped now */
 	uint64_t ntimes_arena_allocated;      /**< arenas ever mapped */
 	uint64_t narenas_highwater;  /**< most arenas mapped at once */
-	uint64_t small_mallocs;      /**< requests served by pools (lock) */
-	uint64_t small_frees;        /**< blocks given back to pools (lock) */
+	uint64_t small_mallocs;      /**< requests served by pools (lock); the
+				      blocks given back to them are not
+				      counted: small_mallocs less the live
+				      blocks (pools_stats) */
 
 	pl_counts_t counts;          /**< relaxed atomics */
 
@@ -255,14 +261,20 @@ static inline size_t pl_class_of(const pl_state_t *s, size_t n)
  *  header i sits in slot i of the table at the arena's start. */
 static inline pl_pool_t *pl_pool_of(const pl_state_t *s, const void *p)
 {
-	uintptr_t a = (uintptr_t)p, in = a & (s->arena_size - 1);
+	uintptr_t a = (uintptr_t)p;
+	if (HL_LIKELY(!s->header_table))
+		return (pl_pool_t *)(a - (a & s->pool_mask));
+	uintptr_t in = a & (s->arena_size - 1);
 	return (pl_pool_t *)(a - in + (in >> s->pool_bits << s->header_bits));
 }
 /** The first byte of the pool whose header is @p pool (the pool itself
  *  with inline headers). */
 static inline char *pl_pool_base(const pl_state_t *s, const pl_pool_t *pool)
 {
-	uintptr_t a = (uintptr_t)pool, in = a & (s->arena_size - 1);
+	uintptr_t a = (uintptr_t)pool;
+	if (HL_LIKELY(!s->header_table))
+		return (char *)a;
+	uintptr_t in = a & (s->arena_size - 1);
 	return (char *)(a - in + (in >> s->header_bits << s->pool_bits));
 }
 /** Where arena @p a's pools begin: its base rounded up to a pool boundary
@@ -301,7 +313,7 @@ static inline pl_arena_t *pl_arena_of_pool(const pl_state_t *s, const pl_pool_t 
 }
 /** The sentinel of usedpools[@p c]: the ring is empty when it points at
  *  itself. */
-static inline pl_pool_t *pl_used_head(pl_state_t *s, unsigned c)
+static inline pl_pool_t *pl_used_head(pl_state_t *s, size_t c)
 {
 	return &s->usedpools[c];
 }
@@ -315,10 +327,10 @@ static inline uint32_t pl_untouched(const pl_state_t *s, const pl_pool_t *pool)
 
 /* ---- the lock (pools_lock.c) ----
  * A spinlock biased towards one thread, the way the GIL stays with the
- * running thread across many allocations: while `biased`, bias_owner enters
- * by marking its own thread record busy (hl_thread_t.lock_busy) and
- * re-reading biased, no atomic read-modify-write.  Another thread arriving
- * takes the spinlock, revokes the bias (biased = 0, a membarrier(2) so the
+ * running thread across many allocations: bias_owner enters by marking its
+ * own thread record busy (hl_thread_t.lock_busy) and then reading
+ * bias_owner, no atomic read-modify-write.  Another thread arriving takes
+ * the spinlock, revokes the bias (bias_owner = NULL, a membarrier(2) so the
  * owner's plain stores are ordered, then waits until the owner's record is
  * not busy) and takes the bias over; after PL_BIAS_MOVES hand-overs all
  * take the spinlock.  Readers (stats, checker ...) revoke, never claim.
@@ -341,37 +353,30 @@ static inline void pl_unlock(pl_state_t *s)
 {
 	__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
 }
-/** The bias holder's entry: true when @p t holds the bias and it still
- *  stands (two plain stores and a load, no atomic read-modify-write);
- *  false, with nothing held, otherwise. */
+/** The bias holder's entry: true when @p t holds the bias (a plain store
+ *  and a load, no atomic read-modify-write); false, with nothing held,
+ *  otherwise.  The owner is read after the busy mark is published, never
+ *  before: a thread that read "owner == me", was preempted, and then
+ *  marked itself busy could find the bias revoked meanwhile (its record
+ *  was not busy) and claimed by the revoker, now inside under the
+ *  spinlock.  A thread that is not the owner marks its own record for a
+ *  moment, which no revoker waits on (it waits on the owner's). */
 static inline bool pl_enter_by_bias(pl_state_t *s, hl_thread_t *t)
 {
-	if (__atomic_load_n(&s->bias_owner, __ATOMIC_RELAXED) != t)
-		return false;
 	__atomic_store_n(&t->lock_busy, 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	/* The owner is read again after `biased`: between the first read and
-	 * the store of lock_busy, another thread may have revoked the bias
-	 * (seeing this record not busy) and claimed it for itself, setting
-	 * biased to 1 again; the bias that stands is then not ours.  The busy
-	 * mark is this thread's own, so taking it back here cannot clear the
-	 * mark of the thread that does hold the bias. */
-	if (HL_LIKELY(__atomic_load_n(&s->biased, __ATOMIC_ACQUIRE)) &&
-	    HL_LIKELY(__atomic_load_n(&s->bias_owner, __ATOMIC_RELAXED) == t))
+	if (HL_LIKELY(__atomic_load_n(&s->bias_owner, __ATOMIC_ACQUIRE) == t))
 		return true;
 	__atomic_store_n(&t->lock_busy, 0, __ATOMIC_RELEASE);
 	return false;
 }
-/** Leaves what pl_enter_by_bias entered: the bias holder, which cannot
- *  change while its record is busy, unmarks its record. */
-static inline void pl_leave_bias(pl_state_t *s)
+/** Leaves what pl_enter_by_bias entered for @p t: unmarks its record. */
+static inline void pl_leave_bias(hl_thread_t *t)
 {
-	hl_thread_t *owner = __atomic_load_n(&s->bias_owner, __ATOMIC_RELAXED);
-	__atomic_store_n(&owner->lock_busy, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->lock_busy, 0, __ATOMIC_RELEASE);
 }
-/** Enters for thread @p t: by bias when t holds it and it still stands,
- *  else through pl_enter_locked.  Returns whether it went by bias, for
- *  pl_leave. */
+/** Enters for thread @p t: by bias when t holds it, else through
+ *  pl_enter_locked.  Returns whether it went by bias, for pl_leave. */
 static inline bool pl_enter_as(pl_state_t *s, hl_thread_t *t, bool reader)
 {
 	if (pl_enter_by_bias(s, t))
@@ -384,19 +389,27 @@ static inline bool pl_enter(pl_state_t *s, hl_thread_t *t)
 {
 	return pl_enter_as(s, t, false);
 }
-/** Leaves what pl_enter_as entered; @p by_bias is what it returned. */
-static inline void pl_leave(pl_state_t *s, bool by_bias)
+/** Leaves what pl_enter_as entered for @p t; @p by_bias is what it
+ *  returned. */
+static inline void pl_leave(pl_state_t *s, hl_thread_t *t, bool by_bias)
 {
 	if (by_bias)
-		pl_leave_bias(s);
+		pl_leave_bias(t);
 	else
 		pl_unlock(s);
 }
 /** Enters from a thread that is not necessarily allocating (checker,
- *  walker, stats, snapshot). */
-static inline bool pl_enter_here(pl_state_t *s)
+ *  walker, stats, snapshot): returns the thread's record when it went in
+ *  by the bias, else NULL, for pl_leave_here. */
+static inline hl_thread_t *pl_enter_here(pl_state_t *s)
 {
-	return pl_enter_as(s, hl_thread_get(s->heap), true);
+	hl_thread_t *t = hl_thread_get(s->heap);
+	return pl_enter_as(s, t, true) ? t : NULL;
+}
+/** Leaves what pl_enter_here entered; @p by is what it returned. */
+static inline void pl_leave_here(pl_state_t *s, hl_thread_t *by)
+{
+	pl_leave(s, by, by != NULL);
 }
 /** Sets up the bias (membarrier registration); without it, plain spinlock. */
 void pl_lock_init(pl_state_t *s);
@@ -453,14 +466,39 @@ size_t pl_map_bot_bytes(const pl_state_t *s);
  *  (mapping a new arena when there is none), puts it on the ring and
  *  returns its first block; NULL when out of memory. */
 __attribute__((noinline)) void *pl_alloc_from_new_pool(pl_state_t *s, unsigned c);
-/** @p pool's free list ran dry: its next never-used block becomes
- *  freeblock, or, when none is left, the now full pool leaves usedpools
- *  (returns true then: the caller tells it, as its event is in the copy of
- *  malloc that a listened-to heap runs). */
-__attribute__((noinline)) bool pl_pool_extend(pl_state_t *s, pl_pool_t *pool);
-/** A full @p pool got a block back: it goes first on the usedpools ring of
- *  its class. */
-__attribute__((noinline)) void pl_insert_to_usedpool(pl_state_t *s, pl_pool_t *pool);
+/** Puts @p pool first on usedpools[@p c] (CPython's insert_to_usedpool
+ *  for a full pool that got a block back; a pool newly started). */
+static inline void pl_used_push(pl_state_t *s, pl_pool_t *pool, unsigned c)
+{
+	pl_pool_t *head = pl_used_head(s, c), *next = head->nextpool;
+	pool->nextpool = next;
+	pool->prevpool = head;
+	next->prevpool = pool;
+	head->nextpool = pool;
+}
+/** Takes @p pool off its usedpools ring (it filled or emptied). */
+static inline void pl_used_unlink(pl_pool_t *pool)
+{
+	pool->prevpool->nextpool = pool->nextpool;
+	pool->nextpool->prevpool = pool->prevpool;
+}
+/** pymalloc_pool_extend: @p pool's free list ran dry (freeblock NULL), so
+ *  its next never-used block becomes freeblock, or, when none is left,
+ *  the now full pool leaves usedpools (returns true then: the caller
+ *  tells it, as its event is in the copy of malloc that a listened-to heap
+ *  runs). */
+static inline bool pl_pool_extend(pl_state_t *s, pl_pool_t *pool)
+{
+	if (pool->nextoffset <= pool->maxnextoffset) {
+		void **bp = (void **)(pl_pool_base(s, pool) + pool->nextoffset);
+		pool->nextoffset += s->stride[pool->szidx];
+		*bp = NULL;
+		pool->freeblock = bp;
+		return false;
+	}
+	pl_used_unlink(pool);
+	return true;
+}
 /** The last block of @p pool came back: the pool moves from usedpools to
  *  its arena's freepools, and the arena moves along usable_arenas to stay
  *  sorted, or is unmapped when wholly free and not the last arena there. */

@@ -4,9 +4,6 @@
  *
  *   pl_alloc_from_new_pool  usedpools[c] is empty: take a pool from the
  *                           head of usable_arenas (a new arena if none)
- *   pl_pool_extend          a pool's free list ran dry: hand out the next
- *                           never-used block, or unlink the now full pool
- *   pl_insert_to_usedpool   a full pool got a block back
  *   pl_insert_to_freepool   a pool became empty: arena bookkeeping, keeping
  *                           usable_arenas sorted, returning wholly free arenas
  */
@@ -151,11 +148,7 @@ static pl_pool_t *pl_take_pool(pl_state_t *s)
 /* Puts @p pool first on usedpools[c] and hands out its first free block. */
 static void *pl_start_pool(pl_state_t *s, pl_pool_t *pool, unsigned c)
 {
-	pl_pool_t *head = pl_used_head(s, c);
-	pool->nextpool = head->nextpool;
-	pool->prevpool = head;
-	head->nextpool->prevpool = pool;
-	head->nextpool = pool;
+	pl_used_push(s, pool, c);
 	pool->ref.count = 1;
 	HL_EV(s->heap, HL_EV_NEW, pool->szidx == c ? "pool first on usedpools[class] (same class as before: its list kept)" : "pool first on usedpools[class] (carved for this class)", c, s->stride[c], pl_pool_base(s, pool));
 	if (pool->szidx == c) {          /* same class as before: list intact */
@@ -190,30 +183,6 @@ void *pl_alloc_from_new_pool(pl_state_t *s, unsigned c)
 	return pl_start_pool(s, pl_take_pool(s), c);
 }
 
-bool pl_pool_extend(pl_state_t *s, pl_pool_t *pool)
-{
-	if (pool->nextoffset <= pool->maxnextoffset) {
-		pool->freeblock = pl_pool_base(s, pool) + pool->nextoffset;
-		pool->nextoffset += s->stride[pool->szidx];
-		*(void **)pool->freeblock = NULL;
-		return false;
-	}
-	pool->prevpool->nextpool = pool->nextpool;   /* full: leave usedpools */
-	pool->nextpool->prevpool = pool->prevpool;
-	return true;
-}
-
-/* A full pool got a block back: it goes first on usedpools (LRU-ish). */
-void pl_insert_to_usedpool(pl_state_t *s, pl_pool_t *pool)
-{
-	pl_pool_t *head = pl_used_head(s, pool->szidx);
-	HL_EV(s->heap, HL_EV_MOVE, "pool was full: first on usedpools[class] again", pool->szidx, 0, pl_pool_base(s, pool));
-	pool->nextpool = head->nextpool;
-	pool->prevpool = head;
-	head->nextpool->prevpool = pool;
-	head->nextpool = pool;
-}
-
 /* Moves @p a (now with nf free pools, previously nf - 1) to stay sorted;
  * @p lastnf was the last arena with nf - 1 free pools before the change. */
 static void pl_resort(pl_state_t *s, pl_arena_t *a, pl_arena_t *lastnf)
@@ -239,8 +208,7 @@ static void pl_resort(pl_state_t *s, pl_arena_t *a, pl_arena_t *lastnf)
 
 void pl_insert_to_freepool(pl_state_t *s, pl_pool_t *pool)
 {
-	pool->prevpool->nextpool = pool->nextpool;   /* leave usedpools */
-	pool->nextpool->prevpool = pool->prevpool;
+	pl_used_unlink(pool);
 	pl_arena_t *a = pl_arena_of_pool(s, pool);
 	HL_EVENT(s->heap, HL_EV_MOVE, "pool empty: to its arena's freepools, arena", a - s->allarenas, 0, 0, a->nfreepools, a->nfreepools + 1, pl_pool_base(s, pool));
 	pool->nextpool = a->freepools;

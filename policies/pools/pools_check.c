@@ -148,7 +148,7 @@ int pools_check(void *st, hl_report_t *r)
 {
 	pl_state_t *s = st;
 	int before = r->problems;
-	bool bias = pl_enter_here(s);
+	hl_thread_t *by = pl_enter_here(s);
 	uint64_t live = 0;
 	for (uint32_t i = 0; i < s->maxarenas; i++)
 		if (s->allarenas[i].address) {
@@ -160,7 +160,7 @@ int pools_check(void *st, hl_report_t *r)
 		  (unsigned long long)live, (unsigned long long)s->narenas_currently_allocated);
 	pl_check_usedpools(s, r);
 	pl_check_usable(s, r);
-	pl_leave(s, bias);
+	pl_leave_here(s, by);
 	hl_guest_check(&s->fallback, r);
 	return r->problems - before;
 }
@@ -231,10 +231,10 @@ int pools_walk(void *st, hl_walk_fn fn, void *arg)
 	pl_state_t *s = st;
 	pl_walk_t w = { fn, arg, -1 };
 	int stop = 0;
-	bool bias = pl_enter_here(s);
+	hl_thread_t *by = pl_enter_here(s);
 	for (uint32_t i = 0; !stop && i < s->maxarenas; i++)
 		if (s->allarenas[i].address)
 			stop = pl_walk_arena(s, &s->allarenas[i], &w);
-	pl_leave(s, bias);
+	pl_leave_here(s, by);
 	return stop ? stop : hl_guest_walk(&s->fallback, fn, arg);
 }

@@ -240,7 +240,7 @@ void pools_snapshot(void *st, hl_dot_t *d)
 {
 	pl_state_t *s = st;
 	pl_view_t *v = s->view;
-	bool bias = pl_enter_here(s);
+	hl_thread_t *by = pl_enter_here(s);
 	memset(v, 0, sizeof *v);
 	pl_view_gather(s, v);
 	for (uint32_t k = 0; k < v->narenas; k++)
@@ -249,7 +249,7 @@ void pools_snapshot(void *st, hl_dot_t *d)
 		pl_draw_map(s, d, v, (int)k);
 	pl_draw_usable(d, v);
 	pl_draw_heads(s, d, v);
-	pl_leave(s, bias);
+	pl_leave_here(s, by);
 	char label[64];
 	snprintf(label, sizeof label, "fallback: %s (requests > %d bytes)", hl_guest_name(&s->fallback),
 		 PL_THRESHOLD);

@@ -8,27 +8,31 @@
  * under CPython never pays.  So the first thread to enter claims a bias:
  * it then enters with two plain stores and a load,
  *
- *   owner:    if (owner == me) { me->busy = 1; compiler barrier;
- *             if (biased && owner == me) enter ... me->busy = 0 (release)
- *             else me->busy = 0 }
- *   revoker:  take spinlock; biased = 0; membarrier(); wait owner->busy == 0
+ *   owner:    me->busy = 1; compiler barrier;
+ *             if (owner == me) { enter ... me->busy = 0 (release) }
+ *             else { me->busy = 0; take the spinlock }
+ *   revoker:  take spinlock; owner = NULL; membarrier(); wait old owner's
+ *             busy == 0
  *
  * Without a fence between the owner's store and load, x86 may let the load
  * pass the store; membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) runs a full
  * barrier on every CPU running a thread of the process, so after it either
- * the owner has seen biased = 0 or its busy = 1 is visible to the
- * revoker (the asymmetric Dekker argument).  The owner is read a second
- * time after `biased`: a thread that read "owner == me" and was then
- * preempted before its busy = 1 may wake to find the bias revoked
- * and already claimed by the revoker (biased = 1 again, owner = the
- * revoker, which is inside under the spinlock); entering on `biased`
- * alone let two threads in at once.  ThreadSanitizer caught that in
- * test_pools' threads_share_one_lock.  The busy mark is in each thread's
- * own record (hl_thread_t.lock_busy), not one word of the heap's: with a
+ * the owner has seen owner = NULL or its busy = 1 is visible to the
+ * revoker (the asymmetric Dekker argument).  The owner is read only after
+ * busy = 1 is published: a thread that read "owner == me" first and was
+ * then preempted before its busy = 1 could wake to find the bias revoked
+ * and already claimed by the revoker (now inside under the spinlock);
+ * entering on that early read let two threads in at once.
+ * ThreadSanitizer caught that in test_pools' threads_share_one_lock (the
+ * bias was then two words, a flag and the owner, and the fix read the
+ * owner again after the flag; one word read once after the mark does the
+ * same with fewer instructions).  The busy mark is in each thread's own
+ * record (hl_thread_t.lock_busy), not one word of the heap's: with a
  * single shared word, that late thread's "busy = 1 ... busy = 0" cleared
  * the mark of the thread then holding the bias, and the next revoker went
  * in beside it (TSan, conformance's realloc_moving_while_another_thread_
- * allocates, about one run in four).
+ * allocates, about one run in four).  A thread that is not the owner
+ * marks only its own record, on which no revoker waits.
  *
  * Like the GIL, the bias then moves to the thread that asked: a program
  * whose main thread starts one worker that does all the allocating pays
@@ -81,10 +85,10 @@ void pl_lock_init(pl_state_t *s)
 
 void pl_revoke_bias(pl_state_t *s)
 {
-	if (!__atomic_load_n(&s->biased, __ATOMIC_RELAXED))
-		return;
 	hl_thread_t *owner = __atomic_load_n(&s->bias_owner, __ATOMIC_RELAXED);
-	__atomic_store_n(&s->biased, 0, __ATOMIC_SEQ_CST);
+	if (!owner)
+		return;
+	__atomic_store_n(&s->bias_owner, NULL, __ATOMIC_SEQ_CST);
 	if (pl_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0)
 		hl_fatal(&hl_policy_pools, "membarrier failed while revoking the lock bias", NULL);
 	for (unsigned spins = 0; __atomic_load_n(&owner->lock_busy, __ATOMIC_ACQUIRE); spins++)
@@ -92,13 +96,11 @@ void pl_revoke_bias(pl_state_t *s)
 			pl_cpu_relax();
 		else
 			sched_yield();
-	__atomic_store_n(&s->bias_owner, NULL, __ATOMIC_RELAXED);
 }
 
 static void pl_claim_bias(pl_state_t *s, hl_thread_t *t)
 {
-	__atomic_store_n(&s->bias_owner, t, __ATOMIC_RELAXED);
-	__atomic_store_n(&s->biased, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->bias_owner, t, __ATOMIC_RELEASE);
 }
 
 /* Slow entry: the spinlock, then claim the bias when nobody holds it, or
@@ -110,7 +112,7 @@ void pl_enter_locked(pl_state_t *s, hl_thread_t *t, bool reader)
 	pl_lock(s);
 	if (!s->bias_ok)
 		return;
-	bool held = __atomic_load_n(&s->biased, __ATOMIC_RELAXED);
+	bool held = __atomic_load_n(&s->bias_owner, __ATOMIC_RELAXED) != NULL;
 	if (held)
 		pl_revoke_bias(s);
 	if (reader)

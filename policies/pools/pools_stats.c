@@ -69,13 +69,20 @@ static void pl_stats_classes(const pl_state_t *s, const pl_tally_t *t, hl_statw_
 	hl_statw_end(w);
 }
 
+/* After pl_tally_arena has counted every arena's live blocks. */
 static void pl_tally_usable(const pl_state_t *s, pl_tally_t *t)
 {
 	t->allocated = s->ntimes_arena_allocated;
 	t->current = s->narenas_currently_allocated;
 	t->highwater = s->narenas_highwater;
 	t->small_mallocs = s->small_mallocs;
-	t->small_frees = s->small_frees;
+	/* each small malloc added one to a pool's count, each free took one
+	 * away, so the frees are the mallocs less the blocks still live (free
+	 * counts nothing) */
+	uint64_t live = 0;
+	for (unsigned c = 0; c < s->nclasses; c++)
+		live += t->in_use[c];
+	t->small_frees = s->small_mallocs - live;
 	for (const pl_arena_t *a = s->usable_arenas; a; a = a->nextarena) {
 		if (t->nusable < PL_STATS_USABLE) {
 			t->usable_index[t->nusable] = (uint32_t)(a - s->allarenas);
@@ -171,12 +178,12 @@ void pools_stats(void *st, hl_statw_t *w)
 	pl_state_t *s = st;
 	pl_tally_t t;
 	memset(&t, 0, sizeof t);
-	bool bias = pl_enter_here(s);
+	hl_thread_t *by = pl_enter_here(s);
 	for (uint32_t i = 0; i < s->maxarenas; i++)
 		if (s->allarenas[i].address)
 			pl_tally_arena(s, &s->allarenas[i], &t);
 	pl_tally_usable(s, &t);
-	pl_leave(s, bias);
+	pl_leave_here(s, by);
 	pl_stats_geometry(s, w);
 	pl_stats_counts(s, &t, w);
 	pl_stats_classes(s, &t, w);
