@@ -63,7 +63,7 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
-#include "slab.h"
+#include "slab_fast.h"
 
 static const hl_option_t sl_options[] = {
 	{ "narenas", HL_OPT_INT, "0", 0, SL_MAX_ARENAS, NULL,
@@ -81,23 +81,6 @@ static const hl_option_t sl_options[] = {
 	  "large classes from this size go to the huge arena, which purges at once; 0 = none" },
 	{ NULL, 0, NULL, 0, 0, NULL, NULL }
 };
-
-/* ---- per-thread events --------------------------------------------------- */
-
-static inline void sl_tick(sl_state_t *s, sl_tcache_t *tc, size_t bytes)
-{
-	tc->gc_bytes -= (int64_t)bytes;
-	if (HL_UNLIKELY(tc->ticks <= 0 || tc->gc_bytes < 0))
-		sl_tcache_event(s, tc);
-}
-
-static inline void *sl_cbin_pop(sl_cbin_t *b)
-{
-	void *p = b->slots[--b->ncached];
-	if (b->ncached < b->low_water)
-		b->low_water = b->ncached;
-	return p;
-}
 
 /* ---- malloc ------------------------------------------------------------- */
 
@@ -134,22 +117,20 @@ static __attribute__((noinline)) void *sl_malloc_slow(sl_state_t *s, hl_thread_t
 	return p;
 }
 
-/* malloc: a tcache hit, or the slow path.  Built twice (event.h, "Quiet
- * copies"): sl_malloc with its event, sl_malloc_quiet without. */
+/* malloc: a tcache hit (slab_fast.h), or the slow path.  Built twice
+ * (event.h, "Quiet copies"): sl_malloc with its event, sl_malloc_quiet
+ * without. */
 HL_EV_BODY void *sl_malloc_body(void *st, hl_thread_t *t, size_t n, bool listening)
 {
 	sl_state_t *s = st;
 	sl_tcache_t *tc = t->policy_tls;
-	if (HL_LIKELY(tc != NULL && n <= 4096)) {
-		unsigned ind = s->sc->lookup[(n + 7) >> 3];
-		sl_cbin_t *b = &tc->bins[ind];
-		if (HL_LIKELY(b->ncached != 0)) {
-			if (listening) HL_EV_COUNT(s->heap, HL_EV_CACHE_HIT, "tcache bin of class", ind, b->ncached, b->ncached - 1, b->slots[b->ncached - 1]);
-			void *p = sl_cbin_pop(b);   /* before the tick: a GC may flush this bin */
-			sl_count(&tc->hits, 1);
-			sl_tick(s, tc, s->sc->size[ind]);
-			return p;
+	int ind = sl_cached_class(s, tc, n);
+	if (HL_LIKELY(ind >= 0)) {
+		if (listening) {
+			sl_cbin_t *b = &tc->bins[ind];
+			HL_EV_COUNT(s->heap, HL_EV_CACHE_HIT, "tcache bin of class", ind, b->ncached, b->ncached - 1, b->slots[b->ncached - 1]);
 		}
+		return sl_cache_take(s, tc, (unsigned)ind);
 	}
 	return sl_malloc_slow(s, t, n);
 }
@@ -188,16 +169,27 @@ static void sl_debug_scan(const sl_cbin_t *b, const void *p)
 			sl_bad("double free (block already in the thread cache)", p);
 }
 
-static __attribute__((noinline)) void sl_free_slow(sl_state_t *s, hl_thread_t *t, sl_extent_t *e,
-						   void *p)
+/* free when it is no tcache hit: names the misuse it finds, else caches
+ * @p p (a full bin flushed first, or debug mode's scan) or gives it back. */
+static __attribute__((noinline)) void sl_free_slow(sl_state_t *s, hl_thread_t *t, void *p)
 {
-	sl_tcache_t *tc = t->policy_tls;
-	if (!tc)
-		tc = sl_tcache_create(s, t);
+	sl_extent_t *e = sl_rtree_get(&s->rtree, (uintptr_t)p);
+	if (HL_UNLIKELY(e == NULL))
+		sl_bad("free of a pointer this heap does not own", p);
+	if (e->state == SL_SLAB) {
+		int idx = sl_region_index(s->sc, e, (uintptr_t)p);
+		if (HL_UNLIKELY(idx < 0))
+			sl_bad("free of a pointer that is not the start of a region", p);
+		if (HL_UNLIKELY(!hl_bit_get(e->bitmap, (unsigned)idx)))
+			sl_bad("double free (region is already free in its slab)", p);
+	}
 	if (e->state == SL_LARGE && (uintptr_t)p != e->base)
 		sl_bad("free of a pointer inside a large block", p);
 	if (e->state != SL_LARGE && e->state != SL_SLAB)
 		sl_bad("free of a pointer that is not allocated", p);
+	sl_tcache_t *tc = t->policy_tls;
+	if (!tc)
+		tc = sl_tcache_create(s, t);
 	if (tc)
 		sl_tick(s, tc, e->state == SL_SLAB ? s->sc->size[e->szind] : e->size);
 	unsigned ind = e->szind;
@@ -220,31 +212,23 @@ static __attribute__((noinline)) void sl_free_slow(sl_state_t *s, hl_thread_t *t
 		sl_large_free(s, e);
 }
 
-/* free: a push on the tcache, or the slow path; built twice as malloc is. */
+/* free: a push on the tcache (slab_fast.h), or the slow path; built twice
+ * as malloc is.  Debug mode takes the slow path, which scans the bin. */
 HL_EV_BODY void sl_free_body(void *st, hl_thread_t *t, void *p, bool listening)
 {
 	sl_state_t *s = st;
-	sl_extent_t *e = sl_rtree_get(&s->rtree, (uintptr_t)p);
-	if (HL_UNLIKELY(e == NULL))
-		sl_bad("free of a pointer this heap does not own", p);
-	if (HL_LIKELY(e->state == SL_SLAB)) {
-		int idx = sl_region_index(s->sc, e, (uintptr_t)p);
-		if (HL_UNLIKELY(idx < 0))
-			sl_bad("free of a pointer that is not the start of a region", p);
-		if (HL_UNLIKELY(!hl_bit_get(e->bitmap, (unsigned)idx)))
-			sl_bad("double free (region is already free in its slab)", p);
-		sl_tcache_t *tc = t->policy_tls;
-		if (HL_LIKELY(tc != NULL && !s->debug)) {
-			sl_cbin_t *b = &tc->bins[e->szind];
-			if (HL_LIKELY(b->ncached < b->ncached_max)) {
-				b->slots[b->ncached++] = p;
-				if (listening) HL_EV_COUNT(s->heap, HL_EV_CACHE_PUT, "tcache bin of class", e->szind, b->ncached - 1, b->ncached, p);
-				sl_tick(s, tc, s->sc->size[e->szind]);
-				return;
-			}
+	sl_tcache_t *tc = t->policy_tls;
+	int ind = HL_LIKELY(!s->debug) ? sl_cacheable_class(s, tc, p) : -1;
+	if (HL_LIKELY(ind >= 0)) {
+		sl_cache_put(tc, (unsigned)ind, p);
+		if (listening) {
+			sl_cbin_t *b = &tc->bins[ind];
+			HL_EV_COUNT(s->heap, HL_EV_CACHE_PUT, "tcache bin of class", ind, b->ncached - 1, b->ncached, p);
 		}
+		sl_tick(s, tc, s->sc->size[ind]);
+		return;
 	}
-	sl_free_slow(s, t, e, p);
+	sl_free_slow(s, t, p);
 }
 HL_EV_FREE_TWICE(sl_free)
 

@@ -114,6 +114,7 @@ void sl_tcache_event(sl_state_t *s, sl_tcache_t *tc)
 {
 	if (tc->ticks <= 0) {
 		tc->ticks = SL_DECAY_NTICKS;
+		tc->gc_bytes += SL_TICKS_DUE;   /* sl_decay_ticks() lowered it */
 		sl_decay_tick(s, tc->arena);
 	}
 	if (tc->gc_bytes < 0) {
