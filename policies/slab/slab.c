@@ -130,7 +130,9 @@ HL_EV_BODY void *sl_malloc_body(void *st, hl_thread_t *t, size_t n, bool listeni
 			sl_cbin_t *b = &tc->bins[ind];
 			HL_EV_COUNT(s->heap, HL_EV_CACHE_HIT, "tcache bin of class", ind, b->ncached, b->ncached - 1, b->slots[b->ncached - 1]);
 		}
-		return sl_cache_take(s, tc, (unsigned)ind);
+		void *p = sl_cache_take(tc, (unsigned)ind);   /* before the tick: a GC may flush this bin */
+		sl_tick(s, tc, s->sc->size[ind]);
+		return p;
 	}
 	return sl_malloc_slow(s, t, n);
 }

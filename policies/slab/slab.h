@@ -486,16 +486,22 @@ static inline void sl_bg_maybe_kick(sl_state_t *s)
 }
 
 /* ---- arenas, bins, tcache (slab.c, slab_tcache.c) ----------------------- */
-/** Region index of @p p in slab @p e, or -1 when p is not a region start.
- *  One multiply tells both: with stride = odd << shift, the offset times
- *  the odd factor's inverse modulo 2^64, rotated right by shift, is the
- *  quotient when the offset is a multiple of the stride and a number too
- *  big for any slab otherwise (an offset below the base is huge too). */
-static inline int sl_region_index(const sl_sc_t *sc, const sl_extent_t *e, uintptr_t p)
+/** Region index of @p p in slab @p e when p is a region start, else a
+ *  number >= nregs of its class.  One multiply tells both: with stride =
+ *  odd << shift, the offset times the odd factor's inverse modulo 2^64,
+ *  rotated right by shift, is the quotient when the offset is a multiple
+ *  of the stride and too big for any slab otherwise (an offset below the
+ *  base is huge too). */
+static inline uint64_t sl_region_of(const sl_sc_t *sc, const sl_extent_t *e, uintptr_t p)
 {
 	uint64_t q = (uint64_t)(p - e->base) * sc->region_inv[e->szind];
 	unsigned k = sc->region_shift[e->szind];
-	q = (q >> k) | (q << (-k & 63));
+	return (q >> k) | (q << (-k & 63));
+}
+/** Region index of @p p in slab @p e, or -1 when p is not a region start. */
+static inline int sl_region_index(const sl_sc_t *sc, const sl_extent_t *e, uintptr_t p)
+{
+	uint64_t q = sl_region_of(sc, e, p);
 	return q < sc->nregs[e->szind] ? (int)q : -1;
 }
 /** Relaxed counter bump written only by its owner, read by anyone. */

@@ -30,12 +30,25 @@ static inline void sl_tick(sl_state_t *s, sl_tcache_t *tc, size_t bytes)
 		sl_tcache_event(s, tc);
 }
 
+/** sl_tick() for the hits below, which call nothing: when an event is due
+ *  it counts nothing and returns false (the quiet copy then runs it). */
+static inline bool sl_tick_hit(sl_tcache_t *tc, size_t bytes)
+{
+	int64_t left = tc->gc_bytes - (int64_t)bytes;
+	if (HL_UNLIKELY(left < 0))
+		return false;
+	tc->gc_bytes = left;
+	return true;
+}
+
 /** Pops the top of bin @p b (not empty), lowering its low water. */
 static inline void *sl_cbin_pop(sl_cbin_t *b)
 {
 	void *p = b->slots[--b->ncached];
 	if (b->ncached < b->low_water)
 		b->low_water = b->ncached;
+	if (p == NULL)
+		__builtin_unreachable();   /* a bin caches regions, never NULL */
 	return p;
 }
 
@@ -52,24 +65,27 @@ static inline int sl_cached_class(const sl_state_t *s, const sl_tcache_t *tc, si
 	return -1;
 }
 
-/** malloc's hit on class @p ind (sl_cached_class): the top region of its
- *  bin, counted as a hit and ticked. */
-static inline void *sl_cache_take(sl_state_t *s, sl_tcache_t *tc, unsigned ind)
+/** Takes the top region of class @p ind's bin (sl_cached_class), counted
+ *  as a hit; the caller ticks (sl_tick, or sl_tick_hit first). */
+static inline void *sl_cache_take(sl_tcache_t *tc, unsigned ind)
 {
-	void *p = sl_cbin_pop(&tc->bins[ind]);   /* before the tick: a GC may flush this bin */
+	void *p = sl_cbin_pop(&tc->bins[ind]);
 	sl_count(&tc->hits, 1);
-	sl_tick(s, tc, s->sc->size[ind]);
 	return p;
 }
 
 /** malloc's hit: a region from the thread's tcache, or NULL (nothing
- *  changed). */
+ *  changed) when there is none or an event is due. */
 static inline void *sl_malloc_hit(void *vst, hl_thread_t *t, size_t n)
 {
 	sl_state_t *s = vst;
 	sl_tcache_t *tc = t->policy_tls;
 	int ind = sl_cached_class(s, tc, n);
-	return ind < 0 ? NULL : sl_cache_take(s, tc, (unsigned)ind);
+	if (ind < 0)
+		return NULL;
+	if (HL_UNLIKELY(!sl_tick_hit(tc, s->sc->size[ind])))
+		return NULL;
+	return sl_cache_take(tc, (unsigned)ind);
 }
 
 /** The class of @p p when free's hit may take it: a region start of a slab
@@ -80,9 +96,10 @@ static inline int sl_cacheable_class(const sl_state_t *s, const sl_tcache_t *tc,
 {
 	const sl_extent_t *e = sl_rtree_get(&s->rtree, (uintptr_t)p);
 	if (HL_LIKELY(e != NULL && e->state == SL_SLAB && tc != NULL)) {
-		int idx = sl_region_index(s->sc, e, (uintptr_t)p);
+		uint64_t idx = sl_region_of(s->sc, e, (uintptr_t)p);
 		const sl_cbin_t *b = &tc->bins[e->szind];
-		if (HL_LIKELY(idx >= 0 && hl_bit_get(e->bitmap, (unsigned)idx) && b->ncached < b->ncached_max))
+		if (HL_LIKELY(idx < s->sc->nregs[e->szind] && hl_bit_get(e->bitmap, idx) &&
+			      b->ncached < b->ncached_max))
 			return e->szind;
 	}
 	return -1;
@@ -96,7 +113,7 @@ static inline void sl_cache_put(sl_tcache_t *tc, unsigned ind, void *p)
 }
 
 /** free's hit: @p p onto the thread's tcache, or false when it is not a
- *  hit (nothing changed). */
+ *  hit or an event is due (nothing changed). */
 static inline bool sl_free_hit(void *vst, hl_thread_t *t, void *p)
 {
 	sl_state_t *s = vst;
@@ -104,8 +121,9 @@ static inline bool sl_free_hit(void *vst, hl_thread_t *t, void *p)
 	int ind = sl_cacheable_class(s, tc, p);
 	if (ind < 0)
 		return false;
+	if (HL_UNLIKELY(!sl_tick_hit(tc, s->sc->size[ind])))
+		return false;
 	sl_cache_put(tc, (unsigned)ind, p);
-	sl_tick(s, tc, s->sc->size[ind]);
 	return true;
 }
 #endif
