@@ -29,6 +29,7 @@
  *   tcache   per thread (t->policy_tls): one bounded stack of free regions
  *            per small class (and of extents per large class up to
  *            tcache_max); filled and flushed in batches, without a lock.
+ *            Its hits (slab_fast.h) are inlined into the malloc shim.
  *   chunk    one reservation from the page source; extents never span two.
  *   huge arena  the arena of large requests of oversize_threshold (8 MiB)
  *            and up, whoever asks; its decay times are 0 (made on first use).
@@ -333,7 +334,8 @@ typedef struct sl_sc {
 typedef struct sl_state {
 	hl_heap_t *heap;             /**< the heap this state serves (fixed) */
 	hl_os_t *os;                 /**< its page source (fixed) */
-	const sl_sc_t *sc;           /**< size class facts (fixed) */
+	sl_sc_t sc;                  /**< size class facts: a copy of sl_sc_get()'s, so that
+	                                  the hits reach them at a fixed offset (fixed) */
 	bool debug;                  /**< hl_heap_debug: extra double-free scans */
 	bool tcache_on;              /**< tcache option */
 	bool bg_on;                  /**< background_thread option */
@@ -457,7 +459,7 @@ void sl_eset_remove(sl_state_t *s, sl_eset_t *es, sl_extent_t *e);
 /** Moves @p npages of the oldest extents of eset @p from to the next state. */
 size_t sl_purge(sl_state_t *s, sl_arena_t *a, sl_estate_t from, size_t npages);
 /** Pages in @p bytes (a page multiple) for heap state @p s. */
-static inline size_t sl_npages(const sl_state_t *s, size_t bytes) { return bytes >> s->sc->lg_page; }
+static inline size_t sl_npages(const sl_state_t *s, size_t bytes) { return bytes >> s->sc.lg_page; }
 
 /* ---- decay and background thread (slab_decay.c) ------------------------- */
 /** Resets @p d to a decay time of @p ms (0: at once, -1: never) whose

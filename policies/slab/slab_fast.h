@@ -58,7 +58,7 @@ static inline void *sl_cbin_pop(sl_cbin_t *b)
 static inline int sl_cached_class(const sl_state_t *s, const sl_tcache_t *tc, size_t n)
 {
 	if (HL_LIKELY(tc != NULL && n <= 4096)) {
-		unsigned ind = s->sc->lookup[(n + 7) >> 3];
+		unsigned ind = s->sc.lookup[(n + 7) >> 3];
 		if (HL_LIKELY(tc->bins[ind].ncached != 0))
 			return (int)ind;
 	}
@@ -83,7 +83,7 @@ static inline void *sl_malloc_hit(void *vst, hl_thread_t *t, size_t n)
 	int ind = sl_cached_class(s, tc, n);
 	if (ind < 0)
 		return NULL;
-	if (HL_UNLIKELY(!sl_tick_hit(tc, s->sc->size[ind])))
+	if (HL_UNLIKELY(!sl_tick_hit(tc, s->sc.size[ind])))
 		return NULL;
 	return sl_cache_take(tc, (unsigned)ind);
 }
@@ -96,9 +96,9 @@ static inline int sl_cacheable_class(const sl_state_t *s, const sl_tcache_t *tc,
 {
 	const sl_extent_t *e = sl_rtree_get(&s->rtree, (uintptr_t)p);
 	if (HL_LIKELY(e != NULL && e->state == SL_SLAB && tc != NULL)) {
-		uint64_t idx = sl_region_of(s->sc, e, (uintptr_t)p);
+		uint64_t idx = sl_region_of(&s->sc, e, (uintptr_t)p);
 		const sl_cbin_t *b = &tc->bins[e->szind];
-		if (HL_LIKELY(idx < s->sc->nregs[e->szind] && hl_bit_get(e->bitmap, idx) &&
+		if (HL_LIKELY(idx < s->sc.nregs[e->szind] && hl_bit_get(e->bitmap, idx) &&
 			      b->ncached < b->ncached_max))
 			return e->szind;
 	}
@@ -121,7 +121,7 @@ static inline bool sl_free_hit(void *vst, hl_thread_t *t, void *p)
 	int ind = sl_cacheable_class(s, tc, p);
 	if (ind < 0)
 		return false;
-	if (HL_UNLIKELY(!sl_tick_hit(tc, s->sc->size[ind])))
+	if (HL_UNLIKELY(!sl_tick_hit(tc, s->sc.size[ind])))
 		return false;
 	sl_cache_put(tc, (unsigned)ind, p);
 	return true;
