@@ -745,11 +745,51 @@ START_TEST(interior_pointer_message)
 }
 END_TEST
 
+/* A region's index is found by one multiply by the inverse of its
+ * stride's odd factor (sl_region_index): in every small class, a whole
+ * slab's regions go back one by one (the last index of the slab included)
+ * and an address 16-byte aligned between two region starts is refused. */
+static size_t off_start_class;   /* the class interior_free_in_class uses */
+
+static void interior_free_in_class(const void *arg)
+{
+	size_t stride = *(const size_t *)arg;
+	hl_heap_t *h = hl_heap_new("slab", "ledger:off,debug:off");
+	char *p = hl_malloc(h, off_start_class);
+	hl_free(h, p + (stride > 16 ? 16 * ((stride / 16 + 1) / 2) : 8));
+}
+
+START_TEST(region_starts_in_every_class)
+{
+	hl_heap_t *h = tl_heap("slab", "tcache:off,ledger:off,debug:off");
+	for (unsigned i = 0; ladder(i) < 4 * tl_page(); i++) {
+		size_t size = ladder(i), stride = size < 16 ? 16 : size;
+		size_t nregs = (size_t)pstat(h, "classes.%u.regions_per_slab", i);
+		ck_assert_uint_gt(nregs, 0);
+		char **r = malloc(nregs * sizeof *r);
+		ck_assert_ptr_nonnull(r);
+		for (size_t k = 0; k < nregs; k++)
+			r[k] = hl_malloc(h, size);
+		ck_assert_uint_eq(pstat(h, "classes.%u.slabs", i), 1);
+		for (size_t k = nregs; k-- > 0;)
+			hl_free(h, r[k]);
+		ck_assert_uint_eq(pstat(h, "classes.%u.live_regions", i), 0);
+		free(r);
+		off_start_class = size;
+		tl_expect_abort(interior_free_in_class, &stride,
+				"heaplab: slab: free of a pointer that is not the start of a region (0x");
+	}
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
 static Suite *slab_suite(void)
 {
 	Suite *s = suite_create("slab");
 	TCase *tc = tcase_create("model");
 	tcase_add_test(tc, size_class_table);
+	tcase_add_test(tc, region_starts_in_every_class);
 	tcase_add_test(tc, regions_adjacent_no_header);
 	tcase_add_test(tc, tcache_fill_hit_flush);
 	tcase_add_test(tc, tcache_off);

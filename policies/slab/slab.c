@@ -30,7 +30,11 @@
  *   alignment, beyond a page a large extent is carved aligned.
  *
  * Complexity
- *   malloc/free on a tcache hit: O(1), no lock, no atomic read-modify-write.
+ *   malloc/free on a tcache hit: O(1), no lock, no atomic read-modify-write
+ *   (slab_fast.h: the shim inlines them; a free's hit still looks the
+ *   pointer up in the rtree, checks it is a region start by one multiply
+ *   and that its bit is set, and falls to the slow path, which names the
+ *   misuse, when it is not).
  *   A miss fills or flushes a batch under one bin lock.  Extent allocation
  *   is first fit over O(page size classes) buckets, each a pairing heap
  *   ordered by address; freeing merges with both neighbours in O(1) via
@@ -63,7 +67,7 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
-#include "slab.h"
+#include "slab_fast.h"
 
 static const hl_option_t sl_options[] = {
 	{ "narenas", HL_OPT_INT, "0", 0, SL_MAX_ARENAS, NULL,
@@ -82,23 +86,6 @@ static const hl_option_t sl_options[] = {
 	{ NULL, 0, NULL, 0, 0, NULL, NULL }
 };
 
-/* ---- per-thread events --------------------------------------------------- */
-
-static inline void sl_tick(sl_state_t *s, sl_tcache_t *tc, size_t bytes)
-{
-	tc->gc_bytes -= (int64_t)bytes;
-	if (HL_UNLIKELY(tc->ticks <= 0 || tc->gc_bytes < 0))
-		sl_tcache_event(s, tc);
-}
-
-static inline void *sl_cbin_pop(sl_cbin_t *b)
-{
-	void *p = b->slots[--b->ncached];
-	if (b->ncached < b->low_water)
-		b->low_water = b->ncached;
-	return p;
-}
-
 /* ---- malloc ------------------------------------------------------------- */
 
 static __attribute__((noinline)) void *sl_malloc_slow(sl_state_t *s, hl_thread_t *t, size_t n)
@@ -106,8 +93,8 @@ static __attribute__((noinline)) void *sl_malloc_slow(sl_state_t *s, hl_thread_t
 	sl_tcache_t *tc = t->policy_tls;
 	if (!tc && !(tc = sl_tcache_create(s, t)))
 		return NULL;
-	unsigned ind = sl_size2index_fast(s->sc, n);
-	size_t usize = sl_index2size(s->sc, ind);
+	unsigned ind = sl_size2index_fast(&s->sc, n);
+	size_t usize = sl_index2size(&s->sc, ind);
 	sl_tick(s, tc, usize);
 	if (ind < s->nhbins && tc->enabled) {
 		sl_cbin_t *b = &tc->bins[ind];
@@ -117,39 +104,39 @@ static __attribute__((noinline)) void *sl_malloc_slow(sl_state_t *s, hl_thread_t
 			return sl_cbin_pop(b);
 		}
 		HL_EV(s->heap, HL_EV_CACHE_MISS, "tcache bin of class", ind, usize, NULL);
-		if (ind < s->sc->nbins)
+		if (ind < s->sc.nbins)
 			sl_tcache_fill(s, tc, ind);
 		if (b->ncached)
 			return sl_cbin_pop(b);
 	}
 	sl_decay_ticks(tc, 1);
-	if (ind < s->sc->nbins) {
+	if (ind < s->sc.nbins) {
 		void *p = NULL;
 		HL_EV(s->heap, HL_EV_LOOK, "no tcache: one region straight from the slab bin of class", ind, usize, NULL);
 		return sl_bin_take(s, tc->arena, ind, &p, 1) ? p : NULL;
 	}
 	HL_EV(s->heap, HL_EV_LOOK, "large: an extent of its own, class", ind, usize, NULL);
-	void *p = sl_large_alloc(s, tc->arena, ind, s->sc->page);
+	void *p = sl_large_alloc(s, tc->arena, ind, s->sc.page);
 	sl_bg_maybe_kick(s);
 	return p;
 }
 
-/* malloc: a tcache hit, or the slow path.  Built twice (event.h, "Quiet
- * copies"): sl_malloc with its event, sl_malloc_quiet without. */
+/* malloc: a tcache hit (slab_fast.h), or the slow path.  Built twice
+ * (event.h, "Quiet copies"): sl_malloc with its event, sl_malloc_quiet
+ * without. */
 HL_EV_BODY void *sl_malloc_body(void *st, hl_thread_t *t, size_t n, bool listening)
 {
 	sl_state_t *s = st;
 	sl_tcache_t *tc = t->policy_tls;
-	if (HL_LIKELY(tc != NULL && n <= 4096)) {
-		unsigned ind = s->sc->lookup[(n + 7) >> 3];
-		sl_cbin_t *b = &tc->bins[ind];
-		if (HL_LIKELY(b->ncached != 0)) {
-			if (listening) HL_EV_COUNT(s->heap, HL_EV_CACHE_HIT, "tcache bin of class", ind, b->ncached, b->ncached - 1, b->slots[b->ncached - 1]);
-			void *p = sl_cbin_pop(b);   /* before the tick: a GC may flush this bin */
-			sl_count(&tc->hits, 1);
-			sl_tick(s, tc, s->sc->size[ind]);
-			return p;
+	int ind = sl_cached_class(s, tc, n);
+	if (HL_LIKELY(ind >= 0)) {
+		if (listening) {
+			sl_cbin_t *b = &tc->bins[ind];
+			HL_EV_COUNT(s->heap, HL_EV_CACHE_HIT, "tcache bin of class", ind, b->ncached, b->ncached - 1, b->slots[b->ncached - 1]);
 		}
+		void *p = sl_cache_take(tc, (unsigned)ind);   /* before the tick: a GC may flush this bin */
+		sl_tick(s, tc, s->sc.size[ind]);
+		return p;
 	}
 	return sl_malloc_slow(s, t, n);
 }
@@ -158,15 +145,15 @@ HL_EV_MALLOC_TWICE(sl_malloc)
 static void *sl_memalign(void *st, hl_thread_t *t, size_t align, size_t n)
 {
 	sl_state_t *s = st;
-	if (align <= s->sc->page) {
+	if (align <= s->sc.page) {
 		size_t want = hl_align_up(n, align);
-		unsigned ind = sl_size2index(s->sc, want);
-		return sl_malloc(s, t, sl_index2size(s->sc, ind));
+		unsigned ind = sl_size2index(&s->sc, want);
+		return sl_malloc(s, t, sl_index2size(&s->sc, ind));
 	}
 	sl_tcache_t *tc = t->policy_tls;
 	if (!tc && !(tc = sl_tcache_create(s, t)))
 		return NULL;
-	unsigned ind = sl_size2index(s->sc, n < s->sc->large_min ? s->sc->large_min : n);
+	unsigned ind = sl_size2index(&s->sc, n < s->sc.large_min ? s->sc.large_min : n);
 	sl_decay_ticks(tc, 1);
 	void *p = sl_large_alloc(s, tc->arena, ind, align);
 	sl_bg_maybe_kick(s);
@@ -188,18 +175,29 @@ static void sl_debug_scan(const sl_cbin_t *b, const void *p)
 			sl_bad("double free (block already in the thread cache)", p);
 }
 
-static __attribute__((noinline)) void sl_free_slow(sl_state_t *s, hl_thread_t *t, sl_extent_t *e,
-						   void *p)
+/* free when it is no tcache hit: names the misuse it finds, else caches
+ * @p p (a full bin flushed first, or debug mode's scan) or gives it back. */
+static __attribute__((noinline)) void sl_free_slow(sl_state_t *s, hl_thread_t *t, void *p)
 {
-	sl_tcache_t *tc = t->policy_tls;
-	if (!tc)
-		tc = sl_tcache_create(s, t);
+	sl_extent_t *e = sl_rtree_get(&s->rtree, (uintptr_t)p);
+	if (HL_UNLIKELY(e == NULL))
+		sl_bad("free of a pointer this heap does not own", p);
+	if (e->state == SL_SLAB) {
+		int idx = sl_region_index(&s->sc, e, (uintptr_t)p);
+		if (HL_UNLIKELY(idx < 0))
+			sl_bad("free of a pointer that is not the start of a region", p);
+		if (HL_UNLIKELY(!hl_bit_get(e->bitmap, (unsigned)idx)))
+			sl_bad("double free (region is already free in its slab)", p);
+	}
 	if (e->state == SL_LARGE && (uintptr_t)p != e->base)
 		sl_bad("free of a pointer inside a large block", p);
 	if (e->state != SL_LARGE && e->state != SL_SLAB)
 		sl_bad("free of a pointer that is not allocated", p);
+	sl_tcache_t *tc = t->policy_tls;
+	if (!tc)
+		tc = sl_tcache_create(s, t);
 	if (tc)
-		sl_tick(s, tc, e->state == SL_SLAB ? s->sc->size[e->szind] : e->size);
+		sl_tick(s, tc, e->state == SL_SLAB ? s->sc.size[e->szind] : e->size);
 	unsigned ind = e->szind;
 	if (tc && tc->enabled && ind < s->nhbins) {
 		sl_cbin_t *b = &tc->bins[ind];
@@ -213,38 +211,30 @@ static __attribute__((noinline)) void sl_free_slow(sl_state_t *s, hl_thread_t *t
 	}
 	if (tc)
 		sl_decay_ticks(tc, 1);
-	HL_EV(s->heap, HL_EV_LOOK, e->state == SL_SLAB ? "no tcache: region back to its slab, class" : "large: extent freed, class", ind, e->state == SL_SLAB ? s->sc->size[ind] : e->size, p);
+	HL_EV(s->heap, HL_EV_LOOK, e->state == SL_SLAB ? "no tcache: region back to its slab, class" : "large: extent freed, class", ind, e->state == SL_SLAB ? s->sc.size[ind] : e->size, p);
 	if (e->state == SL_SLAB)
 		sl_bin_give(s, ind, &p, 1);
 	else
 		sl_large_free(s, e);
 }
 
-/* free: a push on the tcache, or the slow path; built twice as malloc is. */
+/* free: a push on the tcache (slab_fast.h), or the slow path; built twice
+ * as malloc is.  Debug mode takes the slow path, which scans the bin. */
 HL_EV_BODY void sl_free_body(void *st, hl_thread_t *t, void *p, bool listening)
 {
 	sl_state_t *s = st;
-	sl_extent_t *e = sl_rtree_get(&s->rtree, (uintptr_t)p);
-	if (HL_UNLIKELY(e == NULL))
-		sl_bad("free of a pointer this heap does not own", p);
-	if (HL_LIKELY(e->state == SL_SLAB)) {
-		int idx = sl_region_index(s->sc, e, (uintptr_t)p);
-		if (HL_UNLIKELY(idx < 0))
-			sl_bad("free of a pointer that is not the start of a region", p);
-		if (HL_UNLIKELY(!hl_bit_get(e->bitmap, (unsigned)idx)))
-			sl_bad("double free (region is already free in its slab)", p);
-		sl_tcache_t *tc = t->policy_tls;
-		if (HL_LIKELY(tc != NULL && !s->debug)) {
-			sl_cbin_t *b = &tc->bins[e->szind];
-			if (HL_LIKELY(b->ncached < b->ncached_max)) {
-				b->slots[b->ncached++] = p;
-				if (listening) HL_EV_COUNT(s->heap, HL_EV_CACHE_PUT, "tcache bin of class", e->szind, b->ncached - 1, b->ncached, p);
-				sl_tick(s, tc, s->sc->size[e->szind]);
-				return;
-			}
+	sl_tcache_t *tc = t->policy_tls;
+	int ind = HL_LIKELY(!s->debug) ? sl_cacheable_class(s, tc, p) : -1;
+	if (HL_LIKELY(ind >= 0)) {
+		sl_cache_put(tc, (unsigned)ind, p);
+		if (listening) {
+			sl_cbin_t *b = &tc->bins[ind];
+			HL_EV_COUNT(s->heap, HL_EV_CACHE_PUT, "tcache bin of class", ind, b->ncached - 1, b->ncached, p);
 		}
+		sl_tick(s, tc, s->sc.size[ind]);
+		return;
 	}
-	sl_free_slow(s, t, e, p);
+	sl_free_slow(s, t, p);
 }
 HL_EV_FREE_TWICE(sl_free)
 
@@ -254,7 +244,7 @@ HL_EV_FREE_TWICE(sl_free)
  * the free extent after it (jemalloc's large_ralloc_no_move). */
 static bool sl_large_resize(sl_state_t *s, sl_extent_t *e, unsigned ind)
 {
-	size_t usize = sl_index2size(s->sc, ind);
+	size_t usize = sl_index2size(&s->sc, ind);
 	if (usize == e->size)
 		return true;
 	sl_arena_t *a = sl_arena_get(s, e->arena);
@@ -278,12 +268,12 @@ static void *sl_realloc(void *st, hl_thread_t *t, void *p, size_t n)
 	sl_extent_t *e = sl_rtree_get(&s->rtree, (uintptr_t)p);
 	if (!e || (e->state == SL_LARGE && e->base != (uintptr_t)p) || (e->state != SL_LARGE && e->state != SL_SLAB))
 		sl_bad("realloc of a pointer that is not allocated", p);
-	unsigned ind = sl_size2index(s->sc, n);
+	unsigned ind = sl_size2index(&s->sc, n);
 	if (ind == e->szind)
 		return p;
-	if (e->state == SL_LARGE && ind >= s->sc->nbins && sl_large_resize(s, e, ind))
+	if (e->state == SL_LARGE && ind >= s->sc.nbins && sl_large_resize(s, e, ind))
 		return p;
-	size_t old = e->state == SL_SLAB ? s->sc->size[e->szind] : e->size;
+	size_t old = e->state == SL_SLAB ? s->sc.size[e->szind] : e->size;
 	void *q = sl_malloc(s, t, n);
 	if (!q)
 		return NULL;
@@ -301,7 +291,7 @@ static size_t sl_usable_size(void *st, const void *p)
 	if (!e)
 		return 0;
 	if (e->state == SL_SLAB)
-		return s->sc->size[e->szind];
+		return s->sc.size[e->szind];
 	return e->state == SL_LARGE ? e->size : 0;
 }
 
@@ -327,7 +317,7 @@ static size_t sl_trim(void *st, size_t pad)
 		sl_purge(s, a, SL_MUZZY, a->esets[1].npages);
 		pthread_mutex_unlock(&a->ext_lock);
 	}
-	return pages << s->sc->lg_page;
+	return pages << s->sc.lg_page;
 }
 
 /* ---- life cycle --------------------------------------------------------- */
@@ -335,7 +325,7 @@ static size_t sl_trim(void *st, size_t pad)
 /* Capacity of every tcache bin, and the slots of one tcache. */
 static void sl_tcache_shape(sl_state_t *s)
 {
-	const sl_sc_t *sc = s->sc;
+	const sl_sc_t *sc = &s->sc;
 	unsigned nb = sc->nbins;
 	while (nb < SL_MAX_NHBINS && sl_index2size(sc, nb) <= s->tcache_max)
 		nb++;
@@ -367,7 +357,7 @@ static void sl_read_options(sl_state_t *s, const hl_conf_t *conf)
 	s->bg_on = hl_conf_bool(conf, "background_thread");
 	/* As jemalloc: a threshold below the smallest large class is no threshold. */
 	size_t over = hl_conf_size(conf, "oversize_threshold");
-	s->oversize = over < s->sc->large_min ? 0 : over;
+	s->oversize = over < s->sc.large_min ? 0 : over;
 }
 
 static void sl_init_locks(sl_state_t *s)
@@ -394,7 +384,7 @@ static void *sl_init(hl_heap_t *h, const hl_conf_t *conf)
 		return NULL;
 	s->heap = h;
 	s->os = os;
-	s->sc = sc;
+	s->sc = *sc;
 	s->debug = hl_heap_debug(h);
 	sl_read_options(s, conf);
 	sl_tcache_shape(s);
@@ -437,7 +427,7 @@ void sl_lock_all(sl_state_t *s)
 	pthread_mutex_lock(&s->arenas_lock);
 	sl_arena_t *a;
 	for (unsigned i = 0; (a = sl_arena_nth(s, i)); i++) {
-		for (unsigned b = 0; b < s->sc->nbins; b++)
+		for (unsigned b = 0; b < s->sc.nbins; b++)
 			pthread_mutex_lock(&a->bins[b].lock);
 		pthread_mutex_lock(&a->ext_lock);
 	}
@@ -450,7 +440,7 @@ void sl_unlock_all(sl_state_t *s)
 		if (!a)
 			continue;
 		pthread_mutex_unlock(&a->ext_lock);
-		for (unsigned b = s->sc->nbins; b-- > 0;)
+		for (unsigned b = s->sc.nbins; b-- > 0;)
 			pthread_mutex_unlock(&a->bins[b].lock);
 	}
 	pthread_mutex_unlock(&s->arenas_lock);
@@ -495,7 +485,7 @@ static void sl_fork_child(void *st)
 	sl_arena_t *a;
 	for (unsigned i = 0; (a = sl_arena_nth(s, i)); i++) {
 		pthread_mutex_init(&a->ext_lock, NULL);
-		for (unsigned b = 0; b < s->sc->nbins; b++)
+		for (unsigned b = 0; b < s->sc.nbins; b++)
 			pthread_mutex_init(&a->bins[b].lock, NULL);
 	}
 	sl_init_locks(s);

@@ -29,6 +29,7 @@
  *   tcache   per thread (t->policy_tls): one bounded stack of free regions
  *            per small class (and of extents per large class up to
  *            tcache_max); filled and flushed in batches, without a lock.
+ *            Its hits (slab_fast.h) are inlined into the malloc shim.
  *   chunk    one reservation from the page source; extents never span two.
  *   huge arena  the arena of large requests of oversize_threshold (8 MiB)
  *            and up, whoever asks; its decay times are 0 (made on first use).
@@ -141,10 +142,12 @@ enum {
 	SL_MAX_ARENAS = 256,        /**< narenas is clamped to this */
 	SL_HUGE_ARENA = SL_MAX_ARENAS, /**< slot (and extents' arena index) of the huge arena */
 	SL_RT_ROOT_BITS = 18,       /**< rtree root level: 2^18 slots */
+	SL_RT_LEAF_SHIFT = 48 - SL_RT_ROOT_BITS, /**< a leaf maps 2^30 bytes of address space */
 	SL_COMMIT_GRAIN = 64 << 10, /**< a chunk is made read/write this much at a time */
 	SL_SCRATCH_FIXED = 16384,   /**< cached pointers a walk sorts without mapping memory */
 };
 #define SL_OVERSIZE_DEFAULT ((size_t)8 << 20) /**< oversize_threshold's default */
+#define SL_TICKS_DUE ((int64_t)1 << 62) /**< gc_bytes is this much lower while ticks <= 0 */
 #define SL_BG_MIN_INTERVAL_NS 100000000ull  /**< background thread sleeps >= 100 ms */
 #define SL_BG_IDLE_NS 1000000000ull         /**< ... and at most 1 s when idle */
 /** @cond HL_COMPILE_CHECKS */
@@ -286,7 +289,8 @@ typedef struct sl_tcache {
 	bool enabled;                /**< tcache:on */
 	bool linked;                 /**< on the state's list (arenas lock) */
 	int32_t ticks;               /**< operations left before a decay check */
-	int64_t gc_bytes;            /**< bytes left before the next GC step */
+	int64_t gc_bytes;            /**< bytes left before the next GC step, less
+	                                  SL_TICKS_DUE while ticks <= 0 */
 	unsigned next_gc;            /**< bin the next GC step looks at */
 	pthread_t owner;             /**< creating thread (for fork) */
 	uint64_t hits;               /**< allocations served from the cache (owner
@@ -320,7 +324,9 @@ typedef struct sl_sc {
 					  the 8-byte class (heaplab promises 16-byte alignment) */
 	uint32_t nregs[SL_NBINS_MAX];/**< regions per slab */
 	uint32_t slab_size[SL_NBINS_MAX]; /**< bytes per slab */
-	uint32_t magic[SL_NBINS_MAX];/**< ceil(2^32 / stride): region index by multiply */
+	uint64_t region_inv[SL_NBINS_MAX]; /**< the stride's odd factor inverted modulo 2^64:
+					  region index by one multiply (sl_region_index) */
+	uint8_t region_shift[SL_NBINS_MAX];/**< log2 of the stride's power-of-two factor */
 	uint8_t lookup[4096 / 8 + 1];/**< szind of sizes <= 4096, by (n + 7) >> 3 */
 } sl_sc_t;
 
@@ -328,7 +334,8 @@ typedef struct sl_sc {
 typedef struct sl_state {
 	hl_heap_t *heap;             /**< the heap this state serves (fixed) */
 	hl_os_t *os;                 /**< its page source (fixed) */
-	const sl_sc_t *sc;           /**< size class facts (fixed) */
+	sl_sc_t sc;                  /**< size class facts: a copy of sl_sc_get()'s, so that
+	                                  the hits reach them at a fixed offset (fixed) */
 	bool debug;                  /**< hl_heap_debug: extra double-free scans */
 	bool tcache_on;              /**< tcache option */
 	bool bg_on;                  /**< background_thread option */
@@ -417,17 +424,19 @@ void sl_rtree_init(sl_rtree_t *rt, unsigned lg_page);
 bool sl_rtree_set(sl_state_t *s, uintptr_t addr, sl_extent_t *e);
 /** Lock-free lookup of the extent mapped at the page of @p addr in @p rt;
  *  NULL when the address is beyond the tree, its leaf does not exist yet,
- *  or the page was never mapped. */
+ *  or the page was never mapped.  The root splits the 48-bit address space
+ *  into 2^SL_RT_ROOT_BITS leaves of 2^SL_RT_LEAF_SHIFT bytes whatever the
+ *  page size, so the root index is a constant shift. */
 static inline sl_extent_t *sl_rtree_get(const sl_rtree_t *rt, uintptr_t addr)
 {
-	uintptr_t key = addr >> rt->lg_page;
-	uintptr_t hi = key >> rt->leaf_bits;
+	uintptr_t hi = addr >> SL_RT_LEAF_SHIFT;
 	if (HL_UNLIKELY(hi >= (1u << SL_RT_ROOT_BITS)))
 		return NULL;
 	sl_extent_t **leaf = __atomic_load_n(&rt->root[hi], __ATOMIC_ACQUIRE);
 	if (HL_UNLIKELY(!leaf))
 		return NULL;
-	return __atomic_load_n(&leaf[key & (((uintptr_t)1 << rt->leaf_bits) - 1)], __ATOMIC_ACQUIRE);
+	uintptr_t in_leaf = (addr & (((uintptr_t)1 << SL_RT_LEAF_SHIFT) - 1)) >> rt->lg_page;
+	return __atomic_load_n(&leaf[in_leaf], __ATOMIC_ACQUIRE);
 }
 
 /* ---- extents (slab_extent.c), ext lock held ----------------------------- */
@@ -450,7 +459,7 @@ void sl_eset_remove(sl_state_t *s, sl_eset_t *es, sl_extent_t *e);
 /** Moves @p npages of the oldest extents of eset @p from to the next state. */
 size_t sl_purge(sl_state_t *s, sl_arena_t *a, sl_estate_t from, size_t npages);
 /** Pages in @p bytes (a page multiple) for heap state @p s. */
-static inline size_t sl_npages(const sl_state_t *s, size_t bytes) { return bytes >> s->sc->lg_page; }
+static inline size_t sl_npages(const sl_state_t *s, size_t bytes) { return bytes >> s->sc.lg_page; }
 
 /* ---- decay and background thread (slab_decay.c) ------------------------- */
 /** Resets @p d to a decay time of @p ms (0: at once, -1: never) whose
@@ -479,12 +488,23 @@ static inline void sl_bg_maybe_kick(sl_state_t *s)
 }
 
 /* ---- arenas, bins, tcache (slab.c, slab_tcache.c) ----------------------- */
+/** Region index of @p p in slab @p e when p is a region start, else a
+ *  number >= nregs of its class.  One multiply tells both: with stride =
+ *  odd << shift, the offset times the odd factor's inverse modulo 2^64,
+ *  rotated right by shift, is the quotient when the offset is a multiple
+ *  of the stride and too big for any slab otherwise (an offset below the
+ *  base is huge too). */
+static inline uint64_t sl_region_of(const sl_sc_t *sc, const sl_extent_t *e, uintptr_t p)
+{
+	uint64_t q = (uint64_t)(p - e->base) * sc->region_inv[e->szind];
+	unsigned k = sc->region_shift[e->szind];
+	return (q >> k) | (q << (-k & 63));
+}
 /** Region index of @p p in slab @p e, or -1 when p is not a region start. */
 static inline int sl_region_index(const sl_sc_t *sc, const sl_extent_t *e, uintptr_t p)
 {
-	uintptr_t diff = p - e->base;
-	uint32_t idx = (uint32_t)(((uint64_t)diff * sc->magic[e->szind]) >> 32);
-	return (diff < e->size && (uintptr_t)idx * sc->stride[e->szind] == diff) ? (int)idx : -1;
+	uint64_t q = sl_region_of(sc, e, p);
+	return q < sc->nregs[e->szind] ? (int)q : -1;
 }
 /** Relaxed counter bump written only by its owner, read by anyone. */
 static inline void sl_count(uint64_t *c, uint64_t n)
@@ -495,8 +515,15 @@ static inline void sl_count(uint64_t *c, uint64_t n)
 /** Counts @p n decay ticks on @p tc: work that reached an arena (a fill,
  *  a flushed pointer, an uncached small or a large allocation or free).
  *  As in jemalloc 5.3, thread-cache hits tick nothing, so a thread that only
- *  hits its cache never drives decay; the check runs at its next operation. */
-static inline void sl_decay_ticks(sl_tcache_t *tc, unsigned n) { tc->ticks -= (int32_t)n; }
+ *  hits its cache never drives decay; the check runs at its next operation:
+ *  when the ticks run out, gc_bytes is lowered by SL_TICKS_DUE, so the one
+ *  test of the hits (gc_bytes < 0, sl_tick) sees both counters, and
+ *  sl_tcache_event() adds it back. */
+static inline void sl_decay_ticks(sl_tcache_t *tc, unsigned n)
+{
+	if (tc->ticks > 0 && (tc->ticks -= (int32_t)n) <= 0)
+		tc->gc_bytes -= SL_TICKS_DUE;
+}
 
 /** Arena @p i of @p s (acquire load, no lock), or NULL when it was not
  *  created or @p i is out of range. */

@@ -42,8 +42,8 @@ sl_arena_t *sl_arena_create(sl_state_t *s, unsigned i)
 	/* jemalloc 5.3 creates arena 0 before it reads oversize_threshold, so
 	 * arena 0 keeps the default whatever the option says. */
 	a->oversize = i == 0 ? SL_OVERSIZE_DEFAULT : s->oversize;
-	a->next_grow = sl_psz_ceil(((size_t)2 << 20) >> s->sc->lg_page);
-	for (unsigned b = 0; b < s->sc->nbins; b++)
+	a->next_grow = sl_psz_ceil(((size_t)2 << 20) >> s->sc.lg_page);
+	for (unsigned b = 0; b < s->sc.nbins; b++)
 		pthread_mutex_init(&a->bins[b].lock, NULL);
 	__atomic_store_n(&s->arenas[i], a, __ATOMIC_RELEASE);
 	if (!huge)
@@ -108,12 +108,12 @@ static sl_extent_t *sl_bin_refill_cur(sl_state_t *s, sl_arena_t *a, sl_bin_t *bi
 		return bin->cur = e;
 	}
 	pthread_mutex_lock(&a->ext_lock);
-	sl_extent_t *e = sl_extent_alloc(s, a, s->sc->slab_size[ind], s->sc->page, SL_SLAB);
+	sl_extent_t *e = sl_extent_alloc(s, a, s->sc.slab_size[ind], s->sc.page, SL_SLAB);
 	pthread_mutex_unlock(&a->ext_lock);
 	if (!e)
 		return NULL;
-	sl_slab_init(s->sc, e, ind);
-	HL_EVENT(s->heap, HL_EV_NEW, "slab (regions it holds), class", ind, e->size, 0, -1, s->sc->nregs[ind], (void *)e->base);
+	sl_slab_init(&s->sc, e, ind);
+	HL_EVENT(s->heap, HL_EV_NEW, "slab (regions it holds), class", ind, e->size, 0, -1, s->sc.nregs[ind], (void *)e->base);
 	bin->nslabs++;
 	return bin->cur = e;
 }
@@ -143,7 +143,7 @@ unsigned sl_bin_take(sl_state_t *s, sl_arena_t *a, unsigned ind, void **out, uns
 		if (!e)
 			break;
 		while (got < n && e->nfree)
-			out[got++] = sl_slab_take(s->sc, e);
+			out[got++] = sl_slab_take(&s->sc, e);
 	}
 	bin->curregs += got;
 	bin->nfills++;
@@ -173,13 +173,13 @@ static void sl_bin_lower(sl_bin_t *bin, sl_extent_t *e)
 /* Frees region @p p of slab @p e (bin lock held); returns e when it emptied. */
 static sl_extent_t *sl_slab_give(sl_state_t *s, sl_bin_t *bin, sl_extent_t *e, void *p)
 {
-	int idx = sl_region_index(s->sc, e, (uintptr_t)p);
+	int idx = sl_region_index(&s->sc, e, (uintptr_t)p);
 	if (idx < 0 || !hl_bit_get(e->bitmap, (unsigned)idx))
 		hl_fatal(&hl_policy_slab, "double free or corrupt pointer in a tcache flush", p);
 	hl_bit_clear(e->bitmap, (unsigned)idx);
 	e->nfree++;
 	bin->curregs--;
-	if (e->nfree == s->sc->nregs[e->szind]) {
+	if (e->nfree == s->sc.nregs[e->szind]) {
 		if (bin->cur == e) {
 			bin->cur = NULL;
 		} else if (e->in_heap) {
@@ -245,7 +245,7 @@ void sl_bin_give(sl_state_t *s, unsigned ind, void *const *ptrs, unsigned n)
 
 void *sl_large_alloc(sl_state_t *s, sl_arena_t *a, unsigned ind, size_t align)
 {
-	size_t usize = sl_index2size(s->sc, ind);
+	size_t usize = sl_index2size(&s->sc, ind);
 	a = sl_large_arena(s, a, usize);
 	pthread_mutex_lock(&a->ext_lock);
 	sl_extent_t *e = sl_extent_alloc(s, a, usize, align, SL_LARGE);

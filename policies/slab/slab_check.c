@@ -42,7 +42,7 @@ static void **sl_scratch(sl_state_t *s, size_t n)
 	}
 	if (n <= s->scratch_cap)
 		return s->scratch;
-	size_t bytes = hl_align_up(2 * n * sizeof(void *), s->sc->page);
+	size_t bytes = hl_align_up(2 * n * sizeof(void *), s->sc.page);
 	void **v = hl_os_reserve_meta(s->os, bytes);
 	if (v) {
 		s->scratch = v;
@@ -91,7 +91,7 @@ typedef struct sl_tally {
 
 static void sl_check_slab(sl_state_t *s, hl_report_t *r, sl_extent_t *e, sl_tally_t *t)
 {
-	const sl_sc_t *sc = s->sc;
+	const sl_sc_t *sc = &s->sc;
 	if (!HL_EXPECT(r, e->szind < sc->nbins && e->size == sc->slab_size[e->szind],
 		       "slab at %#lx: class %u with %zu bytes", (unsigned long)e->base, e->szind, e->size))
 		return;
@@ -124,11 +124,11 @@ static uintptr_t sl_check_extent(sl_state_t *s, hl_report_t *r, sl_arena_t *a, s
 	if (!HL_EXPECT(r, e && e->base == addr, "chunk %#lx: no extent starts at %#lx",
 		       (unsigned long)c->base, (unsigned long)addr))
 		return 0;
-	if (!HL_EXPECT(r, e->size && e->size % s->sc->page == 0 && addr + e->size <= c->base + c->size &&
+	if (!HL_EXPECT(r, e->size && e->size % s->sc.page == 0 && addr + e->size <= c->base + c->size &&
 			       e->chunk == c && e->arena == a->index && e->state < SL_NSTATES,
 		       "extent %#lx: bad size %zu, chunk, arena or state", (unsigned long)addr, e->size))
 		return 0;
-	HL_EXPECT(r, sl_rtree_get(&s->rtree, addr + e->size - s->sc->page) == e,
+	HL_EXPECT(r, sl_rtree_get(&s->rtree, addr + e->size - s->sc.page) == e,
 		  "extent %#lx: last page not mapped to it", (unsigned long)addr);
 	if (e->state == SL_SLAB)
 		sl_check_slab(s, r, e, t);
@@ -162,7 +162,7 @@ static void sl_check_arena(sl_state_t *s, hl_report_t *r, sl_arena_t *a)
 			  "arena %u: eset %d holds %zu pages in %zu extents, chunks show %zu in %zu",
 			  a->index, st, es->npages, es->nextents, t.pages[st], t.extents[st]);
 	}
-	for (unsigned b = 0; b < s->sc->nbins; b++) {
+	for (unsigned b = 0; b < s->sc.nbins; b++) {
 		sl_bin_t *bin = &a->bins[b];
 		HL_EXPECT(r, bin->nslabs == t.slabs[b] && bin->curregs == t.taken[b] &&
 				     bin->nonfull_count == t.nonfull[b],
@@ -183,7 +183,7 @@ static void sl_check_cached(sl_state_t *s, hl_report_t *r, unsigned bin, void *p
 	HL_EXPECT(r, e->szind == bin && (e->state == SL_SLAB || (e->state == SL_LARGE && e->base == (uintptr_t)p)),
 		  "tcache bin %u holds %p of class %u state %u", bin, p, e->szind, e->state);
 	if (e->state == SL_SLAB) {
-		int idx = sl_region_index(s->sc, e, (uintptr_t)p);
+		int idx = sl_region_index(&s->sc, e, (uintptr_t)p);
 		HL_EXPECT(r, idx >= 0 && hl_bit_get(e->bitmap, (unsigned)idx),
 			  "tcache bin %u holds %p, which its slab's bitmap counts as free", bin, p);
 	}
@@ -244,9 +244,9 @@ static int sl_walk_extent(sl_state_t *s, sl_walk_ctx_t *w, sl_extent_t *e)
 		b.state = HL_BLOCK_CACHED;
 	if (e->state != SL_SLAB)
 		return w->fn(&b, w->arg);
-	b.size = s->sc->size[e->szind];
-	for (unsigned i = 0; i < s->sc->nregs[e->szind]; i++) {
-		b.addr = (void *)(e->base + (uintptr_t)i * s->sc->stride[e->szind]);
+	b.size = s->sc.size[e->szind];
+	for (unsigned i = 0; i < s->sc.nregs[e->szind]; i++) {
+		b.addr = (void *)(e->base + (uintptr_t)i * s->sc.stride[e->szind]);
 		b.state = !hl_bit_get(e->bitmap, i) ? HL_BLOCK_FREE
 			  : sl_cached_has(w->cached, w->ncached, b.addr) ? HL_BLOCK_CACHED : HL_BLOCK_LIVE;
 		int rc = w->fn(&b, w->arg);

@@ -20,7 +20,7 @@ static unsigned sl_dot_slab(sl_state_t *s, hl_dot_t *d, sl_extent_t *e, const ch
 {
 	unsigned ncache = 0;
 	char label[96], addr[48];
-	unsigned n = s->sc->nregs[e->szind], size = s->sc->stride[e->szind];
+	unsigned n = s->sc.nregs[e->szind], size = s->sc.stride[e->szind];
 	snprintf(label, sizeof label, "slab %s  %u x %u B, %u free", hl_dot_addr(d, (void *)e->base, addr, sizeof addr),
 		 n, size, e->nfree);
 	hl_dot_strip_begin(d, node, label, n > 16 ? 16 : (int)n);
@@ -42,7 +42,7 @@ static void sl_dot_class(sl_state_t *s, hl_dot_t *d, sl_arena_t *a, unsigned b, 
 	sl_bin_t *bin = &a->bins[b];
 	char node[64], head[64], label[96];
 	snprintf(head, sizeof head, "a%u_bin%u", a->index, b);
-	snprintf(label, sizeof label, "bin %u B: %zu slabs, %zu taken", s->sc->size[b], bin->nslabs, bin->curregs);
+	snprintf(label, sizeof label, "bin %u B: %zu slabs, %zu taken", s->sc.size[b], bin->nslabs, bin->curregs);
 	hl_dot_list_node(d, head, label);
 	unsigned drawn = 0;
 	for (sl_chunk_t *c = a->chunks; c; c = c->next)
@@ -86,7 +86,7 @@ static void sl_dot_chunk(sl_state_t *s, hl_dot_t *d, sl_arena_t *a, sl_chunk_t *
 		if (e->state == SL_LARGE && sl_cached_has(cached, ncached, (void *)e->base))
 			st = HL_BLOCK_CACHED;
 		if (e->state == SL_SLAB)
-			hl_dot_cell(d, st, NULL, "slab %u B", s->sc->size[e->szind]);
+			hl_dot_cell(d, st, NULL, "slab %u B", s->sc.size[e->szind]);
 		else    /* one block, as the walker gives it (sl_walk_extent) */
 			hl_dot_block_cell(d, st, (void *)e->base, NULL, "%s %zu K", sl_state_name[e->state],
 					  e->size >> 10);
@@ -112,7 +112,7 @@ void sl_snapshot(void *st, hl_dot_t *d)
 		snprintf(tcnode, sizeof tcnode, "a%u_tcache", i);
 		snprintf(label, sizeof label, "thread caches (%u threads bound here)", a->nthreads);
 		hl_dot_list_node(d, tcnode, label);
-		for (unsigned b = 0; b < s->sc->nbins; b++)
+		for (unsigned b = 0; b < s->sc.nbins; b++)
 			if (a->bins[b].nslabs)
 				sl_dot_class(s, d, a, b, tcnode, cached, ncached);
 		unsigned k = 0;

@@ -176,7 +176,7 @@ static sl_extent_t *sl_eset_fit(sl_eset_t *es, size_t pages)
 
 static inline uintptr_t sl_last_page(const sl_state_t *s, const sl_extent_t *e)
 {
-	return e->base + e->size - s->sc->page;
+	return e->base + e->size - s->sc.page;
 }
 
 /* Maps first and last page (leaves exist for the whole chunk: see grow). */
@@ -188,14 +188,14 @@ static void sl_map_bounds(sl_state_t *s, sl_extent_t *e)
 
 bool sl_extent_map_slab(sl_state_t *s, sl_extent_t *e)
 {
-	for (uintptr_t p = e->base; p < e->base + e->size; p += s->sc->page)
+	for (uintptr_t p = e->base; p < e->base + e->size; p += s->sc.page)
 		sl_rtree_set(s, p, e);
 	return true;
 }
 
 static void sl_unmap_interior(sl_state_t *s, sl_extent_t *e)
 {
-	for (uintptr_t p = e->base + s->sc->page; p < sl_last_page(s, e); p += s->sc->page)
+	for (uintptr_t p = e->base + s->sc.page; p < sl_last_page(s, e); p += s->sc.page)
 		sl_rtree_set(s, p, NULL);
 }
 
@@ -221,9 +221,9 @@ static sl_extent_t *sl_split(sl_state_t *s, sl_extent_t *e, size_t lead)
 /* Absorbs @p b, which starts where @p a ends; b's record is freed. */
 static void sl_merge(sl_state_t *s, sl_extent_t *a, sl_extent_t *b)
 {
-	if (a->size > s->sc->page)
+	if (a->size > s->sc.page)
 		sl_rtree_set(s, sl_last_page(s, a), NULL);
-	if (b->size > s->sc->page)
+	if (b->size > s->sc.page)
 		sl_rtree_set(s, b->base, NULL);
 	a->size += b->size;
 	if (b->sn < a->sn)
@@ -262,12 +262,12 @@ static sl_extent_t *sl_coalesce(sl_state_t *s, sl_arena_t *a, sl_extent_t *e)
 /* Reserves a new chunk of at least @p need bytes: one free returned extent. */
 static sl_extent_t *sl_grow(sl_state_t *s, sl_arena_t *a, size_t need)
 {
-	size_t page = s->sc->page;
+	size_t page = s->sc.page;
 	size_t pages = sl_npages(s, need);
 	unsigned idx = sl_psz_ceil(pages);
 	if (idx < a->next_grow)
 		idx = a->next_grow;
-	size_t bytes = sl_psz_pages(idx) << s->sc->lg_page;
+	size_t bytes = sl_psz_pages(idx) << s->sc.lg_page;
 	void *base = hl_os_reserve(s->os, bytes, page, false);
 	if (!base)
 		return NULL;
@@ -337,7 +337,7 @@ static sl_extent_t *sl_trim_front(sl_state_t *s, sl_arena_t *a, sl_extent_t *e, 
 sl_extent_t *sl_extent_alloc(sl_state_t *s, sl_arena_t *a, size_t size, size_t align,
 			     sl_estate_t as)
 {
-	size_t page = s->sc->page;
+	size_t page = s->sc.page;
 	size_t need = size + (align > page ? align - page : 0);
 	sl_extent_t *e = NULL;
 	for (int st = SL_DIRTY; st <= SL_RETURNED && !e; st++) {
@@ -380,7 +380,7 @@ static void sl_purge_one(sl_state_t *s, sl_arena_t *a, sl_extent_t *e, sl_estate
  * once (MADV_DONTNEED, straight to returned), unless a decay time is -1. */
 static bool sl_purge_oversize(const sl_state_t *s, const sl_arena_t *a, size_t freed, const sl_extent_t *merged)
 {
-	return a->oversize && freed >= s->sc->large_min && merged->size >= a->oversize &&
+	return a->oversize && freed >= s->sc.large_min && merged->size >= a->oversize &&
 	       a->decay[0].ms != -1 && a->decay[1].ms != -1;
 }
 
@@ -433,7 +433,7 @@ size_t sl_purge(sl_state_t *s, sl_arena_t *a, sl_estate_t from, size_t npages)
 		sl_eset_remove(s, es, e);
 		size_t pages = sl_npages(s, e->size);
 		if (pages > npages - done) {
-			sl_extent_t *rest = sl_split(s, e, (npages - done) << s->sc->lg_page);
+			sl_extent_t *rest = sl_split(s, e, (npages - done) << s->sc.lg_page);
 			if (rest)
 				sl_eset_insert(s, es, rest, true);
 		}

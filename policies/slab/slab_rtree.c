@@ -17,7 +17,7 @@ void sl_rtree_init(sl_rtree_t *rt, unsigned lg_page)
 {
 	pthread_mutex_init(&rt->lock, NULL);
 	rt->lg_page = lg_page;
-	rt->leaf_bits = 48 - lg_page - SL_RT_ROOT_BITS;
+	rt->leaf_bits = SL_RT_LEAF_SHIFT - lg_page;
 }
 
 static sl_extent_t **sl_rtree_leaf(sl_state_t *s, uintptr_t hi)
@@ -40,13 +40,13 @@ static sl_extent_t **sl_rtree_leaf(sl_state_t *s, uintptr_t hi)
 bool sl_rtree_set(sl_state_t *s, uintptr_t addr, sl_extent_t *e)
 {
 	sl_rtree_t *rt = &s->rtree;
-	uintptr_t key = addr >> rt->lg_page;
-	uintptr_t hi = key >> rt->leaf_bits;
+	uintptr_t hi = addr >> SL_RT_LEAF_SHIFT;
 	if (hi >= (1u << SL_RT_ROOT_BITS))
 		return false;
 	sl_extent_t **leaf = sl_rtree_leaf(s, hi);
 	if (!leaf)
 		return false;
-	__atomic_store_n(&leaf[key & (((uintptr_t)1 << rt->leaf_bits) - 1)], e, __ATOMIC_RELEASE);
+	uintptr_t in_leaf = (addr & (((uintptr_t)1 << SL_RT_LEAF_SHIFT) - 1)) >> rt->lg_page;
+	__atomic_store_n(&leaf[in_leaf], e, __ATOMIC_RELEASE);
 	return true;
 }

@@ -20,7 +20,7 @@ typedef struct sl_sum {
 
 static void sl_sum_arena(sl_state_t *s, sl_arena_t *a, sl_sum_t *m)
 {
-	for (unsigned b = 0; b < s->sc->nbins; b++) {
+	for (unsigned b = 0; b < s->sc.nbins; b++) {
 		pthread_mutex_lock(&a->bins[b].lock);
 		m->slabs[b] += a->bins[b].nslabs;
 		m->taken[b] += a->bins[b].curregs;
@@ -65,7 +65,7 @@ static void sl_sum(sl_state_t *s, sl_sum_t *m)
 
 static void sl_stats_classes(sl_state_t *s, hl_statw_t *w, const sl_sum_t *m)
 {
-	const sl_sc_t *sc = s->sc;
+	const sl_sc_t *sc = &s->sc;
 	hl_statw_list(w, "classes");
 	for (unsigned b = 0; b < sc->nbins; b++) {
 		size_t cached = m->cached[b] < m->taken[b] ? m->cached[b] : m->taken[b];
@@ -89,7 +89,7 @@ static void sl_stats_classes(sl_state_t *s, hl_statw_t *w, const sl_sum_t *m)
 /* One line per arena: its threads and its free pages by state. */
 static void sl_stats_arenas(sl_state_t *s, hl_statw_t *w)
 {
-	unsigned lg = s->sc->lg_page;
+	unsigned lg = s->sc.lg_page;
 	hl_statw_list(w, "arena_list");
 	pthread_mutex_lock(&s->arenas_lock);
 	sl_arena_t *a;
@@ -116,7 +116,7 @@ void sl_stats(void *st, hl_statw_t *w)
 	sl_state_t *s = st;
 	sl_sum_t m;
 	sl_sum(s, &m);
-	unsigned lg = s->sc->lg_page;
+	unsigned lg = s->sc.lg_page;
 	hl_statw_u64(w, "narenas", s->narenas);
 	hl_statw_u64(w, "arenas", s->ninit);
 	hl_statw_u64(w, "oversize_threshold", s->oversize);

@@ -77,7 +77,7 @@ void sl_tcache_flush(sl_state_t *s, sl_tcache_t *tc, unsigned bin, unsigned keep
 		return;
 	unsigned nflush = b->ncached - keep;
 	HL_EV_COUNT(s->heap, HL_EV_CACHE_FLUSH, "tcache bin, its older regions back to their slabs, class", bin, b->ncached, keep, NULL);
-	if (bin < s->sc->nbins) {
+	if (bin < s->sc.nbins) {
 		sl_bin_give(s, bin, b->slots, nflush);
 	} else {
 		for (unsigned i = 0; i < nflush; i++)
@@ -114,6 +114,7 @@ void sl_tcache_event(sl_state_t *s, sl_tcache_t *tc)
 {
 	if (tc->ticks <= 0) {
 		tc->ticks = SL_DECAY_NTICKS;
+		tc->gc_bytes += SL_TICKS_DUE;   /* sl_decay_ticks() lowered it */
 		sl_decay_tick(s, tc->arena);
 	}
 	if (tc->gc_bytes < 0) {

@@ -1,0 +1,129 @@
+/**
+ * @file slab_fast.h
+ * @brief Policy `slab`, the hits of malloc and free: a pop from the
+ *        thread's tcache bin of the request's class, a push onto the bin
+ *        of the freed region's class.  The quiet and listening copies in
+ *        slab.c are built on them, and the malloc shim inlines them
+ *        (policies/fast_paths.h).  They use slab.h only.
+ *
+ *     malloc(n), n <= 4096                free(p)
+ *       ind = lookup[(n + 7) >> 3]          e = rtree[p]: a slab of this heap
+ *       bin = tcache->bins[ind]             idx = region of p in e, bit set
+ *       bin not empty: pop, hits++          bin = tcache->bins[e->szind]
+ *       tick(size[ind])                     bin not full: push, tick(size)
+ *
+ * Anything else (no tcache yet, an empty or full bin, a large block, a
+ * pointer that is not a live region: the slow path names the misuse) is
+ * not a hit: the hit returns having changed nothing.
+ */
+#ifndef HL_SLAB_FAST_H
+#define HL_SLAB_FAST_H
+
+#include "slab.h"
+
+/** Counts @p bytes of traffic on @p tc; runs sl_tcache_event() when a GC
+ *  step or (sl_decay_ticks) a decay check is due. */
+static inline void sl_tick(sl_state_t *s, sl_tcache_t *tc, size_t bytes)
+{
+	tc->gc_bytes -= (int64_t)bytes;
+	if (HL_UNLIKELY(tc->gc_bytes < 0))
+		sl_tcache_event(s, tc);
+}
+
+/** sl_tick() for the hits below, which call nothing: when an event is due
+ *  it counts nothing and returns false (the quiet copy then runs it). */
+static inline bool sl_tick_hit(sl_tcache_t *tc, size_t bytes)
+{
+	int64_t left = tc->gc_bytes - (int64_t)bytes;
+	if (HL_UNLIKELY(left < 0))
+		return false;
+	tc->gc_bytes = left;
+	return true;
+}
+
+/** Pops the top of bin @p b (not empty), lowering its low water. */
+static inline void *sl_cbin_pop(sl_cbin_t *b)
+{
+	void *p = b->slots[--b->ncached];
+	if (b->ncached < b->low_water)
+		b->low_water = b->ncached;
+	if (p == NULL)
+		__builtin_unreachable();   /* a bin caches regions, never NULL */
+	return p;
+}
+
+/** The class of a request of @p n bytes when tcache @p tc (may be NULL)
+ *  holds a region of it, else -1 (no tcache, an empty bin, or more than
+ *  4096 bytes: the slow path computes those classes). */
+static inline int sl_cached_class(const sl_state_t *s, const sl_tcache_t *tc, size_t n)
+{
+	if (HL_LIKELY(tc != NULL && n <= 4096)) {
+		unsigned ind = s->sc.lookup[(n + 7) >> 3];
+		if (HL_LIKELY(tc->bins[ind].ncached != 0))
+			return (int)ind;
+	}
+	return -1;
+}
+
+/** Takes the top region of class @p ind's bin (sl_cached_class), counted
+ *  as a hit; the caller ticks (sl_tick, or sl_tick_hit first). */
+static inline void *sl_cache_take(sl_tcache_t *tc, unsigned ind)
+{
+	void *p = sl_cbin_pop(&tc->bins[ind]);
+	sl_count(&tc->hits, 1);
+	return p;
+}
+
+/** malloc's hit: a region from the thread's tcache, or NULL (nothing
+ *  changed) when there is none or an event is due. */
+static inline void *sl_malloc_hit(void *vst, hl_thread_t *t, size_t n)
+{
+	sl_state_t *s = vst;
+	sl_tcache_t *tc = t->policy_tls;
+	int ind = sl_cached_class(s, tc, n);
+	if (ind < 0)
+		return NULL;
+	if (HL_UNLIKELY(!sl_tick_hit(tc, s->sc.size[ind])))
+		return NULL;
+	return sl_cache_take(tc, (unsigned)ind);
+}
+
+/** The class of @p p when free's hit may take it: a region start of a slab
+ *  of this heap whose bit is set (taken), and a bin of tcache @p tc (may
+ *  be NULL) with room; else -1.  Without debug only (its scan of the bin
+ *  is the slow path's): the shim's fast path serves no debug heap. */
+static inline int sl_cacheable_class(const sl_state_t *s, const sl_tcache_t *tc, const void *p)
+{
+	const sl_extent_t *e = sl_rtree_get(&s->rtree, (uintptr_t)p);
+	if (HL_LIKELY(e != NULL && e->state == SL_SLAB && tc != NULL)) {
+		uint64_t idx = sl_region_of(&s->sc, e, (uintptr_t)p);
+		const sl_cbin_t *b = &tc->bins[e->szind];
+		if (HL_LIKELY(idx < s->sc.nregs[e->szind] && hl_bit_get(e->bitmap, idx) &&
+			      b->ncached < b->ncached_max))
+			return e->szind;
+	}
+	return -1;
+}
+
+/** Pushes @p p onto the bin of class @p ind (sl_cacheable_class). */
+static inline void sl_cache_put(sl_tcache_t *tc, unsigned ind, void *p)
+{
+	sl_cbin_t *b = &tc->bins[ind];
+	b->slots[b->ncached++] = p;
+}
+
+/** free's hit: @p p onto the thread's tcache, or false when it is not a
+ *  hit or an event is due (nothing changed). */
+static inline bool sl_free_hit(void *vst, hl_thread_t *t, void *p)
+{
+	sl_state_t *s = vst;
+	sl_tcache_t *tc = t->policy_tls;
+	int ind = sl_cacheable_class(s, tc, p);
+	if (ind < 0)
+		return false;
+	if (HL_UNLIKELY(!sl_tick_hit(tc, s->sc.size[ind])))
+		return false;
+	sl_cache_put(tc, (unsigned)ind, p);
+	return true;
+}
+#endif
