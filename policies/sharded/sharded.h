@@ -38,7 +38,8 @@
  *             delayed-free list instead, so the owner learns that the page
  *             has room again and moves it back from the full queue.
  *   abandon   a thread ends with live blocks: its segments go on the
- *             abandoned list; another thread reclaims them on a slow path.
+ *             abandoned list; another thread reclaims one when its own
+ *             segments have no free slices left for a page it needs.
  *   purge     MADV_DONTNEED of a free page's memory, purge_delay ms after
  *             it became free.
  *
@@ -81,7 +82,7 @@
  *   for every segment:  used == number of pages in use;  a segment with
  *     used == 0 is parked in the segment cache (still resident until a
  *     later park finds it past segment_purge_delay) or released;
- *     owner == NULL <=> it is on the abandoned list.
+ *     owner == NULL <=> it is on the abandoned list (or the visited one).
  *   for every heap:  direct[w] is the first page of the bin of w, or the
  *     empty page.
  *   in a fork child, the heaps of the threads the fork left behind
@@ -151,6 +152,10 @@ enum {
 	SHD_CACHE_SLOTS = 1024,                      /**< parked segments at most */
 	SHD_CACHE_PROBE = 16,                        /**< slots parking looks at */
 	SHD_CACHE_PURGES = 4,                        /**< purges past which it stops */
+	SHD_RECLAIM_TRIES = 8,                       /**< abandoned segments a slow
+	                                                  path looks at, at most */
+	SHD_COLLECT_TRIES = 1024,                    /**< ... that an ending thread
+	                                                  looks at, at most */
 };
 /** Bytes in a slice (64 KiB). */
 #define SHD_SLICE_SIZE ((size_t)1 << SHD_SLICE_SHIFT)
@@ -256,6 +261,8 @@ typedef struct shd_segment {
 	                               set by abandon, and by reclaim under
 	                               st->lock */
 	uint32_t used;            /**< pages in use */
+	uint32_t visits;          /**< times a slow path looked at it while
+	                               abandoned (reclaimed at the fourth) */
 	uint64_t slice_used[SHD_LIST_WORDS];   /**< slice belongs to a page */
 	uint64_t committed[SHD_LIST_WORDS];    /**< slice is committed */
 	uint64_t purge_mask[SHD_LIST_WORDS];   /**< free slice waiting to purge */
@@ -286,7 +293,9 @@ typedef struct shd_counts {
 	uint64_t purged_bytes;    /**< bytes those purge calls gave back */
 	uint64_t pages_fresh;     /**< pages initialised */
 	uint64_t pages_freed;     /**< pages returned to their segment */
-	uint64_t reclaimed;       /**< abandoned segments taken over */
+	uint64_t reclaimed;       /**< abandoned segments taken over (their
+	                               pages adopted, or the segment released
+	                               when remote frees had emptied it) */
 	uint64_t extends;         /**< free-list extensions */
 } shd_counts_t;
 
@@ -330,7 +339,11 @@ struct shd_state {
 	pthread_mutex_t lock;     /**< guards segs, abandoned, heaps, totals */
 	shd_segment_t *segs;      /**< every segment (gnext) */
 	shd_segment_t *abandoned; /**< abandoned segments (hnext) */
-	_Atomic size_t nabandoned;/**< length of `abandoned` (read unlocked) */
+	shd_segment_t *visited;   /**< abandoned segments a slow path looked
+	                               at and set aside (hnext); they move to
+	                               `abandoned` when that runs empty */
+	_Atomic size_t nabandoned;/**< length of `abandoned` and `visited`
+	                               (read unlocked) */
 	shd_heap_t *heaps;        /**< live thread heaps */
 	shd_heap_t *orphans;      /**< heaps of threads a fork left behind
 	                               (fork child only; never changed again) */

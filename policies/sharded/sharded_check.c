@@ -109,6 +109,9 @@ static bool shd_is_abandoned(const shd_state_t *st, const shd_segment_t *s)
 	for (const shd_segment_t *a = st->abandoned; a; a = a->hnext)
 		if (a == s)
 			return true;
+	for (const shd_segment_t *a = st->visited; a; a = a->hnext)
+		if (a == s)
+			return true;
 	return false;
 }
 

@@ -60,6 +60,7 @@ void shd_counts_add(shd_counts_t *to, const shd_counts_t *from)
 }
 
 static void shd_heap_abandon(shd_heap_t *hp);
+static void shd_abandoned_collect(shd_heap_t *hp);
 
 void shd_heap_delete(shd_heap_t *hp)
 {
@@ -304,6 +305,7 @@ static void shd_heap_abandon(shd_heap_t *hp)
 		}
 	}
 	shd_segments_abandon(hp);
+	shd_abandoned_collect(hp);
 }
 
 /* A page of a reclaimed segment joins heap @p hp's queues, after its
@@ -326,26 +328,138 @@ static void shd_heap_adopt_page(shd_heap_t *hp, shd_page_t *pg)
 	}
 }
 
-/* Takes one abandoned segment into heap @p hp: its pages join hp's queues
- * with their remote frees collected; pages found empty are freed (the
- * last of them releases the segment).  False when none was waiting. */
-static bool shd_reclaim_one(shd_heap_t *hp)
+/* Takes segment @p s, just reclaimed by heap @p hp, whole: its pages join
+ * hp's queues with their remote frees collected; pages found empty are
+ * freed (the last of them releases the segment).  True when one of the
+ * pages joining the queues is of bin @p bin and has a block to give. */
+static bool shd_adopt_segment(shd_heap_t *hp, shd_segment_t *s, unsigned bin)
 {
-	shd_segment_t *s = shd_segment_reclaim(hp);
-	if (!s)
-		return false;
 	hp->c.reclaimed++;
 	HL_EV(hp->st->h, HL_EV_COLLECT, "abandoned segment reclaimed", -1, s->size, s);
 	shd_page_t *empty[SHD_SLICES];
 	size_t nempty = 0;
+	bool right = false;
 	for (size_t i = shd_next_used(s, SHD_INFO_SLICES); i < SHD_SLICES; i = shd_next_page(s, i)) {
 		shd_page_t *pg = &s->pages[i];
 		shd_heap_adopt_page(hp, pg);
 		if (pg->used == 0)
 			empty[nempty++] = pg;
+		else if (pg->bin == bin && (pg->free || pg->capacity < pg->reserved))
+			right = true;
 	}
 	for (size_t k = 0; k < nempty; k++)
 		shd_page_free_empty(hp, empty[k]);
+	return right;
+}
+
+/* Counts abandoned segment @p s, which shd_check_free() found empty and
+ * released (only its address is left), as reclaimed. */
+static void shd_reclaimed_empty(shd_heap_t *hp, const shd_segment_t *s)
+{
+	hp->c.reclaimed++;
+	HL_EV(hp->st->h, HL_EV_COLLECT, "abandoned segment reclaimed: found empty, released", -1, SHD_SEGMENT_SIZE, s);
+}
+
+/* What a slow path does first with an abandoned segment @p s it holds
+ * (mimalloc's mi_segment_check_free): collects every page's remote frees
+ * and gives the pages found empty back to the segment, without adopting
+ * any.  False when that released the segment (its last page was empty);
+ * else *room tells whether it now has a run of @p slices free slices or a
+ * page of bin @p bin with a block to give. */
+static bool shd_check_free(shd_heap_t *hp, shd_segment_t *s, size_t slices, unsigned bin, bool *room)
+{
+	*room = false;
+	for (size_t i = shd_next_used(s, SHD_INFO_SLICES); i < SHD_SLICES;) {
+		shd_page_t *pg = &s->pages[i];
+		size_t next = shd_next_page(s, i);
+		shd_page_collect(pg);
+		if (pg->used == 0) {
+			bool last = s->used == 1;
+			shd_segment_page_free(hp, pg);
+			if (last)
+				return false;
+		} else if (pg->bin == bin && (pg->free || pg->capacity < pg->reserved)) {
+			*room = true;
+		}
+		i = next;
+	}
+	*room = *room || shd_segment_has_run(s, slices);
+	return true;
+}
+
+/* mimalloc's mi_segment_try_reclaim, when heap @p hp's own segments have
+ * no run of @p slices free slices: looks at up to SHD_RECLAIM_TRIES
+ * abandoned segments.  One left empty by remote frees is released; the
+ * first with room for the request is reclaimed whole; one looked at for
+ * the fourth time is reclaimed anyway; the others are set aside on the
+ * visited list.  *right tells that a reclaimed page of bin @p bin has a
+ * free block (it is in hp's queue now).
+ * @return the segment with room, or NULL when none had any. */
+static shd_segment_t *shd_try_reclaim(shd_heap_t *hp, size_t slices, unsigned bin, bool *right)
+{
+	*right = false;
+	for (int tries = 0; tries < SHD_RECLAIM_TRIES && atomic_load(&hp->st->nabandoned); tries++) {
+		shd_segment_t *s = shd_segment_reclaim(hp, true);
+		if (!s)
+			break;
+		bool room;
+		if (!shd_check_free(hp, s, slices, bin, &room)) {
+			shd_reclaimed_empty(hp, s); /* which may let a later one be reclaimed */
+			continue;
+		}
+		if (room || ++s->visits > 3) {
+			*right = shd_adopt_segment(hp, s, bin) || *right;
+			if (room)
+				return s;
+		} else {
+			shd_segment_set_aside(hp, s, true);
+		}
+	}
+	return NULL;
+}
+
+/* A new page of @p kind for blocks of @p bsize (bin @p bin): from the
+ * heap's own free slices, else from a reclaimed abandoned segment, else
+ * from a new segment (mimalloc's mi_segments_page_alloc and
+ * mi_segment_reclaim_or_alloc).  NULL with *right set when a reclaimed
+ * segment brought a page of the bin with a free block instead. */
+static shd_page_t *shd_new_page(shd_heap_t *hp, size_t bsize, unsigned kind, unsigned bin, bool *right)
+{
+	*right = false;
+	shd_page_t *pg = shd_segment_page_alloc(hp, bsize, kind);
+	if (pg || kind == SHD_PAGE_HUGE)
+		return pg;
+	if (shd_try_reclaim(hp, shd_page_slices(hp->st, bsize, kind), bin, right))
+		pg = shd_segment_page_alloc(hp, bsize, kind);
+	else if (*right)
+		return NULL;
+	return pg ? pg : shd_segment_page_new(hp, bsize, kind);
+}
+
+/* When heap @p hp's thread ends, after its own segments went onto the
+ * abandoned list: every abandoned segment gets its remote frees collected
+ * and its empty pages freed; the segments left empty are released, the
+ * others set aside (mimalloc's _mi_abandoned_collect, not forced). */
+static void shd_abandoned_collect(shd_heap_t *hp)
+{
+	shd_segment_t *s;
+	for (int tries = 0; tries < SHD_COLLECT_TRIES && (s = shd_segment_reclaim(hp, false)) != NULL; tries++) {
+		bool room;
+		if (shd_check_free(hp, s, SHD_SLICES, 0, &room))
+			shd_segment_set_aside(hp, s, false);
+		else
+			shd_reclaimed_empty(hp, s);
+	}
+}
+
+/* Takes one abandoned segment whole into heap @p hp (trim).  False when
+ * none was waiting. */
+static bool shd_reclaim_one(shd_heap_t *hp)
+{
+	shd_segment_t *s = shd_segment_reclaim(hp, true);
+	if (!s)
+		return false;
+	shd_adopt_segment(hp, s, 0);
 	return true;
 }
 
@@ -359,11 +473,11 @@ static void shd_heap_extend(shd_heap_t *hp, shd_page_t *pg)
 	hp->c.extends++;
 }
 
-static shd_page_t *shd_fresh_page(shd_heap_t *hp, shd_queue_t *q)
+static shd_page_t *shd_fresh_page(shd_heap_t *hp, shd_queue_t *q, bool *right)
 {
 	size_t bsize = q->block_size;
 	unsigned kind = bsize <= SHD_SMALL_OBJ_MAX ? SHD_PAGE_SMALL : SHD_PAGE_MEDIUM;
-	shd_page_t *pg = shd_segment_page_alloc(hp, bsize, kind);
+	shd_page_t *pg = shd_new_page(hp, bsize, kind, (unsigned)(q - hp->queues), right);
 	if (!pg)
 		return NULL;
 	shd_queue_push(hp, q, pg, false);
@@ -399,10 +513,10 @@ shd_page_t *shd_find_page(shd_heap_t *hp, size_t n)
 {
 	shd_queue_t *q = &hp->queues[shd_bin_of(n)];
 	shd_page_t *pg = shd_queue_find(hp, q);
-	for (int tries = 0; !pg && tries < 8 && atomic_load(&hp->st->nabandoned); tries++)
-		if (shd_reclaim_one(hp))
-			pg = shd_queue_find(hp, q);
-	return pg ? pg : shd_fresh_page(hp, q);
+	bool right;
+	if (!pg && !(pg = shd_fresh_page(hp, q, &right)) && right)
+		pg = shd_queue_find(hp, q);
+	return pg;
 }
 
 /* The block size mimalloc 2.0.9 gives a request above the medium sizes
@@ -431,7 +545,8 @@ void *shd_heap_alloc_large(shd_heap_t *hp, size_t n)
 {
 	size_t bsize = shd_large_block_size(n);
 	unsigned kind = bsize <= SHD_LARGE_OBJ_MAX ? SHD_PAGE_LARGE : SHD_PAGE_HUGE;
-	shd_page_t *pg = shd_segment_page_alloc(hp, bsize, kind);
+	bool right;
+	shd_page_t *pg = shd_new_page(hp, bsize, kind, SHD_BIN_HUGE, &right);
 	if (!pg)
 		return NULL;
 	HL_EV(hp->st->h, HL_EV_MAP, kind == SHD_PAGE_LARGE ? "large page: one block, full from the start" : "huge segment: one block", -1, bsize, pg->start);

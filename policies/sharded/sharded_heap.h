@@ -21,7 +21,9 @@
 shd_heap_t *shd_heap_new(shd_state_t *st, hl_thread_t *t);
 /** Heap @p hp's thread has ended: its pages stop taking delayed frees, the
  *  delayed list is drained, empty pages are freed, its remaining segments
- *  are abandoned, its counters fold into st->gone and the record goes. */
+ *  are abandoned; then every abandoned segment has its remote frees
+ *  collected and its empty pages freed, and those left empty are
+ *  released; its counters fold into st->gone and the record goes. */
 void shd_heap_delete(shd_heap_t *hp);
 /** In a fork child, where only the forking thread lives on: every heap
  *  of another thread moves from st->heaps to st->orphans, flagged, its
@@ -47,7 +49,10 @@ void shd_queue_push(shd_heap_t *hp, shd_queue_t *q, shd_page_t *pg, bool at_end)
 /* ---- malloc's slow path ------------------------------------------------- */
 /** A page of heap @p hp with a free block for a request of @p n bytes:
  *  from the bin's queue (moving exhausted pages to full on the way), else
- *  from up to 8 reclaimed abandoned segments, else a fresh page.
+ *  a fresh page from hp's own free slices; only when those have no room
+ *  does it look at up to SHD_RECLAIM_TRIES abandoned segments (reclaiming
+ *  the first with room, or with a page of the bin that has a free block),
+ *  and only then make a new segment.
  *  @return the page, or NULL when no memory is left. */
 shd_page_t *shd_find_page(shd_heap_t *hp, size_t n);
 /** One block of @p n bytes (above SHD_MEDIUM_OBJ_MAX) on a large page or a

@@ -190,29 +190,46 @@ static shd_page_t *shd_page_init(shd_heap_t *hp, shd_segment_t *s, size_t i, siz
 	return pg;
 }
 
-/* A page for blocks of @p bsize: slices from a segment the heap owns
- * (first fit), else a new segment; huge blocks get their own. */
+size_t shd_page_slices(const shd_state_t *st, size_t bsize, unsigned kind)
+{
+	if (kind == SHD_PAGE_SMALL)
+		return 1;
+	if (kind == SHD_PAGE_MEDIUM)
+		return SHD_MEDIUM_SLICES;
+	return hl_align_up(bsize + (st->secure ? st->ospage : 0), SHD_SLICE_SIZE) / SHD_SLICE_SIZE;
+}
+
+bool shd_segment_has_run(const shd_segment_t *s, size_t n)
+{
+	return !s->huge && shd_slices_find(s, n) != 0;
+}
+
+/* A page for blocks of @p bsize: the first run of free slices in a segment
+ * the heap owns (first fit); huge blocks get a segment of their own. */
 shd_page_t *shd_segment_page_alloc(shd_heap_t *hp, size_t bsize, unsigned kind)
 {
-	size_t ospage = hp->st->ospage;
 	if (hp->purge_next && shd_now_ms() >= hp->purge_next)
 		shd_segment_purge_due(hp, false);
 	if (kind == SHD_PAGE_HUGE) {
-		size_t size = hl_align_up(SHD_INFO_SLICES * SHD_SLICE_SIZE + bsize + (hp->st->secure ? ospage : 0),
+		size_t size = hl_align_up(SHD_INFO_SLICES * SHD_SLICE_SIZE + bsize + (hp->st->secure ? hp->st->ospage : 0),
 					  SHD_SLICE_SIZE);
 		shd_segment_t *s = shd_segment_new(hp, size, true);
 		return s ? shd_page_init(hp, s, SHD_INFO_SLICES, size / SHD_SLICE_SIZE - SHD_INFO_SLICES, bsize, kind)
 			 : NULL;
 	}
-	size_t n = kind == SHD_PAGE_SMALL ? 1 : kind == SHD_PAGE_MEDIUM ? SHD_MEDIUM_SLICES
-		: hl_align_up(bsize + (hp->st->secure ? ospage : 0), SHD_SLICE_SIZE) / SHD_SLICE_SIZE;
+	size_t n = shd_page_slices(hp->st, bsize, kind);
 	for (shd_segment_t *s = hp->segs; s; s = s->hnext) {
 		size_t i = s->huge ? 0 : shd_slices_find(s, n);
 		if (i)
 			return shd_page_init(hp, s, i, n, bsize, kind);
 	}
+	return NULL;
+}
+
+shd_page_t *shd_segment_page_new(shd_heap_t *hp, size_t bsize, unsigned kind)
+{
 	shd_segment_t *s = shd_segment_new(hp, SHD_SEGMENT_SIZE, false);
-	return s ? shd_page_init(hp, s, SHD_INFO_SLICES, n, bsize, kind) : NULL;
+	return s ? shd_page_init(hp, s, SHD_INFO_SLICES, shd_page_slices(hp->st, bsize, kind), bsize, kind) : NULL;
 }
 
 /* Purges slices [i, i+n) (MADV_DONTNEED). */
@@ -312,22 +329,32 @@ void shd_segment_purge_due(shd_heap_t *hp, bool force)
 
 /* ---- abandoning and reclaiming whole segments --------------------------- */
 
+/* Pushes ownerless @p s on list @p list (st->lock held). */
+static void shd_list_push(shd_state_t *st, shd_segment_t **list, shd_segment_t *s)
+{
+	atomic_store_explicit(&s->owner, NULL, memory_order_release);
+	s->hprev = NULL;
+	s->hnext = *list;
+	if (*list)
+		(*list)->hprev = s;
+	*list = s;
+	atomic_fetch_add(&st->nabandoned, 1);
+}
+
 void shd_segments_abandon(shd_heap_t *hp)
 {
 	shd_state_t *st = hp->st;
 	shd_segment_t *s;
 	while ((s = hp->segs) != NULL) {
+		if (s->purge_expire && shd_now_ms() >= s->purge_expire)
+			shd_segment_purge(hp, s);
 		shd_unlink_heap(hp, s);
+		s->visits = 0;
 		/* ownerless and on the abandoned list in one step under the lock,
 		 * so a checker never sees one without the other */
 		pthread_mutex_lock(&st->lock);
-		atomic_store_explicit(&s->owner, NULL, memory_order_release);
-		s->hnext = st->abandoned;
-		if (st->abandoned)
-			st->abandoned->hprev = s;
-		st->abandoned = s;
+		shd_list_push(st, &st->abandoned, s);
 		st->segments_abandoned++;
-		atomic_fetch_add(&st->nabandoned, 1);
 		pthread_mutex_unlock(&st->lock);
 	}
 }
@@ -335,10 +362,14 @@ void shd_segments_abandon(shd_heap_t *hp)
 /* Takes an abandoned segment for heap @p hp; it names its new owner while
  * the list is locked, so a checker never sees it owned by nobody and on
  * no list. */
-shd_segment_t *shd_segment_reclaim(shd_heap_t *hp)
+shd_segment_t *shd_segment_reclaim(shd_heap_t *hp, bool revisit)
 {
 	shd_state_t *st = hp->st;
 	pthread_mutex_lock(&st->lock);
+	if (!st->abandoned && revisit) { /* the set-aside ones get their turn */
+		st->abandoned = st->visited;
+		st->visited = NULL;
+	}
 	shd_segment_t *s = st->abandoned;
 	if (s) {
 		atomic_store_explicit(&s->owner, hp, memory_order_release);
@@ -352,4 +383,15 @@ shd_segment_t *shd_segment_reclaim(shd_heap_t *hp)
 	if (s)
 		shd_link_heap(hp, s);
 	return s;
+}
+
+void shd_segment_set_aside(shd_heap_t *hp, shd_segment_t *s, bool force_purge)
+{
+	shd_state_t *st = hp->st;
+	if (s->purge_expire && (force_purge || shd_now_ms() >= s->purge_expire))
+		shd_segment_purge(hp, s);
+	shd_unlink_heap(hp, s);
+	pthread_mutex_lock(&st->lock);
+	shd_list_push(st, &st->visited, s);
+	pthread_mutex_unlock(&st->lock);
 }

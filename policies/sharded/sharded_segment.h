@@ -17,11 +17,20 @@
 /* ---- sharded_segment.c ----------------------------------------------- */
 /** A new page of @p kind (enum shd_page_kind) for blocks of @p block_size
  *  bytes, owned by heap @p hp: a huge page gets a segment of its own, other
- *  kinds take the first run of free slices in one of hp's segments, else a
- *  new segment.  Runs the purges that are due first.  The page's lists are
- *  empty (no block carved yet).
- *  @return the page descriptor, or NULL when the page source is exhausted. */
+ *  kinds take the first run of free slices in one of hp's segments.  Runs
+ *  the purges that are due first.  The page's lists are empty (no block
+ *  carved yet).
+ *  @return the page descriptor, or NULL when none of hp's segments has a
+ *  run that long (or, for a huge page, the page source is exhausted). */
 shd_page_t *shd_segment_page_alloc(shd_heap_t *hp, size_t block_size, unsigned kind);
+/** As shd_segment_page_alloc(), for a kind other than huge, in a new
+ *  segment (a parked one, or reserved).  NULL when memory ran out. */
+shd_page_t *shd_segment_page_new(shd_heap_t *hp, size_t block_size, unsigned kind);
+/** Slices a page of @p kind for blocks of @p block_size spans (huge
+ *  aside). */
+size_t shd_page_slices(const shd_state_t *st, size_t block_size, unsigned kind);
+/** True when segment @p s (not huge) has a run of @p n free slices. */
+bool shd_segment_has_run(const shd_segment_t *s, size_t n);
 /** Gives the slices of empty page @p pg back to its segment (owned by heap
  *  @p hp) and schedules their purge; the segment is released when it was
  *  huge or this was its last page.  Secure mode renews the guard page. */
@@ -30,13 +39,20 @@ void shd_segment_page_free(shd_heap_t *hp, shd_page_t *pg);
  *  (every pending one when @p force) and recomputes hp->purge_next. */
 void shd_segment_purge_due(shd_heap_t *hp, bool force);
 /** Every segment heap @p hp still owns goes on st->abandoned without an
- *  owner (the heap layer has already taken their pages off its queues). */
+ *  owner (the heap layer has already taken their pages off its queues);
+ *  its due purges run first. */
 void shd_segments_abandon(shd_heap_t *hp);
 /** Takes one segment off the abandoned list for heap @p hp: named hp's
- *  while the list is locked, then linked into hp's segments.  Its pages
- *  still name no heap: the caller adopts them.
+ *  while the list is locked, then linked into hp's segments.  When the
+ *  list is empty and @p revisit, the visited list becomes the abandoned
+ *  one first.  Its pages still name no heap: the caller adopts them, or
+ *  sets the segment aside again.
  *  @return the segment, or NULL when none was waiting. */
-shd_segment_t *shd_segment_reclaim(shd_heap_t *hp);
+shd_segment_t *shd_segment_reclaim(shd_heap_t *hp, bool revisit);
+/** Gives segment @p s, taken by shd_segment_reclaim() and none of its pages
+ *  adopted, back without an owner, on the visited list; its pending purges
+ *  run first when due, or all of them when @p force_purge. */
+void shd_segment_set_aside(shd_heap_t *hp, shd_segment_t *s, bool force_purge);
 
 /* ---- sharded_cache.c: the segment cache ---------------------------------- */
 /** Parks segment @p s, whose last page was freed and which has left every
