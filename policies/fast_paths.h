@@ -41,9 +41,12 @@
 #ifdef HL_HAVE_POLICY_SHARDED
 #include "sharded/sharded_fast.h"
 #endif
+#ifdef HL_HAVE_POLICY_PERCPU
+#include "percpu/percpu_fast.h"
+#endif
 
 /** The inline fast paths the shim knows; 0 is "call through the table". */
-enum hl_fast_path { HL_FAST_NONE, HL_FAST_SHARDED };
+enum hl_fast_path { HL_FAST_NONE, HL_FAST_SHARDED, HL_FAST_PERCPU };
 
 /** Which inline fast path policy @p pol has (HL_FAST_NONE for none). */
 static inline int hl_fast_path_of(const hl_policy_t *pol)
@@ -52,6 +55,11 @@ static inline int hl_fast_path_of(const hl_policy_t *pol)
 	extern const hl_policy_t hl_policy_sharded;
 	if (pol == &hl_policy_sharded)
 		return HL_FAST_SHARDED;
+#endif
+#ifdef HL_HAVE_POLICY_PERCPU
+	extern const hl_policy_t hl_policy_percpu;
+	if (pol == &hl_policy_percpu)
+		return HL_FAST_PERCPU;
 #endif
 	(void)pol;
 	return HL_FAST_NONE;
@@ -66,6 +74,10 @@ static inline __attribute__((always_inline)) void *hl_fast_malloc_hit(int path, 
 	case HL_FAST_SHARDED:
 		return shd_malloc_hit(st, t, n);
 #endif
+#ifdef HL_HAVE_POLICY_PERCPU
+	case HL_FAST_PERCPU:
+		return pc_malloc_hit(st, t, n);
+#endif
 	default:
 		(void)st, (void)t, (void)n;
 		return NULL;
@@ -79,6 +91,10 @@ static inline __attribute__((always_inline)) bool hl_fast_free_hit(int path, voi
 #ifdef HL_HAVE_POLICY_SHARDED
 	case HL_FAST_SHARDED:
 		return shd_free_hit(st, t, p);
+#endif
+#ifdef HL_HAVE_POLICY_PERCPU
+	case HL_FAST_PERCPU:
+		return pc_free_hit(st, t, p);
 #endif
 	default:
 		(void)st, (void)t, (void)p;
