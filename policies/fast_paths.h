@@ -57,9 +57,12 @@
 #ifdef HL_HAVE_POLICY_SLAB
 #include "slab/slab_fast.h"
 #endif
+#ifdef HL_HAVE_POLICY_PERCPU
+#include "percpu/percpu_fast.h"
+#endif
 
 /** The inline fast paths the shim knows; 0 is "call through the table". */
-enum hl_fast_path { HL_FAST_NONE, HL_FAST_SHARDED, HL_FAST_BINS, HL_FAST_POOLS, HL_FAST_SLAB };
+enum hl_fast_path { HL_FAST_NONE, HL_FAST_SHARDED, HL_FAST_BINS, HL_FAST_POOLS, HL_FAST_SLAB, HL_FAST_PERCPU };
 
 /** Which inline fast path policy @p pol, with state @p st, may take
  *  (HL_FAST_NONE for none: a policy may leave it to the table in some
@@ -86,6 +89,11 @@ static inline int hl_fast_path_of(const hl_policy_t *pol, const void *st)
 	if (pol == &hl_policy_slab)
 		return HL_FAST_SLAB;
 #endif
+#ifdef HL_HAVE_POLICY_PERCPU
+	extern const hl_policy_t hl_policy_percpu;
+	if (pol == &hl_policy_percpu)
+		return HL_FAST_PERCPU;
+#endif
 	(void)pol, (void)st;
 	return HL_FAST_NONE;
 }
@@ -110,6 +118,10 @@ static inline __attribute__((always_inline)) void *hl_fast_malloc_hit(int path, 
 #ifdef HL_HAVE_POLICY_SLAB
 	case HL_FAST_SLAB:
 		return sl_malloc_hit(st, t, n);
+#endif
+#ifdef HL_HAVE_POLICY_PERCPU
+	case HL_FAST_PERCPU:
+		return pc_malloc_hit(st, t, n);
 #endif
 	default:
 		(void)st, (void)t, (void)n;
@@ -136,6 +148,10 @@ static inline __attribute__((always_inline)) bool hl_fast_free_hit(int path, voi
 #ifdef HL_HAVE_POLICY_SLAB
 	case HL_FAST_SLAB:
 		return sl_free_hit(st, t, p);
+#endif
+#ifdef HL_HAVE_POLICY_PERCPU
+	case HL_FAST_PERCPU:
+		return pc_free_hit(st, t, p);
 #endif
 	default:
 		(void)st, (void)t, (void)p;

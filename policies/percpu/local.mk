@@ -5,6 +5,7 @@ libhlcore_la_SOURCES += policies/percpu/percpu.h policies/percpu/percpu.c \
 	policies/percpu/percpu_pageheap.c policies/percpu/percpu_hugepage.c \
 	policies/percpu/percpu_central.c \
 	policies/percpu/percpu_transfer.c policies/percpu/percpu_rseq.h \
+	policies/percpu/percpu_fast.h \
 	policies/percpu/percpu_rseq.c policies/percpu/percpu_cpu.c \
 	policies/percpu/percpu_thread.c policies/percpu/percpu_check.c \
 	policies/percpu/percpu_stats.c policies/percpu/percpu_dot.c

@@ -58,7 +58,7 @@
 #include "config.h"
 #include <string.h>
 #include <unistd.h>
-#include "percpu_rseq.h"
+#include "percpu_fast.h"
 
 static const hl_option_t pc_options[] = {
 	{ "front", HL_OPT_ENUM, "percpu", 0, 0, "percpu|thread",
@@ -132,35 +132,22 @@ static pc_span_t *pc_span_holding(pc_state_t *s, const void *p)
 	return sp;
 }
 
-/* Built twice, as pc_malloc: pc_free and pc_free_quiet. */
-HL_EV_BODY void pc_free_body(void *st, hl_thread_t *t, void *p, bool listening)
+/* A pointer free's hit refused (pc_free_check): a large block, which goes
+ * back to the page heap (0), or misuse, which aborts.  Returns the class
+ * of a small object that passes the checks (not reached in practice:
+ * pc_free_check takes every such object). */
+static __attribute__((noinline)) unsigned pc_free_checked(pc_state_t *s, void *p)
 {
-	pc_state_t *s = st;
 	pc_span_t *sp = pc_span_holding(s, p);
 	if (HL_UNLIKELY(!sp))
 		pc_fatal("free of a pointer this heap does not own", p);
-	if (HL_LIKELY(sp->state == PC_SPAN_SMALL)) {
+	if (sp->state == PC_SPAN_SMALL) {
 		long i = pc_obj_index(s, sp, p);
 		if (HL_UNLIKELY(i < 0))
 			pc_fatal("free of a pointer that is not the start of an object", p);
 		if (HL_UNLIKELY(hl_bit_get(sp->free_bits, (size_t)i)))
 			pc_fatal("double free (object is already free in its span)", p);
-		unsigned cls = sp->cls;
-		if (s->mode != PC_MODE_THREAD) {
-			if (listening)
-				pc_cpu_free(s, cls, p);
-			else
-				pc_cpu_free_quiet(s, cls, p);
-			return;
-		}
-		pc_tcache_t *tc = pc_thread_cache(s, t);
-		if (tc) {
-			pc_thread_free(s, tc, cls, p);
-		} else {
-			HL_EV(s->heap, HL_EV_LIST_PUSH, "transfer cache (no thread cache), class", cls, s->cl.size[cls], p);
-			pc_transfer_insert(s, cls, &p, 1);
-		}
-		return;
+		return sp->cls;
 	}
 	if (sp->state != PC_SPAN_LARGE)
 		pc_fatal("free of a pointer that is not allocated", p);
@@ -168,6 +155,32 @@ HL_EV_BODY void pc_free_body(void *st, hl_thread_t *t, void *p, bool listening)
 		pc_fatal("free of a pointer inside a large block", p);
 	HL_EV(s->heap, HL_EV_RETIRE, "large span back to the page heap", -1, sp->npages * PC_PAGE, p);
 	pc_ph_free(&s->ph, sp);
+	return 0;
+}
+
+/* Built twice, as pc_malloc: pc_free and pc_free_quiet.  A small object
+ * is found by the hit's checks (percpu_fast.h), everything else by
+ * pc_free_checked. */
+HL_EV_BODY void pc_free_body(void *st, hl_thread_t *t, void *p, bool listening)
+{
+	pc_state_t *s = st;
+	unsigned cls;
+	if (HL_UNLIKELY(!pc_free_check(s, p, &cls)) && !(cls = pc_free_checked(s, p)))
+		return;
+	if (s->mode != PC_MODE_THREAD) {
+		if (listening)
+			pc_cpu_free(s, cls, p);
+		else
+			pc_cpu_free_quiet(s, cls, p);
+		return;
+	}
+	pc_tcache_t *tc = pc_thread_cache(s, t);
+	if (tc) {
+		pc_thread_free(s, tc, cls, p);
+	} else {
+		HL_EV(s->heap, HL_EV_LIST_PUSH, "transfer cache (no thread cache), class", cls, s->cl.size[cls], p);
+		pc_transfer_insert(s, cls, &p, 1);
+	}
 }
 HL_EV_FREE_TWICE(pc_free)
 

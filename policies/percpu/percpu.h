@@ -129,6 +129,8 @@
  *   percpu_check.c                    checker, walker, object marks
  *   percpu_cpu.c percpu_thread.c      the fronts: per-CPU slabs, per-thread
  *                                     lists (gperftools)
+ *   percpu_fast.h                     the fronts' hits (pop, push, free's
+ *                                     checks), which the shim inlines
  *   percpu_rseq.c percpu_rseq.h       rseq push/pop, CPU number, fence,
  *                                     the mode chosen at start-up
  *   percpu_transfer.c                 the transfer cache
@@ -204,8 +206,14 @@ typedef struct pc_classes {
 	uint16_t pages[PC_MAX_CLASSES];     /**< pages per span */
 	uint16_t batch[PC_MAX_CLASSES];     /**< objects moved at once */
 	uint16_t nobjs[PC_MAX_CLASSES];     /**< objects per span */
+	uint64_t recip[PC_MAX_CLASSES];     /**< 2^PC_RECIP_SHIFT / stride + 1:
+						 free's hit divides by a multiply */
 	uint8_t lookup[(PC_MAX_SMALL >> 7) + (1024 >> 3) + 1]; /**< see pc_class_of */
 } pc_classes_t;
+
+/** The shift of pc_classes_t.recip: (off * recip) >> PC_RECIP_SHIFT is
+ *  off / stride for every offset inside a span (off < 2^26 suffices). */
+enum { PC_RECIP_SHIFT = 44 };
 
 /** Fills @p c with TCMalloc's table (8 KiB pages, 16-byte alignment). */
 void pc_classes_tcmalloc(pc_classes_t *c);
@@ -275,6 +283,16 @@ static inline pc_span_t *pc_pagemap_get(const pc_pagemap_t *m, uintptr_t addr)
 	uintptr_t hi = page >> PC_LEAF_BITS;
 	if (hi >> PC_ROOT_BITS)
 		return NULL;
+	pc_span_t **leaf = atomic_load_explicit(&m->root[hi], memory_order_acquire);
+	return leaf ? leaf[page & (((uintptr_t)1 << PC_LEAF_BITS) - 1)] : NULL;
+}
+/** pc_pagemap_get for free's hit: the root index is masked, not tested,
+ *  so an address beyond 47 bits gives some span (or NULL) that its caller
+ *  must find does not hold it. */
+static inline pc_span_t *pc_pagemap_get_masked(const pc_pagemap_t *m, uintptr_t addr)
+{
+	uintptr_t page = addr >> PC_PAGE_SHIFT;
+	uintptr_t hi = (page >> PC_LEAF_BITS) & (((uintptr_t)1 << PC_ROOT_BITS) - 1);
 	pc_span_t **leaf = atomic_load_explicit(&m->root[hi], memory_order_acquire);
 	return leaf ? leaf[page & (((uintptr_t)1 << PC_LEAF_BITS) - 1)] : NULL;
 }

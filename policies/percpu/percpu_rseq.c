@@ -1,9 +1,11 @@
 /*
- * percpu_rseq.c — push and pop on a per-CPU stack inside a Linux
+ * percpu_rseq.c — the CPU number, the fence and the start-up test of the
+ * rseq layer.  The push and the pop on a per-CPU stack inside a Linux
  * restartable sequence, as TCMalloc's percpu_rseq_x86_64 does (this is
- * heaplab's own, smaller assembly).
+ * heaplab's own, smaller assembly), are inline in percpu_rseq.h, so that
+ * the shim's malloc and free run them without a call (percpu_fast.h).
  *
- * A critical section here is:
+ * A critical section there is:
  *
  *      rs->rseq_cs = &descriptor          (start, post-commit, abort)
  *   1: cpu   = rs->cpu_id                 ─┐ if the kernel preempts,
@@ -15,6 +17,7 @@
  *      pop:  empty check, out = slots[cur-1]│
  *      slab->stacks[cls].current = cur ± 1 ─┘ the commit: one store
  *   2: done
+ *   elsewhere (.text.unlikely):
  *   sig: the 4 bytes 0x53053053 glibc registered (RSEQ_SIG)
  *   4: abort handler: count the restart, try again
  *
@@ -30,125 +33,12 @@
 #include <sched.h>
 #include <unistd.h>
 #include <sys/syscall.h>
-#if defined(__x86_64__) && defined(__linux__)
-#include <sys/rseq.h>
-#include <linux/membarrier.h>
-#define PC_HAVE_RSEQ 1
-#else
-#define PC_HAVE_RSEQ 0
-#endif
 #include "percpu_rseq.h"
+#if PC_HAVE_RSEQ
+#include <linux/membarrier.h>
+#endif
 
 #if PC_HAVE_RSEQ
-
-static inline struct rseq *pc_rseq_area(void)
-{
-	return (struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
-}
-
-/* Offset of class @cls's stack header in a slab. */
-static inline size_t pc_hoff(unsigned cls)
-{
-	return offsetof(pc_slab_t, stacks) + (size_t)cls * sizeof(pc_stack_t);
-}
-
-/* The descriptor, the signature and the result codes shared by both
- * sections: 0 committed, 1 slow, 2 aborted. */
-#define PC_RSEQ_DESCRIPTOR                                                     \
-	".pushsection __rseq_cs, \"aw\"\n\t"                                   \
-	".balign 32\n\t"                                                       \
-	"3:\n\t"                                                               \
-	".long 0, 0\n\t"                                                       \
-	".quad 1f, 2f - 1f, 4f\n\t"                                            \
-	".popsection\n\t"                                                      \
-	"leaq 3b(%%rip), %[tmp]\n\t"                                           \
-	"movq %[tmp], 8(%[rs])\n\t"
-#define PC_RSEQ_SLAB                                                           \
-	"1:\n\t"                                                               \
-	"movl 4(%[rs]), %k[slab]\n\t"                                          \
-	"cmpq %[ncpus], %[slab]\n\t"                                           \
-	"jae 5f\n\t"                                                           \
-	"imulq %[stride], %[slab]\n\t"                                         \
-	"addq %[base], %[slab]\n\t"                                            \
-	"cmpl $0, (%[slab])\n\t"                                               \
-	"jne 5f\n\t"
-#define PC_RSEQ_TAIL                                                           \
-	"2:\n\t"                                                               \
-	"xorl %k[ret], %k[ret]\n\t"                                            \
-	"jmp 6f\n\t"                                                           \
-	".byte 0x0f, 0xb9, 0x3d\n\t"                                           \
-	".long 0x53053053\n\t"                                                 \
-	"4:\n\t"                                                               \
-	"movl $2, %k[ret]\n\t"                                                 \
-	"jmp 6f\n\t"                                                           \
-	"5:\n\t"                                                               \
-	"movl $1, %k[ret]\n\t"                                                 \
-	"6:\n\t"
-
-static inline int pc_rseq_push_once(struct rseq *rs, pc_state_t *s, unsigned cls, void *p)
-{
-	unsigned long ret, slab, cur, tmp;
-	__asm__ __volatile__(PC_RSEQ_DESCRIPTOR PC_RSEQ_SLAB
-			     "movl (%[slab],%[hoff]), %k[cur]\n\t"
-			     "cmpl 4(%[slab],%[hoff]), %k[cur]\n\t"
-			     "jae 5f\n\t"
-			     "leaq (%[slab],%[soff]), %[tmp]\n\t"
-			     "movq %[p], (%[tmp],%[cur],8)\n\t"
-			     "incl %k[cur]\n\t"
-			     "movl %k[cur], (%[slab],%[hoff])\n\t"
-			     PC_RSEQ_TAIL
-			     : [ret] "=&r"(ret), [slab] "=&r"(slab), [cur] "=&r"(cur), [tmp] "=&r"(tmp)
-			     : [rs] "r"(rs), [base] "r"(s->slabs), [stride] "r"(s->slab_stride),
-			       [ncpus] "r"((unsigned long)s->ncpus), [hoff] "r"(pc_hoff(cls)),
-			       [soff] "r"((size_t)s->slot_off[cls]), [p] "r"(p)
-			     : "memory", "cc");
-	return (int)ret;
-}
-
-static inline int pc_rseq_pop_once(struct rseq *rs, pc_state_t *s, unsigned cls, void **out)
-{
-	unsigned long ret, slab, cur, tmp;
-	void *obj;
-	__asm__ __volatile__(PC_RSEQ_DESCRIPTOR PC_RSEQ_SLAB
-			     "movl (%[slab],%[hoff]), %k[cur]\n\t"
-			     "testl %k[cur], %k[cur]\n\t"
-			     "jz 5f\n\t"
-			     "decl %k[cur]\n\t"
-			     "leaq (%[slab],%[soff]), %[tmp]\n\t"
-			     "movq (%[tmp],%[cur],8), %[obj]\n\t"
-			     "movl %k[cur], (%[slab],%[hoff])\n\t"
-			     PC_RSEQ_TAIL
-			     : [ret] "=&r"(ret), [slab] "=&r"(slab), [cur] "=&r"(cur), [tmp] "=&r"(tmp),
-			       [obj] "=&r"(obj)
-			     : [rs] "r"(rs), [base] "r"(s->slabs), [stride] "r"(s->slab_stride),
-			       [ncpus] "r"((unsigned long)s->ncpus), [hoff] "r"(pc_hoff(cls)),
-			       [soff] "r"((size_t)s->slot_off[cls])
-			     : "memory", "cc");
-	*out = obj;
-	return (int)ret;
-}
-
-enum pc_rseq_result pc_rseq_push(pc_state_t *s, unsigned cls, void *p)
-{
-	struct rseq *rs = pc_rseq_area();
-	int r;
-	pc_handoff_put(p);
-	while ((r = pc_rseq_push_once(rs, s, cls, p)) == 2)
-		atomic_fetch_add_explicit(&s->restarts, 1, memory_order_relaxed);
-	return r ? PC_RSEQ_SLOW : PC_RSEQ_DONE;
-}
-
-enum pc_rseq_result pc_rseq_pop(pc_state_t *s, unsigned cls, void **out)
-{
-	struct rseq *rs = pc_rseq_area();
-	int r;
-	while ((r = pc_rseq_pop_once(rs, s, cls, out)) == 2)
-		atomic_fetch_add_explicit(&s->restarts, 1, memory_order_relaxed);
-	if (r)
-		return PC_RSEQ_SLOW;
-	pc_handoff_take(*out);
-	return PC_RSEQ_DONE;
-}
 
 static long pc_membarrier(int cmd, unsigned flags, int cpu)
 {
@@ -192,16 +82,6 @@ unsigned pc_cpu_now(const pc_state_t *s)
 
 bool pc_rseq_usable(void) { return false; }
 void pc_rseq_reregister(void) {}
-enum pc_rseq_result pc_rseq_push(pc_state_t *s, unsigned cls, void *p)
-{
-	(void)s, (void)cls, (void)p;
-	return PC_RSEQ_SLOW;
-}
-enum pc_rseq_result pc_rseq_pop(pc_state_t *s, unsigned cls, void **out)
-{
-	(void)s, (void)cls, (void)out;
-	return PC_RSEQ_SLOW;
-}
 void pc_rseq_fence(unsigned cpu) { (void)cpu; }
 unsigned pc_cpu_now(const pc_state_t *s)
 {

@@ -8,13 +8,20 @@
  * thread's struct rseq; `__rseq_offset` from the thread pointer finds it,
  * `__rseq_size` is 0 when it did not, e.g. GLIBC_TUNABLES=
  * glibc.pthread.rseq=0).  The critical sections are x86-64 inline
- * assembly (percpu_rseq.c); elsewhere pc_rseq_usable() is false and the
- * policy runs in lock mode.
+ * assembly, inline here (percpu_rseq.c draws one); elsewhere
+ * pc_rseq_usable() is false and the policy runs in lock mode.
  */
 #ifndef HL_PERCPU_RSEQ_H
 #define HL_PERCPU_RSEQ_H
 
 #include "percpu.h"
+#if defined(__x86_64__) && defined(__linux__)
+#include <sys/rseq.h>
+/** 1 where the critical sections below exist (x86-64 Linux). */
+#define PC_HAVE_RSEQ 1
+#else
+#define PC_HAVE_RSEQ 0
+#endif
 
 /** Result of one critical section. */
 enum pc_rseq_result {
@@ -29,10 +36,6 @@ enum pc_rseq_result {
 bool pc_rseq_usable(void);
 /** Re-registers the process for the fence (a fork child). */
 void pc_rseq_reregister(void);
-/** Pushes @p p onto this CPU's stack of class @p cls. */
-enum pc_rseq_result pc_rseq_push(pc_state_t *s, unsigned cls, void *p);
-/** Pops this CPU's stack of class @p cls into *@p out. */
-enum pc_rseq_result pc_rseq_pop(pc_state_t *s, unsigned cls, void **out);
 /** The CPU this thread runs on now (rseq's cpu_id, or sched_getcpu() in
  *  lock mode), folded into 0 .. ncpus-1. */
 unsigned pc_cpu_now(const pc_state_t *s);
@@ -58,5 +61,143 @@ static inline void pc_handoff_take(void *p) { __tsan_acquire(p); }
 #else
 static inline void pc_handoff_put(void *p) { (void)p; }
 static inline void pc_handoff_take(void *p) { (void)p; }
+#endif
+
+/* The critical sections (x86-64 inline assembly; percpu_rseq.c's header
+ * comment draws one).  They are inline so that the shim's malloc and free
+ * run them without a call (policies/fast_paths.h). */
+#if PC_HAVE_RSEQ
+/* The calling thread's struct rseq, which glibc registered. */
+static inline struct rseq *pc_rseq_area(void)
+{
+	return (struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
+}
+
+/* The start of both sections: the descriptor (section __rseq_cs, 32-byte
+ * aligned, as the kernel wants) stored in rs->rseq_cs through scratch
+ * register @p tmp, then label 1, the section's start: the slab of the
+ * CPU in rs->cpu_id, or `slow` when the CPU has no slab or its slab is
+ * stopped.  The state's fields are read at their offsets from %[s], so
+ * that the sections need few registers: inlined into the shim's malloc
+ * and free, more would make every call save and restore some. */
+#define PC_RSEQ_START(tmp)                                                     \
+	".pushsection __rseq_cs, \"aw\"\n\t"                                   \
+	".balign 32\n\t"                                                       \
+	"3:\n\t"                                                               \
+	".long 0, 0\n\t"                                                       \
+	".quad 1f, 2f - 1f, 4f\n\t"                                            \
+	".popsection\n\t"                                                      \
+	"leaq 3b(%%rip), %[" #tmp "]\n\t"                                      \
+	"movq %[" #tmp "], 8(%[rs])\n\t"                                       \
+	"1:\n\t"                                                               \
+	"movl 4(%[rs]), %k[slab]\n\t"                                          \
+	"cmpl %c[o_ncpus](%[s]), %k[slab]\n\t"                                 \
+	"jae %l[slow]\n\t"                                                     \
+	"imulq %c[o_stride](%[s]), %[slab]\n\t"                                \
+	"addq %c[o_slabs](%[s]), %[slab]\n\t"                                  \
+	"cmpl $0, (%[slab])\n\t"                                               \
+	"jne %l[slow]\n\t"
+/* Label 2 ends the section (right after the commit store); the abort
+ * handler, label 4 behind the signature glibc registered (RSEQ_SIG),
+ * lies out of the way and jumps to `restart_count`. */
+#define PC_RSEQ_END                                                            \
+	"2:\n\t"                                                               \
+	".pushsection .text.unlikely, \"ax\"\n\t"                              \
+	".byte 0x0f, 0xb9, 0x3d\n\t"                                           \
+	".long 0x53053053\n\t"                                                 \
+	"4:\n\t"                                                               \
+	"jmp %l[restart_count]\n\t"                                            \
+	".popsection\n\t"
+/* %[rs] := the address of class %[cls]'s slots in %[slab]. */
+#define PC_RSEQ_SLOTS                                                          \
+	"movl %c[o_slots](%[s],%[cls],4), %k[rs]\n\t"                          \
+	"addq %[slab], %[rs]\n\t"
+/* The clobbers and the C labels of both sections. */
+#define PC_RSEQ_CLOBBERS : "memory", "cc" : slow, restart_count
+/* Both sections' C labels: an abort counts a restart and runs the
+ * section again; `slow` gives up. */
+#define PC_RSEQ_LABELS(s)                                                      \
+	restart_count:                                                         \
+	atomic_fetch_add_explicit(&(s)->restarts, 1, memory_order_relaxed);    \
+	goto restart;                                                          \
+	slow:                                                                  \
+	return PC_RSEQ_SLOW;
+/* The operands both sections read: the state, the class and the state's
+ * field offsets. */
+#define PC_RSEQ_INPUTS(s, cls) [s] "r"(s), [cls] "r"((unsigned long)(cls)), PC_RSEQ_OFFSETS
+#define PC_RSEQ_OFFSETS                                                        \
+	[o_ncpus] "i"(offsetof(pc_state_t, ncpus)), [o_stride] "i"(offsetof(pc_state_t, slab_stride)), \
+	[o_slabs] "i"(offsetof(pc_state_t, slabs)), [o_slots] "i"(offsetof(pc_state_t, slot_off)),   \
+	[o_stacks] "i"(offsetof(pc_slab_t, stacks))
+
+/* The sections are `asm goto` (GCC 11+: outputs on the fall-through
+ * path), so a hit needs no result code, and marked volatile although the
+ * manual says asm goto always is: GCC 12 deleted the push, whose outputs
+ * nobody reads, and every freed object was lost (tests/test_percpu's
+ * restarts_lose_and_duplicate_nothing saw it). */
+/** @cond HL_COMPILE_CHECKS */
+_Static_assert(sizeof(pc_stack_t) == 8 && offsetof(pc_stack_t, capacity) == 4, "the sections' addressing");
+_Static_assert(sizeof(((pc_state_t *)0)->ncpus) == 4 && sizeof(((pc_state_t *)0)->slot_off[0]) == 4,
+	       "the sections read 32-bit fields");
+/** @endcond */
+
+/** Pushes @p p onto this CPU's stack of class @p cls (inlined into the
+ *  shim's free through percpu_fast.h, and called by the per-CPU front). */
+static inline __attribute__((always_inline)) enum pc_rseq_result pc_rseq_push(pc_state_t *s, unsigned cls, void *p)
+{
+	pc_handoff_put(p);
+restart:;
+	struct rseq *rs = pc_rseq_area();
+	unsigned long slab, cur;
+	__asm__ __volatile__ goto(PC_RSEQ_START(cur)
+		     "movl %c[o_stacks](%[slab],%[cls],8), %k[cur]\n\t"
+		     "cmpl %c[o_stacks]+4(%[slab],%[cls],8), %k[cur]\n\t"
+		     "jae %l[slow]\n\t"
+		     PC_RSEQ_SLOTS
+		     "movq %[p], (%[rs],%[cur],8)\n\t"
+		     "incl %k[cur]\n\t"
+		     "movl %k[cur], %c[o_stacks](%[slab],%[cls],8)\n\t"
+		     PC_RSEQ_END
+		     : [slab] "=&r"(slab), [cur] "=&r"(cur), [rs] "+&r"(rs)
+		     : [p] "r"(p), PC_RSEQ_INPUTS(s, cls)
+		     PC_RSEQ_CLOBBERS);
+	return PC_RSEQ_DONE;
+	PC_RSEQ_LABELS(s)
+}
+
+/** Pops this CPU's stack of class @p cls into *@p out (inlined as the push). */
+static inline __attribute__((always_inline)) enum pc_rseq_result pc_rseq_pop(pc_state_t *s, unsigned cls, void **out)
+{
+restart:;
+	struct rseq *rs = pc_rseq_area();
+	unsigned long slab, cur;
+	void *obj;
+	__asm__ __volatile__ goto(PC_RSEQ_START(obj)
+		     "movl %c[o_stacks](%[slab],%[cls],8), %k[cur]\n\t"
+		     "subl $1, %k[cur]\n\t"
+		     "jb %l[slow]\n\t"
+		     PC_RSEQ_SLOTS
+		     "movq (%[rs],%[cur],8), %[obj]\n\t"
+		     "movl %k[cur], %c[o_stacks](%[slab],%[cls],8)\n\t"
+		     PC_RSEQ_END
+		     : [slab] "=&r"(slab), [cur] "=&r"(cur), [obj] "=&r"(obj), [rs] "+&r"(rs)
+		     : PC_RSEQ_INPUTS(s, cls)
+		     PC_RSEQ_CLOBBERS);
+	pc_handoff_take(obj);
+	*out = obj;
+	return PC_RSEQ_DONE;
+	PC_RSEQ_LABELS(s)
+}
+#else
+static inline enum pc_rseq_result pc_rseq_push(pc_state_t *s, unsigned cls, void *p)
+{
+	(void)s, (void)cls, (void)p;
+	return PC_RSEQ_SLOW;
+}
+static inline enum pc_rseq_result pc_rseq_pop(pc_state_t *s, unsigned cls, void **out)
+{
+	(void)s, (void)cls, (void)out;
+	return PC_RSEQ_SLOW;
+}
 #endif
 #endif

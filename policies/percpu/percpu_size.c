@@ -60,6 +60,7 @@ static void pc_classes_finish(pc_classes_t *c)
 {
 	for (unsigned k = 1; k < c->n; k++) {
 		c->stride[k] = c->size[k] < 16 ? 16 : c->size[k];
+		c->recip[k] = ((uint64_t)1 << PC_RECIP_SHIFT) / c->stride[k] + 1;
 		size_t objs = ((size_t)c->pages[k] << PC_PAGE_SHIFT) / c->stride[k];
 		c->nobjs[k] = (uint16_t)(objs > PC_MAX_OBJS ? PC_MAX_OBJS : objs);
 	}

@@ -14,7 +14,7 @@
  * atomic, but nothing shared between the threads on one CPU either.
  */
 #include "config.h"
-#include "percpu.h"
+#include "percpu_fast.h"
 
 pc_tcache_t *pc_thread_cache(pc_state_t *s, hl_thread_t *t)
 {
@@ -88,21 +88,15 @@ static void *pc_thread_fetch(pc_state_t *s, pc_tcache_t *tc, unsigned cls)
 
 void *pc_thread_alloc(pc_state_t *s, pc_tcache_t *tc, unsigned cls)
 {
-	pc_tlist_t *l = &tc->lists[cls];
-	pc_link_t *o = l->head;
-	if (HL_UNLIKELY(!o)) {
-		tc->misses++;
-		l->low_water = 0;
-		HL_EV(s->heap, HL_EV_CACHE_MISS, "thread cache, class", cls, s->cl.size[cls], NULL);
-		return pc_thread_fetch(s, tc, cls);
+	void *o = pc_thread_pop(s, tc, cls);
+	if (HL_LIKELY(o != NULL)) {
+		HL_EV(s->heap, HL_EV_CACHE_HIT, "thread cache, class", cls, s->cl.size[cls], o);
+		return o;
 	}
-	tc->hits++;
-	HL_EV(s->heap, HL_EV_CACHE_HIT, "thread cache, class", cls, s->cl.size[cls], o);
-	l->head = o->next;
-	if (--l->length < l->low_water)
-		l->low_water = l->length;
-	tc->size -= s->cl.size[cls];
-	return o;
+	tc->misses++;
+	tc->lists[cls].low_water = 0;
+	HL_EV(s->heap, HL_EV_CACHE_MISS, "thread cache, class", cls, s->cl.size[cls], NULL);
+	return pc_thread_fetch(s, tc, cls);
 }
 
 /* Gives back half of each list's low-water mark (gperftools' Scavenge). */
@@ -138,14 +132,13 @@ static void pc_thread_too_long(pc_state_t *s, pc_tcache_t *tc, unsigned cls)
 void pc_thread_free(pc_state_t *s, pc_tcache_t *tc, unsigned cls, void *p)
 {
 	pc_tlist_t *l = &tc->lists[cls];
-	pc_link_t *o = p;
-	o->next = l->head;
-	l->head = o;
-	tc->size += s->cl.size[cls];
 	HL_EV_COUNT(s->heap, HL_EV_CACHE_PUT, "thread cache, class", cls, l->length, l->length + 1, p);
-	if (HL_UNLIKELY(++l->length > l->max_length))
+	if (HL_LIKELY(pc_thread_push(s, tc, cls, p)))
+		return;
+	pc_thread_link(s, tc, cls, p);
+	if (l->length > l->max_length)
 		pc_thread_too_long(s, tc, cls);
-	if (HL_UNLIKELY(tc->size > tc->max_size))
+	if (tc->size > tc->max_size)
 		pc_thread_scavenge(s, tc);
 }
 

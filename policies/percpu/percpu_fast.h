@@ -1,0 +1,122 @@
+/**
+ * @file percpu_fast.h
+ * @brief Policy `percpu`, the hits of malloc and free: a pop from and a
+ *        push onto this thread's list (front:thread) or this CPU's stack
+ *        (rseq mode).  percpu.c's quiet copies and the thread front are
+ *        built on them, and the malloc shim inlines them
+ *        (policies/fast_paths.h).  In lock mode there is no hit: the
+ *        shim calls the policy, which takes the CPU's mutex.
+ *
+ *   malloc(n)  n small ─► class ─► tc = t->policy_tls?
+ *                                   yes: pop tc's list (pc_thread_pop)
+ *                                   no, rseq mode: pop this CPU's stack
+ *   free(p)    pagemap ─► small span, p the start of an object not free
+ *              in its span (the checks free keeps) ─► class ─► push as above
+ *
+ * t->policy_tls is set in front:thread only (percpu_thread.c), so the one
+ * load tells the fronts apart (no cache and not rseq mode: lock mode, or
+ * a thread whose cache is not made yet).  Anything else — an empty list or stack, a
+ * list at its max_length, a cache at its max_size, a stopped slab, a
+ * pointer that free's checks would refuse — is no hit: nothing changed,
+ * and the policy's own malloc or free serves it (and aborts on misuse).
+ */
+#ifndef HL_PERCPU_FAST_H
+#define HL_PERCPU_FAST_H
+
+#include "percpu_rseq.h"
+
+/** The top object of @p tc's list of class @p cls, taken off, or NULL
+ *  when the list is empty (nothing changed): the hit of the thread front. */
+static inline void *pc_thread_pop(const pc_state_t *s, pc_tcache_t *tc, unsigned cls)
+{
+	pc_tlist_t *l = &tc->lists[cls];
+	pc_link_t *o = l->head;
+	if (HL_UNLIKELY(!o))
+		return NULL;
+	tc->hits++;
+	l->head = o->next;
+	if (--l->length < l->low_water)
+		l->low_water = l->length;
+	tc->size -= s->cl.size[cls];
+	return o;
+}
+
+/** Links @p p at the head of @p tc's list of class @p cls, counted. */
+static inline void pc_thread_link(const pc_state_t *s, pc_tcache_t *tc, unsigned cls, void *p)
+{
+	pc_tlist_t *l = &tc->lists[cls];
+	pc_link_t *o = p;
+	o->next = l->head;
+	l->head = o;
+	l->length++;
+	tc->size += s->cl.size[cls];
+}
+
+/** @p p onto @p tc's list of class @p cls when the list stays within its
+ *  max_length and the cache within its max_size; else false (nothing
+ *  changed: pc_thread_free gives a batch back or scavenges). */
+static inline bool pc_thread_push(const pc_state_t *s, pc_tcache_t *tc, unsigned cls, void *p)
+{
+	const pc_tlist_t *l = &tc->lists[cls];
+	if (HL_UNLIKELY(l->length >= l->max_length || tc->size + s->cl.size[cls] > tc->max_size))
+		return false;
+	pc_thread_link(s, tc, cls, p);
+	return true;
+}
+
+/** True when free may take @p p without a word: the start of an object
+ *  of a small span, not free in its span; its class in *@p cls.  False
+ *  for anything else (the policy's free then says what is wrong, or frees
+ *  a large block).  The pagemap's root index is masked rather than
+ *  tested, and the object's index is a multiply by the class's
+ *  reciprocal: a wrong span or quotient can only fail the multiply back
+ *  (i * stride == off with i < nobjs), never pass it. */
+static inline bool pc_free_check(const pc_state_t *s, const void *p, unsigned *cls)
+{
+	const pc_span_t *sp = pc_pagemap_get_masked(&s->ph.map, (uintptr_t)p);
+	if (HL_UNLIKELY(!sp || sp->state != PC_SPAN_SMALL))
+		return false;
+	unsigned c = sp->cls;
+	uintptr_t off = (uintptr_t)p - sp->start;
+	uintptr_t i = (off * s->cl.recip[c]) >> PC_RECIP_SHIFT;
+	if (HL_UNLIKELY(i * s->cl.stride[c] != off || i >= sp->nobjs || hl_bit_get(sp->free_bits, i)))
+		return false;
+	*cls = c;
+	return true;
+}
+
+/** malloc's hit: an object from this thread's list or this CPU's stack,
+ *  or NULL (nothing changed). */
+static inline void *pc_malloc_hit(void *st, hl_thread_t *t, size_t n)
+{
+	pc_state_t *s = st;
+	pc_tcache_t *tc = t->policy_tls;
+	if (HL_UNLIKELY((!tc && s->mode != PC_MODE_RSEQ) || n > PC_MAX_SMALL))
+		return NULL;
+	unsigned cls = pc_class_of(&s->cl, n);
+	if (tc)
+		return pc_thread_pop(s, tc, cls);
+	void *p;
+	if (pc_rseq_pop(s, cls, &p) != PC_RSEQ_DONE)
+		return NULL;
+	if (!p) /* never: tells the shim it need not test it */
+		__builtin_unreachable();
+	return p;
+}
+
+/** free's hit: @p p onto this thread's list or this CPU's stack, or
+ *  false (nothing changed). */
+static inline bool pc_free_hit(void *st, hl_thread_t *t, void *p)
+{
+	pc_state_t *s = st;
+	pc_tcache_t *tc = t->policy_tls;
+	if (HL_UNLIKELY(!tc && s->mode != PC_MODE_RSEQ))
+		return false;
+	unsigned cls;
+	if (HL_UNLIKELY(!pc_free_check(s, p, &cls)))
+		return false;
+	if (tc)
+		return pc_thread_push(s, tc, cls, p);
+	return pc_rseq_push(s, cls, p) == PC_RSEQ_DONE;
+}
+#endif
