@@ -40,6 +40,7 @@ typedef struct dx_sample {
 	size_t measured_rss;    /**< the real process's resident bytes (0: none) */
 	size_t committed;       /**< the model's committed bytes: the sum of bytes[] */
 	size_t resident;        /**< the model's resident bytes (mincore) */
+	bool attributed;        /**< bytes[] filled (at most DX_ATTRIBUTED samples are) */
 	size_t bytes[DX_NCAUSES];
 } dx_sample_t;
 
@@ -51,6 +52,12 @@ typedef struct dx_hold {
 	size_t block_bytes;     /**< their requested bytes */
 } dx_hold_t;
 
+/** How many samples of a replay are split into causes at most: the first
+ *  sample at or after each 1/DX_ATTRIBUTED of the ops, and the last.  A
+ *  split walks the whole heap and sorts the live blocks by address; every
+ *  sample still gets its committed and resident bytes. */
+enum { DX_ATTRIBUTED = 200 };
+
 /** A replay of a recording under one policy and configuration. */
 typedef struct dx_run {
 	char policy[32];
@@ -59,6 +66,7 @@ typedef struct dx_run {
 	char message[256];
 	dx_sample_t *samples;
 	size_t nsamples;
+	size_t nattributed;     /**< samples with attributed set */
 	size_t peak_committed, final_committed;
 	size_t peak_resident, final_resident;
 	unsigned long long os_calls;   /**< every counted kernel call */
@@ -71,8 +79,9 @@ typedef struct dx_run {
  * Replays @p t under @p policy / @p conf.  At every resident-set sample of
  * the recording (or every nops/100 ops when it has none) and at the end,
  * records committed and resident bytes; with @p attribute, splits the
- * committed bytes into causes and counts which sites' live blocks hold
- * free memory.  @p progress hears of the ops.  0 on success; else 2 with
+ * committed bytes of up to DX_ATTRIBUTED of those samples (spread over
+ * the ops, the last always) into causes and counts which sites' live
+ * blocks hold free memory.  @p progress hears of the ops.  0 on success; else 2 with
  * hl_last_error() (a heap that cannot be made) or run->ok false (a replay
  * that failed: run->message).
  */

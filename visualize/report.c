@@ -262,19 +262,28 @@ static int causes_plot(FILE *out, const dx_run_t *base)
 	int rc = -1;
 	if (!x || !y)
 		goto out;
+	/* only the attributed samples have causes */
+	const dx_sample_t **at = malloc((n ? n : 1) * sizeof *at);
+	if (!at)
+		goto out;
+	size_t m = 0;
 	for (size_t i = 0; i < n; i++)
-		x[i] = (double)base->samples[i].op;
+		if (base->samples[i].attributed)
+			at[m++] = &base->samples[i];
+	for (size_t i = 0; i < m; i++)
+		x[i] = (double)at[i]->op;
 	for (int k = 0; k < DX_NCAUSES; k++) {
-		double *v = y + ns * n, peak = 0;
-		for (size_t i = 0; i < n; i++) {
-			v[i] = (double)base->samples[i].bytes[k];
+		double *v = y + ns * m, peak = 0;
+		for (size_t i = 0; i < m; i++) {
+			v[i] = (double)at[i]->bytes[k];
 			peak = v[i] > peak ? v[i] : peak;
 		}
 		if (peak > 0)
 			s[ns++] = (vis_series_t){ dx_cause_key((dx_cause_t)k), cause_colors[k], v, peak };
 	}
-	rc = vis_plot_series_svg(out, "causes", x, n, s, ns, true, "What holds the heap (model of the real allocator)",
+	rc = vis_plot_series_svg(out, "causes", x, m, s, ns, true, "What holds the heap (model of the real allocator)",
 				 "op of the recording");
+	free(at);
 out:
 	free(x);
 	free(y);
