@@ -118,7 +118,28 @@ void dx_rank(const dx_run_t *runs, size_t n, size_t *order);
  *  "module+0xoff" (or the bare address) when addr2line cannot. */
 char **dx_sites_resolve(const hl_trace_t *t, const unsigned *want, size_t nwant);
 void dx_sites_free(char **what, const hl_trace_t *t);
-typedef struct dx_report {
+typedef struct dx_report dx_report_t;
+/** `--verify`: the program run again, without the recorder, under the
+ *  recommended real setting, its RSS read from /proc/PID/statm. */
+typedef struct dx_verify {
+	char setting[256];      /**< what was set ("" = the allocator as it is) */
+	const dx_run_t *run;    /**< the candidate's replay: the prediction */
+	bool ok;                /**< the program ran and was sampled */
+	int status;             /**< its exit status */
+	size_t samples;         /**< statm reads */
+	size_t peak, final;     /**< measured resident bytes */
+	size_t asis_peak, asis_final;   /**< the same without the setting (0: not run) */
+} dx_verify_t;
+
+/** The candidate the report recommends and its real setting, or NULL when
+ *  the recommendation is to keep the allocator as it is. */
+const dx_run_t *dx_recommended(const dx_report_t *r, const dx_candidate_t **cand);
+/** The model's non-heap part of the process: the measured RSS at the last
+ *  recorded sample minus the attributed run's resident bytes then (code,
+ *  stacks, the interpreter's own mappings); 0 when not recorded. */
+long long dx_outside_heap(const dx_report_t *r);
+
+struct dx_report {
 	const hl_trace_t *trace;
 	const char *command;          /**< the program, as run */
 	const dx_run_t *base;         /**< the attribution (bins) */
@@ -127,7 +148,8 @@ typedef struct dx_report {
 	const size_t *order;          /**< runs best first */
 	size_t nruns;
 	char **sites;                 /**< dx_sites_resolve */
-} dx_report_t;
+	const dx_verify_t *verify;    /**< --verify's measurement, or NULL */
+};
 void dx_report_text(FILE *out, const dx_report_t *r);
 int dx_report_html(FILE *out, const dx_report_t *r);
 /**@}*/
