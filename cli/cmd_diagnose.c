@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <gnu/libc-version.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -208,11 +209,17 @@ static bool is_setting(const char *setting)
 static int run_measured(char **argv, const char *setting, long long ms, size_t *peak, size_t *final,
 			size_t *samples, int *status_out)
 {
+	/* a pipe closed by exec: the child is sampled only once it is the
+	 * program, not the copy of heaplab (and its replays) that fork made */
+	int gate[2];
+	if (pipe2(gate, O_CLOEXEC) < 0)
+		return -1;
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
+		close(gate[0]);
 		char *copy = strdup(setting), *save = NULL;
 		for (char *kv = copy ? strtok_r(copy, " ", &save) : NULL; kv; kv = strtok_r(NULL, " ", &save)) {
 			char *eq = strchr(kv, '=');
@@ -222,6 +229,11 @@ static int run_measured(char **argv, const char *setting, long long ms, size_t *
 		execvp(argv[0], argv);
 		_exit(127);
 	}
+	close(gate[1]);
+	char byte;
+	while (read(gate[0], &byte, 1) < 0 && errno == EINTR)
+		;
+	close(gate[0]);
 	struct timespec pause = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
 	int status = 0;
 	*peak = *final = *samples = 0;
