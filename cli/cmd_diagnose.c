@@ -6,10 +6,12 @@
 #include <dirent.h>
 #include <gnu/libc-version.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "../visualize/diagnose.h"
@@ -32,7 +34,10 @@ static int usage(FILE *out)
 		"setting; -o writes a self-contained HTML report.  --trace diagnoses a recording\n"
 		"made before (by --keep, or HEAPLAB_RECORD=PREFIX LD_PRELOAD=libheaplab-record.so).\n"
 		"--model gives bins' options for the attribution (default: this machine's glibc:\n"
-		"'tcache_count:7,fastbins:on' before 2.43, the model's defaults from 2.43).\n");
+		"'tcache_count:7,fastbins:on' before 2.43, the model's defaults from 2.43).\n"
+		"--verify runs COMMAND twice more without the recorder, under the recommended\n"
+		"setting and as it is, reads its RSS from /proc/PID/statm every N ms, and shows\n"
+		"the measured peak and final RSS beside the prediction.\n");
 	return out == stdout ? 0 : 2;
 }
 
@@ -172,9 +177,108 @@ static int keep_copy(const char *from, const char *to)
 	return bad ? cli_error("diagnose: cannot write %s", to) : 0;
 }
 
+/* The resident bytes of process @p pid, or 0. */
+static size_t statm_resident(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/statm", (int)pid);
+	FILE *f = fopen(path, "r");
+	unsigned long size = 0, resident = 0;
+	bool got = f && fscanf(f, "%lu %lu", &size, &resident) == 2;
+	if (f)
+		fclose(f);
+	return got ? resident * (size_t)sysconf(_SC_PAGESIZE) : 0;
+}
+
+/* Is @p setting a list of VAR=VALUE words (what a shell would take)? */
+static bool is_setting(const char *setting)
+{
+	for (const char *p = setting; *p;) {
+		p += strspn(p, " ");
+		size_t k = strcspn(p, " "), name = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_");
+		if (k && (name == 0 || p[name] != '='))
+			return false;
+		p += k;
+	}
+	return true;
+}
+
+/* Runs @p argv with @p setting's variables set, sampling its RSS every
+ * @p ms; peak and last reading into @p peak / @p final.  -1 when it could
+ * not be started. */
+static int run_measured(char **argv, const char *setting, long long ms, size_t *peak, size_t *final,
+			size_t *samples, int *status_out)
+{
+	/* a pipe closed by exec: the child is sampled only once it is the
+	 * program, not the copy of heaplab (and its replays) that fork made */
+	int gate[2];
+	if (pipe2(gate, O_CLOEXEC) < 0)
+		return -1;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(gate[0]);
+		char *copy = strdup(setting), *save = NULL;
+		for (char *kv = copy ? strtok_r(copy, " ", &save) : NULL; kv; kv = strtok_r(NULL, " ", &save)) {
+			char *eq = strchr(kv, '=');
+			*eq = 0;
+			setenv(kv, eq + 1, 1);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(gate[1]);
+	char byte;
+	while (read(gate[0], &byte, 1) < 0 && errno == EINTR)
+		;
+	close(gate[0]);
+	struct timespec pause = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+	int status = 0;
+	*peak = *final = *samples = 0;
+	for (;;) {
+		size_t rss = statm_resident(pid);
+		pid_t done = waitpid(pid, &status, WNOHANG);
+		if (done == pid)
+			break;
+		if (rss) {          /* read while it still ran: counts */
+			*final = rss;
+			*peak = rss > *peak ? rss : *peak;
+			++*samples;
+		}
+		nanosleep(&pause, NULL);
+	}
+	*status_out = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return *status_out == 127 ? -1 : 0;
+}
+
+/* --verify: the recommended setting (or none) and the allocator as it is. */
+static void verify(char **argv, long long ms, const dx_report_t *r, dx_verify_t *v)
+{
+	const dx_candidate_t *cand;
+	const dx_run_t *best = dx_recommended(r, &cand);
+	memset(v, 0, sizeof *v);
+	v->run = r->base;
+	if (best && is_setting(cand->real)) {
+		snprintf(v->setting, sizeof v->setting, "%s", cand->real);
+		v->run = best;
+	}
+	fprintf(stderr, "heaplab diagnose: verifying: running %s %s...\n", argv[0],
+		*v->setting ? v->setting : "as it is");
+	size_t n;
+	int st;
+	v->ok = run_measured(argv, v->setting, ms, &v->peak, &v->final, &v->samples, &v->status) == 0 && v->samples;
+	if (v->ok && *v->setting) {
+		fprintf(stderr, "heaplab diagnose: verifying: running %s as it is ...\n", argv[0]);
+		if (run_measured(argv, "", ms, &v->asis_peak, &v->asis_final, &n, &st) < 0)
+			v->asis_peak = v->asis_final = 0;
+	}
+}
+
 /* Replays every candidate and writes the report. */
 static int diagnose(const hl_trace_t *t, const char *command, const char *policies, const char *knobs,
-		    const char *model, const char *html)
+		    const char *model, const char *html, char **verify_argv, long long ms)
 {
 	size_t n;
 	dx_candidate_t *cands = dx_grid(policies, knobs, model, &n);
@@ -201,7 +305,12 @@ static int diagnose(const hl_trace_t *t, const char *command, const char *polici
 	size_t nwant = 0;
 	for (size_t k = 0; k < base.nholds && nwant < 8; k++)
 		want[nwant++] = base.holds[k].site;
-	dx_report_t r = { t, command, &base, runs, cands, order, n, dx_sites_resolve(t, want, nwant) };
+	dx_report_t r = { t, command, &base, runs, cands, order, n, dx_sites_resolve(t, want, nwant), NULL };
+	dx_verify_t checked;
+	if (verify_argv) {
+		verify(verify_argv, ms, &r, &checked);
+		r.verify = &checked;
+	}
 	dx_report_text(stdout, &r);
 	if (html) {
 		FILE *f = fopen(html, "w");
@@ -224,6 +333,7 @@ out:
 int cmd_diagnose(int argc, char **argv)
 {
 	const char *policies = NULL, *knobs = NULL, *html = NULL, *trace = NULL, *keep = NULL;
+	bool verify_wanted = false;
 	const char *model = glibc_rules();
 	const char *sample_ms = "10";
 	int i = 1;
@@ -245,6 +355,8 @@ int cmd_diagnose(int argc, char **argv)
 		    (r = cli_opt(argc, argv, &i, "--model", &model))) {
 			if (r < 0)
 				return 2;
+		} else if (!strcmp(argv[i], "--verify")) {
+			verify_wanted = true;
 		} else if (!strcmp(argv[i], "--help")) {
 			return usage(stdout);
 		} else if (argv[i][0] == '-') {
@@ -260,6 +372,8 @@ int cmd_diagnose(int argc, char **argv)
 		return cli_error("diagnose: no command to run (give one after --, or --trace=FILE.rep; try --help)");
 	if (trace && i < argc)
 		return cli_error("diagnose: give either a command or --trace, not both");
+	if (verify_wanted && trace)
+		return cli_error("diagnose: --verify runs the program again: give the command, not --trace");
 	size_t ncand;
 	dx_candidate_t *check = dx_grid(policies, knobs, model, &ncand);   /* bad names fail before the run */
 	if (!check)
@@ -282,7 +396,7 @@ int cmd_diagnose(int argc, char **argv)
 	if (t && keep && dir[0])
 		rc = keep_copy(trace, keep);
 	if (t && !rc)
-		rc = diagnose(t, command, policies, knobs, model, html);
+		rc = diagnose(t, command, policies, knobs, model, html, verify_wanted ? argv + i : NULL, ms);
 	hl_trace_free(t);
 	if (dir[0])
 		remove_dir(dir);

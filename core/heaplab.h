@@ -340,6 +340,11 @@ typedef struct hl_replay_opts {
 	/** called after each op (progress, stepping); return non-zero to stop */
 	int (*after_op)(const hl_replay_t *rp, void *arg);
 	void *arg;          /**< passed to after_op unchanged */
+	/** run each stretch of one recorded thread's ops on its replay thread
+	 *  in one hand-off, the checks and after_op included (they then run on
+	 *  that thread, never two at once): far faster on a multi-threaded
+	 *  trace, whose ops otherwise cost two thread switches each */
+	bool by_stretch;
 } hl_replay_opts_t;
 
 /** Replays @p t on @p h (which should be fresh). 0 when ok. */

@@ -122,6 +122,9 @@ typedef struct hl_replay {
 	size_t live, peak_live;
 	const hl_trace_op_t *op; /* op being run by a worker */
 	void *result;
+	bool on_worker;        /* a stretch runs on its thread: call directly */
+	size_t stretch_at;     /* a stretch: its first op, then the op after it */
+	int stretch_rc;        /* one_op's answer that ended it */
 	size_t index;          /* the op just performed, for after_op */
 } pass_t;
 
@@ -179,7 +182,7 @@ static void call_allocator(void *arg)
 static void run_on_thread(pass_t *ps, const hl_trace_op_t *op)
 {
 	ps->op = op;
-	if (op->tid == 0 || !ps->workers)
+	if (op->tid == 0 || !ps->workers || ps->on_worker)
 		call_allocator(ps);
 	else
 		worker_run(&ps->workers[op->tid - 1], call_allocator, ps);
@@ -342,18 +345,53 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Op @p i with its checks and the caller's after_op: 0 to go on, 1 when
+ * after_op asks to stop, -1 when a check failed. */
+static int one_op(pass_t *ps, size_t i)
+{
+	const hl_trace_t *t = ps->t;
+	if (step(ps, i) < 0)
+		return -1;
+	if (ps->verify && ps->o->check_heap && want_check(ps->o, i, t->nops) && check_heap(ps, i) < 0)
+		return -1;
+	ps->index = i;
+	return ps->o->after_op && ps->o->after_op(ps, ps->o->arg) ? 1 : 0;
+}
+
+/* On a worker: the ops from ps->stretch_at while they stay on its thread. */
+static void run_stretch(void *arg)
+{
+	pass_t *ps = arg;
+	const hl_trace_t *t = ps->t;
+	unsigned tid = t->ops[ps->stretch_at].tid;
+	size_t i = ps->stretch_at;
+	ps->on_worker = true;
+	ps->stretch_rc = 0;
+	while (i < t->nops && t->ops[i].tid == tid && (ps->stretch_rc = one_op(ps, i)) == 0)
+		i++;
+	ps->stretch_at = i;
+	ps->on_worker = false;
+}
+
 static int run_pass(pass_t *ps, bool verify, bool last)
 {
 	const hl_trace_t *t = ps->t;
 	ps->verify = verify;
 	double start = now_seconds();
-	for (size_t i = 0; i < t->nops; i++) {
-		if (step(ps, i) < 0)
+	for (size_t i = 0; i < t->nops;) {
+		int rc;
+		unsigned tid = t->ops[i].tid;
+		if (ps->o->by_stretch && ps->workers && tid != 0) {
+			ps->stretch_at = i;
+			worker_run(&ps->workers[tid - 1], run_stretch, ps);
+			rc = ps->stretch_rc;
+			i = ps->stretch_at + (rc != 0);
+		} else {
+			rc = one_op(ps, i++);
+		}
+		if (rc < 0)
 			return -1;
-		if (verify && ps->o->check_heap && want_check(ps->o, i, t->nops) && check_heap(ps, i) < 0)
-			return -1;
-		ps->index = i;
-		if (ps->o->after_op && ps->o->after_op(ps, ps->o->arg))
+		if (rc > 0)
 			break;
 	}
 	if (!verify)

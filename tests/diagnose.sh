@@ -83,6 +83,7 @@ bad "missing program" "heaplab: diagnose: cannot run no-such-program-xyz: no suc
 compiled=$("$heaplab" policies | awk '{ printf "%s%s", sep, $1; sep = ", " }')
 bad "unknown policy" "heaplab: unknown policy 'nosuch'; compiled in: $compiled" --policies=nosuch --trace="$hand"
 printf 'a 0 10 @1\n' > "$tmp/undeclared.rep"
+bad "verify a trace" "heaplab: diagnose: --verify runs the program again: give the command, not --trace" --verify --trace="$hand"
 bad "undeclared site" "$tmp/undeclared.rep:1: site 1 is not declared by a '#@site' line before it" --trace="$tmp/undeclared.rep"
 printf '#@site 2 0x10\n' > "$tmp/order.rep"
 bad "sites out of order" "$tmp/order.rep:1: site 2 declared out of order (expected 1)" --trace="$tmp/order.rep"
@@ -114,6 +115,29 @@ else
 	[ "$(grep -c '^a .* @' "$tmp/a.rep")" -ge 20100 ] && pass || fail "anchors: fewer than 20,100 allocations with a site"
 	grep -q '<svg id="causes"' "$tmp/report.html" && grep -q '<svg id="whatif"' "$tmp/report.html" && pass ||
 		fail "anchors: the report lacks its plots"
+
+	# --verify runs the program again and reads its RSS from outside.
+	# breathe.c reads its own RSS (statm) at its peak and after freeing
+	# everything, and holds each state 300 ms: what --verify measured must
+	# be what the program saw itself (within 10 %: a read can fall a page
+	# or two apart), and glibc must have given the freed top back (known
+	# in advance: nothing lies above the buffers, so free trims the top).
+	out=$("$heaplab" diagnose --verify --sample-ms 5 --policies=bins -o "$tmp/verify.html" \
+		-- "$build/tests/diagnose_breathe" 2>"$tmp/err")
+	rc=$?
+	[ $rc -eq 0 ] && pass || { fail "verify: exit $rc"; cat "$tmp/err"; }
+	own=$(grep '^breathe: peak' <<<"$out" | tail -1)      # the verify run's, the last one
+	own_peak=$(awk '{ print $3 }' <<<"$own") own_end=$(awk '{ print $5 }' <<<"$own")
+	attr() { grep -o "<table id=\"verify\"[^>]*>" "$tmp/verify.html" | grep -o " $1=\"[0-9]*\"" | grep -o '[0-9]*'; }
+	peak=$(attr data-peak) final=$(attr data-final) pfinal=$(attr data-predicted-final)
+	near() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > 0 && b > 0 && (a - b) / b < 0.1 && (b - a) / b < 0.1) }'; }
+	near "${peak:-0}" "${own_peak:-0}" && pass || fail "verify: measured peak '$peak', the program saw '$own_peak'"
+	near "${final:-0}" "${own_end:-0}" && pass || fail "verify: measured final '$final', the program saw '$own_end'"
+	[ "${final:-0}" -gt 0 ] && [ $((final * 2)) -lt "${peak:-0}" ] && pass ||
+		fail "verify: the final RSS '$final' is not below half the peak '$peak' (glibc trims its top)"
+	[ "${pfinal:-0}" -gt 0 ] && pass || fail "verify: no predicted final RSS in the report"
+	grep -q '^  measured RSS:  peak ' <<<"$out" && grep -q '^  predicted RSS: peak ' <<<"$out" && pass ||
+		fail "verify: the summary lacks the measured and predicted lines"
 fi
 
 # --- every real setting the what-if table names takes effect ----------------------

@@ -96,5 +96,9 @@ PHONY_TARGETS += check-threads
 check_PROGRAMS += tests/diagnose_anchors
 tests_diagnose_anchors_SOURCES = tests/diagnose/anchors.c
 tests_diagnose_anchors_CFLAGS = $(AM_CFLAGS) -fno-builtin -g
+# and one whose memory comes back, for --verify (tests/diagnose/breathe.c)
+check_PROGRAMS += tests/diagnose_breathe
+tests_diagnose_breathe_SOURCES = tests/diagnose/breathe.c
+tests_diagnose_breathe_CFLAGS = $(AM_CFLAGS) -fno-builtin
 TESTS += tests/diagnose.sh
 EXTRA_DIST += tests/diagnose.sh tests/diagnose/hand.rep

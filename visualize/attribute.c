@@ -61,6 +61,7 @@ typedef struct dx_ctx {
 	size_t live_bytes;
 	size_t next;            /* next recorded sample */
 	size_t every;           /* without recorded samples: one per `every` ops */
+	size_t next_split;      /* the next sample at or after this op is attributed */
 	size_t cap;             /* samples allocated */
 	hl_block_t *blocks;     /* one walk */
 	size_t nblocks, blocks_cap;
@@ -272,8 +273,14 @@ static int take_sample(dx_ctx_t *c, size_t ops, double ms, size_t rss)
 		run->peak_committed = s->committed;
 	if (s->resident > run->peak_resident)
 		run->peak_resident = s->resident;
-	if (c->attribute)
+	if (c->attribute && (ops >= c->next_split || ops == hl_trace_ops(c->t))) {
 		attribute(c, s);
+		s->attributed = true;
+		run->nattributed++;
+		size_t nops = hl_trace_ops(c->t);
+		while (c->next_split <= ops)   /* the next 1/DX_ATTRIBUTED of the ops */
+			c->next_split += nops / DX_ATTRIBUTED ? nops / DX_ATTRIBUTED : 1;
+	}
 	return 0;
 }
 
@@ -351,7 +358,7 @@ int dx_replay(const hl_trace_t *t, const char *policy, const char *conf, bool at
 	c.held = calloc(nsites, sizeof *c.held);
 	c.held_blocks = calloc(nsites, sizeof *c.held_blocks);
 	c.held_bytes = calloc(nsites, sizeof *c.held_bytes);
-	hl_replay_opts_t o = { .verify = false, .repeat = 1, .after_op = after_op, .arg = &c };
+	hl_replay_opts_t o = { .verify = false, .repeat = 1, .after_op = after_op, .arg = &c, .by_stretch = true };
 	hl_replay_result_t r;
 	if (!c.req || !c.site || !c.addr || !c.held || !c.held_blocks || !c.held_bytes) {
 		snprintf(run->message, sizeof run->message, "out of memory");

@@ -40,6 +40,7 @@ typedef struct dx_sample {
 	size_t measured_rss;    /**< the real process's resident bytes (0: none) */
 	size_t committed;       /**< the model's committed bytes: the sum of bytes[] */
 	size_t resident;        /**< the model's resident bytes (mincore) */
+	bool attributed;        /**< bytes[] filled (at most DX_ATTRIBUTED samples are) */
 	size_t bytes[DX_NCAUSES];
 } dx_sample_t;
 
@@ -51,6 +52,12 @@ typedef struct dx_hold {
 	size_t block_bytes;     /**< their requested bytes */
 } dx_hold_t;
 
+/** How many samples of a replay are split into causes at most: the first
+ *  sample at or after each 1/DX_ATTRIBUTED of the ops, and the last.  A
+ *  split walks the whole heap and sorts the live blocks by address; every
+ *  sample still gets its committed and resident bytes. */
+enum { DX_ATTRIBUTED = 200 };
+
 /** A replay of a recording under one policy and configuration. */
 typedef struct dx_run {
 	char policy[32];
@@ -59,6 +66,7 @@ typedef struct dx_run {
 	char message[256];
 	dx_sample_t *samples;
 	size_t nsamples;
+	size_t nattributed;     /**< samples with attributed set */
 	size_t peak_committed, final_committed;
 	size_t peak_resident, final_resident;
 	unsigned long long os_calls;   /**< every counted kernel call */
@@ -71,8 +79,9 @@ typedef struct dx_run {
  * Replays @p t under @p policy / @p conf.  At every resident-set sample of
  * the recording (or every nops/100 ops when it has none) and at the end,
  * records committed and resident bytes; with @p attribute, splits the
- * committed bytes into causes and counts which sites' live blocks hold
- * free memory.  @p progress hears of the ops.  0 on success; else 2 with
+ * committed bytes of up to DX_ATTRIBUTED of those samples (spread over
+ * the ops, the last always) into causes and counts which sites' live
+ * blocks hold free memory.  @p progress hears of the ops.  0 on success; else 2 with
  * hl_last_error() (a heap that cannot be made) or run->ok false (a replay
  * that failed: run->message).
  */
@@ -109,7 +118,28 @@ void dx_rank(const dx_run_t *runs, size_t n, size_t *order);
  *  "module+0xoff" (or the bare address) when addr2line cannot. */
 char **dx_sites_resolve(const hl_trace_t *t, const unsigned *want, size_t nwant);
 void dx_sites_free(char **what, const hl_trace_t *t);
-typedef struct dx_report {
+typedef struct dx_report dx_report_t;
+/** `--verify`: the program run again, without the recorder, under the
+ *  recommended real setting, its RSS read from /proc/PID/statm. */
+typedef struct dx_verify {
+	char setting[256];      /**< what was set ("" = the allocator as it is) */
+	const dx_run_t *run;    /**< the candidate's replay: the prediction */
+	bool ok;                /**< the program ran and was sampled */
+	int status;             /**< its exit status */
+	size_t samples;         /**< statm reads */
+	size_t peak, final;     /**< measured resident bytes */
+	size_t asis_peak, asis_final;   /**< the same without the setting (0: not run) */
+} dx_verify_t;
+
+/** The candidate the report recommends and its real setting, or NULL when
+ *  the recommendation is to keep the allocator as it is. */
+const dx_run_t *dx_recommended(const dx_report_t *r, const dx_candidate_t **cand);
+/** The model's non-heap part of the process: the measured RSS at the last
+ *  recorded sample minus the attributed run's resident bytes then (code,
+ *  stacks, the interpreter's own mappings); 0 when not recorded. */
+long long dx_outside_heap(const dx_report_t *r);
+
+struct dx_report {
 	const hl_trace_t *trace;
 	const char *command;          /**< the program, as run */
 	const dx_run_t *base;         /**< the attribution (bins) */
@@ -118,7 +148,8 @@ typedef struct dx_report {
 	const size_t *order;          /**< runs best first */
 	size_t nruns;
 	char **sites;                 /**< dx_sites_resolve */
-} dx_report_t;
+	const dx_verify_t *verify;    /**< --verify's measurement, or NULL */
+};
 void dx_report_text(FILE *out, const dx_report_t *r);
 int dx_report_html(FILE *out, const dx_report_t *r);
 /**@}*/

@@ -124,6 +124,16 @@ static const dx_run_t *best_run(const dx_report_t *r, const dx_candidate_t **can
 
 static double percent(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0; }
 
+const dx_run_t *dx_recommended(const dx_report_t *r, const dx_candidate_t **cand)
+{
+	const dx_run_t *best = best_run(r, cand), *base = r->base;
+	if (!best || !base->ok || best == base)
+		return NULL;
+	double now = (double)(base->peak_committed + base->final_committed);
+	double then = (double)(best->peak_committed + best->final_committed);
+	return then < now * 0.95 ? best : NULL;
+}
+
 /* The recommendation, in one paragraph of plain words. */
 static void recommendation(FILE *out, const dx_report_t *r)
 {
@@ -136,7 +146,7 @@ static void recommendation(FILE *out, const dx_report_t *r)
 	}
 	double now = (double)(base->peak_committed + base->final_committed);
 	double then = (double)(best->peak_committed + best->final_committed);
-	if (best == base || then >= now * 0.95) {
+	if (!dx_recommended(r, &c)) {
 		fprintf(out, "Keep the allocator as it is: no candidate of the grid lowers peak plus final heap by 5 %% "
 			     "or more (best: %s%s%s, peak %s, final %s).\n",
 			best->policy, *best->conf ? " " : "", best->conf, vis_bytes((double)best->peak_committed, b1, sizeof b1),
@@ -181,11 +191,56 @@ static void measured(FILE *out, const dx_report_t *r)
 		vis_bytes((double)first, b1, sizeof b1), vis_bytes((double)peak, b2, sizeof b2),
 		vis_bytes((double)last, b3, sizeof b3));
 	const dx_sample_t *s = last_sample(r->base);
-	if (s && s->measured_rss)
-		fprintf(out, "model (%s) at the last sample: %s committed, %s below the measured RSS: the program's "
-			     "code, stacks and other mappings, which the model does not hold\n",
+	if (s && s->measured_rss) {
+		long long outside = dx_outside_heap(r);
+		fprintf(out, "model (%s) at the last sample: %s committed, %s resident; the measured RSS is %s %s: %s\n",
 			r->base->policy, vis_bytes((double)s->committed, b4, sizeof b4),
-			vis_bytes((double)s->measured_rss - (double)s->committed, b1, sizeof b1));
+			vis_bytes((double)s->resident, b1, sizeof b1),
+			vis_bytes((double)(outside < 0 ? -outside : outside), b2, sizeof b2), outside < 0 ? "less" : "more",
+			outside < 0 ? "the model holds more resident heap than the real allocator did"
+				    : "the program's code, stacks and other mappings, which the model does not hold");
+	}
+}
+
+long long dx_outside_heap(const dx_report_t *r)
+{
+	const dx_sample_t *s = last_sample(r->base);
+	return s && s->measured_rss ? (long long)s->measured_rss - (long long)s->resident : 0;
+}
+
+/* The prediction for a measured figure: the model's resident bytes plus
+ * what lies outside the heap, as recorded. */
+static double predicted(const dx_report_t *r, size_t model)
+{
+	long long outside = dx_outside_heap(r);
+	return (double)model + (double)(outside > 0 ? outside : 0);
+}
+
+static void verify_text(FILE *out, const dx_report_t *r)
+{
+	const dx_verify_t *v = r->verify;
+	char b1[32], b2[32], b3[32], b4[32];
+	if (!v)
+		return;
+	fprintf(out, "\nverify: the program run again without the recorder, %s%s:\n",
+		*v->setting ? "under " : "with the allocator as it is", v->setting);
+	if (!v->ok) {
+		fprintf(out, "  it could not be run or sampled\n");
+		return;
+	}
+	double pp = predicted(r, v->run->peak_resident), pf = predicted(r, v->run->final_resident);
+	fprintf(out, "  measured RSS:  peak %s, final %s (%zu reads of /proc/PID/statm; exit status %d)\n",
+		vis_bytes((double)v->peak, b1, sizeof b1), vis_bytes((double)v->final, b2, sizeof b2), v->samples,
+		v->status);
+	fprintf(out, "  predicted RSS: peak %s, final %s (model %s%s%s resident + %s outside the heap as recorded)\n",
+		vis_bytes(pp, b3, sizeof b3), vis_bytes(pf, b4, sizeof b4), v->run->policy, *v->run->conf ? " " : "",
+		v->run->conf, vis_bytes((double)(dx_outside_heap(r) > 0 ? dx_outside_heap(r) : 0), b1, sizeof b1));
+	fprintf(out, "  prediction off by %+.0f %% at the peak, %+.0f %% at the end\n",
+		v->peak ? 100.0 * (pp - (double)v->peak) / (double)v->peak : 0,
+		v->final ? 100.0 * (pf - (double)v->final) / (double)v->final : 0);
+	if (v->asis_peak)
+		fprintf(out, "  as it is (no setting): measured peak %s, final %s\n",
+			vis_bytes((double)v->asis_peak, b1, sizeof b1), vis_bytes((double)v->asis_final, b2, sizeof b2));
 }
 
 /* ---- text ----------------------------------------------------------------------- */
@@ -238,6 +293,7 @@ void dx_report_text(FILE *out, const dx_report_t *r)
 	}
 	fprintf(out, "\nrecommendation: ");
 	recommendation(out, r);
+	verify_text(out, r);
 	fprintf(out, "\nThe replay runs the recorded calls as fast as it can: time-based rules (decay, purge "
 		     "delays, background threads) see almost no time pass, so they show less than on the real program.\n");
 }
@@ -262,19 +318,28 @@ static int causes_plot(FILE *out, const dx_run_t *base)
 	int rc = -1;
 	if (!x || !y)
 		goto out;
+	/* only the attributed samples have causes */
+	const dx_sample_t **at = malloc((n ? n : 1) * sizeof *at);
+	if (!at)
+		goto out;
+	size_t m = 0;
 	for (size_t i = 0; i < n; i++)
-		x[i] = (double)base->samples[i].op;
+		if (base->samples[i].attributed)
+			at[m++] = &base->samples[i];
+	for (size_t i = 0; i < m; i++)
+		x[i] = (double)at[i]->op;
 	for (int k = 0; k < DX_NCAUSES; k++) {
-		double *v = y + ns * n, peak = 0;
-		for (size_t i = 0; i < n; i++) {
-			v[i] = (double)base->samples[i].bytes[k];
+		double *v = y + ns * m, peak = 0;
+		for (size_t i = 0; i < m; i++) {
+			v[i] = (double)at[i]->bytes[k];
 			peak = v[i] > peak ? v[i] : peak;
 		}
 		if (peak > 0)
 			s[ns++] = (vis_series_t){ dx_cause_key((dx_cause_t)k), cause_colors[k], v, peak };
 	}
-	rc = vis_plot_series_svg(out, "causes", x, n, s, ns, true, "What holds the heap (model of the real allocator)",
+	rc = vis_plot_series_svg(out, "causes", x, m, s, ns, true, "What holds the heap (model of the real allocator)",
 				 "op of the recording");
+	free(at);
 out:
 	free(x);
 	free(y);
@@ -364,6 +429,22 @@ int dx_report_html(FILE *out, const dx_report_t *r)
 	fprintf(out, "</table>\n");
 	if (base->nsamples && whatif_plot(out, r) < 0)
 		return -1;
+	const dx_verify_t *v = r->verify;
+	if (v && v->ok) {
+		fprintf(out, "<h2>Verified on the real allocator</h2>\n<table id=\"verify\" data-peak=\"%zu\" "
+			     "data-final=\"%zu\" data-predicted-peak=\"%.0f\" data-predicted-final=\"%.0f\">"
+			     "<tr><th></th><th>peak RSS</th><th>final RSS</th></tr>\n<tr><td>measured, ",
+			v->peak, v->final, predicted(r, v->run->peak_resident), predicted(r, v->run->final_resident));
+		vis_put_xml(out, *v->setting ? v->setting : "the allocator as it is");
+		fprintf(out, "</td><td>%zu</td><td>%zu</td></tr>\n<tr><td>predicted (model %s%s%s)</td><td>%.0f</td>"
+			     "<td>%.0f</td></tr>\n",
+			v->peak, v->final, v->run->policy, *v->run->conf ? " " : "", v->run->conf,
+			predicted(r, v->run->peak_resident), predicted(r, v->run->final_resident));
+		if (v->asis_peak)
+			fprintf(out, "<tr><td>measured, as it is</td><td>%zu</td><td>%zu</td></tr>\n", v->asis_peak,
+				v->asis_final);
+		fprintf(out, "</table>\n");
+	}
 	fprintf(out, "<h2>Summary</h2>\n<pre>");
 	text = NULL;
 	mem = open_memstream(&text, &len);
