@@ -201,14 +201,19 @@ static __attribute__((noinline)) void *malloc_failed(void)
  * is that one thread-local load, the operation counter, the policy's inline
  * hit (policies/fast_paths.h) while nobody listens, and otherwise the call
  * through the policy's table (copied into hl_fast_calls when the heap was
- * built, and switched with the heap's by hl_heap_listening). */
-SHIM_API void *malloc(size_t n)
+ * built, and switched with the heap's by hl_heap_listening).  The body is
+ * built once per inline path, with the path a constant, so each copy holds
+ * one policy's hit and nothing of the others' (no switch, and no register
+ * the other hits need saved); malloc and free jump to the copy of
+ * hl_fast_calls.path, which is 0 — the copy with no hit — until the heap
+ * is built and whenever someone listens. */
+static inline __attribute__((always_inline)) void *malloc_body(size_t n, int path)
 {
 	hl_thread_t *t = hl_tls_fast;
 	if (HL_LIKELY(t != NULL && n - 1 < HL_MAX_REQUEST)) {
 		count(t, HL_OP_MALLOC);
 		void *st = hl_fast_calls.st;
-		void *p = hl_fast_malloc_hit(__atomic_load_n(&hl_fast_calls.path, __ATOMIC_RELAXED), st, t, n);
+		void *p = hl_fast_malloc_hit(path, st, t, n);
 		if (HL_LIKELY(p != NULL))
 			return p;
 		p = __atomic_load_n(&hl_fast_calls.malloc_fn, __ATOMIC_RELAXED)(st, t, n);
@@ -219,7 +224,7 @@ SHIM_API void *malloc(size_t n)
 	return malloc_careful(n);
 }
 
-SHIM_API void free(void *p)
+static inline __attribute__((always_inline)) void free_body(void *p, int path)
 {
 	hl_thread_t *t = hl_tls_fast;
 	/* free(NULL) and the bootstrap area's blocks, never given back, take
@@ -227,12 +232,39 @@ SHIM_API void free(void *p)
 	if (HL_LIKELY(t != NULL && (uintptr_t)p - (uintptr_t)boot_area >= sizeof boot_area && p)) {
 		count(t, HL_OP_FREE);
 		void *st = hl_fast_calls.st;
-		if (HL_LIKELY(hl_fast_free_hit(__atomic_load_n(&hl_fast_calls.path, __ATOMIC_RELAXED), st, t, p)))
+		if (HL_LIKELY(hl_fast_free_hit(path, st, t, p)))
 			return;
 		__atomic_load_n(&hl_fast_calls.free_fn, __ATOMIC_RELAXED)(st, t, p);
 		return;
 	}
 	free_careful(p);
+}
+
+/* One malloc and one free per inline path, in tables indexed by path. */
+#define SHIM_PATH_COPIES(path)                                                  \
+	static void *malloc_##path(size_t n) { return malloc_body(n, path); }  \
+	static void free_##path(void *p) { free_body(p, path); }
+SHIM_PATH_COPIES(HL_FAST_NONE)
+HL_FAST_EACH_PATH(SHIM_PATH_COPIES)
+static void *(*const malloc_copies[HL_FAST_NPATHS])(size_t) = {
+	[HL_FAST_NONE] = malloc_HL_FAST_NONE,
+#define SHIM_MALLOC_COPY(path) [path] = malloc_##path,
+	HL_FAST_EACH_PATH(SHIM_MALLOC_COPY)
+};
+static void (*const free_copies[HL_FAST_NPATHS])(void *) = {
+	[HL_FAST_NONE] = free_HL_FAST_NONE,
+#define SHIM_FREE_COPY(path) [path] = free_##path,
+	HL_FAST_EACH_PATH(SHIM_FREE_COPY)
+};
+
+SHIM_API void *malloc(size_t n)
+{
+	return malloc_copies[__atomic_load_n(&hl_fast_calls.path, __ATOMIC_RELAXED)](n);
+}
+
+SHIM_API void free(void *p)
+{
+	free_copies[__atomic_load_n(&hl_fast_calls.path, __ATOMIC_RELAXED)](p);
 }
 
 SHIM_API void *calloc(size_t count, size_t size)

@@ -10,9 +10,9 @@
  * push back onto it — as two inline functions in its header, and the shim
  * inlines them ahead of the call:
  *
- *     malloc(n)                           free(p)
+ *     malloc(n): the copy for fast.path   free(p): the copy for fast.path
  *       t = hl_tls_fast                     t = hl_tls_fast
- *       switch (fast.path)                  switch (fast.path)
+ *       (path a constant in each copy)      (path a constant in each copy)
  *         NAME_malloc_hit(st, t, n)           NAME_free_hit(st, t, p)
  *       ...NULL: fast.malloc_fn(st, t, n)   ...false: fast.free_fn(st, t, p)
  *
@@ -34,8 +34,9 @@
  *    listens: hl_heap_listening (core/heap.c) sets fast.path to 0 while a
  *    listener or kept events are set, and back when they are gone.
  *
- * A policy joins by adding its number below, one case in each switch
- * (inside `#ifdef HL_HAVE_POLICY_NAME`) and one line in hl_fast_path_of(),
+ * A policy joins by adding its number below, its line in
+ * HL_FAST_EACH_PATH, one case in each switch (inside
+ * `#ifdef HL_HAVE_POLICY_NAME`) and one line in hl_fast_path_of(),
  * which may refuse the path for some states of the policy (sharded does
  * with checks on, so its hits need not test them).
  */
@@ -62,7 +63,38 @@
 #endif
 
 /** The inline fast paths the shim knows; 0 is "call through the table". */
-enum hl_fast_path { HL_FAST_NONE, HL_FAST_SHARDED, HL_FAST_BINS, HL_FAST_POOLS, HL_FAST_SLAB, HL_FAST_PERCPU };
+enum hl_fast_path { HL_FAST_NONE, HL_FAST_SHARDED, HL_FAST_BINS, HL_FAST_POOLS, HL_FAST_SLAB, HL_FAST_PERCPU,
+		    HL_FAST_NPATHS };
+
+/* HL_FAST_EACH_PATH(X): X(path) for every compiled-in policy's path (the
+ * shim builds its malloc and free once per path). */
+#ifdef HL_HAVE_POLICY_SHARDED
+#define HL_FAST_X_SHARDED_(X) X(HL_FAST_SHARDED)
+#else
+#define HL_FAST_X_SHARDED_(X)
+#endif
+#ifdef HL_HAVE_POLICY_BINS
+#define HL_FAST_X_BINS_(X) X(HL_FAST_BINS)
+#else
+#define HL_FAST_X_BINS_(X)
+#endif
+#ifdef HL_HAVE_POLICY_POOLS
+#define HL_FAST_X_POOLS_(X) X(HL_FAST_POOLS)
+#else
+#define HL_FAST_X_POOLS_(X)
+#endif
+#ifdef HL_HAVE_POLICY_SLAB
+#define HL_FAST_X_SLAB_(X) X(HL_FAST_SLAB)
+#else
+#define HL_FAST_X_SLAB_(X)
+#endif
+#ifdef HL_HAVE_POLICY_PERCPU
+#define HL_FAST_X_PERCPU_(X) X(HL_FAST_PERCPU)
+#else
+#define HL_FAST_X_PERCPU_(X)
+#endif
+#define HL_FAST_EACH_PATH(X) \
+	HL_FAST_X_SHARDED_(X) HL_FAST_X_BINS_(X) HL_FAST_X_POOLS_(X) HL_FAST_X_SLAB_(X) HL_FAST_X_PERCPU_(X)
 
 /** Which inline fast path policy @p pol, with state @p st, may take
  *  (HL_FAST_NONE for none: a policy may leave it to the table in some
