@@ -36,6 +36,21 @@ static inline uint64_t hl_mix64(uint64_t x)
  * read and written with relaxed atomics (plain moves on x86-64), so such a
  * read sees the word before or after the change and never a torn value;
  * the writers still need the lock between them. */
+/** Adds @p n to a counter that one thread writes and others read relaxed
+ *  (statistics).  A relaxed load and store would do; on x86-64 one
+ *  `addq` to memory is that same thing in one instruction instead of three
+ *  (its 8-byte aligned store is atomic, and with one writer the
+ *  read-modify-write need not be), which counts on the fast path
+ *  (HACKING.md, "The fast path"). */
+static inline void hl_counter_add(uint64_t *c, uint64_t n)
+{
+#if defined(__x86_64__)
+	__asm__("addq %1, %0" : "+m"(*c) : "er"(n));
+#else
+	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+#endif
+}
+
 /** Bit @p i of bitmap @p bm. */
 static inline bool hl_bit_get(const uint64_t *bm, size_t i)
 {

@@ -11,6 +11,7 @@
 #include "ledger.h"
 #include "meta.h"
 #include "guard.h"
+#include "bits.h"
 
 /** Operation counters kept per thread record (hl_thread_t.ops). */
 enum hl_op { HL_OP_MALLOC, HL_OP_FREE, HL_OP_CALLOC, HL_OP_REALLOC, HL_OP_MEMALIGN,
@@ -99,10 +100,11 @@ static inline hl_thread_t *hl_thread_fast(hl_heap_t *h)
 	return hl_thread_attach(h);
 }
 
-/** Counts one operation of this thread (only this thread writes it). */
+/** Counts one operation of this thread (only this thread writes it,
+ *  hl_stat reads it relaxed). */
 static inline void count(hl_thread_t *t, enum hl_op op)
 {
-	__atomic_store_n(&t->ops[op], t->ops[op] + 1, __ATOMIC_RELAXED);
+	hl_counter_add(&t->ops[op], 1);
 }
 
 /** The careful paths (ledger, junk, checker, failures), out of line. */

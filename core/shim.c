@@ -198,8 +198,9 @@ static __attribute__((noinline)) void *malloc_failed(void)
 
 /* The fast path (HACKING.md, "The fast path"): once this thread has a
  * record in a plain default heap that nothing records (hl_tls_fast), a call
- * is that one thread-local load, the operation counter, the policy's inline
- * hit (policies/fast_paths.h) while nobody listens, and otherwise the call
+ * is that one thread-local load, the policy's inline hit (policies/
+ * fast_paths.h) while nobody listens, the operation counter, and otherwise
+ * the size or pointer test and the call
  * through the policy's table (copied into hl_fast_calls when the heap was
  * built, and switched with the heap's by hl_heap_listening).  The body is
  * built once per inline path, with the path a constant, so each copy holds
@@ -210,16 +211,21 @@ static __attribute__((noinline)) void *malloc_failed(void)
 static inline __attribute__((always_inline)) void *malloc_body(size_t n, int path)
 {
 	hl_thread_t *t = hl_tls_fast;
-	if (HL_LIKELY(t != NULL && n - 1 < HL_MAX_REQUEST)) {
-		count(t, HL_OP_MALLOC);
+	if (HL_LIKELY(t != NULL)) {
 		void *st = hl_fast_calls.st;
+		/* the hit takes any n and tests its own range (fast_paths.h) */
 		void *p = hl_fast_malloc_hit(path, st, t, n);
-		if (HL_LIKELY(p != NULL))
+		if (HL_LIKELY(p != NULL)) {
+			count(t, HL_OP_MALLOC);
 			return p;
-		p = __atomic_load_n(&hl_fast_calls.malloc_fn, __ATOMIC_RELAXED)(st, t, n);
-		if (HL_LIKELY(p != NULL))
-			return p;
-		return malloc_failed();
+		}
+		if (HL_LIKELY(n - 1 < HL_MAX_REQUEST)) {
+			count(t, HL_OP_MALLOC);
+			p = __atomic_load_n(&hl_fast_calls.malloc_fn, __ATOMIC_RELAXED)(st, t, n);
+			if (HL_LIKELY(p != NULL))
+				return p;
+			return malloc_failed();
+		}
 	}
 	return malloc_careful(n);
 }
@@ -227,12 +233,19 @@ static inline __attribute__((always_inline)) void *malloc_body(size_t n, int pat
 static inline __attribute__((always_inline)) void free_body(void *p, int path)
 {
 	hl_thread_t *t = hl_tls_fast;
+	void *st = hl_fast_calls.st;
+	/* a hit that screens (fast_paths.h) turns NULL and the bootstrap
+	 * area's blocks away itself, so it runs before the test below */
+	bool screened = hl_fast_free_hit_screens(path);
+	if (screened && HL_LIKELY(t != NULL) && HL_LIKELY(hl_fast_free_hit(path, st, t, p))) {
+		count(t, HL_OP_FREE);
+		return;
+	}
 	/* free(NULL) and the bootstrap area's blocks, never given back, take
 	 * the careful way: one unsigned comparison tells both apart */
 	if (HL_LIKELY(t != NULL && (uintptr_t)p - (uintptr_t)boot_area >= sizeof boot_area && p)) {
 		count(t, HL_OP_FREE);
-		void *st = hl_fast_calls.st;
-		if (HL_LIKELY(hl_fast_free_hit(path, st, t, p)))
+		if (!screened && HL_LIKELY(hl_fast_free_hit(path, st, t, p)))
 			return;
 		__atomic_load_n(&hl_fast_calls.free_fn, __ATOMIC_RELAXED)(st, t, p);
 		return;

@@ -14,15 +14,25 @@
  *       t = hl_tls_fast                     t = hl_tls_fast
  *       (path a constant in each copy)      (path a constant in each copy)
  *         NAME_malloc_hit(st, t, n)           NAME_free_hit(st, t, p)
- *       ...NULL: fast.malloc_fn(st, t, n)   ...false: fast.free_fn(st, t, p)
+ *       ...NULL: 0 < n <= HL_MAX_REQUEST?   ...false: not NULL, not the
+ *          fast.malloc_fn(st, t, n)             bootstrap area's?
+ *                                               fast.free_fn(st, t, p)
  *
  * The contract of a policy's pair:
  *  - `void *NAME_malloc_hit(void *st, hl_thread_t *t, size_t n)` returns the
  *    block the quiet malloc's fast path would have returned, with the same
  *    changes to the policy's state and counters, or NULL having changed
  *    nothing (the shim then calls malloc_quiet, which serves every case);
+ *    @p n is any size_t — the hit's own size test (written `n - 1 < MAX`)
+ *    is the only one on a hit, so 0 and sizes past the hit's classes must
+ *    be misses;
  *  - `bool NAME_free_hit(void *st, hl_thread_t *t, void *p)` frees p as the
  *    quiet free's fast path would, or returns false having changed nothing;
+ *    a hit that finds @p p in the policy's own map first (a segment map,
+ *    a radix tree) rejects NULL and every pointer not its own without
+ *    reading them: such a path says so in hl_fast_free_hit_screens(), and
+ *    the shim then runs the hit before its NULL and bootstrap-area test
+ *    (bins' hit reads the chunk header first, so it does not screen);
  *  - the quiet copies' bodies are built on the same inline functions, so
  *    the hit is written once;
  *  - they call nothing that returns (hl_fatal, which does not, is fine):
@@ -159,6 +169,14 @@ static inline __attribute__((always_inline)) void *hl_fast_malloc_hit(int path, 
 		(void)st, (void)t, (void)n;
 		return NULL;
 	}
+}
+
+/** Whether free's hit of inline fast path @p path rejects NULL and
+ *  foreign pointers by its own map before reading them (a constant for a
+ *  constant @p path). */
+static inline __attribute__((always_inline)) bool hl_fast_free_hit_screens(int path)
+{
+	return path == HL_FAST_SHARDED || path == HL_FAST_POOLS || path == HL_FAST_SLAB || path == HL_FAST_PERCPU;
 }
 
 /** The push of inline fast path @p path for block @p p; false: not done. */

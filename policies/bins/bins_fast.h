@@ -27,14 +27,18 @@ static inline void *bn_tcache_hit(bn_tcache_t *tc, unsigned i)
 }
 
 /** malloc's hit: the newest chunk of the tcache bin for @p n, or NULL
- *  (nothing changed: the quiet malloc counts the miss). */
+ *  (nothing changed: the quiet malloc counts the miss).  Any @p n: 0 and
+ *  requests above the tcache's are not hits (one unsigned comparison, the
+ *  shim's only size test on a hit; it also keeps bn_request2size from
+ *  wrapping). */
 static inline void *bn_malloc_hit(void *stp, hl_thread_t *t, size_t n)
 {
 	(void)stp;
-	size_t nb = bn_request2size(n);
-	bn_tcache_t *tc = bn_tcache_for(t, nb);
-	unsigned i = bn_tc_index(nb);
-	return tc && tc->entries[i] ? bn_tcache_hit(tc, i) : NULL;
+	bn_tcache_t *tc = t->policy_tls;
+	if (HL_UNLIKELY(n - 1 >= BN_TC_MAX_CHUNK - BN_SIZE_SZ || tc == NULL))
+		return NULL;
+	unsigned i = bn_tc_index(bn_request2size(n));
+	return tc->entries[i] ? bn_tcache_hit(tc, i) : NULL;
 }
 
 /** The cheap checks glibc's free makes on every pointer (aborting on a

@@ -91,7 +91,7 @@ static inline void *pc_malloc_hit(void *st, hl_thread_t *t, size_t n)
 {
 	pc_state_t *s = st;
 	pc_tcache_t *tc = t->policy_tls;
-	if (HL_UNLIKELY((!tc && s->mode != PC_MODE_RSEQ) || n > PC_MAX_SMALL))
+	if (HL_UNLIKELY((!tc && s->mode != PC_MODE_RSEQ) || n - 1 >= PC_MAX_SMALL))
 		return NULL;
 	unsigned cls = pc_class_of(&s->cl, n);
 	if (tc)

@@ -8,7 +8,7 @@
  *        shim inlines the hits (policies/fast_paths.h).  They call the
  *        pool lists and the lock of pools.h only.
  *
- *   malloc hit:  n <= 512, enter by bias ─► pl_pool_alloc ─► leave
+ *   malloc hit:  1 <= n <= 512, enter by bias ─► pl_pool_alloc ─► leave
  *   free hit:    in an arena (the map), enter by bias ─► pl_pool_free ─► leave
  *   anything else (a new pool, the pool's last block, a failed check, a
  *   thread without the bias): NULL / false, nothing changed; the quiet
@@ -91,7 +91,7 @@ static inline __attribute__((always_inline)) bool pl_pool_free(pl_state_t *s, vo
 static inline void *pl_malloc_hit(void *st, hl_thread_t *t, size_t n)
 {
 	pl_state_t *s = st;
-	if (HL_UNLIKELY(n > PL_THRESHOLD) || HL_UNLIKELY(!pl_enter_by_bias(s, t)))
+	if (HL_UNLIKELY(n - 1 >= PL_THRESHOLD) || HL_UNLIKELY(!pl_enter_by_bias(s, t)))
 		return NULL;
 	void *bp = pl_pool_alloc(s, pl_class_of(s, n), false);
 	pl_leave_bias(t);

@@ -99,7 +99,7 @@ static __attribute__((noinline)) void *sl_malloc_slow(sl_state_t *s, hl_thread_t
 	if (ind < s->nhbins && tc->enabled) {
 		sl_cbin_t *b = &tc->bins[ind];
 		if (b->ncached) {
-			sl_count(&tc->hits, 1);
+			hl_counter_add(&tc->hits, 1);
 			HL_EV_COUNT(s->heap, HL_EV_CACHE_HIT, "tcache bin of class", ind, b->ncached, b->ncached - 1, b->slots[b->ncached - 1]);
 			return sl_cbin_pop(b);
 		}

@@ -294,7 +294,7 @@ typedef struct sl_tcache {
 	unsigned next_gc;            /**< bin the next GC step looks at */
 	pthread_t owner;             /**< creating thread (for fork) */
 	uint64_t hits;               /**< allocations served from the cache (owner
-	                                  writes with sl_count(), stats read relaxed) */
+	                                  writes with hl_counter_add(), stats read relaxed) */
 	uint64_t fills;              /**< batches taken from a bin (same) */
 	uint64_t flushes;            /**< batches given back (same) */
 	struct sl_tcache *next;      /**< next on sl_state.tcaches (arenas lock) */
@@ -505,11 +505,6 @@ static inline int sl_region_index(const sl_sc_t *sc, const sl_extent_t *e, uintp
 {
 	uint64_t q = sl_region_of(sc, e, p);
 	return q < sc->nregs[e->szind] ? (int)q : -1;
-}
-/** Relaxed counter bump written only by its owner, read by anyone. */
-static inline void sl_count(uint64_t *c, uint64_t n)
-{
-	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
 }
 
 /** Counts @p n decay ticks on @p tc: work that reached an arena (a fill,

@@ -54,10 +54,10 @@ static inline void *sl_cbin_pop(sl_cbin_t *b)
 
 /** The class of a request of @p n bytes when tcache @p tc (may be NULL)
  *  holds a region of it, else -1 (no tcache, an empty bin, or more than
- *  4096 bytes: the slow path computes those classes). */
+ *  4096 bytes or 0: the slow path computes those classes). */
 static inline int sl_cached_class(const sl_state_t *s, const sl_tcache_t *tc, size_t n)
 {
-	if (HL_LIKELY(tc != NULL && n <= 4096)) {
+	if (HL_LIKELY(tc != NULL && n - 1 < 4096)) {
 		unsigned ind = s->sc.lookup[(n + 7) >> 3];
 		if (HL_LIKELY(tc->bins[ind].ncached != 0))
 			return (int)ind;
@@ -70,7 +70,7 @@ static inline int sl_cached_class(const sl_state_t *s, const sl_tcache_t *tc, si
 static inline void *sl_cache_take(sl_tcache_t *tc, unsigned ind)
 {
 	void *p = sl_cbin_pop(&tc->bins[ind]);
-	sl_count(&tc->hits, 1);
+	hl_counter_add(&tc->hits, 1);
 	return p;
 }
 

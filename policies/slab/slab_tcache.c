@@ -66,7 +66,7 @@ void sl_tcache_fill(sl_state_t *s, sl_tcache_t *tc, unsigned ind)
 	b->ncached = (uint16_t)(b->ncached + got);
 	HL_EV_COUNT(s->heap, HL_EV_CACHE_FILL, "tcache bin from slabs (first free bits of the bitmap), class", ind, b->ncached - got, b->ncached, NULL);
 	b->refilled = 1;
-	sl_count(&tc->fills, 1);
+	hl_counter_add(&tc->fills, 1);
 	sl_decay_ticks(tc, 1);
 }
 
@@ -87,7 +87,7 @@ void sl_tcache_flush(sl_state_t *s, sl_tcache_t *tc, unsigned bin, unsigned keep
 	b->ncached = (uint16_t)keep;
 	if (b->low_water > keep)
 		b->low_water = (uint16_t)keep;
-	sl_count(&tc->flushes, 1);
+	hl_counter_add(&tc->flushes, 1);
 	sl_decay_ticks(tc, nflush);
 }
 
