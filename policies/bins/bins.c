@@ -142,8 +142,8 @@ static bn_arena_t *bn_reuse(bn_state_t *st)
 {
 	bn_arena_t *a = st->next_to_use, *begin = a;
 	do {
-		if (pthread_mutex_trylock(&a->lock) == 0) {
-			pthread_mutex_unlock(&a->lock);
+		if (hl_lock_try(&a->lock)) {
+			hl_unlock(&a->lock);
 			break;
 		}
 		a = bn_ring_next(a);
@@ -461,7 +461,7 @@ static void bn_fork_prepare(void *stp)
 	pthread_mutex_lock(&st->list_lock);
 	bn_arena_t *a = &st->main;
 	do {
-		pthread_mutex_lock(&a->lock);
+		hl_lock(&a->lock);
 		a = bn_ring_next(a);
 	} while (a != &st->main);
 	pthread_mutex_lock(&st->mmap_lock);
@@ -473,7 +473,7 @@ static void bn_fork_parent(void *stp)
 	pthread_mutex_unlock(&st->mmap_lock);
 	bn_arena_t *a = &st->main;
 	do {
-		pthread_mutex_unlock(&a->lock);
+		hl_unlock(&a->lock);
 		a = bn_ring_next(a);
 	} while (a != &st->main);
 	pthread_mutex_unlock(&st->list_lock);
@@ -485,7 +485,7 @@ static void bn_fork_child(void *stp)
 	pthread_mutex_init(&st->mmap_lock, NULL);
 	bn_arena_t *a = &st->main;
 	do {
-		pthread_mutex_init(&a->lock, NULL);
+		hl_lock_init(&a->lock);
 		a = bn_ring_next(a);
 	} while (a != &st->main);
 	pthread_mutex_init(&st->list_lock, NULL);
@@ -546,11 +546,6 @@ static void *bn_init(hl_heap_t *h, const hl_conf_t *conf)
 static void bn_destroy(void *stp)
 {
 	bn_state_t *st = stp;
-	bn_arena_t *a = &st->main;
-	do {
-		pthread_mutex_destroy(&a->lock);
-		a = bn_ring_next(a);
-	} while (a != &st->main);
 	pthread_mutex_destroy(&st->list_lock);
 	pthread_mutex_destroy(&st->mmap_lock);
 }

@@ -127,6 +127,7 @@
 #include "../../core/os.h"
 #include "../../core/meta.h"
 #include "../../core/bits.h"
+#include "../../core/lock.h"
 
 /** The policy table of `bins`: its `.name` is what hl_fatal prints. */
 extern const hl_policy_t hl_policy_bins;
@@ -199,7 +200,8 @@ typedef struct bn_heap {
 
 /** An arena.  Main arena: inside bn_state_t; others: from arena_pool. */
 struct bn_arena {
-	pthread_mutex_t lock;          /**< guards every field below not marked */
+	hl_lock_t lock;                /**< guards every field below not marked
+					    (a futex lock, as glibc's arena mutex) */
 	unsigned index;                /**< 0 = main (set once) */
 	size_t aflag;                  /**< BN_A for secondary arenas (set once) */
 	bn_chunk_t *top;               /**< top chunk; NULL before first growth */
@@ -381,7 +383,7 @@ static inline size_t bn_mmap_threshold(bn_state_t *st) { return __atomic_load_n(
 /** Locks arena @p a, counting in its contention when the lock was busy. */
 void bn_lock(bn_arena_t *a);
 /** Unlocks arena @p a. */
-static inline void bn_unlock(bn_arena_t *a) { pthread_mutex_unlock(&a->lock); }
+static inline void bn_unlock(bn_arena_t *a) { hl_unlock(&a->lock); }
 /** Sets up arena @p a with empty bins; @p index 0 is the main arena. */
 void bn_arena_init(bn_arena_t *a, unsigned index);
 /** A new secondary arena in a sub-heap of its own (not yet on the ring). */

@@ -11,15 +11,13 @@
 
 void bn_lock(bn_arena_t *a)
 {
-	if (pthread_mutex_trylock(&a->lock) == 0)
-		return;
-	__atomic_fetch_add(&a->contention, 1, __ATOMIC_RELAXED);
-	pthread_mutex_lock(&a->lock);
+	if (hl_lock(&a->lock))
+		__atomic_fetch_add(&a->contention, 1, __ATOMIC_RELAXED);
 }
 
 void bn_arena_init(bn_arena_t *a, unsigned index)
 {
-	pthread_mutex_init(&a->lock, NULL);
+	hl_lock_init(&a->lock);
 	a->index = index;
 	a->aflag = index ? BN_A : 0;
 	for (unsigned i = 0; i < BN_NBINS; i++) {
@@ -38,7 +36,6 @@ bn_arena_t *bn_arena_new(bn_state_t *st)
 	bn_arena_init(a, st->narenas);
 	a->owner = st->heap;
 	if (!bn_sys_first_heap(st, a)) {
-		pthread_mutex_destroy(&a->lock);
 		hl_meta_free(&st->arena_pool, a);
 		return NULL;
 	}
