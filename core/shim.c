@@ -253,20 +253,21 @@ static inline __attribute__((always_inline)) void free_body(void *p, int path)
 	free_careful(p);
 }
 
-/* One malloc and one free per inline path, in tables indexed by path. */
-#define SHIM_PATH_COPIES(path)                                                  \
+/* One malloc and one free per inline path, in tables indexed by path
+ * (a row of fast_paths.h: path first). */
+#define SHIM_PATH_COPIES(path, ...)                                             \
 	static void *malloc_##path(size_t n) { return malloc_body(n, path); }  \
 	static void free_##path(void *p) { free_body(p, path); }
-SHIM_PATH_COPIES(HL_FAST_NONE)
+SHIM_PATH_COPIES(HL_FAST_NONE, none)
 HL_FAST_EACH_PATH(SHIM_PATH_COPIES)
 static void *(*const malloc_copies[HL_FAST_NPATHS])(size_t) = {
 	[HL_FAST_NONE] = malloc_HL_FAST_NONE,
-#define SHIM_MALLOC_COPY(path) [path] = malloc_##path,
+#define SHIM_MALLOC_COPY(path, ...) [path] = malloc_##path,
 	HL_FAST_EACH_PATH(SHIM_MALLOC_COPY)
 };
 static void (*const free_copies[HL_FAST_NPATHS])(void *) = {
 	[HL_FAST_NONE] = free_HL_FAST_NONE,
-#define SHIM_FREE_COPY(path) [path] = free_##path,
+#define SHIM_FREE_COPY(path, ...) [path] = free_##path,
 	HL_FAST_EACH_PATH(SHIM_FREE_COPY)
 };
 

@@ -44,11 +44,13 @@
  *    listens: hl_heap_listening (core/heap.c) sets fast.path to 0 while a
  *    listener or kept events are set, and back when they are gone.
  *
- * A policy joins by adding its number below, its line in
- * HL_FAST_EACH_PATH, one case in each switch (inside
- * `#ifdef HL_HAVE_POLICY_NAME`) and one line in hl_fast_path_of(),
- * which may refuse the path for some states of the policy (sharded does
- * with checks on, so its hits need not test them).
+ * A policy joins with its number in enum hl_fast_path and one row below,
+ * inside `#ifdef HL_HAVE_POLICY_NAME`:
+ *     X(path, policy table, prefix of its hits, may st take it?, screens?)
+ * where "may st take it" may refuse the path for some states of the
+ * policy (sharded does with checks on, so its hits need not test them).
+ * Everything else — the shim's copies, hl_fast_path_of(), the switches —
+ * is built from the rows.
  */
 #ifndef HL_FAST_PATHS_H
 #define HL_FAST_PATHS_H
@@ -56,86 +58,60 @@
 #include "config.h"
 #include <stdbool.h>
 #include "policy.h"
-#ifdef HL_HAVE_POLICY_BINS
-#include "bins/bins_fast.h"
-#endif
-#ifdef HL_HAVE_POLICY_SHARDED
-#include "sharded/sharded_fast.h"
-#endif
-#ifdef HL_HAVE_POLICY_POOLS
-#include "pools/pools_fast.h"
-#endif
-#ifdef HL_HAVE_POLICY_SLAB
-#include "slab/slab_fast.h"
-#endif
-#ifdef HL_HAVE_POLICY_PERCPU
-#include "percpu/percpu_fast.h"
-#endif
 
 /** The inline fast paths the shim knows; 0 is "call through the table". */
 enum hl_fast_path { HL_FAST_NONE, HL_FAST_SHARDED, HL_FAST_BINS, HL_FAST_POOLS, HL_FAST_SLAB, HL_FAST_PERCPU,
 		    HL_FAST_NPATHS };
 
-/* HL_FAST_EACH_PATH(X): X(path) for every compiled-in policy's path (the
- * shim builds its malloc and free once per path). */
+/* One row per compiled-in policy with hits:
+ * X(path, table, prefix, allowed(st), screens) */
 #ifdef HL_HAVE_POLICY_SHARDED
-#define HL_FAST_X_SHARDED_(X) X(HL_FAST_SHARDED)
+#include "sharded/sharded_fast.h"
+#define HL_FAST_ROW_SHARDED_(X) X(HL_FAST_SHARDED, hl_policy_sharded, shd, shd_fast_allowed(st), true)
 #else
-#define HL_FAST_X_SHARDED_(X)
+#define HL_FAST_ROW_SHARDED_(X)
 #endif
 #ifdef HL_HAVE_POLICY_BINS
-#define HL_FAST_X_BINS_(X) X(HL_FAST_BINS)
+#include "bins/bins_fast.h"
+#define HL_FAST_ROW_BINS_(X) X(HL_FAST_BINS, hl_policy_bins, bn, true, false)
 #else
-#define HL_FAST_X_BINS_(X)
+#define HL_FAST_ROW_BINS_(X)
 #endif
 #ifdef HL_HAVE_POLICY_POOLS
-#define HL_FAST_X_POOLS_(X) X(HL_FAST_POOLS)
+#include "pools/pools_fast.h"
+#define HL_FAST_ROW_POOLS_(X) X(HL_FAST_POOLS, hl_policy_pools, pl, true, true)
 #else
-#define HL_FAST_X_POOLS_(X)
+#define HL_FAST_ROW_POOLS_(X)
 #endif
 #ifdef HL_HAVE_POLICY_SLAB
-#define HL_FAST_X_SLAB_(X) X(HL_FAST_SLAB)
+#include "slab/slab_fast.h"
+#define HL_FAST_ROW_SLAB_(X) X(HL_FAST_SLAB, hl_policy_slab, sl, true, true)
 #else
-#define HL_FAST_X_SLAB_(X)
+#define HL_FAST_ROW_SLAB_(X)
 #endif
 #ifdef HL_HAVE_POLICY_PERCPU
-#define HL_FAST_X_PERCPU_(X) X(HL_FAST_PERCPU)
+#include "percpu/percpu_fast.h"
+#define HL_FAST_ROW_PERCPU_(X) X(HL_FAST_PERCPU, hl_policy_percpu, pc, true, true)
 #else
-#define HL_FAST_X_PERCPU_(X)
+#define HL_FAST_ROW_PERCPU_(X)
 #endif
+/** X(path, table, prefix, allowed, screens) for every compiled-in row
+ *  (the shim builds its malloc and free once per path). */
 #define HL_FAST_EACH_PATH(X) \
-	HL_FAST_X_SHARDED_(X) HL_FAST_X_BINS_(X) HL_FAST_X_POOLS_(X) HL_FAST_X_SLAB_(X) HL_FAST_X_PERCPU_(X)
+	HL_FAST_ROW_SHARDED_(X) HL_FAST_ROW_BINS_(X) HL_FAST_ROW_POOLS_(X) HL_FAST_ROW_SLAB_(X) HL_FAST_ROW_PERCPU_(X)
+
+#define HL_FAST_TABLE_DECL_(path, table, pre, allowed, screens) extern const hl_policy_t table;
+HL_FAST_EACH_PATH(HL_FAST_TABLE_DECL_)
 
 /** Which inline fast path policy @p pol, with state @p st, may take
  *  (HL_FAST_NONE for none: a policy may leave it to the table in some
  *  configurations, e.g. with checks on). */
 static inline int hl_fast_path_of(const hl_policy_t *pol, const void *st)
 {
-#ifdef HL_HAVE_POLICY_SHARDED
-	extern const hl_policy_t hl_policy_sharded;
-	if (pol == &hl_policy_sharded)
-		return shd_fast_allowed(st) ? HL_FAST_SHARDED : HL_FAST_NONE;
-#endif
-#ifdef HL_HAVE_POLICY_BINS
-	extern const hl_policy_t hl_policy_bins;
-	if (pol == &hl_policy_bins)
-		return HL_FAST_BINS;
-#endif
-#ifdef HL_HAVE_POLICY_POOLS
-	extern const hl_policy_t hl_policy_pools;
-	if (pol == &hl_policy_pools)
-		return HL_FAST_POOLS;
-#endif
-#ifdef HL_HAVE_POLICY_SLAB
-	extern const hl_policy_t hl_policy_slab;
-	if (pol == &hl_policy_slab)
-		return HL_FAST_SLAB;
-#endif
-#ifdef HL_HAVE_POLICY_PERCPU
-	extern const hl_policy_t hl_policy_percpu;
-	if (pol == &hl_policy_percpu)
-		return HL_FAST_PERCPU;
-#endif
+#define HL_FAST_PATH_OF_(path, table, pre, allowed, screens) \
+	if (pol == &table)                                    \
+		return (allowed) ? path : HL_FAST_NONE;
+	HL_FAST_EACH_PATH(HL_FAST_PATH_OF_)
 	(void)pol, (void)st;
 	return HL_FAST_NONE;
 }
@@ -145,26 +121,10 @@ static inline __attribute__((always_inline)) void *hl_fast_malloc_hit(int path, 
 								      size_t n)
 {
 	switch (path) {
-#ifdef HL_HAVE_POLICY_SHARDED
-	case HL_FAST_SHARDED:
-		return shd_malloc_hit(st, t, n);
-#endif
-#ifdef HL_HAVE_POLICY_BINS
-	case HL_FAST_BINS:
-		return bn_malloc_hit(st, t, n);
-#endif
-#ifdef HL_HAVE_POLICY_POOLS
-	case HL_FAST_POOLS:
-		return pl_malloc_hit(st, t, n);
-#endif
-#ifdef HL_HAVE_POLICY_SLAB
-	case HL_FAST_SLAB:
-		return sl_malloc_hit(st, t, n);
-#endif
-#ifdef HL_HAVE_POLICY_PERCPU
-	case HL_FAST_PERCPU:
-		return pc_malloc_hit(st, t, n);
-#endif
+#define HL_FAST_MALLOC_CASE_(path, table, pre, allowed, screens) \
+	case path:                                              \
+		return pre##_malloc_hit(st, t, n);
+	HL_FAST_EACH_PATH(HL_FAST_MALLOC_CASE_)
 	default:
 		(void)st, (void)t, (void)n;
 		return NULL;
@@ -176,33 +136,24 @@ static inline __attribute__((always_inline)) void *hl_fast_malloc_hit(int path, 
  *  constant @p path). */
 static inline __attribute__((always_inline)) bool hl_fast_free_hit_screens(int path)
 {
-	return path == HL_FAST_SHARDED || path == HL_FAST_POOLS || path == HL_FAST_SLAB || path == HL_FAST_PERCPU;
+	switch (path) {
+#define HL_FAST_SCREENS_CASE_(path, table, pre, allowed, screens) \
+	case path:                                               \
+		return screens;
+	HL_FAST_EACH_PATH(HL_FAST_SCREENS_CASE_)
+	default:
+		return false;
+	}
 }
 
 /** The push of inline fast path @p path for block @p p; false: not done. */
 static inline __attribute__((always_inline)) bool hl_fast_free_hit(int path, void *st, hl_thread_t *t, void *p)
 {
 	switch (path) {
-#ifdef HL_HAVE_POLICY_SHARDED
-	case HL_FAST_SHARDED:
-		return shd_free_hit(st, t, p);
-#endif
-#ifdef HL_HAVE_POLICY_BINS
-	case HL_FAST_BINS:
-		return bn_free_hit(st, t, p);
-#endif
-#ifdef HL_HAVE_POLICY_POOLS
-	case HL_FAST_POOLS:
-		return pl_free_hit(st, t, p);
-#endif
-#ifdef HL_HAVE_POLICY_SLAB
-	case HL_FAST_SLAB:
-		return sl_free_hit(st, t, p);
-#endif
-#ifdef HL_HAVE_POLICY_PERCPU
-	case HL_FAST_PERCPU:
-		return pc_free_hit(st, t, p);
-#endif
+#define HL_FAST_FREE_CASE_(path, table, pre, allowed, screens) \
+	case path:                                            \
+		return pre##_free_hit(st, t, p);
+	HL_FAST_EACH_PATH(HL_FAST_FREE_CASE_)
 	default:
 		(void)st, (void)t, (void)p;
 		return false;
