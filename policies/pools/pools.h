@@ -256,7 +256,8 @@ static inline size_t pl_class_of(const pl_state_t *s, size_t n)
 /** The header of the pool holding block @p p.  Pools are pool-aligned
  *  (an arena's first pool is its base rounded up to a pool boundary), so
  *  with inline headers this is @p p rounded down to a pool boundary,
- *  wherever the arena lies: CPython's POOL_ADDR.  With headers:table the
+ *  wherever the arena lies: POOL_ADDR in CPython 3.11's Objects/obmalloc.c
+ *  (_Py_ALIGN_DOWN of the address to POOL_SIZE).  With headers:table the
  *  arenas are arena-aligned, the pool number is an address field, and
  *  header i sits in slot i of the table at the arena's start. */
 static inline pl_pool_t *pl_pool_of(const pl_state_t *s, const void *p)
