@@ -13,7 +13,7 @@ void hl_lock_wait(hl_lock_t *l)
 {
 	/* from here on the word says 2 while we hold it: a waiter cannot tell
 	 * whether others still sleep, so its release must wake one */
-	while (__atomic_exchange_n(&l->word, 2, __ATOMIC_ACQUIRE) != 0)
+	while (__atomic_exchange_n(&l->word, 2, __ATOMIC_SEQ_CST) != 0)
 		syscall(SYS_futex, &l->word, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
 }
 
