@@ -19,8 +19,11 @@
  * the next new thread).  glibc does that in __libc_thread_freeres, after
  * every key destructor; ours asks for one more round of destructors first,
  * so that what the other keys' destructors free in the first round is
- * recorded before the line.  A call after the line (a later destructor's)
- * numbers the thread anew and watches for its exit again.
+ * recorded before the line.  Calls after the line (glibc frees the
+ * thread's second-level key blocks after the last round) number the
+ * thread anew, and each is followed by its own "#@exit" line: replayed,
+ * the late call attaches, runs and lets go again, as the real one runs
+ * on a thread whose tcache and arena are about to go.
  */
 #include "config.h"
 #include <errno.h>
@@ -45,7 +48,7 @@ static void stop_in_child(void) { hl_rec_forget(); }
 
 static pthread_key_t exit_key;
 static bool watching_exits;
-enum { NOT_WATCHED, WATCHED, EXIT_WRITTEN };
+enum { NOT_WATCHED, WATCHED, EXITED };
 static __thread unsigned char exit_watch;
 
 /* The destructor's value: the first round asks for a second one. */
@@ -58,18 +61,22 @@ static void thread_exiting(void *round)
 		pthread_setspecific(exit_key, LAST_ROUND);
 		return;
 	}
-	exit_watch = EXIT_WRITTEN;
+	exit_watch = EXITED;
 	hl_rec_thread_exit();
 }
 
-/* Called after each recorded call: arms the calling thread's destructor. */
+/* Called after each recorded call: arms the calling thread's destructor,
+ * or ends a call made after the thread's exit line with one of its own. */
 static inline void watch_exit(void)
 {
 	if (__builtin_expect(exit_watch == WATCHED, 1) || !watching_exits)
 		return;
-	void *round = exit_watch == EXIT_WRITTEN ? LAST_ROUND : FIRST_ROUND;
+	if (exit_watch == EXITED) {
+		hl_rec_thread_exit();
+		return;
+	}
 	exit_watch = WATCHED;   /* before the call: pthread_setspecific may calloc */
-	pthread_setspecific(exit_key, round);
+	pthread_setspecific(exit_key, FIRST_ROUND);
 }
 
 __attribute__((constructor)) static void record_start(void)
