@@ -357,9 +357,10 @@ HL_API const char *hl_trace_op_text(const hl_trace_t *t, size_t i, char *buf, si
 HL_API unsigned hl_trace_op_line(const hl_trace_t *t, size_t i);
 /** Label of op @p i when it is an `s label` snapshot op, else NULL. */
 HL_API const char *hl_trace_op_label(const hl_trace_t *t, size_t i);
-/** Kind of op @p i: one of 'a','f','r','c','m','t','s'. */
+/** Kind of op @p i: one of 'a','f','r','c','m','t','s', or 'x' for a
+ *  thread's exit (a recorded trace's "#@exit N" line). */
 HL_API char hl_trace_op_kind(const hl_trace_t *t, size_t i);
-/** Size requested by op @p i (0 for free, thread switch, snapshot). */
+/** Size requested by op @p i (0 for free, thread switch, snapshot, exit). */
 HL_API size_t hl_trace_op_size(const hl_trace_t *t, size_t i);
 /** Block id of op @p i (-1 when none). */
 HL_API long hl_trace_op_id(const hl_trace_t *t, size_t i);

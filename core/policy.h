@@ -167,5 +167,9 @@ unsigned hl_heap_id(const hl_heap_t *h);
  *  use: the record every policy function of this heap, a hosted policy's
  *  included, is called with on this thread. */
 hl_thread_t *hl_thread_get(hl_heap_t *h);
+/** The calling thread leaves heap @p h as it would by exiting (the policy's
+ *  thread_exit runs, its record goes to the next new thread); its next call
+ *  on @p h attaches it again, as a new thread.  For replays of thread exit. */
+void hl_thread_detach(hl_heap_t *h);
 
 #endif

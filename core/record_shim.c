@@ -12,9 +12,22 @@
  * HEAPLAB_RECORD_MS=N (default 10) the sampling interval.
  * A child after fork stops recording: its operations continue the parent's
  * blocks, which its own trace could not name.
+ *
+ * Thread exit: a thread's first call sets a pthread key whose destructor
+ * writes "#@exit N" (hl_rec_thread_exit), so that a replay lets go of the
+ * thread as glibc does (its tcache flushed, its arena on the free list for
+ * the next new thread).  glibc does that in __libc_thread_freeres, after
+ * every key destructor; ours asks for one more round of destructors first,
+ * so that what the other keys' destructors free in the first round is
+ * recorded before the line.  Calls after the line (glibc frees the
+ * thread's second-level key blocks after the last round) number the
+ * thread anew, and each is followed by its own "#@exit" line: replayed,
+ * the late call attaches, runs and lets go again, as the real one runs
+ * on a thread whose tcache and arena are about to go.
  */
 #include "config.h"
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +46,39 @@ extern void *__libc_memalign(size_t align, size_t n);
 
 static void stop_in_child(void) { hl_rec_forget(); }
 
+static pthread_key_t exit_key;
+static bool watching_exits;
+enum { NOT_WATCHED, WATCHED, EXITED };
+static __thread unsigned char exit_watch;
+
+/* The destructor's value: the first round asks for a second one. */
+#define FIRST_ROUND ((void *)1)
+#define LAST_ROUND ((void *)2)
+
+static void thread_exiting(void *round)
+{
+	if (round == FIRST_ROUND) {
+		pthread_setspecific(exit_key, LAST_ROUND);
+		return;
+	}
+	exit_watch = EXITED;
+	hl_rec_thread_exit();
+}
+
+/* Called after each recorded call: arms the calling thread's destructor,
+ * or ends a call made after the thread's exit line with one of its own. */
+static inline void watch_exit(void)
+{
+	if (__builtin_expect(exit_watch == WATCHED, 1) || !watching_exits)
+		return;
+	if (exit_watch == EXITED) {
+		hl_rec_thread_exit();
+		return;
+	}
+	exit_watch = WATCHED;   /* before the call: pthread_setspecific may calloc */
+	pthread_setspecific(exit_key, FIRST_ROUND);
+}
+
 __attribute__((constructor)) static void record_start(void)
 {
 	const char *prefix = getenv("HEAPLAB_RECORD");
@@ -48,6 +94,7 @@ __attribute__((constructor)) static void record_start(void)
 	const char *ms = getenv("HEAPLAB_RECORD_MS");
 	hl_rec_sample_every(ms ? strtol(ms, NULL, 10) : 10);
 	pthread_atfork(NULL, NULL, stop_in_child);
+	watching_exits = pthread_key_create(&exit_key, thread_exiting) == 0;
 }
 
 __attribute__((destructor)) static void record_end(void) { hl_rec_finish(); }
@@ -56,6 +103,7 @@ SHIM_API void *malloc(size_t n)
 {
 	void *p = __libc_malloc(n);
 	hl_rec_malloc_at(p, n, __builtin_return_address(0));
+	watch_exit();
 	return p;
 }
 
@@ -64,12 +112,14 @@ SHIM_API void free(void *p)
 	if (p)
 		hl_rec_free(p);
 	__libc_free(p);
+	watch_exit();
 }
 
 SHIM_API void *calloc(size_t count, size_t size)
 {
 	void *p = __libc_calloc(count, size);
 	hl_rec_calloc_at(p, count, size, __builtin_return_address(0));
+	watch_exit();
 	return p;
 }
 
@@ -78,6 +128,7 @@ SHIM_API void *realloc(void *p, size_t n)
 	void *q = __libc_realloc(p, n);
 	if (q || !n)
 		hl_rec_realloc_at(p, q, n, __builtin_return_address(0));
+	watch_exit();
 	return q;
 }
 
@@ -91,6 +142,7 @@ SHIM_API void *reallocarray(void *p, size_t count, size_t size)
 	void *q = __libc_realloc(p, n);
 	if (q || !n)
 		hl_rec_realloc_at(p, q, n, __builtin_return_address(0));
+	watch_exit();
 	return q;
 }
 
@@ -101,6 +153,7 @@ static void *aligned(size_t align, size_t n, const void *site)
 		hl_rec_malloc_at(p, n, site);
 	else
 		hl_rec_memalign_at(p, align, n, site);
+	watch_exit();
 	return p;
 }
 

@@ -5,6 +5,8 @@
  * with hl_os_boot_alloc); freed ids are reused, last freed first (a stack),
  * so a long run stays within the reader's bound on ids (trace.c).  A "t N" line
  * is written whenever the calling thread differs from the previous line's.
+ * "#@exit N" says thread N exited (hl_rec_thread_exit, called by the shim
+ * at thread exit); its number goes to the next new thread.
  *
  * With sites (the *_at calls of libheaplab-record.so), a second map numbers
  * the callers' return addresses; resident-set samples are taken on the
@@ -41,6 +43,12 @@ static size_t nfree_ids, free_ids_cap;
 static unsigned last_tid;
 static unsigned next_tid = 1;
 static __thread unsigned my_tid;   /* 0 = not yet numbered */
+/* Numbers of exited threads, for the next new threads (last exited first):
+ * a program that starts thousands of short threads stays within the
+ * reader's 0..255 as long as no more than 256 run at once. */
+enum { TIDS_KEPT = 256 };
+static unsigned exited_tids[TIDS_KEPT];
+static unsigned nexited_tids;
 
 /* Sites: return address -> number (1, 2, ...), open addressing. */
 typedef struct site_slot {
@@ -175,7 +183,7 @@ static long forget(uintptr_t p)
 static void thread_line(void)
 {
 	if (!my_tid)
-		my_tid = next_tid++;
+		my_tid = nexited_tids ? exited_tids[--nexited_tids] + 1 : next_tid++;
 	unsigned tid = my_tid - 1;
 	if (tid != last_tid) {
 		put_str("t ");
@@ -432,6 +440,23 @@ void hl_rec_free(const void *p)
 			recycle(id);
 		maybe_sample();
 	}
+	pthread_mutex_unlock(&lock);
+}
+
+void hl_rec_thread_exit(void)
+{
+	if (fd < 0 || !my_tid)
+		return;    /* not recording, or a thread that never allocated */
+	pthread_mutex_lock(&lock);
+	unsigned tid = my_tid - 1;
+	put_str("#@exit ");
+	put_num(tid);
+	put_str("\n");
+	if (last_tid == tid)
+		last_tid = ~0u;    /* the next op names its thread, even a new one numbered tid */
+	if (nexited_tids < TIDS_KEPT)
+		exited_tids[nexited_tids++] = tid;
+	my_tid = 0;
 	pthread_mutex_unlock(&lock);
 }
 

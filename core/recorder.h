@@ -38,6 +38,11 @@ void hl_rec_calloc_at(const void *p, size_t count, size_t size, const void *site
 void hl_rec_memalign_at(const void *p, size_t align, size_t n, const void *site);
 void hl_rec_realloc_at(const void *old, const void *p, size_t n, const void *site);
 void hl_rec_finish(void);
+/** The calling thread is exiting: writes "#@exit N" for its number N
+ *  (nothing when it never allocated) and frees the number for the next new
+ *  thread.  An op the thread makes afterwards numbers it anew.  No
+ *  allocation: safe in a pthread key destructor. */
+void hl_rec_thread_exit(void);
 /** Stops recording in a child after fork (its ops are not the parent's). */
 void hl_rec_forget(void);
 /**@}*/

@@ -4,7 +4,10 @@
  * alignment, no overlap with any live block, pattern intact at free and
  * across realloc, the heap's own checker), then timed passes without the
  * checks for throughput.  Ops on thread N run on a real thread N, handed
- * over one at a time, so cross-thread frees really cross threads.
+ * over one at a time, so cross-thread frees really cross threads.  A
+ * "#@exit N" line detaches thread N from the heap as its exit would (the
+ * policy's thread_exit); N's next op, a new thread numbered N, runs on the
+ * same real thread, which attaches anew.
  */
 #include "config.h"
 #include <pthread.h>
@@ -168,6 +171,11 @@ static void call_allocator(void *arg)
 	pass_t *ps = arg;
 	const hl_trace_op_t *op = ps->op;
 	hl_fatal_context(describe_op, ps);
+	if (op->kind == 'x') {       /* the thread exits: it leaves the heap */
+		hl_thread_detach(ps->h);
+		hl_fatal_context(NULL, NULL);
+		return;
+	}
 	void *old = op->id < 0 ? NULL : op->kind == 'f' && op->aux ? ps->freed_at[op->id] : ps->blocks[op->id];
 	switch (op->kind) {
 	case 'a': ps->result = hl_malloc(ps->h, op->size); break;
@@ -236,6 +244,10 @@ static int adopt_block(pass_t *ps, size_t i, long id, void *p, size_t n, size_t 
 static int step(pass_t *ps, size_t i)
 {
 	const hl_trace_op_t *op = &ps->t->ops[i];
+	if (op->kind == 'x') {
+		run_on_thread(ps, op);
+		return 0;
+	}
 	if (op->kind == 't' || op->kind == 's' || (op->kind == 'f' && op->id < 0))
 		return 0;
 	long id = op->id;

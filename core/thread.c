@@ -9,6 +9,8 @@
  *
  * A pthread key destructor tells every heap when a thread exits; a
  * pthread_atfork handler takes every heap's locks around fork().
+ * hl_thread_detach does for one heap what exit does (a replayed trace's
+ * "#@exit N" line): the thread's next call there attaches it anew.
  */
 #include "config.h"
 #include <pthread.h>
@@ -109,34 +111,49 @@ hl_thread_t *hl_thread_get(hl_heap_t *h)
 	return hl_thread_fast(h);
 }
 
+/* The calling thread leaves heap slot @p i, as it does at exit: the
+ * policy's thread_exit, then its record is free for the next new thread.
+ * Called with the registry lock held. */
+static void leave_heap(int i)
+{
+	hl_heap_t *h = heaps[i];
+	hl_tls_slot_t *s = &hl_tls[i];
+	if (!h || !s->rec || s->gen != h->gen)
+		return;
+	hl_thread_t *t = s->rec;
+	if (h->policy->thread_exit) {
+		/* draining caches rewrites freed blocks: a guarded call */
+		if (h->debug)
+			hl_guard_begin(h, "thread exit");
+		h->policy->thread_exit(h->state, t);
+		if (h->debug)
+			hl_guard_end(h, "thread exit");
+	}
+	if (h == hl_fast_heap)
+		hl_tls_fast = NULL;
+	pthread_mutex_lock(&h->threads_lock);
+	t->exited = true;
+	t->policy_tls = NULL;
+	pthread_mutex_unlock(&h->threads_lock);
+	s->rec = NULL;
+	s->gen = 0;
+}
+
 static void on_thread_exit(void *arg)
 {
 	(void)arg;
 	pthread_mutex_lock(&registry_lock);
-	for (int i = 0; i < HL_MAX_HEAPS; i++) {
-		hl_heap_t *h = heaps[i];
-		hl_tls_slot_t *s = &hl_tls[i];
-		if (!h || !s->rec || s->gen != h->gen)
-			continue;
-		hl_thread_t *t = s->rec;
-		if (h->policy->thread_exit) {
-			/* draining caches rewrites freed blocks: a guarded call */
-			if (h->debug)
-				hl_guard_begin(h, "thread exit");
-			h->policy->thread_exit(h->state, t);
-			if (h->debug)
-				hl_guard_end(h, "thread exit");
-		}
-		if (h == hl_fast_heap)
-			hl_tls_fast = NULL;
-		pthread_mutex_lock(&h->threads_lock);
-		t->exited = true;
-		t->policy_tls = NULL;
-		pthread_mutex_unlock(&h->threads_lock);
-		s->rec = NULL;
-		s->gen = 0;
-	}
+	for (int i = 0; i < HL_MAX_HEAPS; i++)
+		leave_heap(i);
 	tls_registered = false;
+	pthread_mutex_unlock(&registry_lock);
+}
+
+void hl_thread_detach(hl_heap_t *h)
+{
+	pthread_mutex_lock(&registry_lock);
+	if (heaps[h->id] == h)
+		leave_heap((int)h->id);
 	pthread_mutex_unlock(&registry_lock);
 }
 

@@ -17,12 +17,20 @@
 #include "error.h"
 #include "trace.h"
 
+enum { THREAD_IDS = 256 };
+
 typedef struct reader {
 	hl_trace_t *t;
 	unsigned line;
 	char *live;          /**< per id: 1 while the block is live */
 	size_t live_cap;
+	unsigned char thread[THREAD_IDS]; /**< per tid: NOT_STARTED, RUNNING, EXITED */
 } reader_t;
+
+/* Each thread id's state while reading: 0 runs from the start, the others
+ * from their first "t N" line; "#@exit N" ends N, and a later op or "t N"
+ * starts a new thread that got the same number. */
+enum { NOT_STARTED = 0, RUNNING = 1, EXITED = 2 };
 
 static void warn(hl_trace_t *t, unsigned line, const char *fmt, ...)
 {
@@ -206,6 +214,7 @@ static int follow_block(reader_t *r, hl_trace_op_t *op)
 static int parse_op(reader_t *r, char *s, unsigned *tid)
 {
 	hl_trace_op_t op = { .kind = s[0], .tid = *tid, .id = -1 };
+	r->thread[*tid] = RUNNING;
 	if (s[1] && !isspace((unsigned char)s[1])) {
 		char shown[64];
 		return fail(r, "unknown op '%s' (expected a, f, r, c, m, t or s)",
@@ -226,6 +235,7 @@ static int parse_op(reader_t *r, char *s, unsigned *tid)
 		*tid = (unsigned)v;
 		op.id = (long)v;
 		op.tid = *tid;
+		r->thread[*tid] = RUNNING;
 		if (*tid + 1 > r->t->nthreads)
 			r->t->nthreads = *tid + 1;
 		break;
@@ -331,14 +341,36 @@ static int module_line(reader_t *r, char *s)
 	return 0;
 }
 
-/* A comment line: "#@site", "#@rss" and "#@module" are read, anything else
- * is a comment. */
+/* "#@exit N": thread N exits here (an 'x' op run on thread N). */
+static int exit_line(reader_t *r, char *s)
+{
+	long long v;
+	if (field(r, &s, &v, "thread id") < 0)
+		return -1;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s) {
+		char shown[64];
+		return fail(r, "unexpected '%s' after the thread id", hl_printable(s, strlen(s), shown, sizeof shown));
+	}
+	if (v < 0 || v >= THREAD_IDS)
+		return fail(r, "thread id %lld out of range 0..%d", v, THREAD_IDS - 1);
+	if (r->thread[v] != RUNNING)
+		return fail(r, "thread %lld exits %s", v,
+			    r->thread[v] == EXITED ? "twice (no op or 't' line since its exit)" : "before it ran");
+	r->thread[v] = EXITED;
+	return push(r, (hl_trace_op_t){ .kind = 'x', .tid = (unsigned)v, .id = (long)v });
+}
+
+/* A comment line: "#@site", "#@rss", "#@module" and "#@exit" are read,
+ * anything else is a comment. */
 static int comment_line(reader_t *r, char *s)
 {
 	static const struct {
 		const char *word;
 		int (*read)(reader_t *, char *);
-	} words[] = { { "#@site", site_line }, { "#@rss", rss_line }, { "#@module", module_line } };
+	} words[] = { { "#@site", site_line }, { "#@rss", rss_line }, { "#@module", module_line },
+		      { "#@exit", exit_line } };
 	for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
 		size_t n = strlen(words[k].word);
 		if (!strncmp(s, words[k].word, n) && (s[n] == ' ' || s[n] == '\t'))
@@ -408,7 +440,7 @@ static void header_warnings(hl_trace_t *t)
 		return;
 	size_t counted = 0;
 	for (size_t i = 0; i < t->nops; i++)
-		counted += t->ops[i].kind != 't' && t->ops[i].kind != 's';
+		counted += !strchr("tsx", t->ops[i].kind);
 	if ((size_t)t->header[2] != counted)
 		warn(t, 3, "header says %ld ops, the file has %zu", t->header[2], counted);
 	if (t->header[1] < t->max_id)
@@ -424,7 +456,7 @@ static hl_trace_t *read_trace(FILE *f, const char *name)
 		hl_set_error("%s: out of memory", name);
 		return NULL;
 	}
-	reader_t r = { .t = t };
+	reader_t r = { .t = t, .thread = { [0] = RUNNING } };
 	int rc = parse_file(&r, f);
 	free(r.live);
 	if (rc < 0) {
@@ -479,7 +511,7 @@ unsigned hl_trace_op_line(const hl_trace_t *t, size_t i) { return i < t->nops ? 
 char hl_trace_op_kind(const hl_trace_t *t, size_t i) { return i < t->nops ? t->ops[i].kind : 0; }
 long hl_trace_op_id(const hl_trace_t *t, size_t i)
 {
-	return i < t->nops && t->ops[i].kind != 't' && t->ops[i].kind != 's' ? t->ops[i].id : -1;
+	return i < t->nops && !strchr("tsx", t->ops[i].kind) ? t->ops[i].id : -1;
 }
 
 size_t hl_trace_op_size(const hl_trace_t *t, size_t i)
@@ -511,6 +543,7 @@ const char *hl_trace_op_text(const hl_trace_t *t, size_t i, char *buf, size_t le
 	case 'c': case 'm': snprintf(buf, len, "%c %ld %zu %zu", op->kind, op->id, op->aux, op->size); break;
 	case 'f': snprintf(buf, len, "f %ld", op->id); break;
 	case 't': snprintf(buf, len, "t %ld", op->id); break;
+	case 'x': snprintf(buf, len, "#@exit %ld", op->id); break;
 	case 's': snprintf(buf, len, "s %s", t->labels + op->aux); break;
 	default: snprintf(buf, len, "?");
 	}

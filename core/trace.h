@@ -26,6 +26,16 @@
  *   a 3 100 @7                  block 3 allocated at site 7
  *   #@rss 120 5238784           120 ms in, the process had 5238784 bytes resident
  *   #@module LO HI BASE PATH    an executable segment [LO, HI) of PATH loaded at BASE
+ *   #@exit 3                    thread 3 exits here
+ *
+ * "#@exit N" is an op of thread N (kind 'x', no block): the replay's
+ * thread N leaves the heap as an exiting thread does (the policy's
+ * thread_exit: bins flushes its tcache and puts its arena on the free
+ * list).  A later op on N, or "t N", is a new thread that got the same
+ * number (the recorder hands exited threads' numbers to new ones, so that
+ * a program that starts many short threads stays within 0..255).  An exit
+ * of a thread that has not run (0 runs from the start, others from their
+ * first "t" line) or has exited already is damage.
  *
  * Other "#@" words are ignored (comments); a known one with bad fields,
  * and an "@N" naming a site not declared before it, are damage.
@@ -41,9 +51,9 @@
 #include "heaplab.h"
 
 typedef struct hl_trace_op {
-	char kind;        /**< a f r c m t s */
+	char kind;        /**< a f r c m t s, x (thread exit: "#@exit") */
 	unsigned tid;     /**< thread the op runs on */
-	long id;          /**< block id (-1 for free(NULL)); tid for 't' */
+	long id;          /**< block id (-1 for free(NULL)); tid for 't' and 'x' */
 	size_t size;      /**< bytes (per element for c) */
 	size_t aux;       /**< c: element count; m: alignment; s: label offset;
 			       f: 1 when the block was freed before (a double free) */

@@ -9,6 +9,7 @@
  */
 #include "testlib.h"
 #include "policy.h"             /* hl_thread_get: the core's record of a thread */
+#include "trace.h"              /* hl_trace_parse: a trace from a string */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -390,6 +391,67 @@ START_TEST(arena_max_makes_threads_share)
 {
 	arenas_for("arena_max:2", 2);
 	arenas_for("arena_max:3", 3);
+}
+END_TEST
+
+/* A replayed "#@exit" (issue 18), by glibc's rule: a thread's exit
+ * flushes its tcache into its arena and puts the arena on the free list
+ * (arena_thread_freeres), and the next new thread takes it from there
+ * (get_free_list) before it would make one. */
+struct exit_replay {
+	void *block[3];        /* address of blocks 0..2 when allocated */
+};
+
+static int note_blocks(const hl_replay_t *rp, void *arg)
+{
+	struct exit_replay *e = arg;
+	const hl_trace_t *t = hl_replay_trace(rp);
+	size_t i = hl_replay_op(rp);
+	long id = hl_trace_op_id(t, i);
+	if (hl_trace_op_kind(t, i) == 'a' && id >= 0 && id < 3)
+		e->block[id] = hl_replay_block(rp, id);
+	return 0;
+}
+
+/* Replays @p text on a fresh bins heap; the number of arenas at the end. */
+static double arenas_after(const char *text, struct exit_replay *e)
+{
+	hl_trace_t *t = hl_trace_parse("exit.rep", text, strlen(text));
+	ck_assert_msg(t != NULL, "%s", hl_last_error());
+	hl_heap_t *h = tl_heap("bins", "tcache_count:7");
+	hl_replay_opts_t o = { .verify = true, .check_heap = true, .check_every = 1, .after_op = note_blocks, .arg = e };
+	hl_replay_result_t r;
+	ck_assert_msg(hl_replay(h, t, &o, &r) == 0, "%s", r.message);
+	double n = pstat(h, "arenas");
+	hl_heap_destroy(h);
+	hl_trace_free(t);
+	return n;
+}
+
+START_TEST(a_replayed_thread_exit_hands_its_arena_to_the_next_thread)
+{
+	static const char with_exit[] =
+		"a 0 100\n"               /* thread 0: the main arena */
+		"t 1\na 1 100\nf 1\n"     /* thread 1: arena 1; block 1 into its tcache */
+		"#@exit 1\n"              /* tcache flushed, arena 1 on the free list */
+		"t 2\na 2 100\n";          /* thread 2: arena 1 again */
+	struct exit_replay e = { { NULL } };
+	ck_assert_double_eq(arenas_after(with_exit, &e), 2);
+	/* thread 2's tcache record and block land where thread 1's were: the
+	 * flush gave block 1's chunk back to arena 1 */
+	ck_assert_ptr_nonnull(e.block[1]);
+	ck_assert_ptr_eq(e.block[2], e.block[1]);
+	/* the same ops without the exit: thread 2 gets an arena of its own */
+	static const char without[] = "a 0 100\nt 1\na 1 100\nf 1\nt 2\na 2 100\n";
+	struct exit_replay f = { { NULL } };
+	ck_assert_double_eq(arenas_after(without, &f), 3);
+	ck_assert_ptr_ne(f.block[2], f.block[1]);
+	/* a number used again after its exit is a new thread: it too finds
+	 * arena 1 on the free list */
+	static const char again[] = "a 0 100\nt 1\na 1 100\nf 1\n#@exit 1\nt 1\na 2 100\n";
+	struct exit_replay g = { { NULL } };
+	ck_assert_double_eq(arenas_after(again, &g), 2);
+	ck_assert_ptr_eq(g.block[2], g.block[1]);
 }
 END_TEST
 
@@ -877,6 +939,7 @@ static Suite *bins_suite(void)
 	tcase_add_test(tc, growing_a_mapped_block_moves_pages_not_copies);
 	tcase_add_test(tc, each_thread_gets_its_own_arena);
 	tcase_add_test(tc, arena_max_makes_threads_share);
+	tcase_add_test(tc, a_replayed_thread_exit_hands_its_arena_to_the_next_thread);
 	tcase_add_test(tc, secondary_arena_chunks_are_found_by_masking);
 	tcase_add_test(tc, arena_cap_per_core_once_arena_test_is_passed);
 	tcase_add_test(tc, thread_exit_drains_the_tcache_home);

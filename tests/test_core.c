@@ -117,6 +117,51 @@ START_TEST(trace_reader_keeps_a_double_free)
 }
 END_TEST
 
+START_TEST(trace_reader_reads_thread_exits)
+{
+	/* "#@exit N" (issue 18): an op of its own on thread N, not a block op;
+	 * a later op or "t N" is a new thread numbered N */
+	const char *path = write_temp("1\n3\n3\n1\na 0 10\nt 1\na 1 10\n#@exit 1\nt 1\nf 1\n#@exits 9\n");
+	hl_trace_t *t = hl_trace_load(path);
+	ck_assert_msg(t != NULL, "%s", hl_last_error());
+	ck_assert_uint_eq(hl_trace_ops(t), 6);
+	ck_assert_int_eq(hl_trace_op_kind(t, 3), 'x');
+	ck_assert_int_eq(hl_trace_op_id(t, 3), -1);
+	ck_assert_uint_eq(hl_trace_op_size(t, 3), 0);
+	ck_assert_uint_eq(hl_trace_op_line(t, 3), 8);
+	char buf[64];
+	ck_assert_str_eq(hl_trace_op_text(t, 3, buf, sizeof buf), "#@exit 1");
+	/* the header counts block ops only ("#@exits" is a comment) */
+	ck_assert_str_eq(hl_trace_warnings(t), "");
+	hl_trace_free(t);
+	unlink(path);
+	/* thread 0 runs from the start */
+	path = write_temp("a 0 1\n#@exit 0\nf 0\n");
+	t = hl_trace_load(path);
+	ck_assert_msg(t != NULL, "%s", hl_last_error());
+	ck_assert_int_eq(hl_trace_op_kind(t, 1), 'x');
+	hl_trace_free(t);
+	unlink(path);
+	/* damage: bad fields, an exit of a thread that is not running */
+	static const struct {
+		const char *text;
+		unsigned line;
+		const char *message;
+	} damage[] = {
+		{ "a 0 1\n#@exit x\n", 2, "bad thread id 'x'" },
+		{ "a 0 1\n#@exit 0 1\n", 2, "unexpected '1' after the thread id" },
+		{ "a 0 1\n#@exit 256\n", 2, "thread id 256 out of range 0..255" },
+		{ "a 0 1\n#@exit -1\n", 2, "out of range" },
+		{ "a 0 1\n#@exit 2\n", 2, "thread 2 exits before it ran" },
+		{ "t 1\na 0 1\n#@exit 1\n#@exit 1\n", 4, "thread 1 exits twice" },
+		/* "x" is no op of the trace's own: only the "#@" line makes one */
+		{ "a 0 1\nx 0\n", 2, "unknown op" },
+	};
+	for (size_t k = 0; k < sizeof damage / sizeof damage[0]; k++)
+		expect_trace_error(damage[k].text, damage[k].line, damage[k].message);
+}
+END_TEST
+
 START_TEST(trace_reader_reads_both_headers_and_extensions)
 {
 	const char *path = write_temp("20000\r\n2\r\n5\r\n1\r\na 0 10\r\nr 0 20\r\nc 1 3 8\r\nf 0\r\nf -1");
@@ -349,6 +394,7 @@ static Suite *core_suite(void)
 	tcase_add_test(tc, trace_reader_rejects_damage);
 	tcase_add_test(tc, trace_reader_reads_both_headers_and_extensions);
 	tcase_add_test(tc, trace_reader_keeps_a_double_free);
+	tcase_add_test(tc, trace_reader_reads_thread_exits);
 	tcase_add_test(tc, page_source_counts_and_measures);
 	tcase_add_test(tc, ledger_tracks_requests);
 	tcase_add_test(tc, debug_guard_names_the_mistake_under_every_policy);

@@ -59,7 +59,7 @@ static void describe_all(const hl_trace_t *t)
 		(void)hl_trace_op_id(t, i);
 		char k = hl_trace_op_kind(t, i);
 		const char *label = hl_trace_op_label(t, i);
-		if (i < hl_trace_ops(t) && !strchr("afrcmts", k))
+		if (i < hl_trace_ops(t) && !strchr("afrcmtsx", k))
 			fuzz_bug(H, "op %zu has kind '%c'", i, k);
 		if ((k == 's') != (label != NULL))
 			fuzz_bug(H, "op %zu of kind '%c' %s a label", i, k, label ? "has" : "lacks");

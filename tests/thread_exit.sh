@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Thread exit in recordings (issue 18), side by side with the real glibc:
+# tests/diagnose/waves.c runs waves of 8 threads on glibc under
+# libheaplab-record.so and prints how many arenas glibc made; the recording
+# replayed under bins (glibc's model) must end with as many.  glibc's rule
+# (arena_thread_freeres, get_free_list): an exiting thread's arena goes on
+# the free list and the next new thread takes it, so every wave after the
+# first uses the first wave's arenas: 1 + 8 = 9, however many waves.
+set -u
+[ -z "${HL_SANITIZERS:-}" ] || { echo "SKIP: recording a program preloads heaplab; a -fsanitize=$HL_SANITIZERS build owns malloc"; exit 77; }
+build=${abs_top_builddir:-.}
+heaplab="$build/heaplab"
+program="$build/tests/diagnose_waves"
+"$heaplab" policies | awk '{print $1}' | grep -qx bins || { echo "bins is not compiled in"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0 passed=0
+pass() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+for waves in 2 3; do
+	rec="$tmp/w$waves.rep"
+	out=$("$heaplab" diagnose --policies=bins --model=tcache_count:7,fastbins:on --keep="$rec" \
+		-- "$program" "$waves" 2>"$tmp/err")
+	real=$(sed -n 's/^arenas \([0-9]*\)$/\1/p' <<<"$out")
+	[ "$real" = 9 ] && pass || { fail "$waves waves: glibc made '$real' arenas, its rule gives 9"; cat "$tmp/err"; }
+	# one exit per thread; each wave's threads get the numbers 1..8 the
+	# last wave's exits gave back (calls after a thread's exit line, like
+	# glibc's freeing of its key blocks, get exit lines of their own)
+	exits=$(grep -c '^#@exit ' "$rec")
+	[ "$exits" -ge $((8 * waves)) ] && pass || fail "$waves waves: $exits exit lines, expected at least $((8 * waves))"
+	top=$(awk '$1 == "t" && $2 > m { m = $2 } END { print m + 0 }' "$rec")
+	[ "$top" = 8 ] && pass || fail "$waves waves: thread numbers up to $top, expected 1..8 used again"
+	model=$("$heaplab" replay --policy=bins --conf=tcache_count:7,fastbins:on --repeat 0 --check-every 0 --stats "$rec" 2>&1 |
+		awk '$1 == "arenas:" { print $2 }')
+	[ "$model" = "$real" ] && pass || fail "$waves waves: the replay under bins ends with '$model' arenas, glibc with '$real'"
+done
+
+echo "thread exit: $passed passed, $failed failed"
+[ $failed -eq 0 ]
