@@ -375,10 +375,40 @@ int hl_reset(hl_heap_t *h)
 
 /* ---- looking inside ---------------------------------------------------- */
 
+/* In debug mode the checker runs between two calls, under the guard,
+ * like the guard's own checks: a checker that counts every block (live,
+ * cached, free) needs a heap no call is changing. */
 int hl_check(hl_heap_t *h, FILE *report)
 {
 	hl_report_t r = { .out = report, .policy = h->policy->name };
-	return h->policy->check(h->state, &r);
+	if (h->debug)
+		pthread_mutex_lock(&h->guard.lock);
+	int problems = h->policy->check(h->state, &r);
+	if (h->debug)
+		pthread_mutex_unlock(&h->guard.lock);
+	return problems;
+}
+
+typedef struct live_visit {
+	void (*fn)(const void *p, void *arg);
+	void *arg;
+} live_visit_t;
+
+static int visit_live(uintptr_t p, size_t asked, void *arg)
+{
+	(void)asked;
+	live_visit_t *v = arg;
+	v->fn((const void *)p, v->arg);
+	return 0;
+}
+
+bool hl_heap_foreach_live(hl_heap_t *h, void (*fn)(const void *p, void *arg), void *arg)
+{
+	if (!h->ledger_on)
+		return false;
+	live_visit_t v = { fn, arg };
+	hl_ledger_foreach(&h->ledger, visit_live, &v);
+	return true;
 }
 
 int hl_walk(hl_heap_t *h, hl_walk_fn fn, void *arg)
