@@ -389,26 +389,11 @@ int hl_check(hl_heap_t *h, FILE *report)
 	return problems;
 }
 
-typedef struct live_visit {
-	void (*fn)(const void *p, void *arg);
-	void *arg;
-} live_visit_t;
-
-static int visit_live(uintptr_t p, size_t asked, void *arg)
-{
-	(void)asked;
-	live_visit_t *v = arg;
-	v->fn((const void *)p, v->arg);
-	return 0;
-}
-
-bool hl_heap_foreach_live(hl_heap_t *h, void (*fn)(const void *p, void *arg), void *arg)
+int hl_heap_block_live(hl_heap_t *h, const void *p)
 {
 	if (!h->ledger_on)
-		return false;
-	live_visit_t v = { fn, arg };
-	hl_ledger_foreach(&h->ledger, visit_live, &v);
-	return true;
+		return -1;
+	return p && hl_ledger_get(&h->ledger, p) != (size_t)-1;
 }
 
 int hl_walk(hl_heap_t *h, hl_walk_fn fn, void *arg)

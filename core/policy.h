@@ -168,12 +168,12 @@ unsigned hl_heap_id(const hl_heap_t *h);
  *  included, is called with on this thread. */
 hl_thread_t *hl_thread_get(hl_heap_t *h);
 /** For a checker that must tell a block the program holds from one its
- *  policy lost: calls @p fn(p, @p arg) for every block of heap @p h handed
- *  out and not given back, by the request ledger, and returns true; false
- *  (nothing visited) when the heap keeps no ledger (ledger:off).  Exact
- *  while no call of the heap is under way (debug mode: between two
- *  calls).  Takes the ledger's locks, which come after every policy lock
- *  (fork takes them in that order), so a checker may hold its own. */
-bool hl_heap_foreach_live(hl_heap_t *h, void (*fn)(const void *p, void *arg), void *arg);
+ *  policy lost: 1 when @p p is a block of heap @p h handed out and not
+ *  given back, by the request ledger, 0 when not (NULL: never), -1 when
+ *  the heap keeps no ledger (ledger:off), whatever @p p.  Exact while no
+ *  call of the heap is under way (debug mode: between two calls).  Takes
+ *  a ledger lock, which comes after every policy lock (fork takes them in
+ *  that order), so a checker may hold its own. */
+int hl_heap_block_live(hl_heap_t *h, const void *p);
 
 #endif

@@ -84,15 +84,16 @@
  *     lists in front:thread); an object counted in allocated that is in
  *     none of them is lost (a cache entry dropped, a batch short);
  *     no object is in two places (span bitmap, a CPU stack or thread list,
- *     the transfer cache, live);
+ *     the transfer cache);
  *     on the central list of its class  <=>  |free in span| > 0, in the
  *     fullness list allocated * PC_FULLNESS / nobjs.
  *   summed over the spans of a class (central[cls].spans of them):
  *     spans * nobjs == free + cached + live.
  *   live is what the heap's request ledger holds: the model counts no
- *     live objects itself (the hits would have to), and the ledger costs
- *     the fast path nothing more.  With ledger:off only the first line's
- *     counts are checked.  A fork child's objects that the parent's
+ *     live objects itself (the hits would have to), and asking the
+ *     ledger costs the fast path nothing, the checker a lookup per
+ *     object neither free nor cached.  With ledger:off only the first
+ *     line's counts are checked.  A fork child's objects that the parent's
  *     other threads held stay out for good: fork_orphans of them.
  *   for every CPU and class:  current <= capacity <= max_cap[class];
  *     for every CPU: capacity_bytes == sum(capacity * size).  The sum
@@ -270,8 +271,7 @@ typedef struct pc_span {
 	struct pc_span *next;          /**< next on its page-heap or central list */
 	uint64_t free_bits[PC_BITMAP_WORDS]; /**< 1 = object free in the span */
 	uint64_t mark[PC_BITMAP_WORDS];      /**< checker's and walker's scratch
-						  (page-heap lock): found cached,
-						  or live (checker) */
+						  (page-heap lock): found cached */
 } pc_span_t;
 
 /** pc_span_t.bucket of a span on no central list (no free object, or

@@ -9,19 +9,19 @@
  * a snapshot (which mark too) cannot run in between.  First pass: every
  * cached object is marked in its span (span->mark), which finds an
  * object cached twice, cached while free in its span, or a cache entry
- * that is no object at all.  Second pass (checker only): every block the
- * program holds, by the heap's request ledger, is marked too, which
- * finds a live block that is also cached or free.  Third pass: the
- * regions are tiled span by span from base to frontier; in a small span
- * an object that is neither free in its bitmap nor marked was handed out
- * of the span and then dropped: it is lost, and named.
+ * that is no object at all.  Second pass: the regions are tiled span by
+ * span from base to frontier; in a small span (checker only) each object
+ * neither free in its bitmap nor marked is asked for in the heap's
+ * request ledger: the program holds it, or it was handed out of the span
+ * and then dropped — lost, and named.
  *
  * Why the ledger: the model does not know which objects are live (the
  * fronts' hits count nothing, and a dropped object looks exactly like a
  * malloc that the hit served).  The ledger already records every block
- * handed out, so asking it costs the fast path nothing; with ledger:off
- * the third pass checks the counts only (free + allocated == objects,
- * cached <= allocated) and cannot tell a lost object from a live one.
+ * handed out, so asking it costs the fast path nothing, and the checker
+ * one lookup per live small object; with ledger:off the checker checks
+ * the counts only (free + allocated == objects, cached <= allocated) and
+ * cannot tell a lost object from a live one.
  */
 #include "config.h"
 #include <string.h>
@@ -155,68 +155,49 @@ int pc_mark_cached(pc_state_t *s, hl_report_t *r)
 	return bad;
 }
 
-/* ---- live blocks (checker) ----------------------------------------------- */
+/* ---- lost objects (checker) ---------------------------------------------- */
 
-typedef struct pc_live_ctx {
-	pc_state_t *s;
-	hl_report_t *r;
-	int bad;
-} pc_live_ctx_t;
-
-/* Marks live block @p in its span, after the caches' marks: a block of
- * another policy (a host's) or a large block is none of this pass's. */
-static void pc_mark_live(const void *p, void *arg)
+/* Objects of small span @sp neither free nor cached, by the ledger:
+ * those the program holds in *@live, the others returned, the first of
+ * them in *@first. */
+static unsigned pc_unaccounted(const pc_state_t *s, const pc_span_t *sp, unsigned *live, void **first)
 {
-	pc_live_ctx_t *c = arg;
-	pc_span_t *sp = pc_ph_span_of(&c->s->ph, p);
-	if (!sp || sp->state != PC_SPAN_SMALL)
-		return;
-	long i = pc_obj_index(c->s, sp, p);
-	const char *what = i < 0				     ? "is no object of its span"
-			   : hl_bit_get(sp->free_bits, (size_t)i) ? "is free in its span"
-			   : hl_bit_get(sp->mark, (size_t)i)	     ? "is also in a cache"
-								     : NULL;
-	if (what) {
-		c->bad++;
-		if (c->r)
-			hl_report_at(c->r, p, "live block %p (class %u) %s", p, sp->cls, what);
-		return;
-	}
-	hl_bit_set(sp->mark, (size_t)i);
-}
-
-/* Objects of small span @sp neither free in it nor marked, the first in
- * *@first (marks: cached and live). */
-static unsigned pc_unaccounted(const pc_state_t *s, const pc_span_t *sp, void **first)
-{
-	unsigned n = 0;
+	unsigned lost = 0;
+	uint32_t stride = s->cl.stride[sp->cls];
+	*live = 0;
 	for (unsigned w = 0; w < PC_BITMAP_WORDS && w * 64 < sp->nobjs; w++) {
 		unsigned left = sp->nobjs - w * 64;
 		uint64_t valid = left >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << left) - 1;
 		uint64_t out = ~hl_bit_load_word(sp->free_bits, w) & ~hl_bit_load_word(sp->mark, w) & valid;
-		if (out && !n)
-			*first = (void *)(sp->start + (w * 64 + (unsigned)__builtin_ctzll(out)) * s->cl.stride[sp->cls]);
-		n += (unsigned)__builtin_popcountll(out);
+		for (; out; out &= out - 1) {
+			void *p = (void *)(sp->start + (w * 64 + (unsigned)__builtin_ctzll(out)) * stride);
+			if (hl_heap_block_live(s->heap, p) == 1)
+				++*live;
+			else if (!lost++)
+				*first = p;
+		}
 	}
-	return n;
+	return lost;
 }
 
 static int pc_count_lost_span(pc_state_t *s, pc_span_t *sp, void *arg)
 {
+	unsigned live;
 	void *first;
 	if (sp->state == PC_SPAN_SMALL)
-		*(size_t *)arg += pc_unaccounted(s, sp, &first);
+		*(size_t *)arg += pc_unaccounted(s, sp, &live, &first);
 	return 0;
 }
 
 size_t pc_count_lost(pc_state_t *s)
 {
-	pc_live_ctx_t lc = { .s = s };
 	size_t lost = 0;
+	int bad;
+	if (hl_heap_block_live(s->heap, NULL) < 0)
+		return 0;
 	pthread_mutex_lock(&s->ph.lock);
-	lc.bad = pc_mark_cached(s, NULL);
-	if (hl_heap_foreach_live(s->heap, pc_mark_live, &lc))
-		pc_tile(s, pc_count_lost_span, &lost, NULL, &lc.bad);
+	bad = pc_mark_cached(s, NULL);
+	pc_tile(s, pc_count_lost_span, &lost, NULL, &bad);
 	pthread_mutex_unlock(&s->ph.lock);
 	return lost;
 }
@@ -226,7 +207,7 @@ size_t pc_count_lost(pc_state_t *s)
 typedef struct pc_check_ctx {
 	hl_report_t *r;
 	int bad;
-	bool live_known;                  /**< the marks hold live blocks too */
+	bool live_known;                  /**< the heap keeps its ledger */
 	bool tiled;                       /**< every span was visited */
 	size_t lost;                      /**< objects lost, in every span */
 	size_t small_spans, large_spans, listed_free[2];
@@ -242,12 +223,13 @@ static unsigned pc_popcount(const uint64_t *bits)
 }
 
 /* Objects of span @sp neither free, cached nor live: lost, the first
- * named.  After a fork that left objects behind (s->fork_orphans) they
- * are only counted, and pc_check_lost compares the total. */
-static void pc_check_lost(pc_state_t *s, pc_span_t *sp, pc_check_ctx_t *c)
+ * named; the live ones in *@live.  After a fork that left objects
+ * behind (s->fork_orphans) they are only counted, and pc_check_orphans
+ * compares the total. */
+static void pc_check_lost(pc_state_t *s, pc_span_t *sp, pc_check_ctx_t *c, unsigned *live)
 {
 	void *first = NULL;
-	unsigned lost = pc_unaccounted(s, sp, &first);
+	unsigned lost = pc_unaccounted(s, sp, live, &first);
 	c->lost += lost;
 	if (lost && !s->fork_orphans) {
 		c->bad++;
@@ -260,7 +242,7 @@ static void pc_check_lost(pc_state_t *s, pc_span_t *sp, pc_check_ctx_t *c)
 
 static void pc_check_small(pc_state_t *s, pc_span_t *sp, pc_check_ctx_t *c)
 {
-	unsigned nfree = pc_popcount(sp->free_bits), nmarked = pc_popcount(sp->mark);
+	unsigned nfree = pc_popcount(sp->free_bits), ncached = pc_popcount(sp->mark), nlive = 0;
 	void *at = (void *)sp->start;
 	c->small_spans++;
 	if (sp->cls == 0 || sp->cls >= s->cl.n || sp->nobjs != s->cl.nobjs[sp->cls] ||
@@ -270,11 +252,11 @@ static void pc_check_small(pc_state_t *s, pc_span_t *sp, pc_check_ctx_t *c)
 	}
 	c->class_spans[sp->cls]++;
 	if (c->live_known)
-		pc_check_lost(s, sp, c);
+		pc_check_lost(s, sp, c, &nlive);
 	c->bad += !HL_EXPECT_AT(c->r, nfree + sp->allocated == sp->nobjs, at,
 				"span %p: %u free + %u allocated != %u objects", at, nfree, sp->allocated, sp->nobjs);
-	c->bad += !HL_EXPECT_AT(c->r, nmarked <= sp->allocated, at, "span %p: %u objects %s but %u allocated", at,
-				nmarked, c->live_known ? "cached or live" : "cached", sp->allocated);
+	c->bad += !HL_EXPECT_AT(c->r, ncached + nlive <= sp->allocated, at,
+				"span %p: %u objects cached + %u live but %u allocated", at, ncached, nlive, sp->allocated);
 	unsigned want = nfree ? pc_fullness(sp) : PC_NO_LIST;
 	c->bad += !HL_EXPECT_AT(c->r, sp->bucket == want, at, "span %p: on central list %u, belongs on %u", at,
 				sp->bucket, want);
@@ -424,11 +406,9 @@ int pc_check(void *st, hl_report_t *r)
 {
 	pc_state_t *s = st;
 	pc_check_ctx_t c = { .r = r };
-	pc_live_ctx_t lc = { .s = s, .r = r };
+	c.live_known = hl_heap_block_live(s->heap, NULL) >= 0;
 	pthread_mutex_lock(&s->ph.lock);
-	lc.bad = pc_mark_cached(s, r);
-	c.live_known = hl_heap_foreach_live(s->heap, pc_mark_live, &lc);
-	c.bad = lc.bad;
+	c.bad = pc_mark_cached(s, r);
 	c.tiled = pc_tile(s, pc_check_span, &c, r, &c.bad) == 0;
 	if (c.tiled) {
 		pc_check_ph_lists(s, &c);
