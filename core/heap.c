@@ -375,10 +375,25 @@ int hl_reset(hl_heap_t *h)
 
 /* ---- looking inside ---------------------------------------------------- */
 
+/* In debug mode the checker runs between two calls, under the guard,
+ * like the guard's own checks: a checker that counts every block (live,
+ * cached, free) needs a heap no call is changing. */
 int hl_check(hl_heap_t *h, FILE *report)
 {
 	hl_report_t r = { .out = report, .policy = h->policy->name };
-	return h->policy->check(h->state, &r);
+	if (h->debug)
+		pthread_mutex_lock(&h->guard.lock);
+	int problems = h->policy->check(h->state, &r);
+	if (h->debug)
+		pthread_mutex_unlock(&h->guard.lock);
+	return problems;
+}
+
+int hl_heap_block_live(hl_heap_t *h, const void *p)
+{
+	if (!h->ledger_on)
+		return -1;
+	return p && hl_ledger_get(&h->ledger, p) != (size_t)-1;
 }
 
 int hl_walk(hl_heap_t *h, hl_walk_fn fn, void *arg)

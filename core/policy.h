@@ -172,4 +172,13 @@ hl_thread_t *hl_thread_get(hl_heap_t *h);
  *  on @p h attaches it again, as a new thread.  For replays of thread exit. */
 void hl_thread_detach(hl_heap_t *h);
 
+/** For a checker that must tell a block the program holds from one its
+ *  policy lost: 1 when @p p is a block of heap @p h handed out and not
+ *  given back, by the request ledger, 0 when not (NULL: never), -1 when
+ *  the heap keeps no ledger (ledger:off), whatever @p p.  Exact while no
+ *  call of the heap is under way (debug mode: between two calls).  Takes
+ *  a ledger lock, which comes after every policy lock (fork takes them in
+ *  that order), so a checker may hold its own. */
+int hl_heap_block_live(hl_heap_t *h, const void *p);
+
 #endif

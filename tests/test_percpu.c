@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include "testlib.h"
 #include "../policies/percpu/percpu.h"
 
@@ -473,6 +474,312 @@ START_TEST(hugepage_counts_stay_true_under_churn)
 }
 END_TEST
 
+/* ---- lost objects ----------------------------------------------------------
+ * An object handed out of its span that is in no cache and not live is
+ * lost: the checker marks the cached objects and the ledger's live ones
+ * and names an object of a small span that is neither free nor marked.
+ * A second percpu state is made inside a heap through the policy's table
+ * (as above), called with a thread record of its own (the heap's record
+ * keeps its policy_tls); its objects are not in the heap's ledger, so
+ * these tests keep none of them live: everything they allocate is freed
+ * into a cache before the damage. */
+typedef struct side {
+	hl_heap_t *h;
+	const hl_policy_t *pol;
+	pc_state_t *s;
+	hl_thread_t t;                 /* the second state's thread record */
+} side_t;
+
+static void side_open(side_t *x, const char *conf)
+{
+	hl_conf_t c;
+	char err[256];
+	*x = (side_t){ .h = tl_heap("percpu", "ledger:on"), .pol = hl_policy_find("percpu") };
+	ck_assert_int_eq(hl_conf_parse(&c, x->pol->options, conf, err, sizeof err), 0);
+	x->s = x->pol->init(x->h, &c);
+	ck_assert_ptr_nonnull(x->s);
+}
+
+/* Runs the second state's checker; its report (lines "heaplab: percpu:
+ * check: ...") in @text. */
+static int side_check(side_t *x, char *text, size_t len)
+{
+	memset(text, 0, len);
+	FILE *f = fmemopen(text, len - 1, "w");
+	hl_report_t r = { .out = f, .policy = "percpu" };
+	int n = x->pol->check(x->s, &r);
+	fclose(f);
+	return n;
+}
+
+static void side_clean(side_t *x)
+{
+	char text[2048];
+	int n = side_check(x, text, sizeof text);
+	ck_assert_msg(n == 0, "%d problem(s): %s", n, text);
+}
+
+/* The checker names @p lost, of class @p cls, as lost, in its first line. */
+static void side_finds_lost(side_t *x, const void *lost, unsigned cls)
+{
+	char text[2048], want[128];
+	int n = side_check(x, text, sizeof text);
+	snprintf(want, sizeof want, "heaplab: percpu: check: object %p (class %u) lost", lost, cls);
+	ck_assert_msg(n >= 1 && strncmp(text, want, strlen(want)) == 0, "%d problem(s), report \"%s\", wanted \"%s\"", n,
+		      text, want);
+}
+
+/* A second state with @conf in which one object of 64 bytes (class
+ * *@cls) was allocated and freed into the front: that object, the heap
+ * checked clean. */
+static void *side_with_one_cached(side_t *x, const char *conf, unsigned *cls)
+{
+	side_open(x, conf);
+	*cls = pc_class_of(&x->s->cl, 64);
+	void *p = x->pol->malloc(x->s, &x->t, 64);
+	x->pol->free(x->s, &x->t, p);
+	side_clean(x);
+	return p;
+}
+
+/* The damage undone: clean again. */
+static void side_close(side_t *x)
+{
+	side_clean(x);
+	hl_heap_destroy(x->h);
+}
+
+START_TEST(checker_finds_an_object_dropped_from_a_cpu_stack)
+{
+	side_t x;
+	unsigned cls;
+	tl_stay_on_this_cpu();
+	void *p = side_with_one_cached(&x, "rseq:off", &cls); /* on top of this CPU's stack */
+	pc_stack_t *st = NULL;
+	for (unsigned cpu = 0; cpu < x.s->ncpus && !st; cpu++) {
+		pc_slab_t *sl = pc_slab(x.s, cpu);
+		if (sl->stacks[cls].current && pc_slots(x.s, sl, cls)[sl->stacks[cls].current - 1] == p)
+			st = &sl->stacks[cls];
+	}
+	ck_assert_ptr_nonnull(st);
+	st->current--; /* popped and dropped */
+	side_finds_lost(&x, p, cls);
+	st->current++;
+	side_close(&x);
+}
+END_TEST
+
+START_TEST(checker_finds_an_object_dropped_from_a_transfer_cache_batch)
+{
+	side_t x;
+	side_open(&x, "rseq:off,cpu_cache_bytes:0"); /* frees overflow the stacks */
+	enum { N = 200 };
+	void *p[N];
+	unsigned cls = pc_class_of(&x.s->cl, 64);
+	for (int i = 0; i < N; i++)
+		p[i] = x.pol->malloc(x.s, &x.t, 64);
+	for (int i = 0; i < N; i++)
+		x.pol->free(x.s, &x.t, p[i]);
+	pc_transfer_t *t = &x.s->transfer[cls];
+	ck_assert_uint_gt(t->count, 0);
+	side_clean(&x);
+	void *dropped = t->slots[--t->count]; /* the top of the last batch */
+	side_finds_lost(&x, dropped, cls);
+	t->count++;
+	side_close(&x);
+}
+END_TEST
+
+START_TEST(checker_finds_an_object_dropped_from_a_thread_cache)
+{
+	side_t x;
+	unsigned cls;
+	void *p = side_with_one_cached(&x, "front:thread", &cls);
+	pc_tcache_t *tc = x.t.policy_tls;
+	ck_assert_ptr_nonnull(tc);
+	pc_tlist_t *l = &tc->lists[cls];
+	ck_assert_ptr_eq(l->head, p);
+	l->head = l->head->next; /* popped and dropped: the counts agree */
+	l->length--;
+	tc->size -= x.s->cl.size[cls];
+	side_finds_lost(&x, p, cls);
+	l->head = p; /* its link still names the rest */
+	l->length++;
+	tc->size += x.s->cl.size[cls];
+	side_close(&x);
+}
+END_TEST
+
+/* An object leaves its span's free list uncounted (bit cleared, nothing
+ * else), then counted as handed out (allocated, the central list's count)
+ * as a batch taken from the span and dropped would be. */
+START_TEST(checker_finds_an_object_leaked_from_a_span)
+{
+	side_t x;
+	unsigned cls;
+	void *p = side_with_one_cached(&x, "rseq:off", &cls);
+	pc_span_t *sp = pc_ph_span_of(&x.s->ph, p);
+	ck_assert_ptr_nonnull(sp);
+	size_t i = 0;
+	while (i < sp->nobjs && !hl_bit_get(sp->free_bits, i))
+		i++;
+	ck_assert_uint_lt(i, sp->nobjs);
+	void *q = (void *)(sp->start + i * x.s->cl.stride[cls]);
+	hl_bit_clear(sp->free_bits, i);
+	side_finds_lost(&x, q, cls);
+	sp->allocated++;
+	x.s->central[cls].free_objects--;
+	side_finds_lost(&x, q, cls);
+	sp->allocated--;
+	x.s->central[cls].free_objects++;
+	hl_bit_set(sp->free_bits, i);
+	side_close(&x);
+}
+END_TEST
+
+/* ---- no false losses ------------------------------------------------------ */
+
+enum { CHURN_THREADS = 4, CHURN_SLOTS = 64 };
+
+typedef struct churn {
+	hl_heap_t *h;
+	unsigned seed, ops;
+	void *kept[CHURN_SLOTS];       /* left live for the main thread */
+} churn_t;
+
+/* Random mallocs (small, some large), frees and reallocs; a block freed
+ * by another thread now and then (the shared slot). */
+static void *churn(void *arg)
+{
+	static void *_Atomic shared;
+	churn_t *c = arg;
+	void **slot = c->kept;
+	unsigned x = c->seed;
+	for (unsigned op = 0; op < c->ops; op++) {
+		x = x * 1103515245u + 12345u;
+		void **at = &slot[(x >> 8) % CHURN_SLOTS];
+		if ((x >> 4) % 16 == 0) {
+			hl_free(c->h, atomic_exchange(&shared, *at)); /* frees a block of another thread */
+			*at = NULL;
+		} else if (*at && (x >> 20) % 4 == 0) {
+			*at = hl_realloc(c->h, *at, 16 + (x >> 14) % 2000);
+		} else if (*at) {
+			hl_free(c->h, *at);
+			*at = NULL;
+		} else {
+			*at = hl_malloc(c->h, (x >> 24) % 32 == 0 ? PC_MAX_SMALL + 1 : 1 + (x >> 16) % 3000);
+		}
+	}
+	hl_free(c->h, atomic_exchange(&shared, NULL));
+	return NULL;
+}
+
+typedef struct watch {
+	hl_heap_t *h;
+	atomic_int stop;
+} watch_t;
+
+/* Checks while the workers run: in debug mode hl_check waits for the
+ * guard, so it only ever sees the heap between two calls. */
+static void *checker(void *arg)
+{
+	watch_t *w = arg;
+	while (!atomic_load(&w->stop))
+		if (hl_check(w->h, stderr) != 0)
+			return (void *)1;
+	return NULL;
+}
+
+/* Many random operations on four threads, each front, debug mode on (the
+ * checker after every call, and a fifth thread checking all the while)
+ * and off (checked after the threads end, while their blocks are still
+ * live): no object is lost that is not. */
+START_TEST(checker_finds_no_loss_under_threads)
+{
+	static const char *confs[] = { "rseq:on", "rseq:off", "front:thread" };
+	for (int c = 0; c < 3; c++)
+		for (int debug = 0; debug < 2; debug++) {
+			char conf[64];
+			snprintf(conf, sizeof conf, "%s,debug:%s", confs[c], debug ? "on" : "off");
+			hl_heap_t *h = tl_heap("percpu", conf);
+			churn_t w[CHURN_THREADS];
+			watch_t watch = { .h = h };
+			pthread_t th[CHURN_THREADS], wt;
+			for (int k = 0; k < CHURN_THREADS; k++) {
+				w[k] = (churn_t){ .h = h, .seed = 7u + 131u * (unsigned)k, .ops = debug ? 1500 : 20000 };
+				ck_assert_int_eq(pthread_create(&th[k], NULL, churn, &w[k]), 0);
+			}
+			if (debug)
+				ck_assert_int_eq(pthread_create(&wt, NULL, checker, &watch), 0);
+			for (int k = 0; k < CHURN_THREADS; k++)
+				pthread_join(th[k], NULL);
+			if (debug) {
+				atomic_store(&watch.stop, 1);
+				void *rc;
+				pthread_join(wt, &rc);
+				ck_assert_msg(rc == NULL, "%s: hl_check found a problem while the threads ran", conf);
+			}
+			tl_check_clean(h); /* the workers' blocks still live */
+			for (int k = 0; k < CHURN_THREADS; k++)
+				for (int i = 0; i < CHURN_SLOTS; i++)
+					hl_free(h, w[k].kept[i]);
+			tl_check_clean(h);
+			hl_heap_destroy(h);
+		}
+}
+END_TEST
+
+typedef struct holder {
+	hl_heap_t *h;
+	atomic_int cached, release;
+} holder_t;
+
+/* Leaves objects in this thread's cache and stays alive until told. */
+static void *hold_cached(void *arg)
+{
+	holder_t *o = arg;
+	void *p[10];
+	for (int i = 0; i < 10; i++)
+		p[i] = hl_malloc(o->h, 64);
+	for (int i = 0; i < 10; i++)
+		hl_free(o->h, p[i]);
+	atomic_store(&o->cached, 1);
+	while (!atomic_load(&o->release))
+		sched_yield();
+	return NULL;
+}
+
+/* In a fork child the other thread's cache is gone with its objects,
+ * out of their spans for good: the checker counts them as the fork's,
+ * not as lost, and still finds the child's own heap clean. */
+START_TEST(checker_counts_what_a_fork_left_behind)
+{
+	holder_t o = { .h = tl_heap("percpu", "front:thread,ledger:on") };
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, hold_cached, &o), 0);
+	while (!atomic_load(&o.cached))
+		sched_yield();
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int bad = hl_check(o.h, stderr);
+		void *p = hl_malloc(o.h, 64);
+		bad += hl_check(o.h, stderr);
+		hl_free(o.h, p);
+		bad += hl_check(o.h, stderr);
+		_exit(bad ? 1 : 0);
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child's checker found problems (status %d)",
+		      status);
+	atomic_store(&o.release, 1);
+	pthread_join(th, NULL);
+	tl_check_clean(o.h);
+	hl_heap_destroy(o.h);
+}
+END_TEST
+
 static Suite *percpu_suite(void)
 {
 	Suite *s = suite_create("percpu");
@@ -490,6 +797,12 @@ static Suite *percpu_suite(void)
 	tcase_add_test(tc, trim_releases_whole_empty_hugepages_first);
 	tcase_add_test(tc, checker_catches_a_wrong_hugepage_count);
 	tcase_add_test(tc, hugepage_counts_stay_true_under_churn);
+	tcase_add_test(tc, checker_finds_an_object_dropped_from_a_cpu_stack);
+	tcase_add_test(tc, checker_finds_an_object_dropped_from_a_transfer_cache_batch);
+	tcase_add_test(tc, checker_finds_an_object_dropped_from_a_thread_cache);
+	tcase_add_test(tc, checker_finds_an_object_leaked_from_a_span);
+	tcase_add_test(tc, checker_finds_no_loss_under_threads);
+	tcase_add_test(tc, checker_counts_what_a_fork_left_behind);
 	suite_add_tcase(s, tc);
 	return s;
 }

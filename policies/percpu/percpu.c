@@ -346,7 +346,10 @@ static void pc_fork_parent(void *st)
 
 /* The child: every lock made anew.  The per-CPU stacks stay as they
  * were (no thread was inside a slow path: fork_prepare held every CPU's
- * mutex), and the fence is registered again for the child's process. */
+ * mutex), and the fence is registered again for the child's process.
+ * What the parent's other threads held — their thread caches, an object
+ * between the policy and the ledger — is out of its span for good: the
+ * checker is told how many (fork_orphans). */
 static void pc_fork_child(void *st)
 {
 	pc_state_t *s = st;
@@ -357,6 +360,7 @@ static void pc_fork_child(void *st)
 	pc_thread_fork_child(s);
 	if (s->mode == PC_MODE_RSEQ)
 		pc_rseq_reregister();
+	s->fork_orphans = pc_count_lost(s);
 }
 
 const hl_policy_t hl_policy_percpu = {

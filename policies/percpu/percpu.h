@@ -79,11 +79,22 @@
  * Invariants (checked by percpu_check.c)
  * ----------
  *   for every small span:  nobjs == |free in span| + allocated, where
- *     allocated == live + |in front caches| + |in transfer cache|;
+ *     allocated == |in front caches| + |in transfer cache| + |live|
+ *     (front caches: the CPU stacks in rseq and lock mode, the thread
+ *     lists in front:thread); an object counted in allocated that is in
+ *     none of them is lost (a cache entry dropped, a batch short);
  *     no object is in two places (span bitmap, a CPU stack or thread list,
  *     the transfer cache);
  *     on the central list of its class  <=>  |free in span| > 0, in the
  *     fullness list allocated * PC_FULLNESS / nobjs.
+ *   summed over the spans of a class (central[cls].spans of them):
+ *     spans * nobjs == free + cached + live.
+ *   live is what the heap's request ledger holds: the model counts no
+ *     live objects itself (the hits would have to), and asking the
+ *     ledger costs the fast path nothing, the checker a lookup per
+ *     object neither free nor cached.  With ledger:off only the first
+ *     line's counts are checked.  A fork child's objects that the parent's
+ *     other threads held stay out for good: fork_orphans of them.
  *   for every CPU and class:  current <= capacity <= max_cap[class];
  *     for every CPU: capacity_bytes == sum(capacity * size).  The sum
  *     stays within cpu_cache_bytes except that a class whose capacity
@@ -259,7 +270,8 @@ typedef struct pc_span {
 	struct pc_span *prev;          /**< previous on its page-heap or central list */
 	struct pc_span *next;          /**< next on its page-heap or central list */
 	uint64_t free_bits[PC_BITMAP_WORDS]; /**< 1 = object free in the span */
-	uint64_t mark[PC_BITMAP_WORDS];      /**< checker's scratch: found cached */
+	uint64_t mark[PC_BITMAP_WORDS];      /**< checker's and walker's scratch
+						  (page-heap lock): found cached */
 } pc_span_t;
 
 /** pc_span_t.bucket of a span on no central list (no free object, or
@@ -628,6 +640,10 @@ void pc_snapshot(void *st, hl_dot_t *d);
 /** Marks every cached object in its span's `mark` bits (checker's and
  *  walker's first pass); reports objects found twice or in no span. */
 int pc_mark_cached(pc_state_t *s, hl_report_t *r);
+/** Objects handed out of their spans that are in no cache and not live
+ *  (by the heap's ledger; 0 with ledger:off): a fork child's orphans.
+ *  Quiet heap, page-heap lock not held. */
+size_t pc_count_lost(pc_state_t *s);
 
 /* ---- the policy state ---------------------------------------------------- */
 
@@ -657,6 +673,9 @@ struct pc_state {
 	pc_tcache_t *tcaches;          /**< live thread caches */
 	hl_meta_pool_t tc_pool;        /**< where thread caches come from */
 	size_t thread_cache_bytes;     /**< max_size of a new thread cache */
+	size_t fork_orphans;           /**< objects a fork left out of their
+					    spans for good (the parent's other
+					    threads held them): set in the child */
 };
 
 /** The slab of CPU @p cpu. */

@@ -1,13 +1,27 @@
 /*
  * percpu_check.c — the checker and the walker of `percpu`.
  *
- * Both expect a quiet heap (no thread allocating or freeing meanwhile):
- * they read every CPU's stacks, every thread's lists and every transfer
- * cache without those locks, and hold the page heap's lock while they
- * tile the regions.  First pass: every cached object is marked in its
- * span (span->mark), which finds an object cached twice, cached while
- * free in its span, or a cache entry that is no object at all.  Second
- * pass: the regions are tiled span by span from base to frontier.
+ * Both expect a quiet heap (no thread allocating or freeing meanwhile;
+ * in debug mode the guard runs the checker between two calls, and
+ * hl_check takes the guard too): they read every CPU's stacks, every
+ * thread's lists and every transfer cache without those locks, and hold
+ * the page heap's lock from the first pass to the last, so a walker or
+ * a snapshot (which mark too) cannot run in between.  First pass: every
+ * cached object is marked in its span (span->mark), which finds an
+ * object cached twice, cached while free in its span, or a cache entry
+ * that is no object at all.  Second pass: the regions are tiled span by
+ * span from base to frontier; in a small span (checker only) each object
+ * neither free in its bitmap nor marked is asked for in the heap's
+ * request ledger: the program holds it, or it was handed out of the span
+ * and then dropped — lost, and named.
+ *
+ * Why the ledger: the model does not know which objects are live (the
+ * fronts' hits count nothing, and a dropped object looks exactly like a
+ * malloc that the hit served).  The ledger already records every block
+ * handed out, so asking it costs the fast path nothing, and the checker
+ * one lookup per live small object; with ledger:off the checker checks
+ * the counts only (free + allocated == objects, cached <= allocated) and
+ * cannot tell a lost object from a live one.
  */
 #include "config.h"
 #include <string.h>
@@ -141,12 +155,63 @@ int pc_mark_cached(pc_state_t *s, hl_report_t *r)
 	return bad;
 }
 
+/* ---- lost objects (checker) ---------------------------------------------- */
+
+/* Objects of small span @sp neither free nor cached, by the ledger:
+ * those the program holds in *@live, the others returned, the first of
+ * them in *@first. */
+static unsigned pc_unaccounted(const pc_state_t *s, const pc_span_t *sp, unsigned *live, void **first)
+{
+	unsigned lost = 0;
+	uint32_t stride = s->cl.stride[sp->cls];
+	*live = 0;
+	for (unsigned w = 0; w < PC_BITMAP_WORDS && w * 64 < sp->nobjs; w++) {
+		unsigned left = sp->nobjs - w * 64;
+		uint64_t valid = left >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << left) - 1;
+		uint64_t out = ~hl_bit_load_word(sp->free_bits, w) & ~hl_bit_load_word(sp->mark, w) & valid;
+		for (; out; out &= out - 1) {
+			void *p = (void *)(sp->start + (w * 64 + (unsigned)__builtin_ctzll(out)) * stride);
+			if (hl_heap_block_live(s->heap, p) == 1)
+				++*live;
+			else if (!lost++)
+				*first = p;
+		}
+	}
+	return lost;
+}
+
+static int pc_count_lost_span(pc_state_t *s, pc_span_t *sp, void *arg)
+{
+	unsigned live;
+	void *first;
+	if (sp->state == PC_SPAN_SMALL)
+		*(size_t *)arg += pc_unaccounted(s, sp, &live, &first);
+	return 0;
+}
+
+size_t pc_count_lost(pc_state_t *s)
+{
+	size_t lost = 0;
+	int bad;
+	if (hl_heap_block_live(s->heap, NULL) < 0)
+		return 0;
+	pthread_mutex_lock(&s->ph.lock);
+	bad = pc_mark_cached(s, NULL);
+	pc_tile(s, pc_count_lost_span, &lost, NULL, &bad);
+	pthread_mutex_unlock(&s->ph.lock);
+	return lost;
+}
+
 /* ---- checker -------------------------------------------------------------- */
 
 typedef struct pc_check_ctx {
 	hl_report_t *r;
 	int bad;
+	bool live_known;                  /**< the heap keeps its ledger */
+	bool tiled;                       /**< every span was visited */
+	size_t lost;                      /**< objects lost, in every span */
 	size_t small_spans, large_spans, listed_free[2];
+	size_t class_spans[PC_MAX_CLASSES]; /**< small spans found per class */
 } pc_check_ctx_t;
 
 static unsigned pc_popcount(const uint64_t *bits)
@@ -157,9 +222,27 @@ static unsigned pc_popcount(const uint64_t *bits)
 	return n;
 }
 
+/* Objects of span @sp neither free, cached nor live: lost, the first
+ * named; the live ones in *@live.  After a fork that left objects
+ * behind (s->fork_orphans) they are only counted, and pc_check_orphans
+ * compares the total. */
+static void pc_check_lost(pc_state_t *s, pc_span_t *sp, pc_check_ctx_t *c, unsigned *live)
+{
+	void *first = NULL;
+	unsigned lost = pc_unaccounted(s, sp, live, &first);
+	c->lost += lost;
+	if (lost && !s->fork_orphans) {
+		c->bad++;
+		hl_report_at(c->r, first,
+			     "object %p (class %u) lost: out of its span's free list, in no cache, not live "
+			     "(span %p: %u lost of %u objects)",
+			     first, sp->cls, (void *)sp->start, lost, sp->nobjs);
+	}
+}
+
 static void pc_check_small(pc_state_t *s, pc_span_t *sp, pc_check_ctx_t *c)
 {
-	unsigned nfree = pc_popcount(sp->free_bits), ncached = pc_popcount(sp->mark);
+	unsigned nfree = pc_popcount(sp->free_bits), ncached = pc_popcount(sp->mark), nlive = 0;
 	void *at = (void *)sp->start;
 	c->small_spans++;
 	if (sp->cls == 0 || sp->cls >= s->cl.n || sp->nobjs != s->cl.nobjs[sp->cls] ||
@@ -167,10 +250,13 @@ static void pc_check_small(pc_state_t *s, pc_span_t *sp, pc_check_ctx_t *c)
 		c->bad++, hl_report_at(c->r, at, "span %p: class %u does not fit its shape", at, sp->cls);
 		return;
 	}
+	c->class_spans[sp->cls]++;
+	if (c->live_known)
+		pc_check_lost(s, sp, c, &nlive);
 	c->bad += !HL_EXPECT_AT(c->r, nfree + sp->allocated == sp->nobjs, at,
 				"span %p: %u free + %u allocated != %u objects", at, nfree, sp->allocated, sp->nobjs);
-	c->bad += !HL_EXPECT_AT(c->r, ncached <= sp->allocated, at,
-				"span %p: %u objects cached but %u allocated", at, ncached, sp->allocated);
+	c->bad += !HL_EXPECT_AT(c->r, ncached + nlive <= sp->allocated, at,
+				"span %p: %u objects cached + %u live but %u allocated", at, ncached, nlive, sp->allocated);
 	unsigned want = nfree ? pc_fullness(sp) : PC_NO_LIST;
 	c->bad += !HL_EXPECT_AT(c->r, sp->bucket == want, at, "span %p: on central list %u, belongs on %u", at,
 				sp->bucket, want);
@@ -249,6 +335,9 @@ static void pc_check_central(pc_state_t *s, pc_check_ctx_t *c)
 		}
 		c->bad += !HL_EXPECT(c->r, nfree == ce->free_objects, "central %u: %zu free objects, counter says %zu",
 				     cls, nfree, ce->free_objects);
+		c->bad += !HL_EXPECT(c->r, !c->tiled || c->class_spans[cls] == ce->spans,
+				     "central %u: %zu spans of the class tile the regions, counter says %zu", cls,
+				     c->class_spans[cls], ce->spans);
 	}
 }
 
@@ -303,15 +392,29 @@ static void pc_check_budgets(pc_state_t *s, pc_check_ctx_t *c)
 	}
 }
 
+/* After a fork: the objects the parent's other threads held are lost
+ * for good; as many as the fork left may be, no more. */
+static void pc_check_orphans(pc_state_t *s, pc_check_ctx_t *c)
+{
+	c->bad += !HL_EXPECT(c->r, c->lost == s->fork_orphans,
+			     "%zu objects lost: out of their spans' free lists, in no cache, not live "
+			     "(the fork left %zu behind)",
+			     c->lost, s->fork_orphans);
+}
+
 int pc_check(void *st, hl_report_t *r)
 {
 	pc_state_t *s = st;
 	pc_check_ctx_t c = { .r = r };
+	c.live_known = hl_heap_block_live(s->heap, NULL) >= 0;
 	pthread_mutex_lock(&s->ph.lock);
 	c.bad = pc_mark_cached(s, r);
-	if (pc_tile(s, pc_check_span, &c, r, &c.bad) == 0) {
+	c.tiled = pc_tile(s, pc_check_span, &c, r, &c.bad) == 0;
+	if (c.tiled) {
 		pc_check_ph_lists(s, &c);
 		pc_check_hugepages(s, &c);
+		if (c.live_known && s->fork_orphans)
+			pc_check_orphans(s, &c);
 	}
 	pthread_mutex_unlock(&s->ph.lock);
 	pc_check_central(s, &c);
