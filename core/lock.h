@@ -3,7 +3,8 @@
  * @brief A small mutual-exclusion lock on one word and a futex, for the
  *        locks a model takes on its allocation paths.
  *
- * glibc's arena lock is such a lock (its `lll_lock`): an uncontended
+ * glibc's arena lock is such a lock (glibc 2.36: malloc/arena.c takes
+ * `__libc_lock_lock (ar_ptr->mutex)`, an `lll_lock`): an uncontended
  * acquire is one compare-and-swap and a release one exchange, both inline;
  * only a lock found busy goes to the kernel.  A pthread mutex costs two
  * calls into libc and their bookkeeping on every acquire and release, which
