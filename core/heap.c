@@ -58,7 +58,6 @@ hl_heap_t *hl_heap_new(const char *policy, const char *conf)
 	hl_ledger_init(&h->ledger, &h->ledger_os);
 	hl_meta_init(&h->threads_pool, &h->os, sizeof(hl_thread_t));
 	pthread_mutex_init(&h->threads_lock, NULL);
-	pthread_mutex_init(&h->debug_lock, NULL);
 	hl_guard_init(&h->guard, &h->ledger_os);
 	h->plain = !h->debug && !h->ledger_on;
 	h->malloc_fn = pol->malloc;

@@ -48,7 +48,6 @@ struct hl_heap {
 	pthread_mutex_t threads_lock;  /**< guards the list below */
 	hl_thread_t *threads;          /**< every thread record of this heap */
 	unsigned nthreads;
-	pthread_mutex_t debug_lock;    /**< serialises hl_check runs */
 	hl_guard_t guard;              /**< debug mode's misuse checks (guard.h) */
 	uint64_t exited_ops[HL_OP_NOPS]; /**< counts folded from exited threads */
 };

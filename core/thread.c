@@ -195,7 +195,6 @@ static void child_one(hl_heap_t *h)
 	hl_ledger_fork_child(&h->ledger);
 	hl_meta_fork_child(&h->threads_pool);
 	pthread_mutex_init(&h->threads_lock, NULL);
-	pthread_mutex_init(&h->debug_lock, NULL);
 	hl_guard_fork_child(&h->guard);
 	/* Only the forking thread survives: the others' records are exited. */
 	for (hl_thread_t *t = h->threads; t; t = t->next)
