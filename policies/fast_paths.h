@@ -44,11 +44,13 @@
  *    listens: hl_heap_listening (core/heap.c) sets fast.path to 0 while a
  *    listener or kept events are set, and back when they are gone.
  *
- * A policy joins with its number in enum hl_fast_path and one row below,
- * inside `#ifdef HL_HAVE_POLICY_NAME`:
+ * A policy joins with its number in enum hl_fast_path and one row below
+ * (or one per variant of its hits, each with its own number: percpu has
+ * one per front), inside `#ifdef HL_HAVE_POLICY_NAME`:
  *     X(path, policy table, prefix of its hits, may st take it?, screens?)
  * where "may st take it" may refuse the path for some states of the
- * policy (sharded does with checks on, so its hits need not test them).
+ * policy (sharded does with checks on, so its hits need not test them);
+ * the first row whose table and test match is the heap's path.
  * Everything else — the shim's copies, hl_fast_path_of(), the switches —
  * is built from the rows.
  */
@@ -60,8 +62,8 @@
 #include "policy.h"
 
 /** The inline fast paths the shim knows; 0 is "call through the table". */
-enum hl_fast_path { HL_FAST_NONE, HL_FAST_SHARDED, HL_FAST_BINS, HL_FAST_POOLS, HL_FAST_SLAB, HL_FAST_PERCPU,
-		    HL_FAST_NPATHS };
+enum hl_fast_path { HL_FAST_NONE, HL_FAST_SHARDED, HL_FAST_BINS, HL_FAST_POOLS, HL_FAST_SLAB,
+		    HL_FAST_PERCPU_RSEQ, HL_FAST_PERCPU_THREAD, HL_FAST_NPATHS };
 
 /* One row per compiled-in policy with hits:
  * X(path, table, prefix, allowed(st), screens) */
@@ -91,7 +93,10 @@ enum hl_fast_path { HL_FAST_NONE, HL_FAST_SHARDED, HL_FAST_BINS, HL_FAST_POOLS, 
 #endif
 #ifdef HL_HAVE_POLICY_PERCPU
 #include "percpu/percpu_fast.h"
-#define HL_FAST_ROW_PERCPU_(X) X(HL_FAST_PERCPU, hl_policy_percpu, pc, true, true)
+/* one row per front: each copy holds one front's hits and tests no mode */
+#define HL_FAST_ROW_PERCPU_(X)                                                                     \
+	X(HL_FAST_PERCPU_RSEQ, hl_policy_percpu, pc_rseq, pc_rseq_fast_allowed(st), true)           \
+	X(HL_FAST_PERCPU_THREAD, hl_policy_percpu, pc_thread, pc_thread_fast_allowed(st), true)
 #else
 #define HL_FAST_ROW_PERCPU_(X)
 #endif
@@ -109,8 +114,8 @@ HL_FAST_EACH_PATH(HL_FAST_TABLE_DECL_)
 static inline int hl_fast_path_of(const hl_policy_t *pol, const void *st)
 {
 #define HL_FAST_PATH_OF_(path, table, pre, allowed, screens) \
-	if (pol == &table)                                    \
-		return (allowed) ? path : HL_FAST_NONE;
+	if (pol == &table && (allowed))                       \
+		return path;
 	HL_FAST_EACH_PATH(HL_FAST_PATH_OF_)
 	(void)pol, (void)st;
 	return HL_FAST_NONE;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The preload library's fast path keeps the operation counters right on
 # every policy (tests/shim_counts.c says what it checks), with the plain
-# default heap (the fast path) and with the ledger on (the careful one).
+# default heap (the fast path) and with the ledger on (the careful one);
+# percpu in both of its fronts.
 set -u
 [ -z "${HL_SANITIZERS:-}" ] || { echo "SKIP: preloads heaplab into tests/shim_counts; a -fsanitize=$HL_SANITIZERS build owns malloc"; exit 77; }
 build=${abs_top_builddir:-.}
@@ -11,7 +12,10 @@ program="$build/tests/shim_counts"
 failed=0 passed=0
 for p in $("$heaplab" policies | awk '{print $1}'); do
 	[ "$p" = student ] && continue
-	for conf in "" "ledger:on"; do
+	confs=("" "ledger:on")
+	# percpu's two fronts take different copies of the shim's malloc and free
+	[ "$p" = percpu ] && confs+=("front:thread" "front:thread,ledger:on")
+	for conf in "${confs[@]}"; do
 		got=$(HEAPLAB_POLICY=$p HEAPLAB_CONF=$conf LD_PRELOAD="$preload" "$program" 2>&1)
 		if [ "$got" = ok ]; then passed=$((passed + 1)); else
 			failed=$((failed + 1)); echo "FAIL: $p ${conf:-(plain)}: $got"

@@ -13,9 +13,10 @@
  *   free(p)    pagemap ─► small span, p the start of an object not free
  *              in its span (the checks free keeps) ─► class ─► push as above
  *
- * t->policy_tls is set in front:thread only (percpu_thread.c), so the one
- * load tells the fronts apart (no cache and not rseq mode: lock mode, or
- * a thread whose cache is not made yet).  Anything else — an empty list or stack, a
+ * Each front has its own pair of hits, and the shim its own copy of malloc
+ * and free for each (two rows in policies/fast_paths.h), so neither copy
+ * tests the mode: t->policy_tls is the thread's cache in front:thread
+ * (NULL until it is made), and is not read in rseq mode.  Anything else — an empty list or stack, a
  * list at its max_length, a cache at its max_size, a stopped slab, a
  * pointer that free's checks would refuse — is no hit: nothing changed,
  * and the policy's own malloc or free serves it (and aborts on misuse).
@@ -85,38 +86,67 @@ static inline bool pc_free_check(const pc_state_t *s, const void *p, unsigned *c
 	return true;
 }
 
-/** malloc's hit: an object from this thread's list or this CPU's stack,
- *  or NULL (nothing changed). */
-static inline void *pc_malloc_hit(void *st, hl_thread_t *t, size_t n)
+/** Whether the shim may take the rseq front's hits below: rseq mode (in
+ *  lock mode there is no hit; front:thread has its own pair). */
+static inline bool pc_rseq_fast_allowed(const pc_state_t *s)
+{
+	return s->mode == PC_MODE_RSEQ;
+}
+
+/** Whether the shim may take the thread front's hits below. */
+static inline bool pc_thread_fast_allowed(const pc_state_t *s)
+{
+	return s->mode == PC_MODE_THREAD;
+}
+
+/** malloc's hit in rseq mode: an object from this CPU's stack, or NULL
+ *  (nothing changed). */
+static inline void *pc_rseq_malloc_hit(void *st, hl_thread_t *t, size_t n)
 {
 	pc_state_t *s = st;
-	pc_tcache_t *tc = t->policy_tls;
-	if (HL_UNLIKELY((!tc && s->mode != PC_MODE_RSEQ) || n - 1 >= PC_MAX_SMALL))
+	(void)t;
+	if (HL_UNLIKELY(n - 1 >= PC_MAX_SMALL))
 		return NULL;
-	unsigned cls = pc_class_of(&s->cl, n);
-	if (tc)
-		return pc_thread_pop(s, tc, cls);
 	void *p;
-	if (pc_rseq_pop(s, cls, &p) != PC_RSEQ_DONE)
+	if (pc_rseq_pop(s, pc_class_of(&s->cl, n), &p) != PC_RSEQ_DONE)
 		return NULL;
 	if (!p) /* never: tells the shim it need not test it */
 		__builtin_unreachable();
 	return p;
 }
 
-/** free's hit: @p p onto this thread's list or this CPU's stack, or
- *  false (nothing changed). */
-static inline bool pc_free_hit(void *st, hl_thread_t *t, void *p)
+/** malloc's hit in front:thread: an object from this thread's list, or
+ *  NULL (nothing changed; also before the thread's cache is made). */
+static inline void *pc_thread_malloc_hit(void *st, hl_thread_t *t, size_t n)
 {
 	pc_state_t *s = st;
 	pc_tcache_t *tc = t->policy_tls;
-	if (HL_UNLIKELY(!tc && s->mode != PC_MODE_RSEQ))
-		return false;
+	if (HL_UNLIKELY(!tc || n - 1 >= PC_MAX_SMALL))
+		return NULL;
+	return pc_thread_pop(s, tc, pc_class_of(&s->cl, n));
+}
+
+/** free's hit in rseq mode: @p p onto this CPU's stack, or false
+ *  (nothing changed). */
+static inline bool pc_rseq_free_hit(void *st, hl_thread_t *t, void *p)
+{
+	pc_state_t *s = st;
+	(void)t;
 	unsigned cls;
 	if (HL_UNLIKELY(!pc_free_check(s, p, &cls)))
 		return false;
-	if (tc)
-		return pc_thread_push(s, tc, cls, p);
 	return pc_rseq_push(s, cls, p) == PC_RSEQ_DONE;
+}
+
+/** free's hit in front:thread: @p p onto this thread's list, or false
+ *  (nothing changed). */
+static inline bool pc_thread_free_hit(void *st, hl_thread_t *t, void *p)
+{
+	pc_state_t *s = st;
+	pc_tcache_t *tc = t->policy_tls;
+	unsigned cls;
+	if (HL_UNLIKELY(!tc || !pc_free_check(s, p, &cls)))
+		return false;
+	return pc_thread_push(s, tc, cls, p);
 }
 #endif
