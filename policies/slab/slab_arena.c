@@ -88,9 +88,17 @@ static void sl_slab_init(const sl_sc_t *sc, sl_extent_t *e, unsigned ind)
 {
 	e->szind = (uint16_t)ind;
 	e->nfree = (uint16_t)sc->nregs[ind];
-	memset(e->bitmap, 0, sizeof e->bitmap);
-	for (unsigned i = sc->nregs[ind]; i < SL_BITMAP_WORDS * 64; i++)
-		hl_bit_set(e->bitmap, i);
+	/* the bits past the class's regions are set: never free (a word at
+	 * a time, as this runs for every new slab) */
+	unsigned nregs = sc->nregs[ind];
+	for (unsigned w = 0; w < SL_BITMAP_WORDS; w++) {
+		uint64_t word = 0;
+		if (nregs <= w * 64)
+			word = ~(uint64_t)0;
+		else if (nregs < (w + 1) * 64)
+			word = ~(uint64_t)0 << (nregs - w * 64);
+		hl_bit_store_word(e->bitmap, w, word);
+	}
 }
 
 /* A slab with a free region for @p bin (bin lock held), or NULL. */
@@ -118,19 +126,30 @@ static sl_extent_t *sl_bin_refill_cur(sl_state_t *s, sl_arena_t *a, sl_bin_t *bi
 	return bin->cur = e;
 }
 
-/* First free region of slab @p e, marked taken. */
-static void *sl_slab_take(const sl_sc_t *sc, sl_extent_t *e)
+/* Up to @p n free regions of slab @p e into @p out, lowest address first
+ * (as jemalloc's arena_slab_reg_alloc_batch), marked taken; returns how
+ * many.  One pass over the bitmap, a word at a time: the bits past the
+ * class's regions were set when the slab was made, so they never look
+ * free. */
+static unsigned sl_slab_take(const sl_sc_t *sc, sl_extent_t *e, void **out, unsigned n)
 {
-	for (unsigned w = 0; w < SL_BITMAP_WORDS; w++) {
-		uint64_t free_bits = ~e->bitmap[w];
-		if (free_bits) {
+	unsigned got = 0;
+	size_t stride = sc->stride[e->szind];
+	if (n > e->nfree)
+		n = e->nfree;
+	for (unsigned w = 0; w < SL_BITMAP_WORDS && got < n; w++) {
+		uint64_t word = hl_bit_load_word(e->bitmap, w), free_bits = ~word;
+		if (!free_bits)
+			continue;
+		for (; free_bits && got < n; free_bits &= free_bits - 1) {
 			unsigned i = w * 64 + (unsigned)__builtin_ctzll(free_bits);
-			hl_bit_set(e->bitmap, i);
-			e->nfree--;
-			return (void *)(e->base + (uintptr_t)i * sc->stride[e->szind]);
+			word |= free_bits & -free_bits;
+			out[got++] = (void *)(e->base + (uintptr_t)i * stride);
 		}
+		hl_bit_store_word(e->bitmap, w, word);
 	}
-	return NULL;
+	e->nfree = (uint16_t)(e->nfree - got);
+	return got;
 }
 
 unsigned sl_bin_take(sl_state_t *s, sl_arena_t *a, unsigned ind, void **out, unsigned n)
@@ -142,8 +161,7 @@ unsigned sl_bin_take(sl_state_t *s, sl_arena_t *a, unsigned ind, void **out, uns
 		sl_extent_t *e = sl_bin_refill_cur(s, a, bin, ind);
 		if (!e)
 			break;
-		while (got < n && e->nfree)
-			out[got++] = sl_slab_take(&s->sc, e);
+		got += sl_slab_take(&s->sc, e, out + got, n - got);
 	}
 	bin->curregs += got;
 	bin->nfills++;
