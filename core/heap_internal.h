@@ -80,10 +80,15 @@ typedef struct hl_fast_calls {
 			      the shim when it builds the heap */
 } hl_fast_calls_t;
 extern hl_fast_calls_t hl_fast_calls __attribute__((visibility("hidden"))); /* one RIP-relative load */
-/** The calling thread's record in hl_fast_heap, or NULL (no record yet, or
- *  the thread is exiting): the shim's fast path is this one thread-local
- *  load, with no slot or generation to compare.  Set by hl_thread_attach,
- *  cleared at thread exit. */
+/** The record of a thread that has none in hl_fast_heap: policy_tls NULL,
+ *  every counter 0, `exited` true, and never written.  The hits of the
+ *  shim's fast path miss on it by themselves (policies/fast_paths.h), so
+ *  the shim does not test for it before a hit, only before a call. */
+extern hl_thread_t hl_no_thread __attribute__((visibility("hidden")));
+/** The calling thread's record in hl_fast_heap, or &hl_no_thread (no
+ *  record yet, or the thread is exiting): the shim's fast path is this one
+ *  thread-local load, with no slot or generation to compare.  Set by
+ *  hl_thread_attach, set back to &hl_no_thread at thread exit. */
 extern __thread hl_thread_t *hl_tls_fast;
 
 /** Makes (or reuses) the calling thread's record for @p h. */

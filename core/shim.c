@@ -197,7 +197,8 @@ static __attribute__((noinline)) void *malloc_failed(void)
 }
 
 /* The fast path (HACKING.md, "The fast path"): once this thread has a
- * record in a plain default heap that nothing records (hl_tls_fast), a call
+ * record in a plain default heap that nothing records (hl_tls_fast, else
+ * &hl_no_thread, on which every hit misses), a call
  * is that one thread-local load, the policy's inline hit (policies/
  * fast_paths.h) while nobody listens, the operation counter, and otherwise
  * the size or pointer test and the call
@@ -211,21 +212,20 @@ static __attribute__((noinline)) void *malloc_failed(void)
 static inline __attribute__((always_inline)) void *malloc_body(size_t n, int path)
 {
 	hl_thread_t *t = hl_tls_fast;
-	if (HL_LIKELY(t != NULL)) {
-		void *st = hl_fast_calls.st;
-		/* the hit takes any n and tests its own range (fast_paths.h) */
-		void *p = hl_fast_malloc_hit(path, st, t, n);
-		if (HL_LIKELY(p != NULL)) {
-			count(t, HL_OP_MALLOC);
+	void *st = hl_fast_calls.st;
+	/* the hit takes any n and tests its own range, and misses on
+	 * hl_no_thread by itself (fast_paths.h) */
+	void *p = hl_fast_malloc_hit(path, st, t, n);
+	if (HL_LIKELY(p != NULL)) {
+		count(t, HL_OP_MALLOC);
+		return p;
+	}
+	if (HL_LIKELY(!t->exited && n - 1 < HL_MAX_REQUEST)) {
+		count(t, HL_OP_MALLOC);
+		p = __atomic_load_n(&hl_fast_calls.malloc_fn, __ATOMIC_RELAXED)(st, t, n);
+		if (HL_LIKELY(p != NULL))
 			return p;
-		}
-		if (HL_LIKELY(n - 1 < HL_MAX_REQUEST)) {
-			count(t, HL_OP_MALLOC);
-			p = __atomic_load_n(&hl_fast_calls.malloc_fn, __ATOMIC_RELAXED)(st, t, n);
-			if (HL_LIKELY(p != NULL))
-				return p;
-			return malloc_failed();
-		}
+		return malloc_failed();
 	}
 	return malloc_careful(n);
 }
@@ -235,20 +235,25 @@ static inline __attribute__((always_inline)) void free_body(void *p, int path)
 	hl_thread_t *t = hl_tls_fast;
 	void *st = hl_fast_calls.st;
 	/* a hit that screens (fast_paths.h) turns NULL and the bootstrap
-	 * area's blocks away itself, so it runs before the test below */
+	 * area's blocks away itself, so it runs before the test below; every
+	 * hit misses on hl_no_thread by itself */
 	bool screened = hl_fast_free_hit_screens(path);
-	if (screened && HL_LIKELY(t != NULL) && HL_LIKELY(hl_fast_free_hit(path, st, t, p))) {
+	if (screened && HL_LIKELY(hl_fast_free_hit(path, st, t, p))) {
 		count(t, HL_OP_FREE);
 		return;
 	}
 	/* free(NULL) and the bootstrap area's blocks, never given back, take
 	 * the careful way: one unsigned comparison tells both apart */
-	if (HL_LIKELY(t != NULL && (uintptr_t)p - (uintptr_t)boot_area >= sizeof boot_area && p)) {
-		count(t, HL_OP_FREE);
-		if (!screened && HL_LIKELY(hl_fast_free_hit(path, st, t, p)))
+	if (HL_LIKELY((uintptr_t)p - (uintptr_t)boot_area >= sizeof boot_area && p)) {
+		if (!screened && HL_LIKELY(hl_fast_free_hit(path, st, t, p))) {
+			count(t, HL_OP_FREE);
 			return;
-		__atomic_load_n(&hl_fast_calls.free_fn, __ATOMIC_RELAXED)(st, t, p);
-		return;
+		}
+		if (HL_LIKELY(!t->exited)) {
+			count(t, HL_OP_FREE);
+			__atomic_load_n(&hl_fast_calls.free_fn, __ATOMIC_RELAXED)(st, t, p);
+			return;
+		}
 	}
 	free_careful(p);
 }

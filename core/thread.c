@@ -18,7 +18,8 @@
 #include "heap_internal.h"
 
 __thread hl_tls_slot_t hl_tls[HL_MAX_HEAPS];
-__thread hl_thread_t *hl_tls_fast;
+hl_thread_t hl_no_thread = {.exited = true};
+__thread hl_thread_t *hl_tls_fast = &hl_no_thread;
 hl_heap_t *hl_fast_heap;
 hl_fast_calls_t hl_fast_calls;
 static __thread bool tls_registered;
@@ -130,7 +131,7 @@ static void leave_heap(int i)
 			hl_guard_end(h, "thread exit");
 	}
 	if (h == hl_fast_heap)
-		hl_tls_fast = NULL;
+		hl_tls_fast = &hl_no_thread;
 	pthread_mutex_lock(&h->threads_lock);
 	t->exited = true;
 	t->policy_tls = NULL;

@@ -14,9 +14,9 @@
  *       t = hl_tls_fast                     t = hl_tls_fast
  *       (path a constant in each copy)      (path a constant in each copy)
  *         NAME_malloc_hit(st, t, n)           NAME_free_hit(st, t, p)
- *       ...NULL: 0 < n <= HL_MAX_REQUEST?   ...false: not NULL, not the
- *          fast.malloc_fn(st, t, n)             bootstrap area's?
- *                                               fast.free_fn(st, t, p)
+ *       ...NULL: a record of its own and    ...false: not NULL, not the
+ *          0 < n <= HL_MAX_REQUEST?            bootstrap area's, a record?
+ *          fast.malloc_fn(st, t, n)             fast.free_fn(st, t, p)
  *
  * The contract of a policy's pair:
  *  - `void *NAME_malloc_hit(void *st, hl_thread_t *t, size_t n)` returns the
@@ -40,6 +40,12 @@
  *    the prologue of the shim's malloc or free, for every policy's path
  *    (bins' debug-mode check cost sharded 11 instructions a pair that way);
  *    such work stays in the quiet copy, which the shim calls on a miss;
+ *  - @p t may be the shim's hl_no_thread, the record of a thread that has
+ *    none yet (policy_tls NULL, `exited` true, never written): a hit
+ *    misses on it by itself and writes nothing to it.  A hit that finds
+ *    its cache through policy_tls misses on the NULL already; one that
+ *    does not (pools' biased lock, percpu's rseq stacks) tests
+ *    t->exited first.  The shim tests nothing before a hit;
  *  - they read only what the quiet copy reads, and run only while nobody
  *    listens: hl_heap_listening (core/heap.c) sets fast.path to 0 while a
  *    listener or kept events are set, and back when they are gone.

@@ -104,8 +104,7 @@ static inline bool pc_thread_fast_allowed(const pc_state_t *s)
 static inline void *pc_rseq_malloc_hit(void *st, hl_thread_t *t, size_t n)
 {
 	pc_state_t *s = st;
-	(void)t;
-	if (HL_UNLIKELY(n - 1 >= PC_MAX_SMALL))
+	if (HL_UNLIKELY(t->exited || n - 1 >= PC_MAX_SMALL))
 		return NULL;
 	void *p;
 	if (pc_rseq_pop(s, pc_class_of(&s->cl, n), &p) != PC_RSEQ_DONE)
@@ -131,9 +130,8 @@ static inline void *pc_thread_malloc_hit(void *st, hl_thread_t *t, size_t n)
 static inline bool pc_rseq_free_hit(void *st, hl_thread_t *t, void *p)
 {
 	pc_state_t *s = st;
-	(void)t;
 	unsigned cls;
-	if (HL_UNLIKELY(!pc_free_check(s, p, &cls)))
+	if (HL_UNLIKELY(t->exited || !pc_free_check(s, p, &cls)))
 		return false;
 	return pc_rseq_push(s, cls, p) == PC_RSEQ_DONE;
 }

@@ -91,7 +91,7 @@ static inline __attribute__((always_inline)) bool pl_pool_free(pl_state_t *s, vo
 static inline void *pl_malloc_hit(void *st, hl_thread_t *t, size_t n)
 {
 	pl_state_t *s = st;
-	if (HL_UNLIKELY(n - 1 >= PL_THRESHOLD) || HL_UNLIKELY(!pl_enter_by_bias(s, t)))
+	if (HL_UNLIKELY(t->exited || n - 1 >= PL_THRESHOLD) || HL_UNLIKELY(!pl_enter_by_bias(s, t)))
 		return NULL;
 	void *bp = pl_pool_alloc(s, pl_class_of(s, n), false);
 	pl_leave_bias(t);
@@ -104,7 +104,7 @@ static inline void *pl_malloc_hit(void *st, hl_thread_t *t, size_t n)
 static inline bool pl_free_hit(void *st, hl_thread_t *t, void *p)
 {
 	pl_state_t *s = st;
-	if (HL_UNLIKELY(!pl_map_is_used(s, p)) || HL_UNLIKELY(!pl_enter_by_bias(s, t)))
+	if (HL_UNLIKELY(t->exited || !pl_map_is_used(s, p)) || HL_UNLIKELY(!pl_enter_by_bias(s, t)))
 		return false;
 	bool done = pl_pool_free(s, p, false);
 	pl_leave_bias(t);
