@@ -212,17 +212,18 @@ static __attribute__((noinline)) void *malloc_failed(void)
 static inline __attribute__((always_inline)) void *malloc_body(size_t n, int path)
 {
 	hl_thread_t *t = hl_tls_fast;
-	void *st = hl_fast_calls.st;
 	/* the hit takes any n and tests its own range, and misses on
-	 * hl_no_thread by itself (fast_paths.h) */
-	void *p = hl_fast_malloc_hit(path, st, t, n);
+	 * hl_no_thread by itself (fast_paths.h); the state is read where it
+	 * is used, so a hit that does not use it (sharded's, bins') does not
+	 * load it */
+	void *p = hl_fast_malloc_hit(path, hl_fast_calls.st, t, n);
 	if (HL_LIKELY(p != NULL)) {
 		count(t, HL_OP_MALLOC);
 		return p;
 	}
 	if (HL_LIKELY(!t->exited && n - 1 < HL_MAX_REQUEST)) {
 		count(t, HL_OP_MALLOC);
-		p = __atomic_load_n(&hl_fast_calls.malloc_fn, __ATOMIC_RELAXED)(st, t, n);
+		p = __atomic_load_n(&hl_fast_calls.malloc_fn, __ATOMIC_RELAXED)(hl_fast_calls.st, t, n);
 		if (HL_LIKELY(p != NULL))
 			return p;
 		return malloc_failed();
