@@ -345,6 +345,12 @@ typedef struct hl_replay_opts {
 	 *  that thread, never two at once): far faster on a multi-threaded
 	 *  trace, whose ops otherwise cost two thread switches each */
 	bool by_stretch;
+	/** in a pass without checks, write one byte (its own value) in every
+	 *  page of each block handed out, as the recorded program wrote its
+	 *  blocks: the heap's resident bytes then count the pages a program
+	 *  touches, not only those the allocator's own metadata did (a
+	 *  checked pass fills every payload anyway) */
+	bool touch;
 } hl_replay_opts_t;
 
 /** Replays @p t on @p h (which should be fresh). 0 when ok. */

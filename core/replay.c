@@ -207,10 +207,24 @@ static int forget_block(pass_t *ps, size_t i, long id)
 	return 0;
 }
 
+/* Writes each page of [p, p + n) once, leaving its bytes as they were: the
+ * page becomes resident as it does when a program fills its block.  A byte
+ * every 4096 and the last one reach every page of any size from 4 KiB. */
+static void touch_pages(void *p, size_t n)
+{
+	volatile unsigned char *b = p;
+	for (size_t k = 0; k < n; k += 4096)
+		b[k] = b[k];
+	if (n)
+		b[n - 1] = b[n - 1];
+}
+
 static int adopt_block(pass_t *ps, size_t i, long id, void *p, size_t n, size_t keep)
 {
 	ps->blocks[id] = p;
 	ps->sizes[id] = n;
+	if (!ps->verify && ps->o->touch)
+		touch_pages(p, n);
 	if (!ps->verify)
 		return 0;
 	if ((uintptr_t)p % HL_ALIGN)

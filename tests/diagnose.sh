@@ -69,6 +69,31 @@ check_causes "glibc 2.36 rules" "tcache_count:7,fastbins:on" $((112 + 7 * 48)) 4
 out=$("$heaplab" diagnose --policies=bins --trace="$src/traces/short1-bal.rep" 2>&1) && pass || fail "old trace: exit $?"
 expect "old trace" "measured RSS: none recorded (the trace has no #@rss lines)" "$out"
 
+# --- the model's resident bytes count the pages the program wrote -----------
+# A 1 MiB block is above bins' 128 KiB mmap threshold: a mapping of its own,
+# of which the chunk header alone touches one page.  The program wrote its
+# block (256 pages resident); the replay writes every page of each block as
+# the program did, so the model holds at least 1 MiB resident at the end.
+printf '#@rss 0 2000000\na 0 1048576\n#@rss 10 3000000\n' > "$tmp/big.rep"
+out=$("$heaplab" diagnose --policies=bins --trace="$tmp/big.rep" 2>&1)
+res=$(sed -n 's/^model (bins) at the last sample: .* committed, \([0-9.]*\) MiB resident;.*/\1/p' <<<"$out")
+awk -v r="${res:-0}" 'BEGIN { exit !(r >= 1.00) }' && pass ||
+	fail "written pages: the model's resident is '${res}' MiB, not at least 1 MiB, in: $out"
+
+# --- outside the heap: the median of the samples, not the last one -----------
+# The same 1 MiB block (257 pages with its header), then the measured RSS
+# stays 9 MiB for three samples and falls to 0.5 MiB at the last, as a
+# real allocator can give back at a teardown what the model keeps.  The
+# differences are three of 9 MiB minus the model's resident (the block and
+# a few pages of the main arena: 1.0-1.1 MiB) and one of about -0.5 MiB;
+# their median is one of the three.
+printf 'a 0 1048576\n#@rss 10 9437184\na 1 16\n#@rss 20 9437184\na 2 16\n#@rss 30 9437184\nf 2\n#@rss 40 524288\n' \
+	> "$tmp/teardown.rep"
+out=$("$heaplab" diagnose --policies=bins --trace="$tmp/teardown.rep" 2>&1)
+outside=$(sed -n 's/^outside the heap (.*): \([0-9.]*\) MiB$/\1/p' <<<"$out")
+awk -v o="${outside:-0}" 'BEGIN { exit !(o >= 7.9 && o <= 8.0) }' && pass ||
+	fail "outside the heap: '${outside}' MiB, not 7.9-8.0 MiB, in: $out"
+
 # --- bad input: one line, exit 2 ------------------------------------------------
 bad() {  # NAME EXPECTED-LINE ARGS...
 	local name=$1 want=$2 out rc

@@ -358,7 +358,8 @@ int dx_replay(const hl_trace_t *t, const char *policy, const char *conf, bool at
 	c.held = calloc(nsites, sizeof *c.held);
 	c.held_blocks = calloc(nsites, sizeof *c.held_blocks);
 	c.held_bytes = calloc(nsites, sizeof *c.held_bytes);
-	hl_replay_opts_t o = { .verify = false, .repeat = 1, .after_op = after_op, .arg = &c, .by_stretch = true };
+	hl_replay_opts_t o = { .verify = false, .repeat = 1, .after_op = after_op, .arg = &c, .by_stretch = true,
+			       .touch = true };
 	hl_replay_result_t r;
 	if (!c.req || !c.site || !c.addr || !c.held || !c.held_blocks || !c.held_bytes) {
 		snprintf(run->message, sizeof run->message, "out of memory");

@@ -192,20 +192,41 @@ static void measured(FILE *out, const dx_report_t *r)
 		vis_bytes((double)last, b3, sizeof b3));
 	const dx_sample_t *s = last_sample(r->base);
 	if (s && s->measured_rss) {
-		long long outside = dx_outside_heap(r);
+		long long diff = (long long)s->measured_rss - (long long)s->resident;
 		fprintf(out, "model (%s) at the last sample: %s committed, %s resident; the measured RSS is %s %s: %s\n",
 			r->base->policy, vis_bytes((double)s->committed, b4, sizeof b4),
 			vis_bytes((double)s->resident, b1, sizeof b1),
-			vis_bytes((double)(outside < 0 ? -outside : outside), b2, sizeof b2), outside < 0 ? "less" : "more",
-			outside < 0 ? "the model holds more resident heap than the real allocator did"
-				    : "the program's code, stacks and other mappings, which the model does not hold");
+			vis_bytes((double)(diff < 0 ? -diff : diff), b2, sizeof b2), diff < 0 ? "less" : "more",
+			diff < 0 ? "the model holds more resident heap than the real allocator did"
+				 : "the program's code, stacks and other mappings, which the model does not hold");
+		long long outside = dx_outside_heap(r);
+		fprintf(out, "outside the heap (measured RSS minus the model's resident bytes, the median of the samples): "
+			     "%s%s\n",
+			outside < 0 ? "-" : "", vis_bytes((double)(outside < 0 ? -outside : outside), b2, sizeof b2));
 	}
+}
+
+static int by_value(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return (x > y) - (x < y);
 }
 
 long long dx_outside_heap(const dx_report_t *r)
 {
-	const dx_sample_t *s = last_sample(r->base);
-	return s && s->measured_rss ? (long long)s->measured_rss - (long long)s->resident : 0;
+	const dx_run_t *run = r->base;
+	long long *d = run->nsamples ? malloc(run->nsamples * sizeof *d) : NULL;
+	size_t n = 0;
+	for (size_t k = 0; d && k < run->nsamples; k++)
+		if (run->samples[k].measured_rss)
+			d[n++] = (long long)run->samples[k].measured_rss - (long long)run->samples[k].resident;
+	long long median = 0;
+	if (n) {
+		qsort(d, n, sizeof *d, by_value);
+		median = d[n / 2];
+	}
+	free(d);
+	return median;
 }
 
 /* The prediction for a measured figure: the model's resident bytes plus
@@ -232,7 +253,7 @@ static void verify_text(FILE *out, const dx_report_t *r)
 	fprintf(out, "  measured RSS:  peak %s, final %s (%zu reads of /proc/PID/statm; exit status %d)\n",
 		vis_bytes((double)v->peak, b1, sizeof b1), vis_bytes((double)v->final, b2, sizeof b2), v->samples,
 		v->status);
-	fprintf(out, "  predicted RSS: peak %s, final %s (model %s%s%s resident + %s outside the heap as recorded)\n",
+	fprintf(out, "  predicted RSS: peak %s, final %s (model %s%s%s resident + %s outside the heap, as recorded)\n",
 		vis_bytes(pp, b3, sizeof b3), vis_bytes(pf, b4, sizeof b4), v->run->policy, *v->run->conf ? " " : "",
 		v->run->conf, vis_bytes((double)(dx_outside_heap(r) > 0 ? dx_outside_heap(r) : 0), b1, sizeof b1));
 	fprintf(out, "  prediction off by %+.0f %% at the peak, %+.0f %% at the end\n",
