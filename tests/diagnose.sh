@@ -94,6 +94,20 @@ outside=$(sed -n 's/^outside the heap (.*): \([0-9.]*\) MiB$/\1/p' <<<"$out")
 awk -v o="${outside:-0}" 'BEGIN { exit !(o >= 7.9 && o <= 8.0) }' && pass ||
 	fail "outside the heap: '${outside}' MiB, not 7.9-8.0 MiB, in: $out"
 
+# --- the what-if ranking goes by resident bytes, not committed ones ----------
+# 1,000 blocks of 1 KiB, then every one freed.  jemalloc with
+# dirty_decay_ms:0 purges each slab that empties at once: the pages stay
+# mapped (committed) but leave the resident set, where the default decay
+# keeps them.  Both commit the same peak, so only the resident figures
+# can put dirty_decay_ms:0 first; ranked by committed bytes it would come
+# last of the three slab candidates (ties go to fewer kernel calls).
+{ for i in $(seq 0 999); do echo "a $i 1024"; done; for i in $(seq 0 999); do echo "f $i"; done; } > "$tmp/churn.rep"
+out=$("$heaplab" diagnose --policies=slab --trace="$tmp/churn.rep" 2>&1)
+first=$(awk '/^what if/ { getline; getline; print $2, $3; exit }' <<<"$out")
+[ "$first" = "slab dirty_decay_ms:0" ] && pass || fail "ranking: first is '$first', not slab dirty_decay_ms:0, in: $out"
+grep -q '^recommendation: Run the program with  LD_PRELOAD=.*MALLOC_CONF=dirty_decay_ms:0$' <<<"$out" && pass ||
+	fail "ranking: the recommendation is not dirty_decay_ms:0, in: $out"
+
 # --- bad input: one line, exit 2 ------------------------------------------------
 bad() {  # NAME EXPECTED-LINE ARGS...
 	local name=$1 want=$2 out rc

@@ -4,8 +4,11 @@
 # and one line per candidate, and the figures they carry equal those
 # worked out here without the page: the committed bytes of tests/diagnose/
 # hand.rep (33 pages: see tests/diagnose.sh), the hole and the live bytes
-# from glibc's rules, and each candidate's peak and final heap from
-# `heaplab replay --stats` of the same trace.
+# from glibc's rules, and each candidate's peak and final resident heap
+# from `heaplab replay` of the same trace: the final from --stats, the
+# peak as the largest resident figure --explain=json gives after an op
+# (the replay fills every block, so it writes the pages the recorded
+# program wrote, as diagnose's replay does).
 # Skipped (exit 77) only when Chromium, node or playwright-core is missing.
 set -u
 src=${srcdir:-.}
@@ -14,11 +17,11 @@ model=tcache_count:7,fastbins:on
 . "$src/tests/browser_lib.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/heaplab-diagnose-browser.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
-# peak and final committed bytes of one candidate, from replay --stats
+# peak and final resident bytes of one candidate
 figures() {
-	./heaplab replay --policy="$1" --conf="$2" --repeat 0 --stats "$hand" | awk '
-		$1 == "committed_bytes:" { c = $2 } $1 == "peak_committed_bytes:" { p = $2 }
-		END { print p, c }'
+	./heaplab replay --policy="$1" --conf="$2" --explain=json "$hand" |
+		grep -o '"after":{[^}]*}' | sed 's/.*"resident":\([0-9]*\).*/\1/' | sort -n | tail -1
+	./heaplab replay --policy="$1" --conf="$2" --repeat 0 --stats "$hand" | awk '$1 == "resident_bytes:" { print $2 }'
 }
 runs=""
 for cand in "bins|$model" "bins|$model,arena_max:2" "slab|" "slab|narenas:2,background_thread:on"; do

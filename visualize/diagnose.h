@@ -106,8 +106,11 @@ typedef struct dx_candidate {
  *  (the rules of the glibc the program ran on). */
 dx_candidate_t *dx_grid(const char *policies, const char *knobs, const char *bins_base, size_t *n);
 void dx_grid_free(dx_candidate_t *c, size_t n);
-/** Orders @p runs best first: lowest peak, then final, then OS calls;
- *  failed runs last.  Fills @p order with indexes. */
+/** What the ranking minimises: peak plus final resident bytes. */
+size_t dx_resident_score(const dx_run_t *run);
+/** Orders @p runs best first: lowest peak plus final resident bytes, then
+ *  peak plus final committed, then OS calls; failed runs last.  Fills
+ *  @p order with indexes. */
 void dx_rank(const dx_run_t *runs, size_t n, size_t *order);
 /**@}*/
 

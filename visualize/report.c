@@ -129,8 +129,7 @@ const dx_run_t *dx_recommended(const dx_report_t *r, const dx_candidate_t **cand
 	const dx_run_t *best = best_run(r, cand), *base = r->base;
 	if (!best || !base->ok || best == base)
 		return NULL;
-	double now = (double)(base->peak_committed + base->final_committed);
-	double then = (double)(best->peak_committed + best->final_committed);
+	double now = (double)dx_resident_score(base), then = (double)dx_resident_score(best);
 	return then < now * 0.95 ? best : NULL;
 }
 
@@ -144,22 +143,21 @@ static void recommendation(FILE *out, const dx_report_t *r)
 		fprintf(out, "No candidate with a setting for a real allocator replayed; nothing to recommend.\n");
 		return;
 	}
-	double now = (double)(base->peak_committed + base->final_committed);
-	double then = (double)(best->peak_committed + best->final_committed);
+	double now = (double)dx_resident_score(base), then = (double)dx_resident_score(best);
 	if (!dx_recommended(r, &c)) {
-		fprintf(out, "Keep the allocator as it is: no candidate of the grid lowers peak plus final heap by 5 %% "
-			     "or more (best: %s%s%s, peak %s, final %s).\n",
-			best->policy, *best->conf ? " " : "", best->conf, vis_bytes((double)best->peak_committed, b1, sizeof b1),
-			vis_bytes((double)best->final_committed, b2, sizeof b2));
+		fprintf(out, "Keep the allocator as it is: no candidate of the grid lowers peak plus final resident heap "
+			     "by 5 %% or more (best: %s%s%s, peak %s, final %s resident).\n",
+			best->policy, *best->conf ? " " : "", best->conf, vis_bytes((double)best->peak_resident, b1, sizeof b1),
+			vis_bytes((double)best->final_resident, b2, sizeof b2));
 		return;
 	}
-	fprintf(out, "Run the program with  %s\n(the model %s%s%s): heap peak %s instead of %s, at the end %s instead "
-		     "of %s (%.0f %% less peak plus final), for %llu kernel calls instead of %llu.\n",
+	fprintf(out, "Run the program with  %s\n(the model %s%s%s): resident heap at its peak %s instead of %s, "
+		     "at the end %s instead of %s (%.0f %% less peak plus final), for %llu kernel calls instead of %llu.\n",
 		c->real, best->policy, *best->conf ? " " : "", best->conf,
-		vis_bytes((double)best->peak_committed, b1, sizeof b1),
-		vis_bytes((double)base->peak_committed, b2, sizeof b2),
-		vis_bytes((double)best->final_committed, b3, sizeof b3),
-		vis_bytes((double)base->final_committed, b4, sizeof b4), 100 - percent(then, now), best->os_calls,
+		vis_bytes((double)best->peak_resident, b1, sizeof b1),
+		vis_bytes((double)base->peak_resident, b2, sizeof b2),
+		vis_bytes((double)best->final_resident, b3, sizeof b3),
+		vis_bytes((double)base->final_resident, b4, sizeof b4), 100 - percent(then, now), best->os_calls,
 		base->os_calls);
 }
 
@@ -298,8 +296,9 @@ void dx_report_text(FILE *out, const dx_report_t *r)
 				vis_bytes((double)d->block_bytes, b2, sizeof b2), site_name(r, d->site));
 		}
 	}
-	fprintf(out, "\nwhat if (best first; heap bytes the model committed):\n  %-4s %-8s %-34s %10s %10s %9s  %s\n",
-		"rank", "policy", "configuration", "peak", "final", "os calls", "real setting");
+	fprintf(out, "\nwhat if (best first by peak plus final resident heap; committed peak for comparison):\n"
+		     "  %-4s %-8s %-34s %10s %10s %10s %9s  %s\n",
+		"rank", "policy", "configuration", "peak", "final", "committed", "os calls", "real setting");
 	for (size_t k = 0; k < r->nruns; k++) {
 		size_t i = r->order[k];
 		const dx_run_t *w = &r->runs[i];
@@ -307,9 +306,10 @@ void dx_report_text(FILE *out, const dx_report_t *r)
 			fprintf(out, "  %-4s %-8s %-34s failed: %s\n", "-", w->policy, w->conf, w->message);
 			continue;
 		}
-		fprintf(out, "  %-4zu %-8s %-34s %10s %10s %9llu  %s\n", k + 1, w->policy, *w->conf ? w->conf : "(defaults)",
-			vis_bytes((double)w->peak_committed, b1, sizeof b1),
-			vis_bytes((double)w->final_committed, b2, sizeof b2), w->os_calls,
+		fprintf(out, "  %-4zu %-8s %-34s %10s %10s %10s %9llu  %s\n", k + 1, w->policy,
+			*w->conf ? w->conf : "(defaults)", vis_bytes((double)w->peak_resident, b1, sizeof b1),
+			vis_bytes((double)w->final_resident, b2, sizeof b2),
+			vis_bytes((double)w->peak_committed, b3, sizeof b3), w->os_calls,
 			r->cands[i].real ? r->cands[i].real : "(model only)");
 	}
 	fprintf(out, "\nrecommendation: ");
@@ -385,10 +385,10 @@ static int whatif_plot(FILE *out, const dx_report_t *r)
 			continue;
 		double *v = y + ns * n;
 		for (size_t i = 0; i < n; i++)
-			v[i] = (double)w->samples[i].committed;
+			v[i] = (double)w->samples[i].resident;
 		snprintf(names[ns], sizeof names[ns], "%s %s", w->policy, *w->conf ? w->conf : "(defaults)");
 		s[ns] = (vis_series_t){ names[ns], line_colors[ns % (sizeof line_colors / sizeof line_colors[0])], v,
-					(double)w->peak_committed };
+					(double)w->peak_resident };
 		ns++;
 	}
 	bool rss = n && r->base->samples[n - 1].measured_rss;
@@ -398,7 +398,7 @@ static int whatif_plot(FILE *out, const dx_report_t *r)
 			peak = (v[i] = (double)r->base->samples[i].measured_rss) > peak ? v[i] : peak;
 		s[ns++] = (vis_series_t){ "measured RSS (the real program)", "#000000", v, peak };
 	}
-	rc = vis_plot_series_svg(out, "whatif", x, n, s, ns, false, "Committed heap under each candidate",
+	rc = vis_plot_series_svg(out, "whatif", x, n, s, ns, false, "Resident heap under each candidate",
 				 "op of the recording");
 out:
 	free(x);
@@ -435,15 +435,17 @@ int dx_report_html(FILE *out, const dx_report_t *r)
 	if (base->nsamples && causes_plot(out, base) < 0)
 		return -1;
 	fprintf(out, "</div>\n<h2>What if</h2>\n<table id=\"ranking\"><tr><th>rank</th><th>policy</th><th>configuration</th>"
-		     "<th>peak</th><th>final</th><th>os calls</th><th>real setting</th></tr>\n");
+		     "<th>peak resident</th><th>final resident</th><th>peak committed</th><th>os calls</th>"
+		     "<th>real setting</th></tr>\n");
 	for (size_t k = 0; k < r->nruns; k++) {
 		const dx_run_t *w = &r->runs[r->order[k]];
 		const char *real = r->cands[r->order[k]].real;
-		fprintf(out, "<tr class=\"run\" data-ok=\"%d\" data-peak=\"%zu\" data-final=\"%zu\"><td>%zu</td><td>%s</td><td>",
-			w->ok, w->peak_committed, w->final_committed, k + 1, w->policy);
+		fprintf(out, "<tr class=\"run\" data-ok=\"%d\" data-peak=\"%zu\" data-final=\"%zu\" "
+			     "data-peak-committed=\"%zu\"><td>%zu</td><td>%s</td><td>",
+			w->ok, w->peak_resident, w->final_resident, w->peak_committed, k + 1, w->policy);
 		vis_put_xml(out, *w->conf ? w->conf : "(defaults)");
-		fprintf(out, "</td><td>%zu</td><td>%zu</td><td>%llu</td><td>", w->peak_committed, w->final_committed,
-			w->os_calls);
+		fprintf(out, "</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%llu</td><td>", w->peak_resident,
+			w->final_resident, w->peak_committed, w->os_calls);
 		vis_put_xml(out, real ? real : "(model only)");
 		fprintf(out, "</td></tr>\n");
 	}

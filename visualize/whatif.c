@@ -153,18 +153,30 @@ void dx_grid_free(dx_candidate_t *c, size_t n)
 static const dx_run_t *rank_runs;
 
 /* Best first: a run that held before one that failed; then the smaller
- * peak plus final committed bytes; then fewer kernel calls. */
+ * peak plus final resident bytes (what the RSS of the program would show:
+ * pages purged with MADV_DONTNEED or MADV_FREE stay committed but leave
+ * the resident set, so committed bytes would hide what decay and purging
+ * give back); then the smaller peak plus final committed; then fewer
+ * kernel calls. */
 static int better(const void *a, const void *b)
 {
 	const dx_run_t *x = &rank_runs[*(const size_t *)a], *y = &rank_runs[*(const size_t *)b];
 	if (x->ok != y->ok)
 		return x->ok ? -1 : 1;
-	size_t sx = x->peak_committed + x->final_committed, sy = y->peak_committed + y->final_committed;
-	if (sx != sy)
-		return sx < sy ? -1 : 1;
+	size_t rx = dx_resident_score(x), ry = dx_resident_score(y);
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	size_t cx = x->peak_committed + x->final_committed, cy = y->peak_committed + y->final_committed;
+	if (cx != cy)
+		return cx < cy ? -1 : 1;
 	if (x->os_calls != y->os_calls)
 		return x->os_calls < y->os_calls ? -1 : 1;
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+size_t dx_resident_score(const dx_run_t *run)
+{
+	return run->peak_resident + run->final_resident;
 }
 
 void dx_rank(const dx_run_t *runs, size_t n, size_t *order)
