@@ -49,6 +49,38 @@ START_TEST(usable_sizes_follow_tcmalloc_classes)
 }
 END_TEST
 
+/* free's hit finds an object's index with one multiply and a rotation
+ * (pc_exact_index): for every class of both tables, every byte offset of
+ * a span and a stride past it must give off / stride exactly when stride
+ * divides off, and an index no span has (past nobjs) otherwise; so must
+ * offsets of a pointer below the span, which wrap to huge numbers. */
+static void exact_index_matches_division(const pc_classes_t *c)
+{
+	for (unsigned k = 1; k < c->n; k++) {
+		uint64_t stride = c->stride[k], span = (uint64_t)c->pages[k] << PC_PAGE_SHIFT;
+		for (uint64_t off = 0; off < span + stride; off++) {
+			uint64_t i = pc_exact_index(c, k, off);
+			/* (ck_assert only on a failure: each call is a message to the runner) */
+			if (off % stride == 0 ? i != off / stride : i <= UINT64_MAX / stride)
+				ck_abort_msg("class %u (stride %llu): offset %llu gave %llu", k, (unsigned long long)stride,
+					     (unsigned long long)off, (unsigned long long)i);
+		}
+		for (uint64_t back = 1; back <= 4 * stride; back++)
+			if (pc_exact_index(c, k, -back) < PC_MAX_OBJS)
+				ck_abort_msg("class %u: %llu below the span", k, (unsigned long long)back);
+	}
+}
+
+START_TEST(exact_index_is_the_division_for_every_class)
+{
+	static pc_classes_t c;
+	pc_classes_tcmalloc(&c);
+	exact_index_matches_division(&c);
+	pc_classes_gperftools(&c);
+	exact_index_matches_division(&c);
+}
+END_TEST
+
 /* The fullest span serves first: after freeing most of one span's
  * objects, new objects come from the span that is still full-ish. */
 START_TEST(objects_come_from_spans_in_a_heap_of_page_spans)
@@ -786,6 +818,7 @@ static Suite *percpu_suite(void)
 	TCase *tc = tcase_create("model");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, usable_sizes_follow_tcmalloc_classes);
+	tcase_add_test(tc, exact_index_is_the_division_for_every_class);
 	tcase_add_test(tc, objects_come_from_spans_in_a_heap_of_page_spans);
 	tcase_add_test(tc, rseq_off_forces_the_lock_fallback);
 	tcase_add_test(tc, no_rseq_registration_means_lock_mode);

@@ -217,14 +217,27 @@ typedef struct pc_classes {
 	uint16_t pages[PC_MAX_CLASSES];     /**< pages per span */
 	uint16_t batch[PC_MAX_CLASSES];     /**< objects moved at once */
 	uint16_t nobjs[PC_MAX_CLASSES];     /**< objects per span */
-	uint64_t recip[PC_MAX_CLASSES];     /**< 2^PC_RECIP_SHIFT / stride + 1:
-						 free's hit divides by a multiply */
+	uint64_t inv[PC_MAX_CLASSES];       /**< the inverse, modulo 2^64, of
+						 stride's odd part: free's hit
+						 divides by a multiply (pc_exact_index) */
+	uint8_t tz[PC_MAX_CLASSES];         /**< stride's trailing zero bits */
 	uint8_t lookup[(PC_MAX_SMALL >> 7) + (1024 >> 3) + 1]; /**< see pc_class_of */
 } pc_classes_t;
 
-/** The shift of pc_classes_t.recip: (off * recip) >> PC_RECIP_SHIFT is
- *  off / stride for every offset inside a span (off < 2^26 suffices). */
-enum { PC_RECIP_SHIFT = 44 };
+/** @p off / stride of class @p cls when stride divides @p off, and a
+ *  number above UINT64_MAX / stride (so never an object's index) when it
+ *  does not: the exact-division test of Hacker's Delight (2nd ed., 10-17).
+ *  Multiplying by the inverse of the odd part undoes the odd factor of a
+ *  multiple exactly and leaves the power of two's zeros at the bottom,
+ *  which the rotation moves out; any other offset leaves a low bit set,
+ *  which the rotation moves to the top.  One multiply and one rotation
+ *  answer both "is off an object's start?" and "which one?". */
+static inline uint64_t pc_exact_index(const pc_classes_t *c, unsigned cls, uint64_t off)
+{
+	uint64_t q = off * c->inv[cls];
+	unsigned k = c->tz[cls];
+	return (q >> k) | (q << ((64 - k) & 63));
+}
 
 /** Fills @p c with TCMalloc's table (8 KiB pages, 16-byte alignment). */
 void pc_classes_tcmalloc(pc_classes_t *c);
@@ -692,11 +705,8 @@ static inline void **pc_slots(const pc_state_t *s, pc_slab_t *sl, unsigned cls)
  *  start of one of its objects. */
 static inline long pc_obj_index(const pc_state_t *s, const pc_span_t *sp, const void *p)
 {
-	uintptr_t off = (uintptr_t)p - sp->start;
-	uint32_t stride = s->cl.stride[sp->cls];
-	if ((uintptr_t)p < sp->start || off % stride || off / stride >= sp->nobjs)
-		return -1;
-	return (long)(off / stride);
+	uint64_t i = pc_exact_index(&s->cl, sp->cls, (uintptr_t)p - sp->start);
+	return i < sp->nobjs ? (long)i : -1;
 }
 
 /** Aborts with "heaplab: percpu: <what> (<p>)". */

@@ -28,17 +28,19 @@
 
 /** The top object of @p tc's list of class @p cls, taken off, or NULL
  *  when the list is empty (nothing changed): the hit of the thread front. */
-static inline void *pc_thread_pop(const pc_state_t *s, pc_tcache_t *tc, unsigned cls)
+static inline void *pc_thread_pop(const pc_state_t *s, pc_tcache_t *tc, size_t cls)
 {
 	pc_tlist_t *l = &tc->lists[cls];
 	pc_link_t *o = l->head;
 	if (HL_UNLIKELY(!o))
 		return NULL;
-	tc->hits++;
+	uint32_t length = l->length - 1;
 	l->head = o->next;
-	if (--l->length < l->low_water)
-		l->low_water = l->length;
+	l->length = length;
+	if (length < l->low_water)
+		l->low_water = length;
 	tc->size -= s->cl.size[cls];
+	tc->hits++;
 	return o;
 }
 
@@ -69,18 +71,17 @@ static inline bool pc_thread_push(const pc_state_t *s, pc_tcache_t *tc, unsigned
  *  of a small span, not free in its span; its class in *@p cls.  False
  *  for anything else (the policy's free then says what is wrong, or frees
  *  a large block).  The pagemap's root index is masked rather than
- *  tested, and the object's index is a multiply by the class's
- *  reciprocal: a wrong span or quotient can only fail the multiply back
- *  (i * stride == off with i < nobjs), never pass it. */
+ *  tested, and pc_exact_index gives an offset that is no object's start
+ *  (inside the span or not) an index past nobjs, so one comparison
+ *  refuses it. */
 static inline bool pc_free_check(const pc_state_t *s, const void *p, unsigned *cls)
 {
 	const pc_span_t *sp = pc_pagemap_get_masked(&s->ph.map, (uintptr_t)p);
 	if (HL_UNLIKELY(!sp || sp->state != PC_SPAN_SMALL))
 		return false;
 	unsigned c = sp->cls;
-	uintptr_t off = (uintptr_t)p - sp->start;
-	uintptr_t i = (off * s->cl.recip[c]) >> PC_RECIP_SHIFT;
-	if (HL_UNLIKELY(i * s->cl.stride[c] != off || i >= sp->nobjs || hl_bit_get(sp->free_bits, i)))
+	uint64_t i = pc_exact_index(&s->cl, c, (uintptr_t)p - sp->start);
+	if (HL_UNLIKELY(i >= sp->nobjs || hl_bit_get(sp->free_bits, i)))
 		return false;
 	*cls = c;
 	return true;
