@@ -30,6 +30,37 @@ static inline uint64_t hl_mix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+/** @name Exact division by a stride
+ *  Free paths that must find which object of a run a pointer is (and
+ *  that it is an object's start at all) divide its offset by the stride.
+ *  With stride = odd << shift, multiplying by the odd factor's inverse
+ *  modulo 2^64 and rotating right by shift gives the quotient when the
+ *  stride divides the offset, and a number above UINT64_MAX / stride when
+ *  it does not: one multiply and one rotation answer both questions, so
+ *  one comparison with the run's object count refuses every offset that
+ *  is no object's start (Hacker's Delight, 2nd ed., 10-17). */
+/**@{*/
+/** Fills the inverse and shift of @p stride (> 0) for hl_exact_div.
+ *  Newton's iteration doubles the correct low bits of the inverse each
+ *  step, from 3 (an odd number is its own inverse modulo 8). */
+static inline void hl_exact_div_init(uint64_t stride, uint64_t *inv, uint8_t *shift)
+{
+	unsigned k = (unsigned)__builtin_ctzll(stride);
+	uint64_t odd = stride >> k, x = odd;
+	for (int step = 0; step < 5; step++)  /* 6, 12, 24, 48, 96 bits */
+		x *= 2 - odd * x;
+	*inv = x;
+	*shift = (uint8_t)k;
+}
+/** @p off / stride when the stride divides @p off, else a number above
+ *  UINT64_MAX / stride (an offset below the run, which wraps, too). */
+static inline uint64_t hl_exact_div(uint64_t off, uint64_t inv, unsigned shift)
+{
+	uint64_t q = off * inv;
+	return (q >> shift) | (q << (-shift & 63));
+}
+/**@}*/
+
 /* Bitmaps changed under a lock and read without it.  A policy's free path
  * may test an object's bit (its double-free test) while another thread,
  * holding the lock, changes another bit of the same word.  The words are

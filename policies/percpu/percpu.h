@@ -217,26 +217,17 @@ typedef struct pc_classes {
 	uint16_t pages[PC_MAX_CLASSES];     /**< pages per span */
 	uint16_t batch[PC_MAX_CLASSES];     /**< objects moved at once */
 	uint16_t nobjs[PC_MAX_CLASSES];     /**< objects per span */
-	uint64_t inv[PC_MAX_CLASSES];       /**< the inverse, modulo 2^64, of
-						 stride's odd part: free's hit
-						 divides by a multiply (pc_exact_index) */
-	uint8_t tz[PC_MAX_CLASSES];         /**< stride's trailing zero bits */
+	uint64_t inv[PC_MAX_CLASSES];       /**< hl_exact_div_init of the stride:
+						 free's hit divides by a multiply */
+	uint8_t tz[PC_MAX_CLASSES];         /**< its shift */
 	uint8_t lookup[(PC_MAX_SMALL >> 7) + (1024 >> 3) + 1]; /**< see pc_class_of */
 } pc_classes_t;
 
-/** @p off / stride of class @p cls when stride divides @p off, and a
- *  number above UINT64_MAX / stride (so never an object's index) when it
- *  does not: the exact-division test of Hacker's Delight (2nd ed., 10-17).
- *  Multiplying by the inverse of the odd part undoes the odd factor of a
- *  multiple exactly and leaves the power of two's zeros at the bottom,
- *  which the rotation moves out; any other offset leaves a low bit set,
- *  which the rotation moves to the top.  One multiply and one rotation
- *  answer both "is off an object's start?" and "which one?". */
+/** @p off / stride of class @p cls when the stride divides @p off, else
+ *  a number no span's nobjs reaches (hl_exact_div). */
 static inline uint64_t pc_exact_index(const pc_classes_t *c, unsigned cls, uint64_t off)
 {
-	uint64_t q = off * c->inv[cls];
-	unsigned k = c->tz[cls];
-	return (q >> k) | (q << ((64 - k) & 63));
+	return hl_exact_div(off, c->inv[cls], c->tz[cls]);
 }
 
 /** Fills @p c with TCMalloc's table (8 KiB pages, 16-byte alignment). */

@@ -60,12 +60,7 @@ static void pc_classes_finish(pc_classes_t *c)
 {
 	for (unsigned k = 1; k < c->n; k++) {
 		c->stride[k] = c->size[k] < 16 ? 16 : c->size[k];
-		unsigned tz = (unsigned)__builtin_ctz(c->stride[k]);
-		uint64_t odd = c->stride[k] >> tz, inv = odd; /* odd * odd == 1 mod 8: 3 bits right */
-		for (int step = 0; step < 5; step++)  /* each step doubles them: 6, 12, 24, 48, 96 */
-			inv *= 2 - odd * inv;
-		c->inv[k] = inv;
-		c->tz[k] = (uint8_t)tz;
+		hl_exact_div_init(c->stride[k], &c->inv[k], &c->tz[k]);
 		size_t objs = ((size_t)c->pages[k] << PC_PAGE_SHIFT) / c->stride[k];
 		c->nobjs[k] = (uint16_t)(objs > PC_MAX_OBJS ? PC_MAX_OBJS : objs);
 	}

@@ -324,7 +324,7 @@ typedef struct sl_sc {
 					  the 8-byte class (heaplab promises 16-byte alignment) */
 	uint32_t nregs[SL_NBINS_MAX];/**< regions per slab */
 	uint32_t slab_size[SL_NBINS_MAX]; /**< bytes per slab */
-	uint64_t region_inv[SL_NBINS_MAX]; /**< the stride's odd factor inverted modulo 2^64:
+	uint64_t region_inv[SL_NBINS_MAX]; /**< hl_exact_div_init of the stride:
 					  region index by one multiply (sl_region_index) */
 	uint8_t region_shift[SL_NBINS_MAX];/**< log2 of the stride's power-of-two factor */
 	uint8_t lookup[4096 / 8 + 1];/**< szind of sizes <= 4096, by (n + 7) >> 3 */
@@ -489,16 +489,11 @@ static inline void sl_bg_maybe_kick(sl_state_t *s)
 
 /* ---- arenas, bins, tcache (slab.c, slab_tcache.c) ----------------------- */
 /** Region index of @p p in slab @p e when p is a region start, else a
- *  number >= nregs of its class.  One multiply tells both: with stride =
- *  odd << shift, the offset times the odd factor's inverse modulo 2^64,
- *  rotated right by shift, is the quotient when the offset is a multiple
- *  of the stride and too big for any slab otherwise (an offset below the
- *  base is huge too). */
+ *  number >= nregs of its class (hl_exact_div; an offset below the base
+ *  is huge too). */
 static inline uint64_t sl_region_of(const sl_sc_t *sc, const sl_extent_t *e, uintptr_t p)
 {
-	uint64_t q = (uint64_t)(p - e->base) * sc->region_inv[e->szind];
-	unsigned k = sc->region_shift[e->szind];
-	return (q >> k) | (q << (-k & 63));
+	return hl_exact_div((uint64_t)(p - e->base), sc->region_inv[e->szind], sc->region_shift[e->szind]);
 }
 /** Region index of @p p in slab @p e, or -1 when p is not a region start. */
 static inline int sl_region_index(const sl_sc_t *sc, const sl_extent_t *e, uintptr_t p)

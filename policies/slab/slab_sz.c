@@ -80,19 +80,6 @@ static size_t sl_slab_bytes(size_t page, size_t size)
 	return bytes;
 }
 
-/* Class @p i's stride as odd << shift, and that odd factor's inverse
- * modulo 2^64 (Newton's iteration: each step doubles the correct low bits,
- * from 3 for any odd number, its own inverse modulo 8). */
-static void sl_region_divisor(sl_sc_t *sc, unsigned i, size_t stride)
-{
-	unsigned shift = (unsigned)__builtin_ctzll(stride);
-	uint64_t odd = stride >> shift, inv = odd;
-	for (int step = 0; step < 5; step++)
-		inv *= 2 - odd * inv;
-	sc->region_inv[i] = inv;
-	sc->region_shift[i] = (uint8_t)shift;
-}
-
 static void sl_sc_build(void)
 {
 	sl_sc_t *sc = &sl_sc_table;
@@ -108,7 +95,7 @@ static void sl_sc_build(void)
 		sc->stride[i] = (uint32_t)stride;
 		sc->slab_size[i] = (uint32_t)sl_slab_bytes(sc->page, stride);
 		sc->nregs[i] = (uint32_t)(sc->slab_size[i] / stride);
-		sl_region_divisor(sc, i, stride);
+		hl_exact_div_init(stride, &sc->region_inv[i], &sc->region_shift[i]);
 		sc->small_max = size;
 	}
 	sc->nbins = i;
