@@ -384,6 +384,51 @@ START_TEST(futex_lock_excludes_and_wakes)
 }
 END_TEST
 
+/* Each thread writes its own record's counters on every call, and its
+ * hits read other fields of the record: two threads' records must never
+ * share a cache line (packed, percpu's rseq hit on one thread read the
+ * line the other thread's counters were written to). */
+enum { RECORD_THREADS = 4 };
+static hl_heap_t *record_heap;
+static pthread_barrier_t record_barrier;
+
+static void *note_record(void *arg)
+{
+	void *p = hl_malloc(record_heap, 16);   /* attaches the thread */
+	*(hl_thread_t **)arg = hl_thread_get(record_heap);
+	pthread_barrier_wait(&record_barrier);  /* all alive: no record reused */
+	hl_free(record_heap, p);
+	return NULL;
+}
+
+START_TEST(thread_records_never_share_a_cache_line)
+{
+	record_heap = tl_heap("sharded", NULL);
+	pthread_t th[RECORD_THREADS];
+	hl_thread_t *rec[RECORD_THREADS + 1] = { hl_thread_get(record_heap) };
+	pthread_barrier_init(&record_barrier, NULL, RECORD_THREADS);
+	for (int i = 0; i < RECORD_THREADS; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, note_record, &rec[i + 1]), 0);
+	for (int i = 0; i < RECORD_THREADS; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&record_barrier);
+	for (int i = 0; i <= RECORD_THREADS; i++)
+		for (int j = 0; j <= RECORD_THREADS; j++) {
+			uintptr_t a = (uintptr_t)rec[i], b = (uintptr_t)rec[j];
+			ck_assert_ptr_nonnull(rec[i]);
+			if (i == j)
+				continue;
+			/* the lines of [a, a + size) and of [b, b + size) are disjoint */
+			uintptr_t a_first = a / 64, a_last = (a + sizeof(hl_thread_t) - 1) / 64;
+			uintptr_t b_first = b / 64, b_last = (b + sizeof(hl_thread_t) - 1) / 64;
+			ck_assert_msg(a_last < b_first || b_last < a_first,
+				      "records %p and %p (%zu bytes each) share a cache line", rec[i], rec[j],
+				      sizeof(hl_thread_t));
+		}
+	hl_heap_destroy(record_heap);
+}
+END_TEST
+
 static Suite *core_suite(void)
 {
 	Suite *s = suite_create("core");
@@ -399,6 +444,7 @@ static Suite *core_suite(void)
 	tcase_add_test(tc, ledger_tracks_requests);
 	tcase_add_test(tc, debug_guard_names_the_mistake_under_every_policy);
 	tcase_add_test(tc, futex_lock_excludes_and_wakes);
+	tcase_add_test(tc, thread_records_never_share_a_cache_line);
 	suite_add_tcase(s, tc);
 	return s;
 }
