@@ -56,7 +56,7 @@ hl_heap_t *hl_heap_new(const char *policy, const char *conf)
 	hl_os_init(&h->os);
 	hl_os_init(&h->ledger_os);
 	hl_ledger_init(&h->ledger, &h->ledger_os);
-	hl_meta_init(&h->threads_pool, &h->os, sizeof(hl_thread_t));
+	hl_meta_init_private(&h->threads_pool, &h->os, sizeof(hl_thread_t));
 	pthread_mutex_init(&h->threads_lock, NULL);
 	hl_guard_init(&h->guard, &h->ledger_os);
 	h->plain = !h->debug && !h->ledger_on;

@@ -15,6 +15,11 @@ void hl_meta_init(hl_meta_pool_t *m, hl_os_t *os, size_t size)
 	pthread_mutex_init(&m->lock, NULL);
 }
 
+void hl_meta_init_private(hl_meta_pool_t *m, hl_os_t *os, size_t size)
+{
+	hl_meta_init(m, os, hl_align_up(size, HL_CACHE_LINE));
+}
+
 void *hl_meta_alloc(hl_meta_pool_t *m)
 {
 	pthread_mutex_lock(&m->lock);

@@ -24,6 +24,16 @@ typedef struct hl_meta_pool {
 } hl_meta_pool_t;
 
 void hl_meta_init(hl_meta_pool_t *m, hl_os_t *os, size_t size);
+
+/** The cache line of the machines heaplab runs on (x86-64; arm64's L1). */
+#define HL_CACHE_LINE 64
+/** hl_meta_init for records that one thread (or CPU) each writes on every
+ *  call — thread records, thread caches, per-thread heaps, arenas: each
+ *  record takes whole cache lines, so two threads' records never share one
+ *  (regions are page-aligned).  Packed, a thread's writes to its record
+ *  evict the next record's first line from the other thread's cache (false
+ *  sharing: bench/RESULTS.md, 2026-12-02, two threads at half speed). */
+void hl_meta_init_private(hl_meta_pool_t *m, hl_os_t *os, size_t size);
 /** A zeroed record, or NULL when the page source is out of memory. */
 void *hl_meta_alloc(hl_meta_pool_t *m);
 void hl_meta_free(hl_meta_pool_t *m, void *rec);

@@ -538,8 +538,8 @@ static void *bn_init(hl_heap_t *h, const hl_conf_t *conf)
 	st->narenas = 1;
 	pthread_mutex_init(&st->list_lock, NULL);
 	pthread_mutex_init(&st->mmap_lock, NULL);
-	hl_meta_init(&st->arena_pool, os, sizeof(bn_arena_t));
-	hl_meta_init(&st->tcache_pool, os, sizeof(bn_tcache_t));
+	hl_meta_init_private(&st->arena_pool, os, sizeof(bn_arena_t));
+	hl_meta_init_private(&st->tcache_pool, os, sizeof(bn_tcache_t));
 	return st;
 }
 

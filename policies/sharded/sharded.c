@@ -310,7 +310,7 @@ static void *shd_init(hl_heap_t *h, const hl_conf_t *conf)
 	st->cache_on = hl_conf_bool(conf, "segment_cache");
 	st->segment_purge_delay = hl_conf_int(conf, "segment_purge_delay");
 	st->key = hl_mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)hl_heap_id(h) << 40) ^ (uintptr_t)st);
-	hl_meta_init(&st->heap_pool, os, sizeof(shd_heap_t));
+	hl_meta_init_private(&st->heap_pool, os, sizeof(shd_heap_t));
 	pthread_mutex_init(&st->lock, NULL);
 	return st;
 }

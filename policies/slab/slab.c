@@ -390,7 +390,7 @@ static void *sl_init(hl_heap_t *h, const hl_conf_t *conf)
 	sl_tcache_shape(s);
 	hl_meta_init(&s->ext_pool, os, sizeof(sl_extent_t));
 	hl_meta_init(&s->chunk_pool, os, sizeof(sl_chunk_t));
-	hl_meta_init(&s->tc_pool, os, sizeof(sl_tcache_t) + s->tc_slots * sizeof(void *));
+	hl_meta_init_private(&s->tc_pool, os, sizeof(sl_tcache_t) + s->tc_slots * sizeof(void *));
 	sl_init_locks(s);
 	sl_rtree_init(&s->rtree, sc->lg_page);
 	if (!sl_arena_create(s, 0) || (s->bg_on && sl_bg_start(s) < 0)) {
