@@ -410,13 +410,15 @@ size_t hl_os_resident_range(hl_os_t *os, const void *addr, size_t size)
 	return resident;
 }
 
-size_t hl_os_resident(hl_os_t *os)
+/* Resident bytes of the heap's regions (@p meta false) or of its
+ * metadata regions (true). */
+static size_t resident_of(hl_os_t *os, bool meta)
 {
 	size_t total = 0;
 	pthread_mutex_lock(&os->lock);
 	for (size_t i = 0; i < os->cap; i++) {
 		hl_region_rec_t *r = &os->table[i];
-		if (r->base <= 1 || r->kind == HL_REGION_META)
+		if (r->base <= 1 || (r->kind == HL_REGION_META) != meta)
 			continue;
 		size_t len = r->brk_end ? *r->brk_end : r->size;
 		total += hl_os_resident_range(os, (void *)r->base, len);
@@ -424,6 +426,9 @@ size_t hl_os_resident(hl_os_t *os)
 	pthread_mutex_unlock(&os->lock);
 	return total;
 }
+
+size_t hl_os_resident(hl_os_t *os) { return resident_of(os, false); }
+size_t hl_os_resident_meta(hl_os_t *os) { return resident_of(os, true); }
 
 int hl_os_locate(hl_os_t *os, const void *p, size_t *offset)
 {
@@ -462,6 +467,7 @@ void hl_os_stats(hl_os_t *os, hl_statw_t *w)
 	pthread_mutex_unlock(&os->lock);
 	hl_statw_u64(w, "regions", regions);
 	hl_statw_u64(w, "metadata_bytes", HL_OS_READ(meta_bytes));
+	hl_statw_u64(w, "metadata_resident_bytes", hl_os_resident_meta(os));
 	hl_statw_u64(w, "peak_reserved_bytes", HL_OS_READ(peak_reserved));
 	hl_statw_u64(w, "peak_committed_bytes", HL_OS_READ(peak_committed));
 	hl_statw_u64(w, "purged_bytes", HL_OS_READ(purged_bytes));

@@ -141,6 +141,10 @@ int hl_os_guard(hl_os_t *os, void *addr, size_t size);
 
 /** Resident bytes of all the heap's (non-metadata) regions, by mincore. */
 size_t hl_os_resident(hl_os_t *os);
+/** Resident bytes of the heap's metadata regions, by mincore (statistics:
+ *  os.metadata_resident_bytes).  A real process's RSS counts the
+ *  allocator's metadata too. */
+size_t hl_os_resident_meta(hl_os_t *os);
 /** Resident bytes of one range, by mincore. */
 size_t hl_os_resident_range(hl_os_t *os, const void *addr, size_t size);
 

@@ -4,11 +4,14 @@
 # and one line per candidate, and the figures they carry equal those
 # worked out here without the page: the committed bytes of tests/diagnose/
 # hand.rep (33 pages: see tests/diagnose.sh), the hole and the live bytes
-# from glibc's rules, and each candidate's peak and final resident heap
-# from `heaplab replay` of the same trace: the final from --stats, the
-# peak as the largest resident figure --explain=json gives after an op
-# (the replay fills every block, so it writes the pages the recorded
-# program wrote, as diagnose's replay does).
+# from glibc's rules, and each candidate's peak and final resident bytes
+# from `heaplab replay` of the same trace (the replay fills every block,
+# so it writes the pages the recorded program wrote, as diagnose's replay
+# does).  diagnose counts the heap's pages and the metadata's, as an RSS
+# does: the final is resident_bytes + os.metadata_resident_bytes of
+# --stats; the peak is the largest heap figure --explain=json gives after
+# an op, plus the metadata at the end (hand.rep's policies make all their
+# metadata in the first call and never give it back).
 # Skipped (exit 77) only when Chromium, node or playwright-core is missing.
 set -u
 src=${srcdir:-.}
@@ -19,9 +22,12 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/heaplab-diagnose-browser.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 # peak and final resident bytes of one candidate
 figures() {
-	./heaplab replay --policy="$1" --conf="$2" --explain=json "$hand" |
-		grep -o '"after":{[^}]*}' | sed 's/.*"resident":\([0-9]*\).*/\1/' | sort -n | tail -1
-	./heaplab replay --policy="$1" --conf="$2" --repeat 0 --stats "$hand" | awk '$1 == "resident_bytes:" { print $2 }'
+	local heap_peak meta heap
+	heap_peak=$(./heaplab replay --policy="$1" --conf="$2" --explain=json "$hand" |
+		grep -o '"after":{[^}]*}' | sed 's/.*"resident":\([0-9]*\).*/\1/' | sort -n | tail -1)
+	set -- $(./heaplab replay --policy="$1" --conf="$2" --repeat 0 --stats "$hand" |
+		awk '$1 == "resident_bytes:" { h = $2 } $1 == "metadata_resident_bytes:" { m = $2 } END { print h, m }')
+	echo $((heap_peak + $2)) $(($1 + $2))
 }
 runs=""
 for cand in "bins|$model" "bins|$model,arena_max:2" "slab|" "slab|narenas:2,background_thread:on"; do

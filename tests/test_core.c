@@ -224,6 +224,13 @@ START_TEST(page_source_counts_and_measures)
 	hl_brk_move(&os, &b, -(intptr_t)page);
 	ck_assert_uint_eq(b.end, 0);
 	ck_assert_uint_eq(hl_os_resident(&os), 0);
+	/* metadata pages: counted apart from the heap's, written or not */
+	char *m = hl_os_reserve_meta(&os, 16 * page);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(hl_os_resident_meta(&os), 0);
+	m[0] = 1, m[5 * page] = 1, m[16 * page - 1] = 1;
+	ck_assert_uint_eq(hl_os_resident_meta(&os), 3 * page);
+	ck_assert_uint_eq(hl_os_resident(&os), 0);
 	ck_assert_uint_ge(os.calls[HL_OS_MMAP], 2);
 	ck_assert_uint_ge(os.calls[HL_OS_MINCORE], 1);
 	hl_os_release(&os, r, 0);

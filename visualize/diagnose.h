@@ -39,7 +39,8 @@ typedef struct dx_sample {
 	double ms;              /**< time of the recording (-1: not recorded) */
 	size_t measured_rss;    /**< the real process's resident bytes (0: none) */
 	size_t committed;       /**< the model's committed bytes: the sum of bytes[] */
-	size_t resident;        /**< the model's resident bytes (mincore) */
+	size_t resident;        /**< the model's resident bytes, heap and
+				     metadata (mincore), as an RSS counts them */
 	bool attributed;        /**< bytes[] filled (at most DX_ATTRIBUTED samples are) */
 	size_t bytes[DX_NCAUSES];
 } dx_sample_t;
