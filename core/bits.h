@@ -107,4 +107,30 @@ static inline void hl_bit_clear(uint64_t *bm, size_t i)
 {
 	hl_bit_store_word(bm, i >> 6, hl_bit_load_word(bm, i >> 6) & ~((uint64_t)1 << (i & 63)));
 }
+/** Word @p w of a bitmap whose bits 0 .. @p n - 1 are set and the rest
+ *  clear: a run of @p n objects in a bitmap of whole words. */
+static inline uint64_t hl_bits_first_n_word(size_t n, size_t w)
+{
+	size_t lo = w * 64;
+	return n <= lo ? 0 : n - lo >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << (n - lo)) - 1;
+}
+/** Takes up to @p n free objects of a run, lowest address first: bitmap
+ *  @p bm (@p nwords words, its lock held) has one bit per object, set for
+ *  a free one when @p free_is_set, clear for a free one otherwise; each
+ *  object taken has its bit flipped and its address, @p base + index *
+ *  @p stride, written to @p out.  A word at a time; returns how many. */
+static inline unsigned hl_bits_take(uint64_t *bm, size_t nwords, bool free_is_set, uintptr_t base, size_t stride,
+				    void **out, unsigned n)
+{
+	unsigned got = 0;
+	for (size_t w = 0; w < nwords && got < n; w++) {
+		uint64_t word = hl_bit_load_word(bm, w), avail = free_is_set ? word : ~word, left = avail;
+		if (!avail)
+			continue;
+		for (; left && got < n; left &= left - 1)
+			out[got++] = (void *)(base + (w * 64 + (unsigned)__builtin_ctzll(left)) * stride);
+		hl_bit_store_word(bm, w, word ^ (avail ^ left));   /* flip the bits taken */
+	}
+	return got;
+}
 #endif

@@ -148,13 +148,13 @@ struct hl_thread {
 				    under the heap's threads lock) */
 	bool exited;           /**< thread has gone; record is kept for its counts
 				    and reused by the next new thread (threads lock) */
-} __attribute__((aligned(64)));
-/* One record per cache line or more: the records sit side by side in the
- * heap's pool, and each thread writes its own ops[] on every call while
- * its hits read fields of its own record.  Packed at 112 bytes, thread
- * A's `exited` shared a line with thread B's ops[0..1]: percpu's rseq hit
- * reads `exited` first, and two threads on the fixed 32-byte ring took
- * 3.6 times one thread's time (bench/RESULTS.md). */
+};
+/* The records come from a pool with whole cache lines per record
+ * (hl_meta_init_private): each thread writes its own ops[] on every call
+ * while its hits read other fields of its record.  Packed at 112 bytes,
+ * thread A's `exited` shared a line with thread B's ops[0..1]; percpu's
+ * rseq hit reads `exited` first, and two threads on the fixed 32-byte
+ * ring took 3.6 times one thread's time (bench/RESULTS.md). */
 
 /** The policy table of a compiled-in policy, or NULL. */
 const hl_policy_t *hl_policy_find(const char *name);

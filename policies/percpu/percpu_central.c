@@ -36,30 +36,15 @@ static pc_span_t *pc_central_grow(pc_state_t *s, unsigned cls)
 	sp->nobjs = s->cl.nobjs[cls];
 	sp->allocated = 0;
 	sp->bucket = PC_NO_LIST;
-	for (unsigned w = 0; w < PC_BITMAP_WORDS; w++) {
-		unsigned lo = w * 64;
-		hl_bit_store_word(sp->free_bits, w,
-				  lo >= sp->nobjs	  ? 0
-				  : sp->nobjs - lo >= 64 ? ~(uint64_t)0
-							  : ((uint64_t)1 << (sp->nobjs - lo)) - 1);
-	}
+	for (unsigned w = 0; w < PC_BITMAP_WORDS; w++)
+		hl_bit_store_word(sp->free_bits, w, hl_bits_first_n_word(sp->nobjs, w));
 	return sp;
 }
 
 /* Takes up to @n free objects out of span @sp, lowest addresses first. */
 static unsigned pc_span_take(const pc_state_t *s, pc_span_t *sp, void **out, unsigned n)
 {
-	unsigned got = 0;
-	uint32_t stride = s->cl.stride[sp->cls];
-	for (unsigned w = 0; w < PC_BITMAP_WORDS && got < n; w++) {
-		uint64_t word = hl_bit_load_word(sp->free_bits, w);
-		while (word && got < n) {
-			unsigned b = (unsigned)__builtin_ctzll(word);
-			word &= word - 1;
-			out[got++] = (void *)(sp->start + (size_t)(w * 64 + b) * stride);
-		}
-		hl_bit_store_word(sp->free_bits, w, word);
-	}
+	unsigned got = hl_bits_take(sp->free_bits, PC_BITMAP_WORDS, true, sp->start, s->cl.stride[sp->cls], out, n);
 	sp->allocated += got;
 	return got;
 }

@@ -166,8 +166,7 @@ static unsigned pc_unaccounted(const pc_state_t *s, const pc_span_t *sp, unsigne
 	uint32_t stride = s->cl.stride[sp->cls];
 	*live = 0;
 	for (unsigned w = 0; w < PC_BITMAP_WORDS && w * 64 < sp->nobjs; w++) {
-		unsigned left = sp->nobjs - w * 64;
-		uint64_t valid = left >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << left) - 1;
+		uint64_t valid = hl_bits_first_n_word(sp->nobjs, w);
 		uint64_t out = ~hl_bit_load_word(sp->free_bits, w) & ~hl_bit_load_word(sp->mark, w) & valid;
 		for (; out; out &= out - 1) {
 			void *p = (void *)(sp->start + (w * 64 + (unsigned)__builtin_ctzll(out)) * stride);

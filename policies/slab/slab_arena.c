@@ -90,15 +90,8 @@ static void sl_slab_init(const sl_sc_t *sc, sl_extent_t *e, unsigned ind)
 	e->nfree = (uint16_t)sc->nregs[ind];
 	/* the bits past the class's regions are set: never free (a word at
 	 * a time, as this runs for every new slab) */
-	unsigned nregs = sc->nregs[ind];
-	for (unsigned w = 0; w < SL_BITMAP_WORDS; w++) {
-		uint64_t word = 0;
-		if (nregs <= w * 64)
-			word = ~(uint64_t)0;
-		else if (nregs < (w + 1) * 64)
-			word = ~(uint64_t)0 << (nregs - w * 64);
-		hl_bit_store_word(e->bitmap, w, word);
-	}
+	for (unsigned w = 0; w < SL_BITMAP_WORDS; w++)
+		hl_bit_store_word(e->bitmap, w, ~hl_bits_first_n_word(sc->nregs[ind], w));
 }
 
 /* A slab with a free region for @p bin (bin lock held), or NULL. */
@@ -127,27 +120,15 @@ static sl_extent_t *sl_bin_refill_cur(sl_state_t *s, sl_arena_t *a, sl_bin_t *bi
 }
 
 /* Up to @p n free regions of slab @p e into @p out, lowest address first
- * (as jemalloc's arena_slab_reg_alloc_batch), marked taken; returns how
- * many.  One pass over the bitmap, a word at a time: the bits past the
+ * (as jemalloc 5.3's arena_slab_reg_alloc_batch; fidelity rows
+ * jemalloc.tcache-flush-order and tcache-large-order), marked taken;
+ * returns how many.  A set bit is a taken region, and the bits past the
  * class's regions were set when the slab was made, so they never look
  * free. */
 static unsigned sl_slab_take(const sl_sc_t *sc, sl_extent_t *e, void **out, unsigned n)
 {
-	unsigned got = 0;
-	size_t stride = sc->stride[e->szind];
-	if (n > e->nfree)
-		n = e->nfree;
-	for (unsigned w = 0; w < SL_BITMAP_WORDS && got < n; w++) {
-		uint64_t word = hl_bit_load_word(e->bitmap, w), free_bits = ~word;
-		if (!free_bits)
-			continue;
-		for (; free_bits && got < n; free_bits &= free_bits - 1) {
-			unsigned i = w * 64 + (unsigned)__builtin_ctzll(free_bits);
-			word |= free_bits & -free_bits;
-			out[got++] = (void *)(e->base + (uintptr_t)i * stride);
-		}
-		hl_bit_store_word(e->bitmap, w, word);
-	}
+	unsigned got = hl_bits_take(e->bitmap, SL_BITMAP_WORDS, false, e->base, sc->stride[e->szind], out,
+				    n < e->nfree ? n : e->nfree);
 	e->nfree = (uint16_t)(e->nfree - got);
 	return got;
 }
