@@ -80,8 +80,9 @@ typedef struct hl_fast_calls {
 			      the shim when it builds the heap */
 } hl_fast_calls_t;
 extern hl_fast_calls_t hl_fast_calls __attribute__((visibility("hidden"))); /* one RIP-relative load */
-/** The record of a thread that has none in hl_fast_heap: policy_tls NULL,
- *  every counter 0, `exited` true, and never written.  The hits of the
+/** The record of a thread that has none in hl_fast_heap: policy_tls the
+ *  policy's tls_empty (written once, when the shim builds hl_fast_heap),
+ *  every counter 0, `exited` true, and never written otherwise.  The hits of the
  *  shim's fast path miss on it by themselves (policies/fast_paths.h), so
  *  the shim does not test for it before a hit, only before a call. */
 extern hl_thread_t hl_no_thread __attribute__((visibility("hidden")));

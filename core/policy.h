@@ -27,7 +27,12 @@
  * Every pointer a policy returns must be 16-byte aligned.
  *
  * Per-thread state: the core keeps one hl_thread_t per (thread, heap); its
- * `policy_tls` word belongs to the policy (NULL on a thread's first call).
+ * `policy_tls` word belongs to the policy.  On a thread's first call it
+ * holds the policy's `tls_empty`: NULL, or a record of the policy's that
+ * nobody writes, on which its inline hits miss by themselves (mimalloc's
+ * empty heap: every list empty), so that they need not test for NULL.  A
+ * policy hosted by another finds NULL there instead (the word starts as
+ * the host's tls_empty), so it takes both for "none yet".
  * The core calls thread_exit(state, t) when that thread ends, and fork_*
  * around fork().
  *
@@ -65,6 +70,9 @@ typedef struct hl_policy {
 	const char *name;           /**< "bins" */
 	const char *summary;        /**< one line for `heaplab policies` */
 	const hl_option_t *options; /**< terminated by an entry with key NULL */
+	/** What hl_thread_t.policy_tls holds until the policy sets it on a
+	 *  thread (see "Per-thread state" above); NULL for most policies. */
+	const void *tls_empty;
 
 	/** Builds the policy's state inside heap @p h from parsed options.
 	 *  NULL on failure, after hl_set_error(). */
@@ -129,9 +137,10 @@ typedef struct hl_policy {
 
 /** Per (thread, heap) record kept by the core. */
 struct hl_thread {
-	void *policy_tls;      /**< the policy's per-thread state, NULL at first;
-				    set by the policy on this thread, cleared by
-				    the core when the thread exits */
+	void *policy_tls;      /**< the policy's per-thread state, its
+				    tls_empty at first; set by the policy on
+				    this thread, set back by the core when the
+				    thread exits */
 	unsigned index;        /**< small number of this thread in this heap (0..),
 				    set once */
 	uint64_t ops[8];       /**< operation counters, see heap.c; written by

@@ -125,6 +125,8 @@ static void build(void)
 		hl_fast_calls.quiet_path = hl_fast_path_of(h->policy, h->state);
 		if (h->malloc_fn == h->policy->malloc_quiet)  /* nobody listens yet */
 			hl_fast_calls.path = hl_fast_calls.quiet_path;
+		/* the hits read policy_tls on hl_no_thread too */
+		hl_no_thread.policy_tls = (void *)h->policy->tls_empty;
 		hl_fast_heap = h;      /* before any thread has a record in h */
 	}
 	heap = h;

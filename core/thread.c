@@ -74,7 +74,7 @@ static hl_thread_t *take_exited(hl_heap_t *h)
 	for (hl_thread_t *t = h->threads; t; t = t->next)
 		if (t->exited) {
 			t->exited = false;
-			t->policy_tls = NULL;
+			t->policy_tls = (void *)h->policy->tls_empty;
 			t->lock_busy = 0;
 			return t;
 		}
@@ -92,6 +92,7 @@ hl_thread_t *hl_thread_attach(hl_heap_t *h)
 			hl_fatal(h->policy, "out of memory for a thread record", NULL);
 		}
 		t->index = h->nthreads++;
+		t->policy_tls = (void *)h->policy->tls_empty;
 		t->next = h->threads;
 		h->threads = t;
 	}
@@ -134,7 +135,7 @@ static void leave_heap(int i)
 		hl_tls_fast = &hl_no_thread;
 	pthread_mutex_lock(&h->threads_lock);
 	t->exited = true;
-	t->policy_tls = NULL;
+	t->policy_tls = (void *)h->policy->tls_empty;
 	pthread_mutex_unlock(&h->threads_lock);
 	s->rec = NULL;
 	s->gen = 0;

@@ -631,14 +631,13 @@ START_TEST(checker_finds_an_object_dropped_from_a_thread_cache)
 	void *p = side_with_one_cached(&x, "front:thread", &cls);
 	pc_tcache_t *tc = x.t.policy_tls;
 	ck_assert_ptr_nonnull(tc);
-	pc_tlist_t *l = &tc->lists[cls];
-	ck_assert_ptr_eq(l->head, p);
-	l->head = l->head->next; /* popped and dropped: the counts agree */
-	l->length--;
+	ck_assert_ptr_eq(tc->head[cls], p);
+	tc->head[cls] = tc->head[cls]->next; /* popped and dropped: the counts agree */
+	tc->length[cls]--;
 	tc->size -= x.s->cl.size[cls];
 	side_finds_lost(&x, p, cls);
-	l->head = p; /* its link still names the rest */
-	l->length++;
+	tc->head[cls] = p; /* its link still names the rest */
+	tc->length[cls]++;
 	tc->size += x.s->cl.size[cls];
 	side_close(&x);
 }
@@ -667,6 +666,31 @@ START_TEST(checker_finds_an_object_leaked_from_a_span)
 	sp->allocated--;
 	x.s->central[cls].free_objects++;
 	hl_bit_set(sp->free_bits, i);
+	side_close(&x);
+}
+END_TEST
+
+/* free's hit refuses a span that is not small by its nobjs alone (no
+ * state test): a large span that claims objects is damage the checker
+ * names. */
+START_TEST(checker_finds_objects_counted_in_a_large_span)
+{
+	side_t x;
+	side_open(&x, "front:thread");
+	void *p = x.pol->malloc(x.s, &x.t, 300 << 10);
+	ck_assert_ptr_nonnull(p);
+	pc_span_t *sp = pc_ph_span_of(&x.s->ph, p);
+	ck_assert_ptr_nonnull(sp);
+	ck_assert_int_eq(sp->state, PC_SPAN_LARGE);
+	ck_assert_uint_eq(sp->nobjs, 0);
+	side_clean(&x);
+	sp->nobjs = 4;
+	char text[2048], want[128];
+	int n = side_check(&x, text, sizeof text);
+	snprintf(want, sizeof want, "heaplab: percpu: check: span %p: state %u but 4 objects", p, PC_SPAN_LARGE);
+	ck_assert_msg(n >= 1 && strstr(text, want), "%d problem(s), report \"%s\", wanted \"%s\"", n, text, want);
+	sp->nobjs = 0;
+	x.pol->free(x.s, &x.t, p);
 	side_close(&x);
 }
 END_TEST
@@ -836,6 +860,7 @@ static Suite *percpu_suite(void)
 	tcase_add_test(tc, checker_finds_an_object_dropped_from_a_transfer_cache_batch);
 	tcase_add_test(tc, checker_finds_an_object_dropped_from_a_thread_cache);
 	tcase_add_test(tc, checker_finds_an_object_leaked_from_a_span);
+	tcase_add_test(tc, checker_finds_objects_counted_in_a_large_span);
 	tcase_add_test(tc, checker_finds_no_loss_under_threads);
 	tcase_add_test(tc, checker_counts_what_a_fork_left_behind);
 	suite_add_tcase(s, tc);

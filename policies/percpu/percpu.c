@@ -211,8 +211,9 @@ static size_t pc_trim(void *st, size_t pad)
 	pc_state_t *s = st;
 	if (s->mode == PC_MODE_THREAD) {
 		hl_thread_t *t = hl_thread_get(s->heap);
-		if (t && t->policy_tls)
-			pc_thread_flush(s, t->policy_tls);
+		pc_tcache_t *tc = t ? pc_thread_cache_made(t) : NULL;
+		if (tc)
+			pc_thread_flush(s, tc);
 	} else {
 		pc_cpu_drain_all(s);
 	}
@@ -299,8 +300,8 @@ static void *pc_init(hl_heap_t *h, const hl_conf_t *conf)
 		  : hl_conf_bool(conf, "rseq") && s->rseq_usable ? PC_MODE_RSEQ : PC_MODE_LOCK;
 	pc_init_locks(s);
 	hl_meta_init_private(&s->tc_pool, s->os, sizeof(pc_tcache_t));
-	if (pc_ph_init(&s->ph, s->os, hl_conf_size(conf, "release_rate"), hl_conf_bool(conf, "hugepage")) < 0 || pc_layout_slabs(s) < 0 ||
-	    pc_layout_transfer(s) < 0) {
+	pc_ph_init(&s->ph, s->os, hl_conf_size(conf, "release_rate"), hl_conf_bool(conf, "hugepage"));
+	if (pc_layout_slabs(s) < 0 || pc_layout_transfer(s) < 0) {
 		hl_set_error("percpu: out of memory for the policy state");
 		return NULL;
 	}
@@ -367,6 +368,7 @@ const hl_policy_t hl_policy_percpu = {
 	.name = "percpu",
 	.summary = "TCMalloc: per-CPU caches on rseq, transfer cache, central free lists, page heap",
 	.options = pc_options,
+	.tls_empty = &pc_no_cache,
 	.init = pc_init,
 	.destroy = NULL,
 	.malloc = pc_malloc,

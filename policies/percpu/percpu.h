@@ -78,6 +78,8 @@
  *
  * Invariants (checked by percpu_check.c)
  * ----------
+ *   for every span that is not small: nobjs == 0 (free's hit needs no
+ *     state test);
  *   for every small span:  nobjs == |free in span| + allocated, where
  *     allocated == |in front caches| + |in transfer cache| + |live|
  *     (front caches: the CPU stacks in rseq and lock mode, the thread
@@ -243,6 +245,24 @@ static inline unsigned pc_class_of(const pc_classes_t *c, size_t n)
 	return c->lookup[i];
 }
 
+/** pc_class_of for the hits, which take any @p n: 0, which is no class
+ *  (every front's stack and list of class 0 stays empty, so the hit
+ *  misses), when @p n is above PC_MAX_SMALL.  The range test comes after
+ *  the likely case, as in TCMalloc's ClassIndexMaybe, so a small request
+ *  pays one comparison; n = 0 gets class 1, as the policy would give it
+ *  (the core asks it for 1 byte). */
+static inline unsigned pc_class_of_any(const pc_classes_t *c, size_t n)
+{
+	size_t i;
+	if (HL_LIKELY(n <= 1024))
+		i = (n + 7) >> 3;
+	else if (n <= PC_MAX_SMALL)
+		i = (n + 127 + (120 << 7)) >> 7;
+	else
+		return 0;
+	return c->lookup[i];
+}
+
 /* ---- spans and the pagemap ------------------------------------------------ */
 
 /** What a span is (pc_span_t.state). */
@@ -285,13 +305,17 @@ enum { PC_NO_LIST = 0xff };
 /** Page number -> span (percpu_pagemap.c).  Leaves are made under the
  *  page-heap lock and published with a release store; reads take no lock. */
 typedef struct pc_pagemap {
-	hl_os_t *os;                   /**< where the root and leaves come from */
-	pc_span_t **_Atomic *root;     /**< 2^PC_ROOT_BITS leaf pointers */
+	/** 2^PC_ROOT_BITS leaf pointers (512 KiB), inside the policy's state
+	 *  so that free reaches a leaf with one load from the state pointer it
+	 *  holds anyway; the state is a metadata region, so only the entries
+	 *  in use become resident */
+	pc_span_t **_Atomic root[(size_t)1 << PC_ROOT_BITS];
+	hl_os_t *os;                   /**< where the leaves come from */
 } pc_pagemap_t;
 
-/** Reserves the root of @p m (leaves come later, from @p os's metadata
- *  pages); -1 when out of memory. */
-int pc_pagemap_init(pc_pagemap_t *m, hl_os_t *os);
+/** Readies @p m, whose root is still zero (leaves come later, from
+ *  @p os's metadata pages). */
+void pc_pagemap_init(pc_pagemap_t *m, hl_os_t *os);
 /** The span recorded for the page holding @p addr, or NULL. */
 static inline pc_span_t *pc_pagemap_get(const pc_pagemap_t *m, uintptr_t addr)
 {
@@ -361,10 +385,10 @@ typedef struct pc_pageheap {
 	unsigned release_tick;               /**< frees until the next look */
 } pc_pageheap_t;
 
-/** Makes an empty page heap on @p os releasing @p release_rate bytes per
- *  second (0: only on hl_trim), hugepage-aware when @p hugepage; -1 when
- *  out of memory. */
-int pc_ph_init(pc_pageheap_t *ph, hl_os_t *os, size_t release_rate, bool hugepage);
+/** Makes an empty page heap on @p os (in zeroed memory) releasing
+ *  @p release_rate bytes per second (0: only on hl_trim), hugepage-aware
+ *  when @p hugepage. */
+void pc_ph_init(pc_pageheap_t *ph, hl_os_t *os, size_t release_rate, bool hugepage);
 /** A span of @p npages pages starting at a multiple of @p align_pages
  *  pages, in use as @p state (PC_SPAN_SMALL: every page is recorded in
  *  the pagemap; PC_SPAN_LARGE: the first and the last); NULL when out of
@@ -570,19 +594,18 @@ typedef struct pc_link {
 	struct pc_link *next;          /**< next free object of the list */
 } pc_link_t;
 
-/** One class's list in a thread cache (gperftools' FreeList). */
-typedef struct pc_tlist {
-	pc_link_t *head;               /**< first free object, NULL when empty */
-	uint32_t length;               /**< objects on the list */
-	uint32_t max_length;           /**< grows with use (slow start) */
-	uint32_t low_water;            /**< fewest objects since the last scavenge */
-	uint32_t overages;             /**< times length passed max_length */
-} pc_tlist_t;
-
-/** A thread's cache (t->policy_tls): written by its thread only; the
- *  list of caches under pc_state_t.threads_lock. */
+/** A thread's cache (t->policy_tls): one free list per class, each
+ *  gperftools' FreeList (head, length, max_length, low water, overages).
+ *  The lists are kept as one array per field, so that every field of
+ *  class cls is one load or store with cls as a scaled index and no
+ *  address to compute first (the hits' instructions, issue 19).  Written
+ *  by its thread only; the list of caches under pc_state_t.threads_lock. */
 typedef struct pc_tcache {
-	pc_tlist_t lists[PC_MAX_CLASSES]; /**< one free list per class */
+	pc_link_t *head[PC_MAX_CLASSES];    /**< first free object, NULL when empty */
+	uint32_t length[PC_MAX_CLASSES];    /**< objects on the list */
+	uint32_t max_length[PC_MAX_CLASSES]; /**< grows with use (slow start) */
+	uint32_t low_water[PC_MAX_CLASSES]; /**< fewest objects since the last scavenge */
+	uint32_t overages[PC_MAX_CLASSES];  /**< times length passed max_length */
 	size_t size;                   /**< bytes cached */
 	size_t max_size;               /**< bytes allowed before a scavenge */
 	pthread_t owner;               /**< the thread it belongs to */
@@ -616,6 +639,18 @@ void pc_cpu_unlock_all(pc_state_t *s);
 /** In a fork child: every CPU's mutex anew, no slab stopped. */
 void pc_cpu_fork_child(pc_state_t *s);
 
+/** What a thread's policy_tls holds before its cache is made
+ *  (hl_policy_t.tls_empty): a cache nobody writes, every list empty (the
+ *  malloc hit misses) with max_length 0 (the free hit refuses), so that
+ *  the hits of front:thread need no NULL test, as mimalloc's empty heap. */
+extern const pc_tcache_t pc_no_cache;
+/** @p t's cache, or NULL when it has none yet (policy_tls pc_no_cache,
+ *  or NULL when a host's record, core/policy.h). */
+static inline pc_tcache_t *pc_thread_cache_made(const hl_thread_t *t)
+{
+	pc_tcache_t *tc = t->policy_tls;
+	return tc == &pc_no_cache ? NULL : tc;
+}
 /** The calling thread's cache, made on its first use (NULL: no memory). */
 pc_tcache_t *pc_thread_cache(pc_state_t *s, hl_thread_t *t);
 /** An object of class @p cls from thread cache @p tc, fetching a batch

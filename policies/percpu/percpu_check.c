@@ -111,21 +111,21 @@ static void pc_mark_threads(pc_state_t *s, hl_report_t *r, int *bad)
 	for (pc_tcache_t *tc = s->tcaches; tc; tc = tc->next, n++) {
 		size_t bytes = 0;
 		for (unsigned cls = 1; cls < s->cl.n; cls++) {
-			const pc_tlist_t *l = &tc->lists[cls];
+			uint32_t length = tc->length[cls];
 			uint32_t len = 0;
 			snprintf(where, sizeof where, "thread cache %u class %u", n, cls);
-			for (const pc_link_t *o = l->head; o && len <= l->length; o = o->next, len++) {
+			for (const pc_link_t *o = tc->head[cls]; o && len <= length; o = o->next, len++) {
 				pc_span_t *sp = pc_ph_span_of(&s->ph, o);
 				pc_mark_one(s, o, cls, where, r, bad);
 				if (!sp || sp->state != PC_SPAN_SMALL || pc_obj_index(s, sp, o) < 0)
 					break; /* never follow a link out of an object */
 			}
-			if (len != l->length) {
+			if (len != length) {
 				(*bad)++;
 				if (r)
-					hl_report(r, "%s: %u objects on the list, length says %u", where, len, l->length);
+					hl_report(r, "%s: %u objects on the list, length says %u", where, len, length);
 			}
-			bytes += (size_t)l->length * s->cl.size[cls];
+			bytes += (size_t)length * s->cl.size[cls];
 		}
 		if (bytes != tc->size) {
 			(*bad)++;
@@ -264,6 +264,9 @@ static void pc_check_small(pc_state_t *s, pc_span_t *sp, pc_check_ctx_t *c)
 static int pc_check_span(pc_state_t *s, pc_span_t *sp, void *arg)
 {
 	pc_check_ctx_t *c = arg;
+	/* free's hit refuses a span that is not small by nobjs alone */
+	c->bad += !HL_EXPECT(c->r, sp->state == PC_SPAN_SMALL || sp->nobjs == 0,
+			     "span %p: state %u but %u objects", (void *)sp->start, sp->state, sp->nobjs);
 	if (sp->state == PC_SPAN_SMALL) {
 		pc_check_small(s, sp, c);
 	} else if (sp->state == PC_SPAN_LARGE) {

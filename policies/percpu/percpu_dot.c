@@ -131,8 +131,8 @@ static void pc_dot_fronts(pc_state_t *s, hl_dot_t *d)
 		snprintf(label, sizeof label, "thread cache %u: %zu B", n, tc->size);
 		hl_dot_list_node(d, node, label);
 		for (unsigned cls = 1, shown = 0; cls < s->cl.n && shown < 3; cls++)
-			if (tc->lists[cls].head) {
-				pc_dot_edge_to(s, d, node, tc->lists[cls].head, HL_EDGE_CACHE);
+			if (tc->head[cls]) {
+				pc_dot_edge_to(s, d, node, tc->head[cls], HL_EDGE_CACHE);
 				shown++;
 			}
 	}

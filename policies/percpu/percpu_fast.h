@@ -16,7 +16,8 @@
  * Each front has its own pair of hits, and the shim its own copy of malloc
  * and free for each (two rows in policies/fast_paths.h), so neither copy
  * tests the mode: t->policy_tls is the thread's cache in front:thread
- * (NULL until it is made), and is not read in rseq mode.  Anything else — an empty list or stack, a
+ * (pc_no_cache until it is made, on which both hits miss: no NULL test),
+ * and is not read in rseq mode.  Anything else — an empty list or stack, a
  * list at its max_length, a cache at its max_size, a stopped slab, a
  * pointer that free's checks would refuse — is no hit: nothing changed,
  * and the policy's own malloc or free serves it (and aborts on misuse).
@@ -30,15 +31,14 @@
  *  when the list is empty (nothing changed): the hit of the thread front. */
 static inline void *pc_thread_pop(const pc_state_t *s, pc_tcache_t *tc, size_t cls)
 {
-	pc_tlist_t *l = &tc->lists[cls];
-	pc_link_t *o = l->head;
+	pc_link_t *o = tc->head[cls];
 	if (HL_UNLIKELY(!o))
 		return NULL;
-	uint32_t length = l->length - 1;
-	l->head = o->next;
-	l->length = length;
-	if (length < l->low_water)
-		l->low_water = length;
+	uint32_t length = tc->length[cls] - 1;
+	tc->head[cls] = o->next;
+	tc->length[cls] = length;
+	if (length < tc->low_water[cls])
+		tc->low_water[cls] = length;
 	tc->size -= s->cl.size[cls];
 	tc->hits++;
 	return o;
@@ -47,11 +47,10 @@ static inline void *pc_thread_pop(const pc_state_t *s, pc_tcache_t *tc, size_t c
 /** Links @p p at the head of @p tc's list of class @p cls, counted. */
 static inline void pc_thread_link(const pc_state_t *s, pc_tcache_t *tc, unsigned cls, void *p)
 {
-	pc_tlist_t *l = &tc->lists[cls];
 	pc_link_t *o = p;
-	o->next = l->head;
-	l->head = o;
-	l->length++;
+	o->next = tc->head[cls];
+	tc->head[cls] = o;
+	tc->length[cls]++;
 	tc->size += s->cl.size[cls];
 }
 
@@ -60,8 +59,7 @@ static inline void pc_thread_link(const pc_state_t *s, pc_tcache_t *tc, unsigned
  *  changed: pc_thread_free gives a batch back or scavenges). */
 static inline bool pc_thread_push(const pc_state_t *s, pc_tcache_t *tc, unsigned cls, void *p)
 {
-	const pc_tlist_t *l = &tc->lists[cls];
-	if (HL_UNLIKELY(l->length >= l->max_length || tc->size + s->cl.size[cls] > tc->max_size))
+	if (HL_UNLIKELY(tc->length[cls] >= tc->max_length[cls] || tc->size + s->cl.size[cls] > tc->max_size))
 		return false;
 	pc_thread_link(s, tc, cls, p);
 	return true;
@@ -73,11 +71,12 @@ static inline bool pc_thread_push(const pc_state_t *s, pc_tcache_t *tc, unsigned
  *  a large block).  The pagemap's root index is masked rather than
  *  tested, and pc_exact_index gives an offset that is no object's start
  *  (inside the span or not) an index past nobjs, so one comparison
- *  refuses it. */
+ *  refuses it; the same comparison refuses any span that is not small,
+ *  whose nobjs is 0 (an invariant the checker verifies). */
 static inline bool pc_free_check(const pc_state_t *s, const void *p, unsigned *cls)
 {
 	const pc_span_t *sp = pc_pagemap_get_masked(&s->ph.map, (uintptr_t)p);
-	if (HL_UNLIKELY(!sp || sp->state != PC_SPAN_SMALL))
+	if (HL_UNLIKELY(!sp))
 		return false;
 	unsigned c = sp->cls;
 	uint64_t i = pc_exact_index(&s->cl, c, (uintptr_t)p - sp->start);
@@ -105,10 +104,10 @@ static inline bool pc_thread_fast_allowed(const pc_state_t *s)
 static inline void *pc_rseq_malloc_hit(void *st, hl_thread_t *t, size_t n)
 {
 	pc_state_t *s = st;
-	if (HL_UNLIKELY(t->exited || n - 1 >= PC_MAX_SMALL))
+	if (HL_UNLIKELY(t->exited))
 		return NULL;
 	void *p;
-	if (pc_rseq_pop(s, pc_class_of(&s->cl, n), &p) != PC_RSEQ_DONE)
+	if (pc_rseq_pop(s, pc_class_of_any(&s->cl, n), &p) != PC_RSEQ_DONE)
 		return NULL;
 	if (!p) /* never: tells the shim it need not test it */
 		__builtin_unreachable();
@@ -120,10 +119,7 @@ static inline void *pc_rseq_malloc_hit(void *st, hl_thread_t *t, size_t n)
 static inline void *pc_thread_malloc_hit(void *st, hl_thread_t *t, size_t n)
 {
 	pc_state_t *s = st;
-	pc_tcache_t *tc = t->policy_tls;
-	if (HL_UNLIKELY(!tc || n - 1 >= PC_MAX_SMALL))
-		return NULL;
-	return pc_thread_pop(s, tc, pc_class_of(&s->cl, n));
+	return pc_thread_pop(s, t->policy_tls, pc_class_of_any(&s->cl, n));
 }
 
 /** free's hit in rseq mode: @p p onto this CPU's stack, or false
@@ -142,10 +138,9 @@ static inline bool pc_rseq_free_hit(void *st, hl_thread_t *t, void *p)
 static inline bool pc_thread_free_hit(void *st, hl_thread_t *t, void *p)
 {
 	pc_state_t *s = st;
-	pc_tcache_t *tc = t->policy_tls;
 	unsigned cls;
-	if (HL_UNLIKELY(!tc || !pc_free_check(s, p, &cls)))
+	if (HL_UNLIKELY(!pc_free_check(s, p, &cls)))
 		return false;
-	return pc_thread_push(s, tc, cls, p);
+	return pc_thread_push(s, t->policy_tls, cls, p);
 }
 #endif

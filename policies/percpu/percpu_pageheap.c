@@ -95,7 +95,7 @@ static void pc_ph_merge_insert(pc_pageheap_t *ph, pc_span_t *s)
 	pc_ph_insert(ph, s);
 }
 
-int pc_ph_init(pc_pageheap_t *ph, hl_os_t *os, size_t release_rate, bool hugepage)
+void pc_ph_init(pc_pageheap_t *ph, hl_os_t *os, size_t release_rate, bool hugepage)
 {
 	ph->hugepage = hugepage;
 	pthread_mutex_init(&ph->lock, NULL);
@@ -104,7 +104,7 @@ int pc_ph_init(pc_pageheap_t *ph, hl_os_t *os, size_t release_rate, bool hugepag
 	ph->release_rate = release_rate;
 	ph->release_clock_ns = pc_now_ns();
 	ph->release_tick = 64;
-	return pc_pagemap_init(&ph->map, os);
+	pc_pagemap_init(&ph->map, os);
 }
 
 /* Commits at least @bytes more (a page multiple) and lists them free. */

@@ -1,20 +1,19 @@
 /*
  * percpu_pagemap.c — page number -> span, TCMalloc's PageMap2: a root of
  * 2^PC_ROOT_BITS leaf pointers, each leaf 2^PC_LEAF_BITS span pointers
- * (2 GiB of address space per leaf).  The root and the leaves are
- * metadata regions of the page source: mapped read/write at once, but
- * only the pages a lookup or a store touches become resident.
+ * (2 GiB of address space per leaf).  The root lives in the policy's
+ * state and the leaves are metadata regions of the page source: both
+ * mapped read/write at once, but only the pages a lookup or a store
+ * touches become resident.
  */
 #include "config.h"
 #include "percpu.h"
 
 #define PC_LEAF_SIZE (((size_t)1 << PC_LEAF_BITS) * sizeof(pc_span_t *))
 
-int pc_pagemap_init(pc_pagemap_t *m, hl_os_t *os)
+void pc_pagemap_init(pc_pagemap_t *m, hl_os_t *os)
 {
 	m->os = os;
-	m->root = hl_os_reserve_meta(os, ((size_t)1 << PC_ROOT_BITS) * sizeof *m->root);
-	return m->root ? 0 : -1;
 }
 
 int pc_pagemap_set(pc_pagemap_t *m, uintptr_t addr, size_t npages, pc_span_t *s)

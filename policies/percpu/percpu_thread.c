@@ -16,16 +16,18 @@
 #include "config.h"
 #include "percpu_fast.h"
 
+const pc_tcache_t pc_no_cache;
+
 pc_tcache_t *pc_thread_cache(pc_state_t *s, hl_thread_t *t)
 {
-	pc_tcache_t *tc = t->policy_tls;
+	pc_tcache_t *tc = pc_thread_cache_made(t);
 	if (HL_LIKELY(tc != NULL))
 		return tc;
 	tc = hl_meta_alloc(&s->tc_pool);
 	if (!tc)
 		return NULL;
 	for (unsigned cls = 1; cls < s->cl.n; cls++)
-		tc->lists[cls].max_length = 1;
+		tc->max_length[cls] = 1;
 	tc->max_size = s->thread_cache_bytes;
 	tc->owner = pthread_self();
 	pthread_mutex_lock(&s->threads_lock);
@@ -41,32 +43,31 @@ pc_tcache_t *pc_thread_cache(pc_state_t *s, hl_thread_t *t)
 /* Gives the first @n objects of list @cls back to the transfer cache. */
 static void pc_thread_release(pc_state_t *s, pc_tcache_t *tc, unsigned cls, unsigned n)
 {
-	pc_tlist_t *l = &tc->lists[cls];
 	void *batch[512];
 	while (n) {
 		unsigned k = 0;
-		for (; k < n && k < 512 && l->head; k++) {
-			batch[k] = l->head;
-			l->head = l->head->next;
+		for (; k < n && k < 512 && tc->head[cls]; k++) {
+			batch[k] = tc->head[cls];
+			tc->head[cls] = tc->head[cls]->next;
 		}
 		if (!k)
 			break;
-		HL_EV_COUNT(s->heap, HL_EV_CACHE_FLUSH, "thread cache to the transfer cache, class", cls, l->length,
-			    l->length - k, NULL);
-		l->length -= k;
+		HL_EV_COUNT(s->heap, HL_EV_CACHE_FLUSH, "thread cache to the transfer cache, class", cls, tc->length[cls],
+			    tc->length[cls] - k, NULL);
+		tc->length[cls] -= k;
 		tc->size -= (size_t)k * s->cl.size[cls];
 		pc_transfer_insert(s, cls, batch, k);
 		n -= k;
 	}
-	if (l->low_water > l->length)
-		l->low_water = l->length;
+	if (tc->low_water[cls] > tc->length[cls])
+		tc->low_water[cls] = tc->length[cls];
 }
 
 static void *pc_thread_fetch(pc_state_t *s, pc_tcache_t *tc, unsigned cls)
 {
-	pc_tlist_t *l = &tc->lists[cls];
+	uint32_t *max_length = &tc->max_length[cls];
 	unsigned batch = s->cl.batch[cls];
-	unsigned n = l->max_length < batch ? l->max_length : batch;
+	unsigned n = *max_length < batch ? *max_length : batch;
 	void *objs[512];
 	n = pc_transfer_remove(s, cls, objs, n);
 	if (!n)
@@ -74,15 +75,15 @@ static void *pc_thread_fetch(pc_state_t *s, pc_tcache_t *tc, unsigned cls)
 	HL_EV_COUNT(s->heap, HL_EV_CACHE_FILL, "thread cache from the transfer cache, class", cls, 0, n - 1, objs[0]);
 	for (unsigned k = n; k-- > 1;) { /* the lowest address on top, as gperftools */
 		pc_link_t *o = objs[k];
-		o->next = l->head;
-		l->head = o;
+		o->next = tc->head[cls];
+		tc->head[cls] = o;
 	}
-	l->length += n - 1;
+	tc->length[cls] += n - 1;
 	tc->size += (size_t)(n - 1) * s->cl.size[cls];
-	if (l->max_length < batch)
-		l->max_length++;
-	else if (l->max_length + batch <= PC_THREAD_MAX_LENGTH)
-		l->max_length = (l->max_length + batch) / batch * batch;
+	if (*max_length < batch)
+		(*max_length)++;
+	else if (*max_length + batch <= PC_THREAD_MAX_LENGTH)
+		*max_length = (*max_length + batch) / batch * batch;
 	return objs[0];
 }
 
@@ -94,7 +95,7 @@ void *pc_thread_alloc(pc_state_t *s, pc_tcache_t *tc, unsigned cls)
 		return o;
 	}
 	tc->misses++;
-	tc->lists[cls].low_water = 0;
+	tc->low_water[cls] = 0;
 	HL_EV(s->heap, HL_EV_CACHE_MISS, "thread cache, class", cls, s->cl.size[cls], NULL);
 	return pc_thread_fetch(s, tc, cls);
 }
@@ -104,39 +105,38 @@ static void pc_thread_scavenge(pc_state_t *s, pc_tcache_t *tc)
 {
 	tc->scavenges++;
 	for (unsigned cls = 1; cls < s->cl.n; cls++) {
-		pc_tlist_t *l = &tc->lists[cls];
-		if (l->low_water) {
-			pc_thread_release(s, tc, cls, l->low_water > 1 ? l->low_water / 2 : 1);
+		if (tc->low_water[cls]) {
+			pc_thread_release(s, tc, cls, tc->low_water[cls] > 1 ? tc->low_water[cls] / 2 : 1);
 			unsigned batch = s->cl.batch[cls];
-			if (l->max_length > batch)
-				l->max_length = l->max_length - batch > batch ? l->max_length - batch : batch;
+			uint32_t *max_length = &tc->max_length[cls];
+			if (*max_length > batch)
+				*max_length = *max_length - batch > batch ? *max_length - batch : batch;
 		}
-		l->low_water = l->length;
+		tc->low_water[cls] = tc->length[cls];
 	}
 }
 
 /* List too long: a batch goes back; max_length adapts. */
 static void pc_thread_too_long(pc_state_t *s, pc_tcache_t *tc, unsigned cls)
 {
-	pc_tlist_t *l = &tc->lists[cls];
+	uint32_t *max_length = &tc->max_length[cls];
 	unsigned batch = s->cl.batch[cls];
-	pc_thread_release(s, tc, cls, batch < l->length ? batch : l->length);
-	if (l->max_length < batch) {
-		l->max_length++;
-	} else if (++l->overages > 3) {
-		l->max_length = l->max_length > batch ? l->max_length - batch : l->max_length;
-		l->overages = 0;
+	pc_thread_release(s, tc, cls, batch < tc->length[cls] ? batch : tc->length[cls]);
+	if (*max_length < batch) {
+		(*max_length)++;
+	} else if (++tc->overages[cls] > 3) {
+		*max_length = *max_length > batch ? *max_length - batch : *max_length;
+		tc->overages[cls] = 0;
 	}
 }
 
 void pc_thread_free(pc_state_t *s, pc_tcache_t *tc, unsigned cls, void *p)
 {
-	pc_tlist_t *l = &tc->lists[cls];
-	HL_EV_COUNT(s->heap, HL_EV_CACHE_PUT, "thread cache, class", cls, l->length, l->length + 1, p);
+	HL_EV_COUNT(s->heap, HL_EV_CACHE_PUT, "thread cache, class", cls, tc->length[cls], tc->length[cls] + 1, p);
 	if (HL_LIKELY(pc_thread_push(s, tc, cls, p)))
 		return;
 	pc_thread_link(s, tc, cls, p);
-	if (l->length > l->max_length)
+	if (tc->length[cls] > tc->max_length[cls])
 		pc_thread_too_long(s, tc, cls);
 	if (tc->size > tc->max_size)
 		pc_thread_scavenge(s, tc);
@@ -155,23 +155,23 @@ static void pc_thread_unlink(pc_state_t *s, pc_tcache_t *tc)
 
 void pc_thread_exit(pc_state_t *s, hl_thread_t *t)
 {
-	pc_tcache_t *tc = t->policy_tls;
+	pc_tcache_t *tc = pc_thread_cache_made(t);
 	if (!tc)
 		return;
 	for (unsigned cls = 1; cls < s->cl.n; cls++)
-		pc_thread_release(s, tc, cls, tc->lists[cls].length);
+		pc_thread_release(s, tc, cls, tc->length[cls]);
 	pthread_mutex_lock(&s->threads_lock);
 	pc_thread_unlink(s, tc);
 	pthread_mutex_unlock(&s->threads_lock);
 	hl_meta_free(&s->tc_pool, tc);
-	t->policy_tls = NULL;
+	t->policy_tls = (void *)&pc_no_cache;
 }
 
 /* hl_trim: the calling thread gives back everything it caches. */
 void pc_thread_flush(pc_state_t *s, pc_tcache_t *tc)
 {
 	for (unsigned cls = 1; cls < s->cl.n; cls++)
-		pc_thread_release(s, tc, cls, tc->lists[cls].length);
+		pc_thread_release(s, tc, cls, tc->length[cls]);
 }
 
 /* In a fork child only the forking thread lives on: the other threads'
