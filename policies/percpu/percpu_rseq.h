@@ -73,11 +73,21 @@ static inline struct rseq *pc_rseq_area(void)
 	return (struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
 }
 
+/* Where every thread's struct rseq lies from its thread pointer: the
+ * sections address the area through %fs with it, as TCMalloc's do, and
+ * compute no address first.  Read anew at each (re)start, volatile, so
+ * that the compiler keeps no copy alive across a section for its
+ * restart (the sections use the register as scratch). */
+static inline unsigned long pc_rseq_offset(void)
+{
+	return (unsigned long)*(const volatile ptrdiff_t *)&__rseq_offset;
+}
+
 /* The start of both sections: the descriptor (section __rseq_cs, 32-byte
- * aligned, as the kernel wants) stored in rs->rseq_cs through scratch
- * register @p tmp, then label 1, the section's start: the slab of the
- * CPU in rs->cpu_id, or `slow` when the CPU has no slab or its slab is
- * stopped.  The state's fields are read at their offsets from %[s], so
+ * aligned, as the kernel wants) stored in the thread's rseq_cs (%fs plus
+ * %[rs], the area's offset) through scratch register @p tmp, then label 1,
+ * the section's start: the slab of the CPU in the area's cpu_id, or
+ * `slow` when the CPU has no slab or its slab is stopped.  The state's fields are read at their offsets from %[s], so
  * that the sections need few registers: inlined into the shim's malloc
  * and free, more would make every call save and restore some. */
 #define PC_RSEQ_START(tmp)                                                     \
@@ -88,9 +98,9 @@ static inline struct rseq *pc_rseq_area(void)
 	".quad 1f, 2f - 1f, 4f\n\t"                                            \
 	".popsection\n\t"                                                      \
 	"leaq 3b(%%rip), %[" #tmp "]\n\t"                                      \
-	"movq %[" #tmp "], 8(%[rs])\n\t"                                       \
+	"movq %[" #tmp "], %%fs:8(%[rs])\n\t"                                  \
 	"1:\n\t"                                                               \
-	"movl 4(%[rs]), %k[slab]\n\t"                                          \
+	"movl %%fs:4(%[rs]), %k[slab]\n\t"                                     \
 	"cmpl %c[o_ncpus](%[s]), %k[slab]\n\t"                                 \
 	"jae %l[slow]\n\t"                                                     \
 	"imulq %c[o_stride](%[s]), %[slab]\n\t"                                \
@@ -147,7 +157,7 @@ static inline __attribute__((always_inline)) enum pc_rseq_result pc_rseq_push(pc
 {
 	pc_handoff_put(p);
 restart:;
-	struct rseq *rs = pc_rseq_area();
+	unsigned long rs = pc_rseq_offset();
 	unsigned long slab, cur;
 	__asm__ __volatile__ goto(PC_RSEQ_START(cur)
 		     "movl %c[o_stacks](%[slab],%[cls],8), %k[cur]\n\t"
@@ -169,7 +179,7 @@ restart:;
 static inline __attribute__((always_inline)) enum pc_rseq_result pc_rseq_pop(pc_state_t *s, unsigned cls, void **out)
 {
 restart:;
-	struct rseq *rs = pc_rseq_area();
+	unsigned long rs = pc_rseq_offset();
 	unsigned long slab, cur;
 	void *obj;
 	__asm__ __volatile__ goto(PC_RSEQ_START(obj)
