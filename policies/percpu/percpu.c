@@ -239,7 +239,9 @@ static int pc_layout_slabs(pc_state_t *s)
 		s->slot_off[cls] = (uint32_t)off;
 		off += s->max_cap[cls] * sizeof(void *);
 	}
-	s->slab_stride = hl_align_up(off, 4096);
+	if (off > (size_t)1 << PC_SLAB_SHIFT)
+		return -1; /* no table in percpu_size.c comes near */
+	s->slab_stride = (size_t)1 << PC_SLAB_SHIFT;
 	long n = sysconf(_SC_NPROCESSORS_CONF);
 	s->ncpus = n < 1 ? 1 : n > PC_MAX_CPUS ? PC_MAX_CPUS : (unsigned)n;
 	s->slabs = hl_os_reserve_meta(s->os, s->ncpus * s->slab_stride);

@@ -186,6 +186,10 @@ enum {
 	PC_ROOT_BITS = 47 - PC_PAGE_SHIFT - PC_LEAF_BITS,
 	PC_TC_BATCHES = 16,            /**< transfer cache: batches per class */
 	PC_CPU_MAX_SLOTS = 2048,       /**< largest per-CPU stack of a class */
+	PC_SLAB_SHIFT = 18,            /**< a CPU's slab is 256 KiB of address
+					    space (140 KiB used with TCMalloc's
+					    classes): as in TCMalloc, a shift of
+					    the CPU number finds it */
 	PC_THREAD_MAX_LENGTH = 8192,   /**< gperftools' kMaxDynamicFreeListLength */
 	PC_HUGE_SHIFT = 21,            /**< 2 MiB hugepages (TCMalloc's kHugePageShift) */
 	PC_HUGE_PAGES = 1 << (PC_HUGE_SHIFT - PC_PAGE_SHIFT), /**< pages per hugepage: 256 */
@@ -704,7 +708,7 @@ struct pc_state {
 	pc_transfer_t transfer[PC_MAX_CLASSES]; /**< transfer cache per class */
 	/* per-CPU front */
 	unsigned ncpus;                /**< CPUs with a slab */
-	size_t slab_stride;            /**< bytes per CPU slab */
+	size_t slab_stride;            /**< bytes per CPU slab: 1 << PC_SLAB_SHIFT */
 	uint32_t slot_off[PC_MAX_CLASSES];   /**< byte offset of class c's slots */
 	uint32_t max_cap[PC_MAX_CLASSES];    /**< largest capacity of class c */
 	size_t cpu_cache_bytes;        /**< capacity budget of one CPU */

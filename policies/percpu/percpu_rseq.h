@@ -103,7 +103,7 @@ static inline unsigned long pc_rseq_offset(void)
 	"movl %%fs:4(%[rs]), %k[slab]\n\t"                                     \
 	"cmpl %c[o_ncpus](%[s]), %k[slab]\n\t"                                 \
 	"jae %l[slow]\n\t"                                                     \
-	"imulq %c[o_stride](%[s]), %[slab]\n\t"                                \
+	"shlq %[slab_shift], %[slab]\n\t"                                       \
 	"addq %c[o_slabs](%[s]), %[slab]\n\t"                                  \
 	"cmpl $0, (%[slab])\n\t"                                               \
 	"jne %l[slow]\n\t"
@@ -136,7 +136,7 @@ static inline unsigned long pc_rseq_offset(void)
  * field offsets. */
 #define PC_RSEQ_INPUTS(s, cls) [s] "r"(s), [cls] "r"((unsigned long)(cls)), PC_RSEQ_OFFSETS
 #define PC_RSEQ_OFFSETS                                                        \
-	[o_ncpus] "i"(offsetof(pc_state_t, ncpus)), [o_stride] "i"(offsetof(pc_state_t, slab_stride)), \
+	[o_ncpus] "i"(offsetof(pc_state_t, ncpus)), [slab_shift] "i"(PC_SLAB_SHIFT), \
 	[o_slabs] "i"(offsetof(pc_state_t, slabs)), [o_slots] "i"(offsetof(pc_state_t, slot_off)),   \
 	[o_stacks] "i"(offsetof(pc_slab_t, stacks))
 
