@@ -236,6 +236,10 @@ typedef struct shd_page {
 	uint8_t bin;              /**< size class; 0 = slice not in a page */
 	uint8_t retire;           /**< slow paths left before an empty page is
 	                               freed (0 = not retired) */
+	_Atomic(hl_thread_t *) fast_owner; /**< the owning heap's thread record
+	                               while the page has a heap and no flag,
+	                               else NULL: free's hit tests this one
+	                               word (shd_page_fast_owner_update) */
 	size_t block_size;        /**< bytes from one block to the next (set at
 	                               page init; shd_block_usable() for the
 	                               usable size) */

@@ -45,17 +45,18 @@ static inline void *shd_malloc_hit(void *vst, hl_thread_t *t, size_t n)
 /** The page of @p p when free's hit may take it, checks aside: a segment
  *  of this instance, a page the thread's own heap owns, no flag (not full,
  *  no interior pointers), and not its last used block (emptying a page is
- *  the heap layer's business); else NULL.  The owner test is the page's
- *  heap: a freed page is zeroed (heap NULL), so a page this thread's heap
- *  owns is a page in use. */
+ *  the heap layer's business); else NULL.  Owner and flags are one test:
+ *  the page's fast_owner is its heap's thread record only while it has no
+ *  flag, and NULL on a freed page (zeroed), so it equals @p t — never
+ *  hl_no_thread, never NULL — only on a page in use that this thread's
+ *  heap owns and free's hit may take. */
 static inline shd_page_t *shd_own_page(const shd_state_t *st, hl_thread_t *t, const void *p)
 {
 	shd_segment_t *s = shd_segment_of(p);
 	if (HL_LIKELY(shd_segmap_has(st, s))) {
 		shd_page_t *pg = shd_page_of(s, p);
-		shd_heap_t *hp = t->policy_tls;
-		if (HL_LIKELY(atomic_load_explicit(&pg->heap, memory_order_relaxed) == hp && hp &&
-			      shd_flags(pg) == 0 && pg->used > 1))
+		if (HL_LIKELY(atomic_load_explicit(&pg->fast_owner, memory_order_relaxed) == t &&
+			      pg->used > 1))
 			return pg;
 	}
 	return NULL;

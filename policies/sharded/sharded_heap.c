@@ -95,6 +95,7 @@ void shd_heaps_fork_child(shd_state_t *st)
 				shd_page_fork_child(pg);
 		shd_heap_push(hp->orphan ? &st->orphans : &st->heaps, hp);
 	}
+	shd_segments_fork_child(st);
 }
 
 /* ---- queues ------------------------------------------------------------ */
@@ -301,7 +302,7 @@ static void shd_heap_abandon(shd_heap_t *hp)
 			shd_queue_remove(hp, &hp->queues[b], pg);
 			shd_flags_set(pg, shd_flags(pg) & ~(unsigned)SHD_PF_FULL);
 			pg->retire = 0;
-			atomic_store_explicit(&pg->heap, NULL, memory_order_release);
+			shd_page_set_heap(pg, NULL);
 		}
 	}
 	shd_segments_abandon(hp);
@@ -314,7 +315,7 @@ static void shd_heap_abandon(shd_heap_t *hp)
  * every block used goes to the full queue. */
 static void shd_heap_adopt_page(shd_heap_t *hp, shd_page_t *pg)
 {
-	atomic_store_explicit(&pg->heap, hp, memory_order_release);
+	shd_page_set_heap(pg, hp);
 	shd_set_delay(pg, SHD_NO_DELAYED, true);
 	shd_flags_set(pg, shd_flags(pg) & ~(unsigned)SHD_PF_FULL);
 	pg->retire = 0;
