@@ -84,7 +84,8 @@
  *     later park finds it past segment_purge_delay) or released;
  *     owner == NULL <=> it is on the abandoned list (or the visited one).
  *   for every heap:  direct[w] is the first page of the bin of w, or the
- *     empty page.
+ *     empty page; direct[0] is always the empty page (malloc's hit misses
+ *     0 bytes by it).
  *   in a fork child, the heaps of the threads the fork left behind
  *     (st->orphans) and the segments they own are frozen as the fork found
  *     them, maybe halfway through a change: no invariant is asked of them.

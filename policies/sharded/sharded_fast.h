@@ -13,11 +13,12 @@
 
 /** The direct page for @p n bytes of thread @p t's heap when its `free`
  *  list has a block (mimalloc's direct table), else NULL; NULL for 0
- *  bytes too (the shim's hit takes any size). */
+ *  bytes too (the shim's hit takes any size): direct[0] is always the
+ *  empty page. */
 static inline shd_page_t *shd_direct_page(hl_thread_t *t, size_t n)
 {
 	shd_heap_t *hp = t->policy_tls;
-	if (HL_LIKELY(hp != NULL && n - 1 < SHD_SMALL_SIZE_MAX)) {
+	if (HL_LIKELY(hp != NULL && n <= SHD_SMALL_SIZE_MAX)) {
 		shd_page_t *pg = hp->direct[(n + 7) >> 3];
 		if (HL_LIKELY(pg->free != NULL))
 			return pg;

@@ -105,7 +105,9 @@ shd_queue_t *shd_queue_of(shd_heap_t *hp, const shd_page_t *pg)
 	return &hp->queues[(shd_flags(pg) & SHD_PF_FULL) ? SHD_BIN_FULL : pg->bin];
 }
 
-/* Points every direct[w] of queue @p q's bin at its first page. */
+/* Points every direct[w] of queue @p q's bin at its first page; direct[0]
+ * stays the empty page, so malloc's hit misses 0 bytes without a test of
+ * its own (the core turns 0 into 1 before any call). */
 static void shd_direct_update(shd_heap_t *hp, shd_queue_t *q)
 {
 	unsigned bin = (unsigned)(q - hp->queues);
@@ -115,7 +117,7 @@ static void shd_direct_update(shd_heap_t *hp, shd_queue_t *q)
 	size_t w = q->block_size / 8;
 	for (;;) {
 		hp->direct[w] = first;
-		if (w == 0 || shd_bin_of_wsize(w - 1) != bin)
+		if (w == 1 || shd_bin_of_wsize(w - 1) != bin)
 			break;
 		w--;
 	}
