@@ -75,6 +75,12 @@ static inline shd_page_t *shd_free_page(const shd_state_t *st, hl_thread_t *t, c
 static inline void shd_free_push(shd_page_t *pg, void *p)
 {
 	shd_block_t *b = p;
+	/* Code only, no ordering: without this empty barrier GCC keeps the
+	 * `used` that shd_own_page() compared in a register and spends a
+	 * load, a compare, a subtraction and a store on it; with it, the test
+	 * compares in memory and the decrement is one subl (2 instructions a
+	 * free fewer). */
+	__asm__("" ::: "memory");
 	b->next = (uintptr_t)pg->local_free;
 	pg->local_free = b;
 	pg->used--;
