@@ -256,6 +256,9 @@ typedef struct shd_page {
 	                               page's first one (slices * sizeof(shd_page_t),
 	                               as mimalloc keeps it: free subtracts it) */
 } shd_page_t;
+/** @cond HL_COMPILE_CHECKS */
+_Static_assert(sizeof(shd_page_t) % 16 == 0, "shd_page_of steps in 16-byte units");
+/** @endcond */
 
 /** A segment; its header and page descriptors fill its info slices.
  *  cookie, size and huge are set at creation and only read afterwards; the
@@ -387,8 +390,11 @@ static inline shd_segment_t *shd_segment_of(const void *p)
  *  slice_offset bytes to the page's first slice. */
 static inline shd_page_t *shd_page_of(shd_segment_t *s, const void *p)
 {
-	size_t i = ((uintptr_t)p & (SHD_SEGMENT_SIZE - 1)) >> SHD_SLICE_SHIFT;
-	shd_page_t *pg = &s->pages[i];
+	/* slice index times 16 in one shift and one mask, then times the
+	 * descriptor's size in 16-byte units (7: one lea and one sub); GCC
+	 * made the index first and multiplied by 112 after, one more */
+	size_t i16 = ((uintptr_t)p >> (SHD_SLICE_SHIFT - 4)) & ((size_t)(SHD_SLICES - 1) << 4);
+	shd_page_t *pg = (shd_page_t *)((uint8_t *)s->pages + i16 * (sizeof(shd_page_t) / 16));
 	return (shd_page_t *)((uintptr_t)pg - pg->slice_offset);
 }
 
