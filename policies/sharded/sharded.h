@@ -432,15 +432,32 @@ static inline size_t shd_next_page(const shd_segment_t *s, size_t i)
 	return shd_next_used(s, i + (n ? n : 1));
 }
 
-/** True when @p seg is the start of one of this policy's segments (one
- *  byte per 32 MiB of the 47-bit address space: a load, not a bit test,
- *  on free's fast path). */
-static inline bool shd_segmap_has(const shd_state_t *st, const void *seg)
+/** Index of @p seg's byte in the segment map, or SIZE_MAX past the
+ *  47-bit address space (no segment there). */
+static inline size_t shd_segmap_index(const void *seg)
 {
 	uintptr_t i = (uintptr_t)seg >> SHD_SEGMENT_SHIFT;
-	if (HL_UNLIKELY(i >= ((uintptr_t)1 << (47 - SHD_SEGMENT_SHIFT))))
-		return false;
-	return atomic_load_explicit(&st->segmap[i], memory_order_relaxed) != 0;
+	return HL_LIKELY(i < ((uintptr_t)1 << (47 - SHD_SEGMENT_SHIFT))) ? i : SIZE_MAX;
+}
+
+/** True when @p seg is the start of one of this policy's segments (one
+ *  byte per 32 MiB of the 47-bit address space: a load, not a bit test). */
+static inline bool shd_segmap_has(const shd_state_t *st, const void *seg)
+{
+	size_t i = shd_segmap_index(seg);
+	return i != SIZE_MAX && atomic_load_explicit(&st->segmap[i], memory_order_relaxed) != 0;
+}
+
+/** shd_segmap_has() for a pointer being freed, with a plain load, which
+ *  GCC compares in place (cmpb: one instruction fewer than the atomic
+ *  load on free's fast path).  No race with the atomic stores of
+ *  shd_segmap_set: a block's byte is set before the block is handed out
+ *  and cleared only after it came back, and a pointer to mapped memory
+ *  that is not ours lies in a 32 MiB window no segment can take. */
+static inline bool shd_segmap_has_freed(const shd_state_t *st, const void *seg)
+{
+	size_t i = shd_segmap_index(seg);
+	return i != SIZE_MAX && ((const uint8_t *)st->segmap)[i] != 0;
 }
 
 /* ---- size classes ------------------------------------------------------ */

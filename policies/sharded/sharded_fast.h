@@ -54,7 +54,7 @@ static inline void *shd_malloc_hit(void *vst, hl_thread_t *t, size_t n)
 static inline shd_page_t *shd_own_page(const shd_state_t *st, hl_thread_t *t, const void *p)
 {
 	shd_segment_t *s = shd_segment_of(p);
-	if (HL_LIKELY(shd_segmap_has(st, s))) {
+	if (HL_LIKELY(shd_segmap_has_freed(st, s))) {
 		shd_page_t *pg = shd_page_of(s, p);
 		if (HL_LIKELY(atomic_load_explicit(&pg->fast_owner, memory_order_relaxed) == t &&
 			      pg->used > 1))
