@@ -512,14 +512,32 @@ static shd_page_t *shd_queue_find(shd_heap_t *hp, shd_queue_t *q)
 	return NULL;
 }
 
-shd_page_t *shd_find_page(shd_heap_t *hp, size_t n)
+/* shd_find_page() past its first try: the whole queue, then a reclaimed
+ * or fresh page.  Out of line, so that the first try saves no registers. */
+static __attribute__((noinline)) shd_page_t *shd_find_page_more(shd_heap_t *hp, shd_queue_t *q)
 {
-	shd_queue_t *q = &hp->queues[shd_bin_of(n)];
 	shd_page_t *pg = shd_queue_find(hp, q);
 	bool right;
 	if (!pg && !(pg = shd_fresh_page(hp, q, &right)) && right)
 		pg = shd_queue_find(hp, q);
 	return pg;
+}
+
+shd_page_t *shd_find_page(shd_heap_t *hp, size_t n)
+{
+	shd_queue_t *q = &hp->queues[shd_bin_of(n)];
+	/* First try (mimalloc's mi_find_free_page): the queue's first page,
+	 * collected, is shd_queue_find()'s first step when it has a block
+	 * then; otherwise the search starts over from that page. */
+	shd_page_t *pg = q->first;
+	if (pg) {
+		shd_page_collect(pg);
+		if (pg->free) {
+			pg->retire = 0;
+			return pg;
+		}
+	}
+	return shd_find_page_more(hp, q);
 }
 
 /* The block size mimalloc 2.0.9 gives a request above the medium sizes
