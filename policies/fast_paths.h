@@ -44,7 +44,9 @@
  *    none yet (policy_tls NULL, `exited` true, never written): a hit
  *    misses on it by itself and writes nothing to it.  A hit that finds
  *    its cache through policy_tls misses on the NULL already; one that
- *    does not (pools' biased lock, percpu's rseq stacks) tests
+ *    compares @p t with an owner its structures name (sharded's free:
+ *    a page's fast_owner) misses because none names hl_no_thread; one
+ *    that does neither (pools' biased lock, percpu's rseq stacks) tests
  *    t->exited first.  The shim tests nothing before a hit;
  *  - they read only what the quiet copy reads, and run only while nobody
  *    listens: hl_heap_listening (core/heap.c) sets fast.path to 0 while a
