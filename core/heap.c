@@ -92,6 +92,8 @@ void hl_heap_listening(hl_heap_t *h, bool on)
 		__atomic_store_n(&hl_fast_calls.free_fn, f, __ATOMIC_RELAXED);
 		/* the inline fast paths are the quiet copies' hits */
 		__atomic_store_n(&hl_fast_calls.path, on ? 0 : hl_fast_calls.quiet_path, __ATOMIC_RELAXED);
+		if (hl_fast_calls.repath)
+			hl_fast_calls.repath();
 	}
 }
 

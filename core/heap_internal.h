@@ -78,6 +78,9 @@ typedef struct hl_fast_calls {
 			      does (hl_heap_listening; read relaxed) */
 	int quiet_path;  /**< the heap's policy's inline fast path, set once by
 			      the shim when it builds the heap */
+	void (*repath)(void); /**< the shim's: points its malloc and free at
+			      the copies for `path`; hl_heap_listening calls it
+			      after each change of `path` */
 } hl_fast_calls_t;
 extern hl_fast_calls_t hl_fast_calls __attribute__((visibility("hidden"))); /* one RIP-relative load */
 /** The record of a thread that has none in hl_fast_heap: policy_tls the

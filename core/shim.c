@@ -95,6 +95,8 @@ static const char *shim_conf(char *buf, size_t len)
 	return buf;
 }
 
+static void repath(void);
+
 static void build(void)
 {
 	static char conf[1024];
@@ -127,6 +129,8 @@ static void build(void)
 			hl_fast_calls.path = hl_fast_calls.quiet_path;
 		/* the hits read policy_tls on hl_no_thread too */
 		hl_no_thread.policy_tls = (void *)h->policy->tls_empty;
+		hl_fast_calls.repath = repath;
+		repath();
 		hl_fast_heap = h;      /* before any thread has a record in h */
 	}
 	heap = h;
@@ -279,14 +283,30 @@ static void (*const free_copies[HL_FAST_NPATHS])(void *) = {
 	HL_FAST_EACH_PATH(SHIM_FREE_COPY)
 };
 
+/* The copies for hl_fast_calls.path, kept as two pointers so that malloc
+ * and free are one indirect jump through memory: the path's load, the
+ * table's address and the indexed jump were two instructions more for
+ * each (bench/RESULTS.md).  Written only by repath(), which
+ * hl_heap_listening calls after changing the path (under the listener
+ * table's lock, so the changes do not interleave). */
+static void *(*malloc_copy)(size_t) = malloc_HL_FAST_NONE;
+static void (*free_copy)(void *) = free_HL_FAST_NONE;
+
+static void repath(void)
+{
+	int path = __atomic_load_n(&hl_fast_calls.path, __ATOMIC_RELAXED);
+	__atomic_store_n(&malloc_copy, malloc_copies[path], __ATOMIC_RELAXED);
+	__atomic_store_n(&free_copy, free_copies[path], __ATOMIC_RELAXED);
+}
+
 SHIM_API void *malloc(size_t n)
 {
-	return malloc_copies[__atomic_load_n(&hl_fast_calls.path, __ATOMIC_RELAXED)](n);
+	return __atomic_load_n(&malloc_copy, __ATOMIC_RELAXED)(n);
 }
 
 SHIM_API void free(void *p)
 {
-	free_copies[__atomic_load_n(&hl_fast_calls.path, __ATOMIC_RELAXED)](p);
+	__atomic_load_n(&free_copy, __ATOMIC_RELAXED)(p);
 }
 
 SHIM_API void *calloc(size_t count, size_t size)

@@ -42,10 +42,13 @@
  *    such work stays in the quiet copy, which the shim calls on a miss;
  *  - @p t may be the shim's hl_no_thread, the record of a thread that has
  *    none yet (policy_tls the policy's tls_empty, `exited` true, never
- *    written): a hit misses on it by itself and writes nothing to it.  A
- *    hit that finds its cache through policy_tls misses on the NULL, or on
- *    the policy's empty record (core/policy.h), already; one that
- *    does not (pools' biased lock, percpu's rseq stacks) tests
+ *    written but once, when the shim builds its heap): a hit misses on it
+ *    by itself and writes nothing to it.  A hit that finds its cache
+ *    through policy_tls misses on the NULL, or on the policy's empty
+ *    record (core/policy.h), already; one that compares @p t with an
+ *    owner its structures name (sharded's free: a page's fast_owner)
+ *    misses because none names hl_no_thread; one that does neither
+ *    (pools' biased lock, percpu's rseq stacks) tests
  *    t->exited first.  The shim tests nothing before a hit;
  *  - they read only what the quiet copy reads, and run only while nobody
  *    listens: hl_heap_listening (core/heap.c) sets fast.path to 0 while a

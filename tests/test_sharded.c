@@ -227,10 +227,10 @@ static void *hold_blocks(void *arg)
 	return NULL;
 }
 
-/* mimalloc leaves the heaps of the threads that did not survive a fork as
- * they were: nothing abandons them, so nothing reclaims their segments,
- * and the child's frees of their blocks wait on thread_free for good. */
-START_TEST(fork_child_leaves_the_other_threads_heaps_alone)
+/* Forks while a second thread holds 50 blocks of 128 bytes (and the
+ * forking thread has a page of its own); the child runs @p child, whose
+ * result is its exit status, and the test wants 0. */
+static void fork_beside_a_holder(int (*child)(holder_t *k))
 {
 	static holder_t k;
 	k.h = tl_heap("sharded", "ledger:off");
@@ -241,17 +241,8 @@ START_TEST(fork_child_leaves_the_other_threads_heaps_alone)
 	pthread_barrier_wait(&k.ready);
 	hl_free(k.h, hl_malloc(k.h, 64));
 	pid_t pid = fork();
-	if (pid == 0) {
-		double abandoned = -1, reclaimed = -1, waiting = -1;
-		hl_stat(k.h, "policy_stats.segments.abandoned", &abandoned);
-		for (int i = 0; i < 50; i++)
-			hl_free(k.h, k.blocks[i]); /* the vanished thread's blocks */
-		void *p = hl_malloc(k.h, 128);  /* a page of this thread's own */
-		hl_stat(k.h, "policy_stats.segments.reclaimed", &reclaimed);
-		hl_stat(k.h, "policy_stats.blocks.thread_free", &waiting);
-		_exit(abandoned == 0 && reclaimed == 0 && waiting == 50 && p &&
-		      hl_check(k.h, stderr) == 0 ? 0 : 1);
-	}
+	if (pid == 0)
+		_exit(child(&k));
 	int status;
 	waitpid(pid, &status, 0);
 	pthread_barrier_wait(&k.done);
@@ -259,6 +250,54 @@ START_TEST(fork_child_leaves_the_other_threads_heaps_alone)
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
 	tl_check_clean(k.h);
 	hl_heap_destroy(k.h);
+}
+
+/* mimalloc leaves the heaps of the threads that did not survive a fork as
+ * they were: nothing abandons them, so nothing reclaims their segments,
+ * and the child's frees of their blocks wait on thread_free for good. */
+static int child_frees_the_vanished_threads_blocks(holder_t *k)
+{
+	double abandoned = -1, reclaimed = -1, waiting = -1;
+	hl_stat(k->h, "policy_stats.segments.abandoned", &abandoned);
+	for (int i = 0; i < 50; i++)
+		hl_free(k->h, k->blocks[i]); /* the vanished thread's blocks */
+	void *p = hl_malloc(k->h, 128);  /* a page of this thread's own */
+	hl_stat(k->h, "policy_stats.segments.reclaimed", &reclaimed);
+	hl_stat(k->h, "policy_stats.blocks.thread_free", &waiting);
+	return abandoned == 0 && reclaimed == 0 && waiting == 50 && p && hl_check(k->h, stderr) == 0 ? 0 : 1;
+}
+
+START_TEST(fork_child_leaves_the_other_threads_heaps_alone)
+{
+	fork_beside_a_holder(child_frees_the_vanished_threads_blocks);
+}
+END_TEST
+
+static void *free_held_blocks(void *arg)
+{
+	holder_t *k = arg;
+	for (int i = 0; i < 50; i++)
+		hl_free(k->h, k->blocks[i]);
+	return NULL;
+}
+
+/* The core gives a new thread of the child the record of a thread the fork
+ * left behind (exited): that thread's frees into the vanished thread's
+ * pages are still remote ones, waiting on thread_free, not pushes onto
+ * a frozen heap's local_free. */
+static int new_thread_frees_the_vanished_threads_blocks(holder_t *k)
+{
+	double waiting = -1;
+	pthread_t t2;
+	if (pthread_create(&t2, NULL, free_held_blocks, k) != 0 || pthread_join(t2, NULL) != 0)
+		return 2;
+	hl_stat(k->h, "policy_stats.blocks.thread_free", &waiting);
+	return waiting == 50 && hl_check(k->h, stderr) == 0 ? 0 : 1;
+}
+
+START_TEST(fork_child_thread_in_a_vanished_threads_record_frees_remotely)
+{
+	fork_beside_a_holder(new_thread_frees_the_vanished_threads_blocks);
 }
 END_TEST
 
@@ -568,6 +607,7 @@ static Suite *sharded_suite(void)
 	tcase_add_test(tc, remote_free_into_full_page_goes_through_delayed_list);
 	tcase_add_test(tc, exiting_thread_abandons_and_another_reclaims);
 	tcase_add_test(tc, fork_child_leaves_the_other_threads_heaps_alone);
+	tcase_add_test(tc, fork_child_thread_in_a_vanished_threads_record_frees_remotely);
 	tcase_add_loop_test(tc, empty_page_is_purged_after_the_delay, 0,
 			    sizeof purge_cases / sizeof purge_cases[0]);
 	tcase_add_loop_test(tc, empty_segment_is_parked_for_the_next_one, 0,

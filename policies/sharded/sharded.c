@@ -14,7 +14,7 @@
  *
  * Overhead and alignment
  *   No per-block header: a block's page is found by masking its address
- *   (segment) and shifting (slice index).  Per page a 104-byte descriptor in
+ *   (segment) and shifting (slice index).  Per page a 112-byte descriptor in
  *   its segment's first slice (64 KiB per 32 MiB segment, 0.2%).  Internal
  *   fragmentation of the size classes: at most 12.5% above 64 bytes.
  *   Every block is 16-byte aligned: requests of 1 to 8 bytes get 8

@@ -160,6 +160,8 @@ static int shd_check_heap(shd_state_t *st, shd_heap_t *hp, hl_report_t *r)
 		if (count != q->count)
 			shd_problem(r, &bad, "heap %u: queue %u counts %zu, holds %zu", hp->tid, b, q->count, count);
 	}
+	if (hp->direct[0] != &st->empty)
+		shd_problem(r, &bad, "heap %u: direct[0] is not the empty page", hp->tid);
 	for (size_t w = 1; w < SHD_DIRECT; w++) {
 		shd_page_t *first = hp->queues[shd_bin_of_wsize(w)].first;
 		if (hp->direct[w] != (first ? first : &st->empty))

@@ -13,11 +13,12 @@
 
 /** The direct page for @p n bytes of thread @p t's heap when its `free`
  *  list has a block (mimalloc's direct table), else NULL; NULL for 0
- *  bytes too (the shim's hit takes any size). */
+ *  bytes too (the shim's hit takes any size): direct[0] is always the
+ *  empty page. */
 static inline shd_page_t *shd_direct_page(hl_thread_t *t, size_t n)
 {
 	shd_heap_t *hp = t->policy_tls;
-	if (HL_LIKELY(hp != NULL && n - 1 < SHD_SMALL_SIZE_MAX)) {
+	if (HL_LIKELY(hp != NULL && n <= SHD_SMALL_SIZE_MAX)) {
 		shd_page_t *pg = hp->direct[(n + 7) >> 3];
 		if (HL_LIKELY(pg->free != NULL))
 			return pg;
@@ -45,17 +46,18 @@ static inline void *shd_malloc_hit(void *vst, hl_thread_t *t, size_t n)
 /** The page of @p p when free's hit may take it, checks aside: a segment
  *  of this instance, a page the thread's own heap owns, no flag (not full,
  *  no interior pointers), and not its last used block (emptying a page is
- *  the heap layer's business); else NULL.  The owner test is the page's
- *  heap: a freed page is zeroed (heap NULL), so a page this thread's heap
- *  owns is a page in use. */
+ *  the heap layer's business); else NULL.  Owner and flags are one test:
+ *  the page's fast_owner is its heap's thread record only while it has no
+ *  flag, and NULL on a freed page (zeroed), so it equals @p t — never
+ *  hl_no_thread, never NULL — only on a page in use that this thread's
+ *  heap owns and free's hit may take. */
 static inline shd_page_t *shd_own_page(const shd_state_t *st, hl_thread_t *t, const void *p)
 {
 	shd_segment_t *s = shd_segment_of(p);
-	if (HL_LIKELY(shd_segmap_has(st, s))) {
+	if (HL_LIKELY(shd_segmap_has_freed(st, s))) {
 		shd_page_t *pg = shd_page_of(s, p);
-		shd_heap_t *hp = t->policy_tls;
-		if (HL_LIKELY(atomic_load_explicit(&pg->heap, memory_order_relaxed) == hp && hp &&
-			      shd_flags(pg) == 0 && pg->used > 1))
+		if (HL_LIKELY(atomic_load_explicit(&pg->fast_owner, memory_order_relaxed) == t &&
+			      pg->used > 1))
 			return pg;
 	}
 	return NULL;
@@ -73,6 +75,12 @@ static inline shd_page_t *shd_free_page(const shd_state_t *st, hl_thread_t *t, c
 static inline void shd_free_push(shd_page_t *pg, void *p)
 {
 	shd_block_t *b = p;
+	/* Code only, no ordering: without this empty barrier GCC keeps the
+	 * `used` that shd_own_page() compared in a register and spends a
+	 * load, a compare, a subtraction and a store on it; with it, the test
+	 * compares in memory and the decrement is one subl (2 instructions a
+	 * free fewer). */
+	__asm__("" ::: "memory");
 	b->next = (uintptr_t)pg->local_free;
 	pg->local_free = b;
 	pg->used--;

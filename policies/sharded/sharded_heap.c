@@ -95,6 +95,7 @@ void shd_heaps_fork_child(shd_state_t *st)
 				shd_page_fork_child(pg);
 		shd_heap_push(hp->orphan ? &st->orphans : &st->heaps, hp);
 	}
+	shd_segments_fork_child(st);
 }
 
 /* ---- queues ------------------------------------------------------------ */
@@ -104,7 +105,9 @@ shd_queue_t *shd_queue_of(shd_heap_t *hp, const shd_page_t *pg)
 	return &hp->queues[(shd_flags(pg) & SHD_PF_FULL) ? SHD_BIN_FULL : pg->bin];
 }
 
-/* Points every direct[w] of queue @p q's bin at its first page. */
+/* Points every direct[w] of queue @p q's bin at its first page; direct[0]
+ * stays the empty page, so malloc's hit misses 0 bytes without a test of
+ * its own (the core turns 0 into 1 before any call). */
 static void shd_direct_update(shd_heap_t *hp, shd_queue_t *q)
 {
 	unsigned bin = (unsigned)(q - hp->queues);
@@ -114,7 +117,7 @@ static void shd_direct_update(shd_heap_t *hp, shd_queue_t *q)
 	size_t w = q->block_size / 8;
 	for (;;) {
 		hp->direct[w] = first;
-		if (w == 0 || shd_bin_of_wsize(w - 1) != bin)
+		if (w == 1 || shd_bin_of_wsize(w - 1) != bin)
 			break;
 		w--;
 	}
@@ -301,7 +304,7 @@ static void shd_heap_abandon(shd_heap_t *hp)
 			shd_queue_remove(hp, &hp->queues[b], pg);
 			shd_flags_set(pg, shd_flags(pg) & ~(unsigned)SHD_PF_FULL);
 			pg->retire = 0;
-			atomic_store_explicit(&pg->heap, NULL, memory_order_release);
+			shd_page_set_heap(pg, NULL);
 		}
 	}
 	shd_segments_abandon(hp);
@@ -314,7 +317,7 @@ static void shd_heap_abandon(shd_heap_t *hp)
  * every block used goes to the full queue. */
 static void shd_heap_adopt_page(shd_heap_t *hp, shd_page_t *pg)
 {
-	atomic_store_explicit(&pg->heap, hp, memory_order_release);
+	shd_page_set_heap(pg, hp);
 	shd_set_delay(pg, SHD_NO_DELAYED, true);
 	shd_flags_set(pg, shd_flags(pg) & ~(unsigned)SHD_PF_FULL);
 	pg->retire = 0;
@@ -509,14 +512,32 @@ static shd_page_t *shd_queue_find(shd_heap_t *hp, shd_queue_t *q)
 	return NULL;
 }
 
-shd_page_t *shd_find_page(shd_heap_t *hp, size_t n)
+/* shd_find_page() past its first try: the whole queue, then a reclaimed
+ * or fresh page.  Out of line, so that the first try saves no registers. */
+static __attribute__((noinline)) shd_page_t *shd_find_page_more(shd_heap_t *hp, shd_queue_t *q)
 {
-	shd_queue_t *q = &hp->queues[shd_bin_of(n)];
 	shd_page_t *pg = shd_queue_find(hp, q);
 	bool right;
 	if (!pg && !(pg = shd_fresh_page(hp, q, &right)) && right)
 		pg = shd_queue_find(hp, q);
 	return pg;
+}
+
+shd_page_t *shd_find_page(shd_heap_t *hp, size_t n)
+{
+	shd_queue_t *q = &hp->queues[shd_bin_of(n)];
+	/* First try (mimalloc's mi_find_free_page): the queue's first page,
+	 * collected, is shd_queue_find()'s first step when it has a block
+	 * then; otherwise the search starts over from that page. */
+	shd_page_t *pg = q->first;
+	if (pg) {
+		shd_page_collect(pg);
+		if (pg->free) {
+			pg->retire = 0;
+			return pg;
+		}
+	}
+	return shd_find_page_more(hp, q);
 }
 
 /* The block size mimalloc 2.0.9 gives a request above the medium sizes

@@ -17,10 +17,28 @@ static inline unsigned shd_flags(const shd_page_t *pg)
 {
 	return atomic_load_explicit(&pg->flags, memory_order_relaxed);
 }
+/** Sets @p pg's fast_owner from its heap and flags: the heap's thread
+ *  record when the page has a heap and no flag (free's hit may take it),
+ *  else NULL.  Whoever changes the heap or the flags calls it. */
+static inline void shd_page_fast_owner_update(shd_page_t *pg)
+{
+	shd_heap_t *hp = atomic_load_explicit(&pg->heap, memory_order_relaxed);
+	hl_thread_t *t = hp && shd_flags(pg) == 0 ? hp->t : NULL;
+	atomic_store_explicit(&pg->fast_owner, t, memory_order_relaxed);
+}
+
 /** Replaces @p pg's flags with @p f; only its owner calls this. */
 static inline void shd_flags_set(shd_page_t *pg, unsigned f)
 {
 	atomic_store_explicit(&pg->flags, (uint8_t)f, memory_order_relaxed);
+	shd_page_fast_owner_update(pg);
+}
+
+/** Names @p hp (NULL: none, abandoned) as @p pg's heap. */
+static inline void shd_page_set_heap(shd_page_t *pg, shd_heap_t *hp)
+{
+	atomic_store_explicit(&pg->heap, hp, memory_order_release);
+	shd_page_fast_owner_update(pg);
 }
 
 /* ---- encoded free lists ------------------------------------------------ */

@@ -183,7 +183,7 @@ static shd_page_t *shd_page_init(shd_heap_t *hp, shd_segment_t *s, size_t i, siz
 	}
 	pg->reserved = (uint32_t)(span / pg->block_size);
 	atomic_store_explicit(&pg->thread_free, SHD_NO_DELAYED, memory_order_relaxed);
-	atomic_store_explicit(&pg->heap, hp, memory_order_release);
+	shd_page_set_heap(pg, hp);
 	s->used++;
 	hp->c.pages_fresh++;
 	HL_EV(st->h, HL_EV_NEW, "page from a segment's free slices, bin", pg->bin, span, pg->start);
@@ -339,6 +339,16 @@ static void shd_list_push(shd_state_t *st, shd_segment_t **list, shd_segment_t *
 		(*list)->hprev = s;
 	*list = s;
 	atomic_fetch_add(&st->nabandoned, 1);
+}
+
+void shd_segments_fork_child(shd_state_t *st)
+{
+	for (shd_segment_t *s = st->segs; s; s = s->gnext)
+		for (size_t i = 0; i < SHD_SLICES; i++) {
+			hl_thread_t *t = atomic_load_explicit(&s->pages[i].fast_owner, memory_order_relaxed);
+			if (t && t->exited)
+				atomic_store_explicit(&s->pages[i].fast_owner, NULL, memory_order_relaxed);
+		}
 }
 
 void shd_segments_abandon(shd_heap_t *hp)

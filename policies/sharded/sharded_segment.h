@@ -42,6 +42,11 @@ void shd_segment_purge_due(shd_heap_t *hp, bool force);
  *  owner (the heap layer has already taken their pages off its queues);
  *  its due purges run first. */
 void shd_segments_abandon(shd_heap_t *hp);
+/** In a fork child (st->lock re-initialised, st->segs as the fork found
+ *  it): no page's fast_owner names a thread record the fork left behind,
+ *  which the core marked exited and may give to a new thread, whose frees
+ *  into those pages must stay remote ones. */
+void shd_segments_fork_child(shd_state_t *st);
 /** Takes one segment off the abandoned list for heap @p hp: named hp's
  *  while the list is locked, then linked into hp's segments.  When the
  *  list is empty and @p revisit, the visited list becomes the abandoned
