@@ -151,18 +151,22 @@ enum {
 /** Bytes of metadata one arena occupies, all of them written when it is
  *  created: what jemalloc 5.3.0's arena_new() takes from the arena's own
  *  `base` (src/arena.c: base_alloc of sizeof(arena_t) + nbins * sizeof(bin_t)),
- *  plus the base_t that base_new() puts in front (src/base.c).  Sizes on
- *  x86-64 with 4 KiB pages, from the 5.3.0 headers: base_t 3,912 B,
- *  arena_t 78,952 B, 36 bin_t of 224 B.  arena_t is that big because it
- *  embeds pa_shard_t (68,280 B): three ecache_t (dirty, muzzy, retained)
- *  of two eset_t each (the second for guarded extents), every eset_t
- *  9,656 B of per-page-size-class heaps, summaries and statistics (200
- *  classes), and arena_stats_t (10,368 B, per-large-class counters).  The
- *  initialisation writes the heaps of all six esets, the mutexes and the
- *  bins, so every page ends up resident: 7 threads on 7 new arenas add
- *  88 KiB of RSS each more than on one arena (bench/RESULTS.md,
+ *  plus what base_new() puts in front of it in the base's first block
+ *  (src/base.c: the block header, then base_t rounded to a cache line).
+ *  Sizes on x86-64 with 4 KiB pages, from the 5.3.0 headers: base_block_t
+ *  144 B, base_t 3,912 B (3,968 rounded), arena_t 78,952 B, 36 bin_t of
+ *  224 B: 91,128 B, what stats.arenas.<i>.base reads for a new arena
+ *  before its first extent records (91,152 measured).  arena_t is that
+ *  big because it embeds pa_shard_t (68,280 B): three ecache_t (dirty,
+ *  muzzy, retained) of two eset_t each (the second for guarded extents),
+ *  every eset_t 9,656 B of per-page-size-class heaps, summaries and
+ *  statistics (200 classes); and arena_stats_t (10,368 B, per-large-class
+ *  counters).  The initialisation writes every class's heap and
+ *  statistics in all six esets (src/eset.c: eset_init), the mutexes and
+ *  the bins, so every page ends up resident: 7 threads on 7 new arenas
+ *  add 88 KiB of RSS each more than on one arena (bench/RESULTS.md,
  *  2026-12-02 12:00).  The model's sl_arena_t is the first part of it. */
-#define SL_ARENA_FOOTPRINT ((size_t)3912 + 78952 + 36 * 224)
+#define SL_ARENA_FOOTPRINT ((size_t)144 + 3968 + 78952 + 36 * 224)
 #define SL_TICKS_DUE ((int64_t)1 << 62) /**< gc_bytes is this much lower while ticks <= 0 */
 #define SL_BG_MIN_INTERVAL_NS 100000000ull  /**< background thread sleeps >= 100 ms */
 #define SL_BG_IDLE_NS 1000000000ull         /**< ... and at most 1 s when idle */
