@@ -9,7 +9,8 @@
  *   small    a class below 4 pages (14 KiB with 4 KiB pages): lives in slabs.
  *   large    a bigger class: a page-multiple extent of its own.
  *   extent   a run of whole pages with one record (sl_extent_t) kept out
- *            of band, in metadata; its state says what the pages are.
+ *            of band, in its arena's metadata (a freed record waits there
+ *            for the same arena); its state says what the pages are.
  *   slab     an active extent cut into equal regions of one small class;
  *            a bitmap says which regions are taken.  No header in memory.
  *   region   one block of a slab.
@@ -289,6 +290,12 @@ typedef struct sl_arena {
 	size_t oversize;             /**< a freed extent of a large size that merges into
 	                                  one this big is purged at once; 0 = never (fixed) */
 	sl_astats_t st;              /**< its counters (ext lock) */
+	hl_meta_pool_t ext_pool;     /**< its sl_extent_t records: taken and given back
+	                                  with the ext lock held, never to another arena
+	                                  (jemalloc 5.3's edata_cache in pa_shard_t,
+	                                  src/pa.c, src/edata_cache.c: edata_t come
+	                                  from the arena's own base and freed ones wait
+	                                  on its list) */
 	sl_bin_t bins[SL_NBINS_MAX]; /**< one per small class (the first sc->nbins
 	                                  are used), each under its own lock */
 } sl_arena_t;
@@ -368,7 +375,6 @@ typedef struct sl_state {
 	uint16_t ncached_max[SL_MAX_NHBINS]; /**< capacity of each tcache bin (0: tcache off) */
 	int64_t dirty_ms;            /**< dirty_decay_ms option (fixed) */
 	int64_t muzzy_ms;            /**< muzzy_decay_ms option (fixed) */
-	hl_meta_pool_t ext_pool;     /**< sl_extent_t records */
 	hl_meta_pool_t chunk_pool;   /**< sl_chunk_t records */
 	hl_meta_pool_t tc_pool;      /**< sl_tcache_t records */
 	pthread_mutex_t arenas_lock; /**< arenas[], nthreads, tcache list */

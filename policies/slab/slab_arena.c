@@ -37,6 +37,7 @@ sl_arena_t *sl_arena_create(sl_state_t *s, unsigned i)
 		*(volatile char *)((char *)a + off) = 0;
 	a->index = i;
 	pthread_mutex_init(&a->ext_lock, NULL);
+	hl_meta_init(&a->ext_pool, s->os, sizeof(sl_extent_t));
 	for (int st = SL_DIRTY; st <= SL_RETURNED; st++)
 		sl_eset_init(&a->esets[st - SL_DIRTY], (sl_estate_t)st);
 	uint64_t now = sl_now_ns();
