@@ -95,7 +95,12 @@
  *     start (arenas.narenas is then 9 on 2 CPUs: the model's statistics
  *     say narenas 8 plus oversize_threshold > 0);
  *   - one background thread per heap, not one per CPU; the 8-byte class
- *     sits 16 bytes apart (heaplab's alignment promise).
+ *     sits 16 bytes apart (heaplab's alignment promise);
+ *   - a thread cache is one metadata record, written whole when made and
+ *     kept in its pool after the thread exits; jemalloc's pointer stacks
+ *     are one allocation from arena 0 (tsd_tcache_data_init), freed when
+ *     the thread exits, and only the slots used are written; extent
+ *     records are 144 bytes, jemalloc's edata_t 128.
  *   Arena 0 purging oversize extents from 8 MiB even with
  *   oversize_threshold:0 is no deviation: jemalloc creates arena 0 before
  *   it reads the option, and the model copies that.
