@@ -710,6 +710,62 @@ START_TEST(threads_spread_over_arenas)
 }
 END_TEST
 
+/* ---- metadata ------------------------------------------------------------ */
+
+enum { META_N = 2000 };
+
+typedef struct {
+	hl_heap_t *h;
+	double on_arena, after_extents;
+} meta_arg_t;
+
+/* On a fresh thread (so on a new arena): one small block, the metadata
+ * then, META_N large blocks, the metadata then; all freed. */
+static void *meta_thread(void *arg)
+{
+	meta_arg_t *m = arg;
+	void *first = hl_malloc(m->h, 64);
+	m->on_arena = tl_stat(m->h, "os.metadata_resident_bytes");
+	static void *v[META_N];
+	for (int i = 0; i < META_N; i++)
+		v[i] = hl_malloc(m->h, 16384);
+	m->after_extents = tl_stat(m->h, "os.metadata_resident_bytes");
+	for (int i = 0; i < META_N; i++)
+		hl_free(m->h, v[i]);
+	hl_free(m->h, first);
+	return NULL;
+}
+
+/* jemalloc 5.3.0 gives each arena its metadata from the arena's own base:
+ * the arena itself, 91,128 B, every page written at creation (88 KiB of
+ * RSS per arena: 135 - 44 KiB per thread from
+ * `MALLOC_CONF=narenas:1 LD_PRELOAD=libjemalloc.so.2
+ * fidelity/probes/jemalloc_arenas 7` and without narenas:1, less a 4 KiB
+ * slab page), and one 128-byte edata_t per extent, which a freed extent
+ * gives back to its arena's own cache, never to another arena's
+ * (src/edata_cache.c).  So a second arena needs records of its own even
+ * when the first has thousands spare. */
+START_TEST(each_arena_has_its_own_metadata)
+{
+	hl_heap_t *h = tl_heap("slab", "narenas:2,tcache:off,dirty_decay_ms:-1");
+	static void *v[META_N];
+	for (int i = 0; i < META_N; i++) /* arena 0: META_N extent records... */
+		v[i] = hl_malloc(h, 16384);
+	for (int i = 0; i < META_N; i++) /* ...given back as the extents merge */
+		hl_free(h, v[i]);
+	double before = tl_stat(h, "os.metadata_resident_bytes");
+	meta_arg_t m = { h, 0, 0 };
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, meta_thread, &m), 0);
+	pthread_join(th, NULL);
+	ck_assert_int_eq(pstat(h, "arenas"), 2);
+	ck_assert_double_ge(m.on_arena - before, 88 * 1024);
+	ck_assert_double_ge(m.after_extents - m.on_arena, META_N * 128.0);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
 /* ---- misuse ------------------------------------------------------------- */
 
 START_TEST(double_free_aborts)
@@ -800,6 +856,7 @@ static Suite *slab_suite(void)
 	tcase_add_test(tc, tcache_gc_flushes_idle_bins);
 	tcase_add_test(tc, walker_sees_live_cached_free);
 	tcase_add_test(tc, threads_spread_over_arenas);
+	tcase_add_test(tc, each_arena_has_its_own_metadata);
 	suite_add_tcase(s, tc);
 	TCase *dc = tcase_create("decay");
 	tcase_set_timeout(dc, 30);

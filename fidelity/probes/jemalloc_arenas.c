@@ -5,6 +5,13 @@
  *   arenas_used=N   arenas that have at least one thread bound to them
  *   arenas_total=N  every arena index in use, the huge arena included
  *                   once a block of oversize_threshold or more was made
+ *   rss_per_thread_kib=N  (the process's RSS with the threads holding their
+ *                   block - its RSS before they started) / THREADS: a
+ *                   thread's stack and the C library's share are the same
+ *                   on both sides, the rest is the allocator's (an arena's
+ *                   metadata and a slab page while THREADS stays below the
+ *                   automatic arena count, the thread's cache); read before
+ *                   anything else runs
  * The real side reads jemalloc's mallctl (found with dlsym), the model
  * side the slab policy's statistics. */
 #include <dlfcn.h>
@@ -81,14 +88,18 @@ int main(int argc, char **argv)
 	pthread_t th[MAX_THREADS];
 	pthread_barrier_init(&hold, NULL, (unsigned)n + 1);
 	pthread_barrier_init(&release, NULL, (unsigned)n + 1);
+	long rss_before = probe_rss_bytes();
 	for (long i = 0; i < n; i++)
 		if (pthread_create(&th[i], NULL, worker, NULL))
 			probe_die("pthread_create failed");
 	pthread_barrier_wait(&hold);
+	long rss_held = probe_rss_bytes();
 	if (probe_is_model())
 		print_model();
 	else
 		print_real();
+	if (n > 0)
+		printf("rss_per_thread_kib=%ld\n", (rss_held - rss_before) / n / 1024);
 	pthread_barrier_wait(&release);
 	for (long i = 0; i < n; i++)
 		pthread_join(th[i], NULL);

@@ -388,7 +388,6 @@ static void *sl_init(hl_heap_t *h, const hl_conf_t *conf)
 	s->debug = hl_heap_debug(h);
 	sl_read_options(s, conf);
 	sl_tcache_shape(s);
-	hl_meta_init(&s->ext_pool, os, sizeof(sl_extent_t));
 	hl_meta_init(&s->chunk_pool, os, sizeof(sl_chunk_t));
 	hl_meta_init_private(&s->tc_pool, os, sizeof(sl_tcache_t) + s->tc_slots * sizeof(void *));
 	sl_init_locks(s);
@@ -419,7 +418,7 @@ static void sl_thread_exit(void *st, hl_thread_t *t)
 
 static hl_meta_pool_t *sl_pool(sl_state_t *s, int i)
 {
-	return i == 0 ? &s->ext_pool : i == 1 ? &s->chunk_pool : &s->tc_pool;
+	return i == 0 ? &s->chunk_pool : &s->tc_pool;
 }
 
 void sl_lock_all(sl_state_t *s)
@@ -452,14 +451,14 @@ static void sl_fork_prepare(void *st)
 	pthread_mutex_lock(&s->bg_lock);
 	sl_lock_all(s);
 	pthread_mutex_lock(&s->rtree.lock);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 2; i++)
 		pthread_mutex_lock(&sl_pool(s, i)->lock);
 }
 
 static void sl_fork_parent(void *st)
 {
 	sl_state_t *s = st;
-	for (int i = 3; i-- > 0;)
+	for (int i = 2; i-- > 0;)
 		pthread_mutex_unlock(&sl_pool(s, i)->lock);
 	pthread_mutex_unlock(&s->rtree.lock);
 	sl_unlock_all(s);
@@ -479,12 +478,13 @@ static void sl_fork_parent(void *st)
 static void sl_fork_child(void *st)
 {
 	sl_state_t *s = st;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 2; i++)
 		hl_meta_fork_child(sl_pool(s, i));
 	pthread_mutex_init(&s->rtree.lock, NULL);
 	sl_arena_t *a;
 	for (unsigned i = 0; (a = sl_arena_nth(s, i)); i++) {
 		pthread_mutex_init(&a->ext_lock, NULL);
+		hl_meta_fork_child(&a->ext_pool);
 		for (unsigned b = 0; b < s->sc.nbins; b++)
 			pthread_mutex_init(&a->bins[b].lock, NULL);
 	}

@@ -9,7 +9,8 @@
  *   small    a class below 4 pages (14 KiB with 4 KiB pages): lives in slabs.
  *   large    a bigger class: a page-multiple extent of its own.
  *   extent   a run of whole pages with one record (sl_extent_t) kept out
- *            of band, in metadata; its state says what the pages are.
+ *            of band, in its arena's metadata (a freed record waits there
+ *            for the same arena); its state says what the pages are.
  *   slab     an active extent cut into equal regions of one small class;
  *            a bitmap says which regions are taken.  No header in memory.
  *   region   one block of a slab.
@@ -77,8 +78,9 @@
  *   oversize purge (a freed 10 MiB block leaves at once, 6 MiB stays);
  *   narenas = 4 per CPU and how threads take arenas; extents and slabs
  *   picked oldest first (serial number, then address).  Within a
- *   tolerance: malloc-large (peak RSS, page faults) and the half-gigabyte
- *   program.  Named deviations, and why:
+ *   tolerance: malloc-large (peak RSS, page faults), the half-gigabyte
+ *   program, and the RSS a thread on a new arena adds (the arena's
+ *   metadata: SL_ARENA_FOOTPRINT).  Named deviations, and why:
  *   - decay ticks count down from SL_DECAY_NTICKS; jemalloc flips a coin
  *     (1 in 1000) per tick: the same rate without a random source, so
  *     where ticks are few (only the tcache GC's flushes) jemalloc purges
@@ -93,7 +95,12 @@
  *     start (arenas.narenas is then 9 on 2 CPUs: the model's statistics
  *     say narenas 8 plus oversize_threshold > 0);
  *   - one background thread per heap, not one per CPU; the 8-byte class
- *     sits 16 bytes apart (heaplab's alignment promise).
+ *     sits 16 bytes apart (heaplab's alignment promise);
+ *   - a thread cache is one metadata record, written whole when made and
+ *     kept in its pool after the thread exits; jemalloc's pointer stacks
+ *     are one allocation from arena 0 (tsd_tcache_data_init), freed when
+ *     the thread exits, and only the slots used are written; extent
+ *     records are 144 bytes, jemalloc's edata_t 128.
  *   Arena 0 purging oversize extents from 8 MiB even with
  *   oversize_threshold:0 is no deviation: jemalloc creates arena 0 before
  *   it reads the option, and the model copies that.
@@ -147,6 +154,25 @@ enum {
 	SL_SCRATCH_FIXED = 16384,   /**< cached pointers a walk sorts without mapping memory */
 };
 #define SL_OVERSIZE_DEFAULT ((size_t)8 << 20) /**< oversize_threshold's default */
+/** Bytes of metadata one arena occupies, all of them written when it is
+ *  created: what jemalloc 5.3.0's arena_new() takes from the arena's own
+ *  `base` (src/arena.c: base_alloc of sizeof(arena_t) + nbins * sizeof(bin_t)),
+ *  plus what base_new() puts in front of it in the base's first block
+ *  (src/base.c: the block header, then base_t rounded to a cache line).
+ *  Sizes on x86-64 with 4 KiB pages, from the 5.3.0 headers: base_block_t
+ *  144 B, base_t 3,912 B (3,968 rounded), arena_t 78,952 B, 36 bin_t of
+ *  224 B: 91,128 B, what stats.arenas.<i>.base reads for a new arena
+ *  before its first extent records (91,152 measured).  arena_t is that
+ *  big because it embeds pa_shard_t (68,280 B): three ecache_t (dirty,
+ *  muzzy, retained) of two eset_t each (the second for guarded extents),
+ *  every eset_t 9,656 B of per-page-size-class heaps, summaries and
+ *  statistics (200 classes); and arena_stats_t (10,368 B, per-large-class
+ *  counters).  The initialisation writes every class's heap and
+ *  statistics in all six esets (src/eset.c: eset_init), the mutexes and
+ *  the bins, so every page ends up resident: 7 threads on 7 new arenas
+ *  add 88 KiB of RSS each more than on one arena (bench/RESULTS.md,
+ *  2026-12-02 12:00).  The model's sl_arena_t is the first part of it. */
+#define SL_ARENA_FOOTPRINT ((size_t)144 + 3968 + 78952 + 36 * 224)
 #define SL_TICKS_DUE ((int64_t)1 << 62) /**< gc_bytes is this much lower while ticks <= 0 */
 #define SL_BG_MIN_INTERVAL_NS 100000000ull  /**< background thread sleeps >= 100 ms */
 #define SL_BG_IDLE_NS 1000000000ull         /**< ... and at most 1 s when idle */
@@ -269,6 +295,12 @@ typedef struct sl_arena {
 	size_t oversize;             /**< a freed extent of a large size that merges into
 	                                  one this big is purged at once; 0 = never (fixed) */
 	sl_astats_t st;              /**< its counters (ext lock) */
+	hl_meta_pool_t ext_pool;     /**< its sl_extent_t records: taken and given back
+	                                  with the ext lock held, never to another arena
+	                                  (jemalloc 5.3's edata_cache in pa_shard_t,
+	                                  src/pa.c, src/edata_cache.c: edata_t come
+	                                  from the arena's own base and freed ones wait
+	                                  on its list) */
 	sl_bin_t bins[SL_NBINS_MAX]; /**< one per small class (the first sc->nbins
 	                                  are used), each under its own lock */
 } sl_arena_t;
@@ -348,7 +380,6 @@ typedef struct sl_state {
 	uint16_t ncached_max[SL_MAX_NHBINS]; /**< capacity of each tcache bin (0: tcache off) */
 	int64_t dirty_ms;            /**< dirty_decay_ms option (fixed) */
 	int64_t muzzy_ms;            /**< muzzy_decay_ms option (fixed) */
-	hl_meta_pool_t ext_pool;     /**< sl_extent_t records */
 	hl_meta_pool_t chunk_pool;   /**< sl_chunk_t records */
 	hl_meta_pool_t tc_pool;      /**< sl_tcache_t records */
 	pthread_mutex_t arenas_lock; /**< arenas[], nthreads, tcache list */

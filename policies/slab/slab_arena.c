@@ -24,11 +24,20 @@ sl_arena_t *sl_arena_get(sl_state_t *s, unsigned i)
 /* Creates arena @p i (arenas lock held, or at init). */
 sl_arena_t *sl_arena_create(sl_state_t *s, unsigned i)
 {
-	sl_arena_t *a = hl_os_reserve_meta(s->os, sizeof *a);
+	/* The record takes jemalloc's arena footprint (SL_ARENA_FOOTPRINT);
+	 * what lies past sl_arena_t stands for the parts of jemalloc's arena
+	 * the model does not keep (the guarded esets, per-class extent and
+	 * large statistics, the HPA shard), and is written as jemalloc's
+	 * arena_new() writes them: every page. */
+	size_t bytes = hl_align_up(sizeof(sl_arena_t) > SL_ARENA_FOOTPRINT ? sizeof(sl_arena_t) : SL_ARENA_FOOTPRINT, s->sc.page);
+	sl_arena_t *a = hl_os_reserve_meta(s->os, bytes);
 	if (!a)
 		return NULL;
+	for (size_t off = hl_align_up(sizeof(sl_arena_t), s->sc.page); off < bytes; off += s->sc.page)
+		*(volatile char *)((char *)a + off) = 0;
 	a->index = i;
 	pthread_mutex_init(&a->ext_lock, NULL);
+	hl_meta_init(&a->ext_pool, s->os, sizeof(sl_extent_t));
 	for (int st = SL_DIRTY; st <= SL_RETURNED; st++)
 		sl_eset_init(&a->esets[st - SL_DIRTY], (sl_estate_t)st);
 	uint64_t now = sl_now_ns();

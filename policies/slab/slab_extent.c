@@ -202,7 +202,7 @@ static void sl_unmap_interior(sl_state_t *s, sl_extent_t *e)
 /* Cuts @p e after @p lead bytes; returns the upper part (NULL: no record). */
 static sl_extent_t *sl_split(sl_state_t *s, sl_extent_t *e, size_t lead)
 {
-	sl_extent_t *t = hl_meta_alloc(&s->ext_pool);
+	sl_extent_t *t = hl_meta_alloc(&sl_arena_get(s, e->arena)->ext_pool);
 	if (!t)
 		return NULL;
 	t->base = e->base + lead;
@@ -229,7 +229,7 @@ static void sl_merge(sl_state_t *s, sl_extent_t *a, sl_extent_t *b)
 	if (b->sn < a->sn)
 		a->sn = b->sn;
 	sl_rtree_set(s, sl_last_page(s, a), a);
-	hl_meta_free(&s->ext_pool, b);
+	hl_meta_free(&sl_arena_get(s, b->arena)->ext_pool, b);
 }
 
 /* Merges free extent @p e (in no eset) with free neighbours of its state. */
@@ -280,7 +280,7 @@ static sl_extent_t *sl_grow(sl_state_t *s, sl_arena_t *a, size_t need)
 		if (!sl_rtree_set(s, p < (uintptr_t)base ? (uintptr_t)base : p, NULL))
 			goto fail;
 	sl_chunk_t *c = hl_meta_alloc(&s->chunk_pool);
-	sl_extent_t *e = c ? hl_meta_alloc(&s->ext_pool) : NULL;
+	sl_extent_t *e = c ? hl_meta_alloc(&a->ext_pool) : NULL;
 	if (!e) {
 		hl_meta_free(&s->chunk_pool, c);
 		goto fail;
