@@ -124,11 +124,13 @@ static void build(void)
 		hl_fast_calls.st = h->call_st;
 		hl_fast_calls.malloc_fn = h->malloc_fn;
 		hl_fast_calls.free_fn = h->free_fn;
+		/* the hits read policy_tls on hl_no_thread too: set before any
+		 * copy with hits can be jumped to (repath, below) */
+		hl_no_thread.policy_tls = (void *)h->policy->tls_empty;
+		__atomic_thread_fence(__ATOMIC_RELEASE);
 		hl_fast_calls.quiet_path = hl_fast_path_of(h->policy, h->state);
 		if (h->malloc_fn == h->policy->malloc_quiet)  /* nobody listens yet */
 			hl_fast_calls.path = hl_fast_calls.quiet_path;
-		/* the hits read policy_tls on hl_no_thread too */
-		hl_no_thread.policy_tls = (void *)h->policy->tls_empty;
 		hl_fast_calls.repath = repath;
 		repath();
 		hl_fast_heap = h;      /* before any thread has a record in h */
