@@ -378,6 +378,43 @@ START_TEST(fallback_option)
 }
 END_TEST
 
+/* A hosted policy finds NULL in its policy_tls (the host's tls_empty),
+ * where on its own heap it finds its empty record: sharded and percpu's
+ * front:thread give one, and must take both for "none yet" (core/policy.h).
+ * Each thread's first request above 512 bytes reaches the fallback with
+ * NULL there. */
+static void *hosted_thread(void *arg)
+{
+	hl_heap_t *h = arg;
+	for (int i = 0; i < 64; i++) {
+		/* above pools' 512, within sharded's direct table (1 KiB) */
+		void *p = hl_malloc(h, 520 + (size_t)i * 8);
+		ck_assert_ptr_nonnull(p);
+		hl_free(h, p);
+	}
+	return NULL;
+}
+
+START_TEST(hosted_policy_starts_from_null)
+{
+	static const char *const confs[] = { "fallback:sharded", "fallback:percpu,fallback_conf:front=thread" };
+	for (size_t c = 0; c < sizeof confs / sizeof *confs; c++) {
+		if (!tl_has_policy(c == 0 ? "sharded" : "percpu"))
+			continue;
+		hl_heap_t *h = tl_heap("pools", confs[c]);
+		pthread_t th[2];
+		for (int i = 0; i < 2; i++)
+			ck_assert_int_eq(pthread_create(&th[i], NULL, hosted_thread, h), 0);
+		hosted_thread(h);
+		for (int i = 0; i < 2; i++)
+			pthread_join(th[i], NULL);
+		ck_assert_int_eq(pstat(h, "fallback_mallocs"), 3 * 64);
+		tl_check_clean(h);
+		hl_heap_destroy(h);
+	}
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* looking inside                                                      */
 
@@ -884,6 +921,7 @@ static Suite *pools_suite(void)
 	tcase_add_test(tc, bad_geometry_rejected);
 	tcase_add_test(tc, realloc_follows_pymalloc);
 	tcase_add_test(tc, fallback_option);
+	tcase_add_test(tc, hosted_policy_starts_from_null);
 	tcase_add_test(tc, fallback_conf_reaches_the_fallback);
 	tcase_add_test(tc, unknown_fallback_lists_the_registry);
 	tcase_add_test(tc, walker_sees_both_sides);

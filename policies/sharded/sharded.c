@@ -90,9 +90,10 @@ static const hl_option_t shd_options[] = {
 static void shd_thread_exit(void *vst, hl_thread_t *t)
 {
 	(void)vst;
-	if (t->policy_tls)
-		shd_heap_delete(t->policy_tls);
-	t->policy_tls = NULL;
+	shd_heap_t *hp = shd_heap_of(t);
+	if (hp)
+		shd_heap_delete(hp);
+	t->policy_tls = (void *)&shd_no_heap;
 }
 
 /* ---- malloc ------------------------------------------------------------ */
@@ -100,7 +101,7 @@ static void shd_thread_exit(void *vst, hl_thread_t *t)
 /* Everything that is not a pop from the direct page. */
 static __attribute__((noinline)) void *shd_malloc_generic(shd_state_t *st, hl_thread_t *t, size_t n)
 {
-	shd_heap_t *hp = t->policy_tls;
+	shd_heap_t *hp = shd_heap_of(t);
 	if (!hp && !(hp = shd_heap_new(st, t)))
 		goto oom;
 	if (atomic_load_explicit(&hp->delayed, memory_order_relaxed))
@@ -128,7 +129,9 @@ oom:
  * shd_malloc_quiet without. */
 HL_EV_BODY void *shd_malloc_body(void *vst, hl_thread_t *t, size_t n, bool listening)
 {
-	shd_page_t *pg = shd_direct_page(t, n);
+	/* NULL on a record a host made (core/policy.h) */
+	const shd_heap_t *hp = t->policy_tls;
+	shd_page_t *pg = hp ? shd_direct_page(hp, n) : NULL;
 	if (HL_LIKELY(pg != NULL)) {
 		if (listening) HL_EV(((shd_state_t *)vst)->h, HL_EV_LIST_POP, "page free list (direct table), bin", pg->bin, pg->block_size, pg->free);
 		return shd_page_pop(pg);
@@ -195,9 +198,9 @@ static __attribute__((noinline)) void shd_free_generic(shd_state_t *st, hl_threa
 	if (st->checks) {
 		if (!shd_in_page(pg, b))
 			hl_fatal(&hl_policy_sharded, "free of a pointer that is not a block", p);
-		shd_check_double_free(st, pg, b, t->policy_tls);
+		shd_check_double_free(st, pg, b, shd_heap_of(t));
 	}
-	shd_heap_t *hp = t->policy_tls;
+	shd_heap_t *hp = shd_heap_of(t);
 	if (hp && atomic_load_explicit(&pg->heap, memory_order_relaxed) == hp) {
 		HL_EV(st->h, HL_EV_LIST_PUSH, "page local_free (slow path: last block, full page, checks, interior pointer), bin", pg->bin, pg->block_size, b);
 		shd_page_push_local(pg, b);
@@ -277,7 +280,7 @@ static size_t shd_trim(void *vst, size_t pad)
 {
 	shd_state_t *st = vst;
 	hl_thread_t *t = hl_thread_get(st->h);
-	shd_heap_t *hp = t->policy_tls;
+	shd_heap_t *hp = shd_heap_of(t);
 	if (!hp && !(hp = shd_heap_new(st, t)))
 		return 0;
 	uint64_t before = hp->c.purged_bytes;
@@ -350,6 +353,7 @@ const hl_policy_t hl_policy_sharded = {
 	.summary = "mimalloc: segments and pages, three free lists per page, atomic remote free, "
 		   "per-thread heaps",
 	.options = shd_options,
+	.tls_empty = &shd_no_heap,
 	.init = shd_init,
 	.destroy = shd_destroy,
 	.malloc = shd_malloc,

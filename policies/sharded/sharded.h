@@ -334,6 +334,20 @@ struct shd_heap {
 	shd_heap_t *prev;         /**< previous on the same list (st->lock) */
 };
 
+/** What a thread's policy_tls holds before its heap is made
+ *  (hl_policy_t.tls_empty): mimalloc's empty heap (`_mi_heap_empty`), a
+ *  heap nobody writes whose direct[] entries all name an empty page, so
+ *  malloc's hit misses on it with no NULL test (sharded_heap.c). */
+extern const shd_heap_t shd_no_heap;
+
+/** @p t's heap, or NULL when it has none yet (policy_tls shd_no_heap, or
+ *  NULL on a record a host made, core/policy.h). */
+static inline shd_heap_t *shd_heap_of(const hl_thread_t *t)
+{
+	shd_heap_t *hp = t->policy_tls;
+	return hp == &shd_no_heap ? NULL : hp;
+}
+
 /** The policy instance. */
 struct shd_state {
 	hl_heap_t *h;             /**< the core heap this instance serves (fixed) */

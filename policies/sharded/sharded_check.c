@@ -184,7 +184,7 @@ int shd_check(void *vst, hl_report_t *r)
 	bool all = !st->debug;
 	if (!all) {
 		hl_thread_t *t = hl_thread_get(st->h);
-		self = t ? t->policy_tls : NULL;
+		self = t ? shd_heap_of(t) : NULL;
 	}
 	int bad = 0;
 	pthread_mutex_lock(&st->lock);

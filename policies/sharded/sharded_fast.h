@@ -11,14 +11,13 @@
 
 #include "sharded_page.h"
 
-/** The direct page for @p n bytes of thread @p t's heap when its `free`
- *  list has a block (mimalloc's direct table), else NULL; NULL for 0
- *  bytes too (the shim's hit takes any size): direct[0] is always the
- *  empty page. */
-static inline shd_page_t *shd_direct_page(hl_thread_t *t, size_t n)
+/** The direct page for @p n bytes of heap @p hp when its `free` list has
+ *  a block (mimalloc's direct table), else NULL; NULL for 0 bytes too
+ *  (the shim's hit takes any size): direct[0] is always the empty page.
+ *  @p hp may be shd_no_heap, whose pages are all empty, never NULL. */
+static inline shd_page_t *shd_direct_page(const shd_heap_t *hp, size_t n)
 {
-	shd_heap_t *hp = t->policy_tls;
-	if (HL_LIKELY(hp != NULL && n <= SHD_SMALL_SIZE_MAX)) {
+	if (HL_LIKELY(n <= SHD_SMALL_SIZE_MAX)) {
 		shd_page_t *pg = hp->direct[(n + 7) >> 3];
 		if (HL_LIKELY(pg->free != NULL))
 			return pg;
@@ -39,7 +38,8 @@ static inline bool shd_fast_allowed(const shd_state_t *st)
 static inline void *shd_malloc_hit(void *vst, hl_thread_t *t, size_t n)
 {
 	(void)vst;
-	shd_page_t *pg = shd_direct_page(t, n);
+	/* the heap's own records: policy_tls is shd_no_heap, never NULL */
+	shd_page_t *pg = shd_direct_page(t->policy_tls, n);
 	return pg ? shd_page_pop_plain(pg) : NULL;
 }
 

@@ -47,6 +47,11 @@ shd_heap_t *shd_heap_new(shd_state_t *st, hl_thread_t *t)
 	return hp;
 }
 
+/* The empty page every direct[] entry of shd_no_heap names: no free
+ * block, so the hit misses; read, never written. */
+static const shd_page_t shd_no_page;
+const shd_heap_t shd_no_heap = { .direct = { [0 ... SHD_DIRECT - 1] = (shd_page_t *)&shd_no_page } };
+
 void shd_counts_add(shd_counts_t *to, const shd_counts_t *from)
 {
 	to->remote_frees += from->remote_frees;
