@@ -379,8 +379,8 @@ START_TEST(fallback_option)
 END_TEST
 
 /* A hosted policy finds NULL in its policy_tls (the host's tls_empty),
- * where on its own heap it finds its empty record: sharded and percpu's
- * front:thread give one, and must take both for "none yet" (core/policy.h).
+ * where on its own heap it finds its empty record: sharded, slab and
+ * percpu's front:thread give one, and must take both for "none yet" (core/policy.h).
  * Each thread's first request above 512 bytes reaches the fallback with
  * NULL there. */
 static void *hosted_thread(void *arg)
@@ -397,9 +397,11 @@ static void *hosted_thread(void *arg)
 
 START_TEST(hosted_policy_starts_from_null)
 {
-	static const char *const confs[] = { "fallback:sharded", "fallback:percpu,fallback_conf:front=thread" };
+	static const char *const policies[] = { "sharded", "percpu", "slab" };
+	static const char *const confs[] = { "fallback:sharded", "fallback:percpu,fallback_conf:front=thread",
+					     "fallback:slab" };
 	for (size_t c = 0; c < sizeof confs / sizeof *confs; c++) {
-		if (!tl_has_policy(c == 0 ? "sharded" : "percpu"))
+		if (!tl_has_policy(policies[c]))
 			continue;
 		hl_heap_t *h = tl_heap("pools", confs[c]);
 		pthread_t th[2];

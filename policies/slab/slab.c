@@ -90,7 +90,7 @@ static const hl_option_t sl_options[] = {
 
 static __attribute__((noinline)) void *sl_malloc_slow(sl_state_t *s, hl_thread_t *t, size_t n)
 {
-	sl_tcache_t *tc = t->policy_tls;
+	sl_tcache_t *tc = sl_tcache_of(t);
 	if (!tc && !(tc = sl_tcache_create(s, t)))
 		return NULL;
 	unsigned ind = sl_size2index_fast(&s->sc, n);
@@ -127,8 +127,8 @@ static __attribute__((noinline)) void *sl_malloc_slow(sl_state_t *s, hl_thread_t
 HL_EV_BODY void *sl_malloc_body(void *st, hl_thread_t *t, size_t n, bool listening)
 {
 	sl_state_t *s = st;
-	sl_tcache_t *tc = t->policy_tls;
-	int ind = sl_cached_class(s, tc, n);
+	sl_tcache_t *tc = t->policy_tls; /* NULL on a record a host made */
+	int ind = tc ? sl_cached_class(s, tc, n) : -1;
 	if (HL_LIKELY(ind >= 0)) {
 		if (listening) {
 			sl_cbin_t *b = &tc->bins[ind];
@@ -150,7 +150,7 @@ static void *sl_memalign(void *st, hl_thread_t *t, size_t align, size_t n)
 		unsigned ind = sl_size2index(&s->sc, want);
 		return sl_malloc(s, t, sl_index2size(&s->sc, ind));
 	}
-	sl_tcache_t *tc = t->policy_tls;
+	sl_tcache_t *tc = sl_tcache_of(t);
 	if (!tc && !(tc = sl_tcache_create(s, t)))
 		return NULL;
 	unsigned ind = sl_size2index(&s->sc, n < s->sc.large_min ? s->sc.large_min : n);
@@ -193,7 +193,7 @@ static __attribute__((noinline)) void sl_free_slow(sl_state_t *s, hl_thread_t *t
 		sl_bad("free of a pointer inside a large block", p);
 	if (e->state != SL_LARGE && e->state != SL_SLAB)
 		sl_bad("free of a pointer that is not allocated", p);
-	sl_tcache_t *tc = t->policy_tls;
+	sl_tcache_t *tc = sl_tcache_of(t);
 	if (!tc)
 		tc = sl_tcache_create(s, t);
 	if (tc)
@@ -223,8 +223,8 @@ static __attribute__((noinline)) void sl_free_slow(sl_state_t *s, hl_thread_t *t
 HL_EV_BODY void sl_free_body(void *st, hl_thread_t *t, void *p, bool listening)
 {
 	sl_state_t *s = st;
-	sl_tcache_t *tc = t->policy_tls;
-	int ind = HL_LIKELY(!s->debug) ? sl_cacheable_class(s, tc, p) : -1;
+	sl_tcache_t *tc = t->policy_tls; /* NULL on a record a host made */
+	int ind = HL_LIKELY(!s->debug && tc != NULL) ? sl_cacheable_class(s, tc, p) : -1;
 	if (HL_LIKELY(ind >= 0)) {
 		sl_cache_put(tc, (unsigned)ind, p);
 		if (listening) {
@@ -406,12 +406,12 @@ static void sl_destroy(void *st)
 
 static void sl_thread_exit(void *st, hl_thread_t *t)
 {
-	sl_tcache_t *tc = t->policy_tls;
+	sl_tcache_t *tc = sl_tcache_of(t);
 	if (!tc)
 		return;
 	sl_tcache_destroy(st, tc);
 	hl_meta_free(&((sl_state_t *)st)->tc_pool, tc);
-	t->policy_tls = NULL;
+	t->policy_tls = (void *)&sl_no_tcache;
 }
 
 /* ---- fork --------------------------------------------------------------- */
@@ -503,6 +503,7 @@ const hl_policy_t hl_policy_slab = {
 	.name = "slab",
 	.summary = "jemalloc: size classes, headerless slabs, extents, arenas, tcache, decay",
 	.options = sl_options,
+	.tls_empty = &sl_no_tcache,
 	.init = sl_init,
 	.destroy = sl_destroy,
 	.malloc = sl_malloc,

@@ -336,6 +336,20 @@ typedef struct sl_tcache {
 	void *slot_area[];           /**< all bins' slots */
 } sl_tcache_t;
 
+/** What a thread's policy_tls holds before its tcache is made
+ *  (hl_policy_t.tls_empty): a tcache nobody writes, every bin empty
+ *  (ncached 0, the malloc hit misses) and full (ncached_max 0, the free
+ *  hit refuses), so that the hits test no NULL (slab_tcache.c). */
+extern const sl_tcache_t sl_no_tcache;
+
+/** @p t's tcache, or NULL when it has none yet (policy_tls sl_no_tcache,
+ *  or NULL on a record a host made, core/policy.h). */
+static inline sl_tcache_t *sl_tcache_of(const hl_thread_t *t)
+{
+	sl_tcache_t *tc = t->policy_tls;
+	return tc == &sl_no_tcache ? NULL : tc;
+}
+
 /** The page -> extent radix tree (two levels). */
 typedef struct sl_rtree {
 	pthread_mutex_t lock;        /**< serialises leaf creation */

@@ -216,8 +216,8 @@ int sl_check(void *st, hl_report_t *r)
 		sl_check_arena(s, r, a);
 	sl_unlock_all(s);
 	hl_thread_t *t = hl_thread_get(s->heap);
-	if (t && t->policy_tls)
-		sl_check_tcache(s, r, t->policy_tls);
+	if (t && sl_tcache_of(t))
+		sl_check_tcache(s, r, sl_tcache_of(t));
 	return r->problems - before;
 }
 

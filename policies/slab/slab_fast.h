@@ -52,12 +52,13 @@ static inline void *sl_cbin_pop(sl_cbin_t *b)
 	return p;
 }
 
-/** The class of a request of @p n bytes when tcache @p tc (may be NULL)
- *  holds a region of it, else -1 (no tcache, an empty bin, or more than
- *  4096 bytes or 0: the slow path computes those classes). */
+/** The class of a request of @p n bytes when tcache @p tc (never NULL:
+ *  sl_no_tcache before the thread has one) holds a region of it, else -1
+ *  (an empty bin, or more than 4096 bytes or 0: the slow path computes
+ *  those classes). */
 static inline int sl_cached_class(const sl_state_t *s, const sl_tcache_t *tc, size_t n)
 {
-	if (HL_LIKELY(tc != NULL && n - 1 < 4096)) {
+	if (HL_LIKELY(n - 1 < 4096)) {
 		unsigned ind = s->sc.lookup[(n + 7) >> 3];
 		if (HL_LIKELY(tc->bins[ind].ncached != 0))
 			return (int)ind;
@@ -89,13 +90,13 @@ static inline void *sl_malloc_hit(void *vst, hl_thread_t *t, size_t n)
 }
 
 /** The class of @p p when free's hit may take it: a region start of a slab
- *  of this heap whose bit is set (taken), and a bin of tcache @p tc (may
- *  be NULL) with room; else -1.  Without debug only (its scan of the bin
+ *  of this heap whose bit is set (taken), and a bin of tcache @p tc (never
+ *  NULL: sl_no_tcache's bins have no room) with room; else -1.  Without debug only (its scan of the bin
  *  is the slow path's): the shim's fast path serves no debug heap. */
 static inline int sl_cacheable_class(const sl_state_t *s, const sl_tcache_t *tc, const void *p)
 {
 	const sl_extent_t *e = sl_rtree_get(&s->rtree, (uintptr_t)p);
-	if (HL_LIKELY(e != NULL && e->state == SL_SLAB && tc != NULL)) {
+	if (HL_LIKELY(e != NULL && e->state == SL_SLAB)) {
 		uint64_t idx = sl_region_of(&s->sc, e, (uintptr_t)p);
 		const sl_cbin_t *b = &tc->bins[e->szind];
 		if (HL_LIKELY(idx < s->sc.nregs[e->szind] && hl_bit_get(e->bitmap, idx) &&

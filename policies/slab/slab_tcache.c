@@ -16,6 +16,8 @@
 #include <string.h>
 #include "slab.h"
 
+const sl_tcache_t sl_no_tcache;
+
 sl_tcache_t *sl_tcache_create(sl_state_t *s, hl_thread_t *t)
 {
 	sl_tcache_t *tc = hl_meta_alloc(&s->tc_pool);
