@@ -54,11 +54,12 @@ static inline void *sl_cbin_pop(sl_cbin_t *b)
 
 /** The class of a request of @p n bytes when tcache @p tc (never NULL:
  *  sl_no_tcache before the thread has one) holds a region of it, else -1
- *  (an empty bin, or more than 4096 bytes or 0: the slow path computes
- *  those classes). */
+ *  (an empty bin, or more than 4096 bytes: the slow path computes those
+ *  classes).  0 bytes reads lookup[0], the class of 1 byte, which is what
+ *  the core asks the policy for when a program asks for 0. */
 static inline int sl_cached_class(const sl_state_t *s, const sl_tcache_t *tc, size_t n)
 {
-	if (HL_LIKELY(n - 1 < 4096)) {
+	if (HL_LIKELY(n <= 4096)) {
 		unsigned ind = s->sc.lookup[(n + 7) >> 3];
 		if (HL_LIKELY(tc->bins[ind].ncached != 0))
 			return (int)ind;
