@@ -161,7 +161,7 @@ enum {
  *  (src/base.c: the block header, then base_t rounded to a cache line).
  *  Sizes on x86-64 with 4 KiB pages, from the 5.3.0 headers: base_block_t
  *  144 B, base_t 3,912 B (3,968 rounded), arena_t 78,952 B, 36 bin_t of
- *  224 B: 91,128 B, what stats.arenas.<i>.base reads for a new arena
+ *  224 B: 91,128 B, what stats.arenas.N.base reads for a new arena
  *  before its first extent records (91,152 measured).  arena_t is that
  *  big because it embeds pa_shard_t (68,280 B): three ecache_t (dirty,
  *  muzzy, retained) of two eset_t each (the second for guarded extents),
