@@ -125,9 +125,8 @@ static void build(void)
 		hl_fast_calls.malloc_fn = h->malloc_fn;
 		hl_fast_calls.free_fn = h->free_fn;
 		/* the hits read policy_tls on hl_no_thread too: set before any
-		 * copy with hits can be jumped to (repath, below) */
+		 * copy with hits can be jumped to (repath's release stores) */
 		hl_no_thread.policy_tls = (void *)h->policy->tls_empty;
-		__atomic_thread_fence(__ATOMIC_RELEASE);
 		hl_fast_calls.quiet_path = hl_fast_path_of(h->policy, h->state);
 		if (h->malloc_fn == h->policy->malloc_quiet)  /* nobody listens yet */
 			hl_fast_calls.path = hl_fast_calls.quiet_path;
@@ -297,8 +296,9 @@ static void (*free_copy)(void *) = free_HL_FAST_NONE;
 static void repath(void)
 {
 	int path = __atomic_load_n(&hl_fast_calls.path, __ATOMIC_RELAXED);
-	__atomic_store_n(&malloc_copy, malloc_copies[path], __ATOMIC_RELAXED);
-	__atomic_store_n(&free_copy, free_copies[path], __ATOMIC_RELAXED);
+	/* release: what the copies read (hl_no_thread's policy_tls) first */
+	__atomic_store_n(&malloc_copy, malloc_copies[path], __ATOMIC_RELEASE);
+	__atomic_store_n(&free_copy, free_copies[path], __ATOMIC_RELEASE);
 }
 
 SHIM_API void *malloc(size_t n)
