@@ -158,6 +158,14 @@ struct hl_thread {
 	bool exited;           /**< thread has gone; record is kept for its counts
 				    and reused by the next new thread (threads lock) */
 };
+
+/** @p t's policy_tls, or NULL while it still holds @p empty, the calling
+ *  policy's tls_empty (or NULL, on a record a host made): whether the
+ *  thread's state was made yet, for a policy with an empty record. */
+static inline void *hl_policy_tls_made(const hl_thread_t *t, const void *empty)
+{
+	return t->policy_tls == empty ? NULL : t->policy_tls;
+}
 /* The records come from a pool with whole cache lines per record
  * (hl_meta_init_private): each thread writes its own ops[] on every call
  * while its hits read other fields of its record.  Packed at 112 bytes,

@@ -188,8 +188,13 @@ enum {
 	PC_CPU_MAX_SLOTS = 2048,       /**< largest per-CPU stack of a class */
 	PC_SLAB_SHIFT = 18,            /**< a CPU's slab is 256 KiB of address
 					    space (140 KiB used with TCMalloc's
-					    classes): as in TCMalloc, a shift of
-					    the CPU number finds it */
+					    classes), found by shifting the CPU
+					    number, as TCMalloc's (internal/
+					    percpu_tcmalloc.h: slabs + (cpu <<
+					    shift); cpu_cache.h: 18 is
+					    kMaxBasePerCpuShift, where its dynamic
+					    sizing starts at 14 and grows; google/
+					    tcmalloc fce3f55, 2026-08) */
 	PC_THREAD_MAX_LENGTH = 8192,   /**< gperftools' kMaxDynamicFreeListLength */
 	PC_HUGE_SHIFT = 21,            /**< 2 MiB hugepages (TCMalloc's kHugePageShift) */
 	PC_HUGE_PAGES = 1 << (PC_HUGE_SHIFT - PC_PAGE_SHIFT), /**< pages per hugepage: 256 */
@@ -241,21 +246,15 @@ void pc_classes_tcmalloc(pc_classes_t *c);
 /** Fills @p c with the classes gperftools 2.10 computes at start-up. */
 void pc_classes_gperftools(pc_classes_t *c);
 
-/** The class of a request of @p n bytes (1 <= n <= PC_MAX_SMALL), as
- *  TCMalloc's ClassIndex: 8-byte steps to 1 KiB, 128-byte steps above. */
+/** The class of a request of @p n bytes, any @p n (the hits pass what
+ *  the program asked): 8-byte steps to 1 KiB, 128-byte steps above, as
+ *  TCMalloc's SizeMap::ClassIndexMaybe (tcmalloc/sizemap.h, google/tcmalloc
+ *  fce3f55, 2026-08; gperftools 2.10's common.h the same), which also tests
+ *  the range only after the likely small case, so a small request pays one
+ *  comparison.  Above PC_MAX_SMALL: 0, which is no class (every front's
+ *  stack and list of class 0 stays empty, so a hit misses).  n = 0 gets
+ *  class 1, as the policy would give it (the core asks it for 1 byte). */
 static inline unsigned pc_class_of(const pc_classes_t *c, size_t n)
-{
-	size_t i = n <= 1024 ? (n + 7) >> 3 : (n + 127 + (120 << 7)) >> 7;
-	return c->lookup[i];
-}
-
-/** pc_class_of for the hits, which take any @p n: 0, which is no class
- *  (every front's stack and list of class 0 stays empty, so the hit
- *  misses), when @p n is above PC_MAX_SMALL.  The range test comes after
- *  the likely case, as in TCMalloc's ClassIndexMaybe, so a small request
- *  pays one comparison; n = 0 gets class 1, as the policy would give it
- *  (the core asks it for 1 byte). */
-static inline unsigned pc_class_of_any(const pc_classes_t *c, size_t n)
 {
 	size_t i;
 	if (HL_LIKELY(n <= 1024))
@@ -646,14 +645,14 @@ void pc_cpu_fork_child(pc_state_t *s);
 /** What a thread's policy_tls holds before its cache is made
  *  (hl_policy_t.tls_empty): a cache nobody writes, every list empty (the
  *  malloc hit misses) with max_length 0 (the free hit refuses), so that
- *  the hits of front:thread need no NULL test, as mimalloc's empty heap. */
+ *  the hits of front:thread need no NULL test, as mimalloc's empty heap
+ *  (mimalloc 2.0.9, src/init.c: `_mi_heap_empty`). */
 extern const pc_tcache_t pc_no_cache;
 /** @p t's cache, or NULL when it has none yet (policy_tls pc_no_cache,
  *  or NULL when a host's record, core/policy.h). */
 static inline pc_tcache_t *pc_thread_cache_made(const hl_thread_t *t)
 {
-	pc_tcache_t *tc = t->policy_tls;
-	return tc == &pc_no_cache ? NULL : tc;
+	return hl_policy_tls_made(t, &pc_no_cache);
 }
 /** The calling thread's cache, made on its first use (NULL: no memory). */
 pc_tcache_t *pc_thread_cache(pc_state_t *s, hl_thread_t *t);

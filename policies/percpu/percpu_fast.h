@@ -107,7 +107,7 @@ static inline void *pc_rseq_malloc_hit(void *st, hl_thread_t *t, size_t n)
 	if (HL_UNLIKELY(t->exited))
 		return NULL;
 	void *p;
-	if (pc_rseq_pop(s, pc_class_of_any(&s->cl, n), &p) != PC_RSEQ_DONE)
+	if (pc_rseq_pop(s, pc_class_of(&s->cl, n), &p) != PC_RSEQ_DONE)
 		return NULL;
 	if (!p) /* never: tells the shim it need not test it */
 		__builtin_unreachable();
@@ -119,7 +119,7 @@ static inline void *pc_rseq_malloc_hit(void *st, hl_thread_t *t, size_t n)
 static inline void *pc_thread_malloc_hit(void *st, hl_thread_t *t, size_t n)
 {
 	pc_state_t *s = st;
-	return pc_thread_pop(s, t->policy_tls, pc_class_of_any(&s->cl, n));
+	return pc_thread_pop(s, t->policy_tls, pc_class_of(&s->cl, n));
 }
 
 /** free's hit in rseq mode: @p p onto this CPU's stack, or false

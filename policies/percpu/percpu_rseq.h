@@ -74,8 +74,9 @@ static inline struct rseq *pc_rseq_area(void)
 }
 
 /* Where every thread's struct rseq lies from its thread pointer: the
- * sections address the area through %fs with it, as TCMalloc's do, and
- * compute no address first.  Read anew at each (re)start, volatile, so
+ * sections address the area through %fs with it, as TCMalloc's do
+ * (internal/percpu_rseq_x86_64.S: %fs:__rseq_abi@TPOFF; google/tcmalloc
+ * fce3f55), and compute no address first.  Read anew at each (re)start, volatile, so
  * that the compiler keeps no copy alive across a section for its
  * restart (the sections use the register as scratch). */
 static inline unsigned long pc_rseq_offset(void)

@@ -335,7 +335,9 @@ struct shd_heap {
 };
 
 /** What a thread's policy_tls holds before its heap is made
- *  (hl_policy_t.tls_empty): mimalloc's empty heap (`_mi_heap_empty`), a
+ *  (hl_policy_t.tls_empty): mimalloc's empty heap (mimalloc 2.0.9,
+ *  src/init.c: the thread-local default heap starts as `_mi_heap_empty`,
+ *  whose pages are all `_mi_page_empty`), a
  *  heap nobody writes whose direct[] entries all name an empty page, so
  *  malloc's hit misses on it with no NULL test (sharded_heap.c). */
 extern const shd_heap_t shd_no_heap;
@@ -344,8 +346,7 @@ extern const shd_heap_t shd_no_heap;
  *  NULL on a record a host made, core/policy.h). */
 static inline shd_heap_t *shd_heap_of(const hl_thread_t *t)
 {
-	shd_heap_t *hp = t->policy_tls;
-	return hp == &shd_no_heap ? NULL : hp;
+	return hl_policy_tls_made(t, &shd_no_heap);
 }
 
 /** The policy instance. */

@@ -346,8 +346,7 @@ extern const sl_tcache_t sl_no_tcache;
  *  or NULL on a record a host made, core/policy.h). */
 static inline sl_tcache_t *sl_tcache_of(const hl_thread_t *t)
 {
-	sl_tcache_t *tc = t->policy_tls;
-	return tc == &sl_no_tcache ? NULL : tc;
+	return hl_policy_tls_made(t, &sl_no_tcache);
 }
 
 /** The page -> extent radix tree (two levels). */
