@@ -98,15 +98,16 @@ static __attribute__((noinline)) void *sl_malloc_slow(sl_state_t *s, hl_thread_t
 	sl_tick(s, tc, usize);
 	if (ind < s->nhbins && tc->enabled) {
 		sl_cbin_t *b = &tc->bins[ind];
-		if (b->ncached) {
+		unsigned ncached = sl_cbin_ncached(b);
+		if (ncached) {
 			hl_counter_add(&tc->hits, 1);
-			HL_EV_COUNT(s->heap, HL_EV_CACHE_HIT, "tcache bin of class", ind, b->ncached, b->ncached - 1, b->slots[b->ncached - 1]);
+			HL_EV_COUNT(s->heap, HL_EV_CACHE_HIT, "tcache bin of class", ind, ncached, ncached - 1, *b->head);
 			return sl_cbin_pop(b);
 		}
 		HL_EV(s->heap, HL_EV_CACHE_MISS, "tcache bin of class", ind, usize, NULL);
 		if (ind < s->sc.nbins)
 			sl_tcache_fill(s, tc, ind);
-		if (b->ncached)
+		if (sl_cbin_ncached(b))
 			return sl_cbin_pop(b);
 	}
 	sl_decay_ticks(tc, 1);
@@ -132,7 +133,8 @@ HL_EV_BODY void *sl_malloc_body(void *st, hl_thread_t *t, size_t n, bool listeni
 	if (HL_LIKELY(ind >= 0)) {
 		if (listening) {
 			sl_cbin_t *b = &tc->bins[ind];
-			HL_EV_COUNT(s->heap, HL_EV_CACHE_HIT, "tcache bin of class", ind, b->ncached, b->ncached - 1, b->slots[b->ncached - 1]);
+			unsigned ncached = sl_cbin_ncached(b);
+			HL_EV_COUNT(s->heap, HL_EV_CACHE_HIT, "tcache bin of class", ind, ncached, ncached - 1, *b->head);
 		}
 		void *p = sl_cache_take(tc, (unsigned)ind);   /* before the tick: a GC may flush this bin */
 		sl_tick(s, tc, s->sc.size[ind]);
@@ -170,8 +172,8 @@ static __attribute__((noreturn, noinline)) void sl_bad(const char *what, const v
 /* Debug mode: the pointer must not already sit in this thread's cache. */
 static void sl_debug_scan(const sl_cbin_t *b, const void *p)
 {
-	for (unsigned i = 0; i < b->ncached; i++)
-		if (b->slots[i] == p)
+	for (unsigned i = 0, n = sl_cbin_ncached(b); i < n; i++)
+		if (b->head[i] == p)
 			sl_bad("double free (block already in the thread cache)", p);
 }
 
@@ -203,10 +205,11 @@ static __attribute__((noinline)) void sl_free_slow(sl_state_t *s, hl_thread_t *t
 		sl_cbin_t *b = &tc->bins[ind];
 		if (s->debug)
 			sl_debug_scan(b, p);
-		if (b->ncached >= b->ncached_max)
-			sl_tcache_flush(s, tc, ind, b->ncached_max / 2);
-		b->slots[b->ncached++] = p;
-		HL_EV_COUNT(s->heap, HL_EV_CACHE_PUT, "tcache bin of class", ind, b->ncached - 1, b->ncached, p);
+		if (sl_cbin_bits(b->head) == b->full_bits)
+			sl_tcache_flush(s, tc, ind, s->ncached_max[ind] / 2);
+		sl_cbin_push(b, p);
+		unsigned ncached = sl_cbin_ncached(b);
+		HL_EV_COUNT(s->heap, HL_EV_CACHE_PUT, "tcache bin of class", ind, ncached - 1, ncached, p);
 		return;
 	}
 	if (tc)
@@ -228,8 +231,8 @@ HL_EV_BODY void sl_free_body(void *st, hl_thread_t *t, void *p, bool listening)
 	if (HL_LIKELY(ind >= 0)) {
 		sl_cache_put(tc, (unsigned)ind, p);
 		if (listening) {
-			sl_cbin_t *b = &tc->bins[ind];
-			HL_EV_COUNT(s->heap, HL_EV_CACHE_PUT, "tcache bin of class", ind, b->ncached - 1, b->ncached, p);
+			unsigned ncached = sl_cbin_ncached(&tc->bins[ind]);
+			HL_EV_COUNT(s->heap, HL_EV_CACHE_PUT, "tcache bin of class", ind, ncached - 1, ncached, p);
 		}
 		sl_tick(s, tc, s->sc.size[ind]);
 		return;

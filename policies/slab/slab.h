@@ -58,7 +58,7 @@
  *               nslabs == |slabs of sc in the arena|
  *   per tcache: every cached region has its bit set in its slab (taken
  *               from the slab's point of view, so no bin hands it out
- *               again) and sits in no other cache;  ncached <= ncached_max;
+ *               again) and sits in no other cache;  full <= head <= empty;
  *               live regions of a class == curregs - |cached regions|
  *   per chunk:  extents tile it exactly: e[k].base + e[k].size == e[k+1].base;
  *               no two neighbours are free in the same state (merged)
@@ -305,15 +305,69 @@ typedef struct sl_arena {
 	                                  are used), each under its own lock */
 } sl_arena_t;
 
-/** One tcache bin: a stack of cached pointers. */
+/** One tcache bin: a stack of cached pointers, laid out as jemalloc 5.3's
+ *  cache_bin_t (include/jemalloc/internal/cache_bin.h).  It grows down,
+ *  and only its head is a whole pointer: the other marks keep the low 16
+ *  bits of the head's value at that mark, which name a slot uniquely
+ *  because one bin's slots span far less than 64 KiB.  So a hit compares
+ *  16 bits and moves the head; counts are differences of low bits.
+ *
+ *     (low address)                                 (high address)
+ *     |------ room ------|--------- cached ---------|
+ *     ^ full_bits        ^ head      ^ low_water_bits ^ empty_bits
+ *
+ *  The malloc hit stops at the low water mark (head == low_water_bits),
+ *  the free hit at the full mark; the slow path lowers the mark.  Unused
+ *  bins (and sl_no_tcache's) are all zero: NULL head, every mark 0. */
 typedef struct sl_cbin {
-	void **slots;                /**< slots[ncached-1] is handed out next */
-	uint16_t ncached;            /**< pointers on the stack (owner thread) */
-	uint16_t ncached_max;        /**< capacity (fixed) */
-	uint16_t low_water;          /**< least ncached since the last GC of it */
+	void **head;                 /**< top of the stack: the next pointer handed out;
+	                                  the empty position when none (owner thread) */
+	uint16_t low_water_bits;     /**< low bits of the head at the fewest cached
+	                                  since the last GC of the bin */
+	uint16_t full_bits;          /**< low bits of the head when full: the bin's
+	                                  first slot (fixed) */
+	uint16_t empty_bits;         /**< low bits of the head when empty: one past the
+	                                  bin's last slot (fixed) */
 	uint8_t lg_fill_div;         /**< a fill brings ncached_max >> lg_fill_div */
 	uint8_t refilled;            /**< filled since the last GC of it */
 } sl_cbin_t;
+
+/** Low 16 bits of a slot's address: what a bin's marks keep. */
+static inline uint16_t sl_cbin_bits(void *const *slot)
+{
+	return (uint16_t)(uintptr_t)slot;
+}
+
+/** Pointers between the mark @p from and the empty position of @p b. */
+static inline unsigned sl_cbin_count_from(const sl_cbin_t *b, uint16_t from)
+{
+	return (uint16_t)(b->empty_bits - from) / sizeof(void *);
+}
+
+/** Pointers cached in @p b, its head read once (relaxed: stats and the
+ *  walker read other threads' bins). */
+static inline unsigned sl_cbin_ncached(const sl_cbin_t *b)
+{
+	return sl_cbin_count_from(b, sl_cbin_bits(__atomic_load_n(&b->head, __ATOMIC_RELAXED)));
+}
+
+/** The fewest pointers @p b held since its last GC. */
+static inline unsigned sl_cbin_low_water(const sl_cbin_t *b)
+{
+	return sl_cbin_count_from(b, b->low_water_bits);
+}
+
+/** Capacity of @p b. */
+static inline unsigned sl_cbin_capacity(const sl_cbin_t *b)
+{
+	return (uint16_t)(b->empty_bits - b->full_bits) / sizeof(void *);
+}
+
+/** One past the last slot of @p b: where its head is when it is empty. */
+static inline void **sl_cbin_empty_position(const sl_cbin_t *b)
+{
+	return b->head + sl_cbin_ncached(b);
+}
 
 /** Per thread and heap: the thread cache (t->policy_tls). */
 typedef struct sl_tcache {
@@ -338,8 +392,9 @@ typedef struct sl_tcache {
 
 /** What a thread's policy_tls holds before its tcache is made
  *  (hl_policy_t.tls_empty): a tcache nobody writes, every bin empty
- *  (ncached 0, the malloc hit misses) and full (ncached_max 0, the free
- *  hit refuses), so that the hits test no NULL (slab_tcache.c). */
+ *  (its head is at its low water mark, so the malloc hit misses) and full
+ *  (at its full mark, so the free hit refuses), so that the hits test no
+ *  NULL (slab_tcache.c). */
 extern const sl_tcache_t sl_no_tcache;
 
 /** @p t's tcache, or NULL when it has none yet (policy_tls sl_no_tcache,
@@ -596,10 +651,12 @@ void sl_large_free(sl_state_t *s, sl_extent_t *e);
 sl_tcache_t *sl_tcache_create(sl_state_t *s, hl_thread_t *t);
 /** Gives back all but @p keep pointers of tcache bin @p bin of @p tc,
  *  the bottom (least recently cached) ones: small regions to their bins,
- *  large extents to their arenas.  Lowers low_water to @p keep if needed. */
+ *  large extents to their arenas.  Lowers the low water to @p keep if
+ *  needed. */
 void sl_tcache_flush(sl_state_t *s, sl_tcache_t *tc, unsigned bin, unsigned keep);
 /** Refills small class @p ind of @p tc with ncached_max >> lg_fill_div
- *  regions (at least one) from its arena's bin, lowest address on top. */
+ *  regions (at least one) from its arena's bin, lowest address on top.
+ *  The bin is empty. */
 void sl_tcache_fill(sl_state_t *s, sl_tcache_t *tc, unsigned ind);
 /** Slow path of @p tc's counters: a decay tick of its arena when ticks ran
  *  out, an incremental GC step when gc_bytes went below zero. */

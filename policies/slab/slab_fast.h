@@ -9,8 +9,8 @@
  *     malloc(n), n <= 4096                free(p)
  *       ind = lookup[(n + 7) >> 3]          e = rtree[p]: a slab of this heap
  *       bin = tcache->bins[ind]             idx = region of p in e, bit set
- *       bin not empty: pop, hits++          bin = tcache->bins[e->szind]
- *       tick(size[ind])                     bin not full: push, tick(size)
+ *       head above low water: pop, hits++   bin = tcache->bins[e->szind]
+ *       tick(size[ind])                     head not at full: push, tick
  *
  * Anything else (no tcache yet, an empty or full bin, a large block, a
  * pointer that is not a live region: the slow path names the misuse) is
@@ -41,27 +41,37 @@ static inline bool sl_tick_hit(sl_tcache_t *tc, size_t bytes)
 	return true;
 }
 
-/** Pops the top of bin @p b (not empty), lowering its low water. */
+/** Pops the top of bin @p b (not empty) and lowers its low water mark
+ *  when the pop goes below it (jemalloc 5.3's cache_bin_alloc). */
 static inline void *sl_cbin_pop(sl_cbin_t *b)
 {
-	void *p = b->slots[--b->ncached];
-	if (b->ncached < b->low_water)
-		b->low_water = b->ncached;
+	void *p = *b->head;
+	if (sl_cbin_bits(b->head) == b->low_water_bits)
+		b->low_water_bits = sl_cbin_bits(b->head + 1);
+	b->head++;
 	if (p == NULL)
 		__builtin_unreachable();   /* a bin caches regions, never NULL */
 	return p;
 }
 
+/** Pushes @p p onto bin @p b (not full). */
+static inline void sl_cbin_push(sl_cbin_t *b, void *p)
+{
+	*--b->head = p;
+}
+
 /** The class of a request of @p n bytes when tcache @p tc (never NULL:
- *  sl_no_tcache before the thread has one) holds a region of it, else -1
- *  (an empty bin, or more than 4096 bytes: the slow path computes those
- *  classes).  0 bytes reads lookup[0], the class of 1 byte, which is what
+ *  sl_no_tcache before the thread has one) holds a region of it above the
+ *  bin's low water mark, else -1 (a bin at its low water, which the slow
+ *  path lowers or finds empty, or more than 4096 bytes: the slow path
+ *  computes those classes; jemalloc 5.3's cache_bin_alloc_easy).  0 bytes reads lookup[0], the class of 1 byte, which is what
  *  the core asks the policy for when a program asks for 0. */
 static inline int sl_cached_class(const sl_state_t *s, const sl_tcache_t *tc, size_t n)
 {
 	if (HL_LIKELY(n <= 4096)) {
 		unsigned ind = s->sc.lookup[(n + 7) >> 3];
-		if (HL_LIKELY(tc->bins[ind].ncached != 0))
+		const sl_cbin_t *b = &tc->bins[ind];
+		if (HL_LIKELY(sl_cbin_bits(b->head) != b->low_water_bits))
 			return (int)ind;
 	}
 	return -1;
@@ -71,7 +81,10 @@ static inline int sl_cached_class(const sl_state_t *s, const sl_tcache_t *tc, si
  *  as a hit; the caller ticks (sl_tick, or sl_tick_hit first). */
 static inline void *sl_cache_take(sl_tcache_t *tc, unsigned ind)
 {
-	void *p = sl_cbin_pop(&tc->bins[ind]);
+	sl_cbin_t *b = &tc->bins[ind];
+	void *p = *b->head++;   /* above the low water mark: it stays */
+	if (p == NULL)
+		__builtin_unreachable();
 	hl_counter_add(&tc->hits, 1);
 	return p;
 }
@@ -101,7 +114,7 @@ static inline int sl_cacheable_class(const sl_state_t *s, const sl_tcache_t *tc,
 		uint64_t idx = sl_region_of(&s->sc, e, (uintptr_t)p);
 		const sl_cbin_t *b = &tc->bins[e->szind];
 		if (HL_LIKELY(idx < s->sc.nregs[e->szind] && hl_bit_get(e->bitmap, idx) &&
-			      b->ncached < b->ncached_max))
+			      sl_cbin_bits(b->head) != b->full_bits))
 			return e->szind;
 	}
 	return -1;
@@ -110,8 +123,7 @@ static inline int sl_cacheable_class(const sl_state_t *s, const sl_tcache_t *tc,
 /** Pushes @p p onto the bin of class @p ind (sl_cacheable_class). */
 static inline void sl_cache_put(sl_tcache_t *tc, unsigned ind, void *p)
 {
-	sl_cbin_t *b = &tc->bins[ind];
-	b->slots[b->ncached++] = p;
+	sl_cbin_push(&tc->bins[ind], p);
 }
 
 /** free's hit: @p p onto the thread's tcache, or false when it is not a

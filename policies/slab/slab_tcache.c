@@ -3,7 +3,8 @@
  *
  * A tcache belongs to one thread (t->policy_tls) and is touched by no one
  * else while the thread runs, so its hits take no lock.  Each bin is a
- * stack of at most ncached_max pointers: twice the regions of a slab,
+ * stack of at most ncached_max pointers (sl_cbin_t, jemalloc's layout:
+ * it grows down from its empty position): twice the regions of a slab,
  * between 20 and 200, for small classes; 20 for large classes up to
  * tcache_max.  An empty bin is filled with ncached_max >> lg_fill_div
  * regions in one bin-lock hold; a full bin flushes its older half.  Every
@@ -25,10 +26,12 @@ sl_tcache_t *sl_tcache_create(sl_state_t *s, hl_thread_t *t)
 		return NULL;
 	void **slot = tc->slot_area;
 	for (unsigned i = 0; i < s->nhbins; i++) {
-		tc->bins[i].slots = slot;
-		tc->bins[i].ncached_max = s->ncached_max[i];
-		tc->bins[i].lg_fill_div = 1;
+		sl_cbin_t *b = &tc->bins[i];
+		b->full_bits = sl_cbin_bits(slot);
 		slot += s->ncached_max[i];
+		b->head = slot;
+		b->empty_bits = b->low_water_bits = sl_cbin_bits(slot);
+		b->lg_fill_div = 1;
 	}
 	tc->enabled = s->tcache_on;
 	tc->ticks = SL_DECAY_NTICKS;
@@ -55,18 +58,18 @@ sl_tcache_t *sl_tcache_create(sl_state_t *s, hl_thread_t *t)
 void sl_tcache_fill(sl_state_t *s, sl_tcache_t *tc, unsigned ind)
 {
 	sl_cbin_t *b = &tc->bins[ind];
-	unsigned n = b->ncached_max >> b->lg_fill_div;
+	unsigned n = sl_cbin_capacity(b) >> b->lg_fill_div;
 	if (!n)
 		n = 1;
-	void **dst = b->slots + b->ncached;
+	/* As jemalloc's cache_bin_init_ptr_array_for_fill: the regions land
+	 * below the empty position in the order the slabs give them, lowest
+	 * address first, so the lowest is on top. */
+	void **empty = b->head, **dst = empty - n;
 	unsigned got = sl_bin_take(s, tc->arena, ind, dst, n);
-	for (unsigned i = 0; i < got / 2; i++) {   /* lowest address on top */
-		void *x = dst[i];
-		dst[i] = dst[got - 1 - i];
-		dst[got - 1 - i] = x;
-	}
-	b->ncached = (uint16_t)(b->ncached + got);
-	HL_EV_COUNT(s->heap, HL_EV_CACHE_FILL, "tcache bin from slabs (first free bits of the bitmap), class", ind, b->ncached - got, b->ncached, NULL);
+	if (got < n)
+		memmove(empty - got, dst, got * sizeof(void *));
+	b->head = empty - got;
+	HL_EV_COUNT(s->heap, HL_EV_CACHE_FILL, "tcache bin from slabs (first free bits of the bitmap), class", ind, 0, got, NULL);
 	b->refilled = 1;
 	hl_counter_add(&tc->fills, 1);
 	sl_decay_ticks(tc, 1);
@@ -75,20 +78,24 @@ void sl_tcache_fill(sl_state_t *s, sl_tcache_t *tc, unsigned ind)
 void sl_tcache_flush(sl_state_t *s, sl_tcache_t *tc, unsigned bin, unsigned keep)
 {
 	sl_cbin_t *b = &tc->bins[bin];
-	if (b->ncached <= keep)
+	unsigned ncached = sl_cbin_ncached(b);
+	if (ncached <= keep)
 		return;
-	unsigned nflush = b->ncached - keep;
-	HL_EV_COUNT(s->heap, HL_EV_CACHE_FLUSH, "tcache bin, its older regions back to their slabs, class", bin, b->ncached, keep, NULL);
+	unsigned nflush = ncached - keep;
+	HL_EV_COUNT(s->heap, HL_EV_CACHE_FLUSH, "tcache bin, its older regions back to their slabs, class", bin, ncached, keep, NULL);
+	/* The bottom nflush, nearest the empty position, in address order
+	 * (jemalloc's cache_bin_init_ptr_array_for_flush). */
+	void **old = b->head + keep;
 	if (bin < s->sc.nbins) {
-		sl_bin_give(s, bin, b->slots, nflush);
+		sl_bin_give(s, bin, old, nflush);
 	} else {
 		for (unsigned i = 0; i < nflush; i++)
-			sl_large_free(s, sl_rtree_get(&s->rtree, (uintptr_t)b->slots[i]));
+			sl_large_free(s, sl_rtree_get(&s->rtree, (uintptr_t)old[i]));
 	}
-	memmove(b->slots, b->slots + nflush, keep * sizeof(void *));
-	b->ncached = (uint16_t)keep;
-	if (b->low_water > keep)
-		b->low_water = (uint16_t)keep;
+	memmove(b->head + nflush, b->head, keep * sizeof(void *));
+	b->head += nflush;
+	if (sl_cbin_low_water(b) > keep)
+		b->low_water_bits = sl_cbin_bits(b->head);
 	hl_counter_add(&tc->flushes, 1);
 	sl_decay_ticks(tc, nflush);
 }
@@ -99,17 +106,18 @@ static void sl_tcache_gc(sl_state_t *s, sl_tcache_t *tc)
 	unsigned i = tc->next_gc;
 	sl_cbin_t *b = &tc->bins[i];
 	tc->next_gc = (i + 1) % s->nhbins;
-	if (b->low_water > 0) {
-		HL_EVENT(s->heap, HL_EV_LOOK, "tcache GC: three quarters of the regions unused since the last visit (its low water) go back, class", i, 0, 0, b->low_water, -1, NULL);
-		unsigned nflush = b->low_water - (b->low_water >> 2);
-		sl_tcache_flush(s, tc, i, b->ncached - nflush);
-		if ((b->ncached_max >> (b->lg_fill_div + 1)) >= 1)
+	unsigned low_water = sl_cbin_low_water(b);
+	if (low_water > 0) {
+		HL_EVENT(s->heap, HL_EV_LOOK, "tcache GC: three quarters of the regions unused since the last visit (its low water) go back, class", i, 0, 0, low_water, -1, NULL);
+		unsigned nflush = low_water - (low_water >> 2);
+		sl_tcache_flush(s, tc, i, sl_cbin_ncached(b) - nflush);
+		if ((sl_cbin_capacity(b) >> (b->lg_fill_div + 1)) >= 1)
 			b->lg_fill_div++;
 	} else if (b->refilled && b->lg_fill_div > 1) {
 		b->lg_fill_div--;
 	}
 	b->refilled = 0;
-	b->low_water = b->ncached;
+	b->low_water_bits = sl_cbin_bits(b->head);
 }
 
 void sl_tcache_event(sl_state_t *s, sl_tcache_t *tc)
