@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include "testlib.h"
+#include "side_state.h"
 #include "../policies/percpu/percpu.h"
 
 /* The front's mode as the statistics name it. */
@@ -512,52 +513,26 @@ END_TEST
  * An object handed out of its span that is in no cache and not live is
  * lost: the checker marks the cached objects and the ledger's live ones
  * and names an object of a small span that is neither free nor marked.
- * A second percpu state is made inside a heap through the policy's table
- * (as above), called with a thread record of its own (the heap's record
- * keeps its policy_tls); its objects are not in the heap's ledger, so
- * these tests keep none of them live: everything they allocate is freed
- * into a cache before the damage. */
-typedef struct side {
-	hl_heap_t *h;
-	const hl_policy_t *pol;
-	pc_state_t *s;
-	hl_thread_t t;                 /* the second state's thread record */
-} side_t;
+ * The tests damage a second percpu state (side_state.h), whose objects
+ * are not in the heap's ledger, so they keep none of them live:
+ * everything they allocate is freed into a cache before the damage. */
+typedef tl_side_t side_t;
+
+static pc_state_t *pcs(const side_t *x)
+{
+	return x->state;
+}
 
 static void side_open(side_t *x, const char *conf)
 {
-	hl_conf_t c;
-	char err[256];
-	*x = (side_t){ .h = tl_heap("percpu", "ledger:on"), .pol = hl_policy_find("percpu") };
-	ck_assert_int_eq(hl_conf_parse(&c, x->pol->options, conf, err, sizeof err), 0);
-	x->s = x->pol->init(x->h, &c);
-	ck_assert_ptr_nonnull(x->s);
-}
-
-/* Runs the second state's checker; its report (lines "heaplab: percpu:
- * check: ...") in @text. */
-static int side_check(side_t *x, char *text, size_t len)
-{
-	memset(text, 0, len);
-	FILE *f = fmemopen(text, len - 1, "w");
-	hl_report_t r = { .out = f, .policy = "percpu" };
-	int n = x->pol->check(x->s, &r);
-	fclose(f);
-	return n;
-}
-
-static void side_clean(side_t *x)
-{
-	char text[2048];
-	int n = side_check(x, text, sizeof text);
-	ck_assert_msg(n == 0, "%d problem(s): %s", n, text);
+	tl_side_open(x, "percpu", conf);
 }
 
 /* The checker names @p lost, of class @p cls, as lost, in its first line. */
 static void side_finds_lost(side_t *x, const void *lost, unsigned cls)
 {
 	char text[2048], want[128];
-	int n = side_check(x, text, sizeof text);
+	int n = tl_side_check(x, text, sizeof text);
 	snprintf(want, sizeof want, "heaplab: percpu: check: object %p (class %u) lost", lost, cls);
 	ck_assert_msg(n >= 1 && strncmp(text, want, strlen(want)) == 0, "%d problem(s), report \"%s\", wanted \"%s\"", n,
 		      text, want);
@@ -569,18 +544,11 @@ static void side_finds_lost(side_t *x, const void *lost, unsigned cls)
 static void *side_with_one_cached(side_t *x, const char *conf, unsigned *cls)
 {
 	side_open(x, conf);
-	*cls = pc_class_of(&x->s->cl, 64);
-	void *p = x->pol->malloc(x->s, &x->t, 64);
-	x->pol->free(x->s, &x->t, p);
-	side_clean(x);
+	*cls = pc_class_of(&pcs(x)->cl, 64);
+	void *p = x->pol->malloc(x->state, &x->t, 64);
+	x->pol->free(x->state, &x->t, p);
+	tl_side_clean(x);
 	return p;
-}
-
-/* The damage undone: clean again. */
-static void side_close(side_t *x)
-{
-	side_clean(x);
-	hl_heap_destroy(x->h);
 }
 
 START_TEST(checker_finds_an_object_dropped_from_a_cpu_stack)
@@ -590,16 +558,16 @@ START_TEST(checker_finds_an_object_dropped_from_a_cpu_stack)
 	tl_stay_on_this_cpu();
 	void *p = side_with_one_cached(&x, "rseq:off", &cls); /* on top of this CPU's stack */
 	pc_stack_t *st = NULL;
-	for (unsigned cpu = 0; cpu < x.s->ncpus && !st; cpu++) {
-		pc_slab_t *sl = pc_slab(x.s, cpu);
-		if (sl->stacks[cls].current && pc_slots(x.s, sl, cls)[sl->stacks[cls].current - 1] == p)
+	for (unsigned cpu = 0; cpu < pcs(&x)->ncpus && !st; cpu++) {
+		pc_slab_t *sl = pc_slab(x.state, cpu);
+		if (sl->stacks[cls].current && pc_slots(x.state, sl, cls)[sl->stacks[cls].current - 1] == p)
 			st = &sl->stacks[cls];
 	}
 	ck_assert_ptr_nonnull(st);
 	st->current--; /* popped and dropped */
 	side_finds_lost(&x, p, cls);
 	st->current++;
-	side_close(&x);
+	tl_side_close(&x);
 }
 END_TEST
 
@@ -609,18 +577,18 @@ START_TEST(checker_finds_an_object_dropped_from_a_transfer_cache_batch)
 	side_open(&x, "rseq:off,cpu_cache_bytes:0"); /* frees overflow the stacks */
 	enum { N = 200 };
 	void *p[N];
-	unsigned cls = pc_class_of(&x.s->cl, 64);
+	unsigned cls = pc_class_of(&pcs(&x)->cl, 64);
 	for (int i = 0; i < N; i++)
-		p[i] = x.pol->malloc(x.s, &x.t, 64);
+		p[i] = x.pol->malloc(x.state, &x.t, 64);
 	for (int i = 0; i < N; i++)
-		x.pol->free(x.s, &x.t, p[i]);
-	pc_transfer_t *t = &x.s->transfer[cls];
+		x.pol->free(x.state, &x.t, p[i]);
+	pc_transfer_t *t = &pcs(&x)->transfer[cls];
 	ck_assert_uint_gt(t->count, 0);
-	side_clean(&x);
+	tl_side_clean(&x);
 	void *dropped = t->slots[--t->count]; /* the top of the last batch */
 	side_finds_lost(&x, dropped, cls);
 	t->count++;
-	side_close(&x);
+	tl_side_close(&x);
 }
 END_TEST
 
@@ -634,12 +602,12 @@ START_TEST(checker_finds_an_object_dropped_from_a_thread_cache)
 	ck_assert_ptr_eq(tc->head[cls], p);
 	tc->head[cls] = tc->head[cls]->next; /* popped and dropped: the counts agree */
 	tc->length[cls]--;
-	tc->size -= x.s->cl.size[cls];
+	tc->size -= pcs(&x)->cl.size[cls];
 	side_finds_lost(&x, p, cls);
 	tc->head[cls] = p; /* its link still names the rest */
 	tc->length[cls]++;
-	tc->size += x.s->cl.size[cls];
-	side_close(&x);
+	tc->size += pcs(&x)->cl.size[cls];
+	tl_side_close(&x);
 }
 END_TEST
 
@@ -651,22 +619,22 @@ START_TEST(checker_finds_an_object_leaked_from_a_span)
 	side_t x;
 	unsigned cls;
 	void *p = side_with_one_cached(&x, "rseq:off", &cls);
-	pc_span_t *sp = pc_ph_span_of(&x.s->ph, p);
+	pc_span_t *sp = pc_ph_span_of(&pcs(&x)->ph, p);
 	ck_assert_ptr_nonnull(sp);
 	size_t i = 0;
 	while (i < sp->nobjs && !hl_bit_get(sp->free_bits, i))
 		i++;
 	ck_assert_uint_lt(i, sp->nobjs);
-	void *q = (void *)(sp->start + i * x.s->cl.stride[cls]);
+	void *q = (void *)(sp->start + i * pcs(&x)->cl.stride[cls]);
 	hl_bit_clear(sp->free_bits, i);
 	side_finds_lost(&x, q, cls);
 	sp->allocated++;
-	x.s->central[cls].free_objects--;
+	pcs(&x)->central[cls].free_objects--;
 	side_finds_lost(&x, q, cls);
 	sp->allocated--;
-	x.s->central[cls].free_objects++;
+	pcs(&x)->central[cls].free_objects++;
 	hl_bit_set(sp->free_bits, i);
-	side_close(&x);
+	tl_side_close(&x);
 }
 END_TEST
 
@@ -677,21 +645,21 @@ START_TEST(checker_finds_objects_counted_in_a_large_span)
 {
 	side_t x;
 	side_open(&x, "front:thread");
-	void *p = x.pol->malloc(x.s, &x.t, 300 << 10);
+	void *p = x.pol->malloc(x.state, &x.t, 300 << 10);
 	ck_assert_ptr_nonnull(p);
-	pc_span_t *sp = pc_ph_span_of(&x.s->ph, p);
+	pc_span_t *sp = pc_ph_span_of(&pcs(&x)->ph, p);
 	ck_assert_ptr_nonnull(sp);
 	ck_assert_int_eq(sp->state, PC_SPAN_LARGE);
 	ck_assert_uint_eq(sp->nobjs, 0);
-	side_clean(&x);
+	tl_side_clean(&x);
 	sp->nobjs = 4;
 	char text[2048], want[128];
-	int n = side_check(&x, text, sizeof text);
+	int n = tl_side_check(&x, text, sizeof text);
 	snprintf(want, sizeof want, "heaplab: percpu: check: span %p: state %u but 4 objects", p, PC_SPAN_LARGE);
 	ck_assert_msg(n >= 1 && strstr(text, want), "%d problem(s), report \"%s\", wanted \"%s\"", n, text, want);
 	sp->nobjs = 0;
-	x.pol->free(x.s, &x.t, p);
-	side_close(&x);
+	x.pol->free(x.state, &x.t, p);
+	tl_side_close(&x);
 }
 END_TEST
 

@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "testlib.h"
+#include "side_state.h"
+#include "../policies/slab/slab_fast.h"
 
 /* A policy statistic named printf-style, e.g. "classes.%u.slabs". */
 static double pstat(hl_heap_t *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -841,6 +843,110 @@ START_TEST(region_starts_in_every_class)
 }
 END_TEST
 
+/* ---- tcache bins: jemalloc 5.3's marks ------------------------------------
+ * A second slab state (side_state.h) whose thread record's tcache the tests
+ * reach by type.  Class 4 is 64 bytes. */
+
+/* A second state whose thread cached one 64-byte region: its tcache. */
+static sl_tcache_t *side_with_cached_64(tl_side_t *x)
+{
+	sl_state_t *s = tl_side_open(x, "slab", "");
+	ck_assert_uint_eq(ladder(4), 64);
+	x->pol->free(s, &x->t, x->pol->malloc(s, &x->t, 64));
+	tl_side_clean(x);
+	return x->t.policy_tls;
+}
+
+START_TEST(malloc_hits_stop_at_the_low_water_mark)
+{
+	tl_side_t x;
+	sl_tcache_t *tc = side_with_cached_64(&x);
+	sl_state_t *s = x.state;
+	unsigned n = sl_cbin_ncached(tc, 4);
+	ck_assert_uint_eq(n, s->ncached_max[4] / 2);        /* a fill brings half */
+	ck_assert_uint_eq(sl_cbin_low_water(&tc->bins[4]), 0); /* it was empty */
+	/* a GC visit of the bin: nothing idle (its low water was 0), and the
+	 * mark is set at what it holds now */
+	tc->next_gc = 4;
+	tc->gc_bytes = -1;
+	sl_tcache_event(s, tc);
+	ck_assert_uint_eq(sl_cbin_ncached(tc, 4), n);
+	ck_assert_uint_eq(sl_cbin_low_water(&tc->bins[4]), n);
+	/* the hit refuses at the mark and changes nothing */
+	ck_assert_ptr_null(sl_malloc_hit(s, &x.t, 64));
+	ck_assert_uint_eq(sl_cbin_ncached(tc, 4), n);
+	/* the slow path pops the top and lowers the mark with it */
+	void *top = *tc->head[4];
+	void *p = x.pol->malloc(s, &x.t, 64);
+	ck_assert_ptr_eq(p, top);
+	ck_assert_uint_eq(sl_cbin_ncached(tc, 4), n - 1);
+	ck_assert_uint_eq(sl_cbin_low_water(&tc->bins[4]), n - 1);
+	/* a push does not raise it; the hit pops down to it, then refuses */
+	ck_assert(sl_free_hit(s, &x.t, p));
+	ck_assert_uint_eq(sl_cbin_low_water(&tc->bins[4]), n - 1);
+	ck_assert_ptr_eq(sl_malloc_hit(s, &x.t, 64), p);
+	ck_assert_ptr_null(sl_malloc_hit(s, &x.t, 64));
+	x.pol->free(s, &x.t, p);
+	tl_side_close(&x);
+}
+END_TEST
+
+START_TEST(free_hits_stop_at_the_full_mark)
+{
+	tl_side_t x;
+	sl_tcache_t *tc = side_with_cached_64(&x);
+	sl_state_t *s = x.state;
+	unsigned cap = s->ncached_max[4];
+	void **v = malloc((cap + 1) * sizeof *v);
+	ck_assert_ptr_nonnull(v);
+	for (unsigned i = 0; i < cap + 1; i++)
+		v[i] = x.pol->malloc(s, &x.t, 64);
+	unsigned m = sl_cbin_ncached(tc, 4), room = cap - m;
+	ck_assert_uint_lt(m, cap / 2);
+	for (unsigned i = 0; i < room; i++)
+		ck_assert(sl_free_hit(s, &x.t, v[i]));
+	ck_assert_uint_eq(sl_cbin_ncached(tc, 4), cap);
+	ck_assert(!sl_free_hit(s, &x.t, v[room]));          /* full: refused, unchanged */
+	ck_assert_uint_eq(sl_cbin_ncached(tc, 4), cap);
+	ck_assert_ptr_eq(*tc->head[4], v[room - 1]);
+	/* the slow path flushes the bottom half, then pushes */
+	x.pol->free(s, &x.t, v[room]);
+	ck_assert_uint_eq(sl_cbin_ncached(tc, 4), cap / 2 + 1);
+	ck_assert_ptr_eq(tc->head[4][0], v[room]);
+	ck_assert_ptr_eq(tc->head[4][cap / 2], v[room - cap / 2]); /* the oldest kept */
+	for (unsigned i = room + 1; i < cap + 1; i++)
+		x.pol->free(s, &x.t, v[i]);
+	free(v);
+	tl_side_close(&x);
+}
+END_TEST
+
+/* The checker verifies the calling thread's tcache only (others change it
+ * without a lock), so this test damages the heap's own. */
+START_TEST(checker_finds_a_bin_head_out_of_its_slots)
+{
+	hl_heap_t *h = tl_heap("slab", NULL);
+	hl_free(h, hl_malloc(h, 64));
+	tl_check_clean(h);
+	sl_tcache_t *tc = hl_thread_get(h)->policy_tls;
+	unsigned cap = sl_cbin_capacity(&tc->bins[4]), n = sl_cbin_ncached(tc, 4);
+	ck_assert_uint_gt(n, 0);
+	char want[96];
+	void **head = tc->head[4];
+	tc->head[4] = head - (cap - n) - 1;                  /* one below the first slot */
+	snprintf(want, sizeof want, "heaplab: slab: check: tcache bin 4: %u cached > %u", cap + 1, cap);
+	tl_check_finds(h, want);
+	tc->head[4] = head;
+	uint16_t mark = tc->bins[4].low_water_bits;
+	tc->bins[4].low_water_bits = sl_cbin_bits(head - 1); /* one more than it holds */
+	snprintf(want, sizeof want, "heaplab: slab: check: tcache bin 4: low water %u above the %u cached", n + 1, n);
+	tl_check_finds(h, want);
+	tc->bins[4].low_water_bits = mark;
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
 static Suite *slab_suite(void)
 {
 	Suite *s = suite_create("slab");
@@ -857,6 +963,9 @@ static Suite *slab_suite(void)
 	tcase_add_test(tc, walker_sees_live_cached_free);
 	tcase_add_test(tc, threads_spread_over_arenas);
 	tcase_add_test(tc, each_arena_has_its_own_metadata);
+	tcase_add_test(tc, malloc_hits_stop_at_the_low_water_mark);
+	tcase_add_test(tc, free_hits_stop_at_the_full_mark);
+	tcase_add_test(tc, checker_finds_a_bin_head_out_of_its_slots);
 	suite_add_tcase(s, tc);
 	TCase *dc = tcase_create("decay");
 	tcase_set_timeout(dc, 30);

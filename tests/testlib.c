@@ -28,6 +28,16 @@ void tl_check_clean(hl_heap_t *h)
 	ck_assert_msg(n == 0, "hl_check found %d problem(s) in %s", n, hl_heap_policy(h));
 }
 
+void tl_check_finds(hl_heap_t *h, const char *want)
+{
+	char text[2048] = "";
+	FILE *f = fmemopen(text, sizeof text - 1, "w");
+	ck_assert_ptr_nonnull(f);
+	int n = hl_check(h, f);
+	fclose(f);
+	ck_assert_msg(n >= 1 && strstr(text, want), "%d problem(s), report \"%s\", wanted \"%s\"", n, text, want);
+}
+
 void tl_stay_on_this_cpu(void)
 {
 	int cpu = sched_getcpu();

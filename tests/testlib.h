@@ -15,6 +15,9 @@ hl_heap_t *tl_heap(const char *policy, const char *conf);
 double tl_stat(hl_heap_t *h, const char *path);
 /** Fails the test (printing the problems) unless hl_check finds nothing. */
 void tl_check_clean(hl_heap_t *h);
+/** Fails the test unless hl_check finds a problem in @p h whose report
+ *  contains @p want. */
+void tl_check_finds(hl_heap_t *h, const char *want);
 /** True when @p name is a compiled-in policy. */
 int tl_has_policy(const char *name);
 /** Keeps the calling thread on the CPU it runs on now (percpu's tests:

@@ -12,7 +12,7 @@ libhlcore_la_SOURCES += policies/percpu/percpu.h policies/percpu/percpu.c \
 
 check_PROGRAMS += tests/test_percpu
 TESTS += tests/test_percpu
-tests_test_percpu_SOURCES = tests/test_percpu.c tests/testlib.h tests/testlib.c
+tests_test_percpu_SOURCES = tests/test_percpu.c tests/testlib.h tests/testlib.c tests/side_state.h tests/side_state.c
 tests_test_percpu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_percpu_LDADD = libhlcore.la $(CHECK_LIBS)
 

@@ -7,7 +7,7 @@ libhlcore_la_SOURCES += policies/slab/slab.h policies/slab/slab_fast.h policies/
 
 check_PROGRAMS += tests/test_slab
 TESTS += tests/test_slab
-tests_test_slab_SOURCES = tests/test_slab.c tests/testlib.h tests/testlib.c
+tests_test_slab_SOURCES = tests/test_slab.c tests/testlib.h tests/testlib.c tests/side_state.h tests/side_state.c
 tests_test_slab_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_slab_LDADD = libhlcore.la $(CHECK_LIBS)
 endif

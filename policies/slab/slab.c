@@ -97,18 +97,17 @@ static __attribute__((noinline)) void *sl_malloc_slow(sl_state_t *s, hl_thread_t
 	size_t usize = sl_index2size(&s->sc, ind);
 	sl_tick(s, tc, usize);
 	if (ind < s->nhbins && tc->enabled) {
-		sl_cbin_t *b = &tc->bins[ind];
-		unsigned ncached = sl_cbin_ncached(b);
+		unsigned ncached = sl_cbin_ncached(tc, ind);
 		if (ncached) {
 			hl_counter_add(&tc->hits, 1);
-			HL_EV_COUNT(s->heap, HL_EV_CACHE_HIT, "tcache bin of class", ind, ncached, ncached - 1, *b->head);
-			return sl_cbin_pop(b);
+			HL_EV_COUNT(s->heap, HL_EV_CACHE_HIT, "tcache bin of class", ind, ncached, ncached - 1, *tc->head[ind]);
+			return sl_cbin_pop(tc, ind);
 		}
 		HL_EV(s->heap, HL_EV_CACHE_MISS, "tcache bin of class", ind, usize, NULL);
 		if (ind < s->sc.nbins)
 			sl_tcache_fill(s, tc, ind);
-		if (sl_cbin_ncached(b))
-			return sl_cbin_pop(b);
+		if (sl_cbin_ncached(tc, ind))
+			return sl_cbin_pop(tc, ind);
 	}
 	sl_decay_ticks(tc, 1);
 	if (ind < s->sc.nbins) {
@@ -129,14 +128,13 @@ HL_EV_BODY void *sl_malloc_body(void *st, hl_thread_t *t, size_t n, bool listeni
 {
 	sl_state_t *s = st;
 	sl_tcache_t *tc = t->policy_tls; /* NULL on a record a host made */
-	int ind = tc ? sl_cached_class(s, tc, n) : -1;
+	long ind = tc ? sl_cached_class(s, tc, n) : -1;
 	if (HL_LIKELY(ind >= 0)) {
 		if (listening) {
-			sl_cbin_t *b = &tc->bins[ind];
-			unsigned ncached = sl_cbin_ncached(b);
-			HL_EV_COUNT(s->heap, HL_EV_CACHE_HIT, "tcache bin of class", ind, ncached, ncached - 1, *b->head);
+			unsigned ncached = sl_cbin_ncached(tc, ind);
+			HL_EV_COUNT(s->heap, HL_EV_CACHE_HIT, "tcache bin of class", ind, ncached, ncached - 1, *tc->head[ind]);
 		}
-		void *p = sl_cache_take(tc, (unsigned)ind);   /* before the tick: a GC may flush this bin */
+		void *p = sl_cache_take(tc, (size_t)ind);   /* before the tick: a GC may flush this bin */
 		sl_tick(s, tc, s->sc.size[ind]);
 		return p;
 	}
@@ -170,10 +168,10 @@ static __attribute__((noreturn, noinline)) void sl_bad(const char *what, const v
 }
 
 /* Debug mode: the pointer must not already sit in this thread's cache. */
-static void sl_debug_scan(const sl_cbin_t *b, const void *p)
+static void sl_debug_scan(const sl_tcache_t *tc, unsigned ind, const void *p)
 {
-	for (unsigned i = 0, n = sl_cbin_ncached(b); i < n; i++)
-		if (b->head[i] == p)
+	for (unsigned i = 0, n = sl_cbin_ncached(tc, ind); i < n; i++)
+		if (tc->head[ind][i] == p)
 			sl_bad("double free (block already in the thread cache)", p);
 }
 
@@ -202,13 +200,12 @@ static __attribute__((noinline)) void sl_free_slow(sl_state_t *s, hl_thread_t *t
 		sl_tick(s, tc, e->state == SL_SLAB ? s->sc.size[e->szind] : e->size);
 	unsigned ind = e->szind;
 	if (tc && tc->enabled && ind < s->nhbins) {
-		sl_cbin_t *b = &tc->bins[ind];
 		if (s->debug)
-			sl_debug_scan(b, p);
-		if (sl_cbin_bits(b->head) == b->full_bits)
+			sl_debug_scan(tc, ind, p);
+		if (sl_cbin_bits(tc->head[ind]) == tc->bins[ind].full_bits)
 			sl_tcache_flush(s, tc, ind, s->ncached_max[ind] / 2);
-		sl_cbin_push(b, p);
-		unsigned ncached = sl_cbin_ncached(b);
+		sl_cbin_push(tc, ind, p);
+		unsigned ncached = sl_cbin_ncached(tc, ind);
 		HL_EV_COUNT(s->heap, HL_EV_CACHE_PUT, "tcache bin of class", ind, ncached - 1, ncached, p);
 		return;
 	}
@@ -227,11 +224,11 @@ HL_EV_BODY void sl_free_body(void *st, hl_thread_t *t, void *p, bool listening)
 {
 	sl_state_t *s = st;
 	sl_tcache_t *tc = t->policy_tls; /* NULL on a record a host made */
-	int ind = HL_LIKELY(!s->debug && tc != NULL) ? sl_cacheable_class(s, tc, p) : -1;
+	long ind = HL_LIKELY(!s->debug && tc != NULL) ? sl_cacheable_class(s, tc, p) : -1;
 	if (HL_LIKELY(ind >= 0)) {
-		sl_cache_put(tc, (unsigned)ind, p);
+		sl_cache_put(tc, (size_t)ind, p);
 		if (listening) {
-			unsigned ncached = sl_cbin_ncached(&tc->bins[ind]);
+			unsigned ncached = sl_cbin_ncached(tc, ind);
 			HL_EV_COUNT(s->heap, HL_EV_CACHE_PUT, "tcache bin of class", ind, ncached - 1, ncached, p);
 		}
 		sl_tick(s, tc, s->sc.size[ind]);

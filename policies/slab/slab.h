@@ -317,11 +317,14 @@ typedef struct sl_arena {
  *     ^ full_bits        ^ head      ^ low_water_bits ^ empty_bits
  *
  *  The malloc hit stops at the low water mark (head == low_water_bits),
- *  the free hit at the full mark; the slow path lowers the mark.  Unused
- *  bins (and sl_no_tcache's) are all zero: NULL head, every mark 0. */
+ *  the free hit at the full mark; the slow path lowers the mark.
+ *
+ *  jemalloc keeps a bin's head and marks in one record; the model keeps
+ *  its heads in one array and these 8-byte marks in another (sl_tcache_t),
+ *  so that a hit reaches both by the class index scaled by 8, with no
+ *  address to compute.  Unused bins (and sl_no_tcache's) are all zero:
+ *  NULL head, every mark 0. */
 typedef struct sl_cbin {
-	void **head;                 /**< top of the stack: the next pointer handed out;
-	                                  the empty position when none (owner thread) */
 	uint16_t low_water_bits;     /**< low bits of the head at the fewest cached
 	                                  since the last GC of the bin */
 	uint16_t full_bits;          /**< low bits of the head when full: the bin's
@@ -331,6 +334,7 @@ typedef struct sl_cbin {
 	uint8_t lg_fill_div;         /**< a fill brings ncached_max >> lg_fill_div */
 	uint8_t refilled;            /**< filled since the last GC of it */
 } sl_cbin_t;
+_Static_assert(sizeof(sl_cbin_t) == 8, "a bin's marks are reached by index * 8");
 
 /** Low 16 bits of a slot's address: what a bin's marks keep. */
 static inline uint16_t sl_cbin_bits(void *const *slot)
@@ -344,29 +348,16 @@ static inline unsigned sl_cbin_count_from(const sl_cbin_t *b, uint16_t from)
 	return (uint16_t)(b->empty_bits - from) / sizeof(void *);
 }
 
-/** Pointers cached in @p b, its head read once (relaxed: stats and the
- *  walker read other threads' bins). */
-static inline unsigned sl_cbin_ncached(const sl_cbin_t *b)
-{
-	return sl_cbin_count_from(b, sl_cbin_bits(__atomic_load_n(&b->head, __ATOMIC_RELAXED)));
-}
-
-/** The fewest pointers @p b held since its last GC. */
-static inline unsigned sl_cbin_low_water(const sl_cbin_t *b)
-{
-	return sl_cbin_count_from(b, b->low_water_bits);
-}
-
 /** Capacity of @p b. */
 static inline unsigned sl_cbin_capacity(const sl_cbin_t *b)
 {
 	return (uint16_t)(b->empty_bits - b->full_bits) / sizeof(void *);
 }
 
-/** One past the last slot of @p b: where its head is when it is empty. */
-static inline void **sl_cbin_empty_position(const sl_cbin_t *b)
+/** The fewest pointers @p b held since its last GC. */
+static inline unsigned sl_cbin_low_water(const sl_cbin_t *b)
 {
-	return b->head + sl_cbin_ncached(b);
+	return sl_cbin_count_from(b, b->low_water_bits);
 }
 
 /** Per thread and heap: the thread cache (t->policy_tls). */
@@ -385,8 +376,10 @@ typedef struct sl_tcache {
 	uint64_t flushes;            /**< batches given back (same) */
 	struct sl_tcache *next;      /**< next on sl_state.tcaches (arenas lock) */
 	struct sl_tcache *prev;      /**< previous on sl_state.tcaches (arenas lock) */
-	sl_cbin_t bins[SL_MAX_NHBINS]; /**< small classes, then large classes up to
-	                                    tcache_max: the first nhbins are used */
+	void **head[SL_MAX_NHBINS];  /**< each bin's head (sl_cbin_t): small classes,
+	                                  then large classes up to tcache_max; the
+	                                  first nhbins are used (owner thread) */
+	sl_cbin_t bins[SL_MAX_NHBINS]; /**< each bin's marks, by the same index */
 	void *slot_area[];           /**< all bins' slots */
 } sl_tcache_t;
 
@@ -396,6 +389,13 @@ typedef struct sl_tcache {
  *  (at its full mark, so the free hit refuses), so that the hits test no
  *  NULL (slab_tcache.c). */
 extern const sl_tcache_t sl_no_tcache;
+
+/** Pointers cached in bin @p i of @p tc, its head read once (relaxed:
+ *  stats and the walker read other threads' bins). */
+static inline unsigned sl_cbin_ncached(const sl_tcache_t *tc, unsigned i)
+{
+	return sl_cbin_count_from(&tc->bins[i], sl_cbin_bits(__atomic_load_n(&tc->head[i], __ATOMIC_RELAXED)));
+}
 
 /** @p t's tcache, or NULL when it has none yet (policy_tls sl_no_tcache,
  *  or NULL on a record a host made, core/policy.h). */

@@ -56,11 +56,11 @@ void **sl_cached_collect(sl_state_t *s, size_t *n)
 	size_t total = 0, k = 0;
 	for (sl_tcache_t *tc = s->tcaches; tc; tc = tc->next)
 		for (unsigned i = 0; i < s->nhbins; i++)
-			total += sl_cbin_ncached(&tc->bins[i]);
+			total += sl_cbin_ncached(tc, i);
 	void **v = sl_scratch(s, total + 1);
 	for (sl_tcache_t *tc = s->tcaches; v && tc; tc = tc->next)
 		for (unsigned i = 0; i < s->nhbins; i++) {
-			void **head = __atomic_load_n(&tc->bins[i].head, __ATOMIC_RELAXED);
+			void **head = __atomic_load_n(&tc->head[i], __ATOMIC_RELAXED);
 			for (unsigned j = 0, n = sl_cbin_count_from(&tc->bins[i], sl_cbin_bits(head));
 			     j < n && k < total; j++)
 				v[k++] = head[j];
@@ -197,14 +197,14 @@ static void sl_check_tcache(sl_state_t *s, hl_report_t *r, sl_tcache_t *tc)
 	void *v[SL_TCACHE_SMALL_MAX];
 	for (unsigned i = 0; i < s->nhbins; i++) {
 		sl_cbin_t *b = &tc->bins[i];
-		unsigned ncached = sl_cbin_ncached(b), cap = sl_cbin_capacity(b);
+		unsigned ncached = sl_cbin_ncached(tc, i), cap = sl_cbin_capacity(b);
 		if (!HL_EXPECT(r, cap == s->ncached_max[i], "tcache bin %u: capacity %u, not %u", i, cap,
 			       (unsigned)s->ncached_max[i]) ||
 		    !HL_EXPECT(r, ncached <= cap, "tcache bin %u: %u cached > %u", i, ncached, cap) ||
 		    !HL_EXPECT(r, sl_cbin_low_water(b) <= ncached, "tcache bin %u: low water %u above the %u cached", i,
 			       sl_cbin_low_water(b), ncached))
 			continue;
-		memcpy(v, b->head, ncached * sizeof(void *));
+		memcpy(v, tc->head[i], ncached * sizeof(void *));
 		sl_sort(v, ncached);
 		for (unsigned j = 0; j < ncached; j++) {
 			sl_check_cached(s, r, i, v[j]);

@@ -8,8 +8,8 @@
  *
  *     malloc(n), n <= 4096                free(p)
  *       ind = lookup[(n + 7) >> 3]          e = rtree[p]: a slab of this heap
- *       bin = tcache->bins[ind]             idx = region of p in e, bit set
- *       head above low water: pop, hits++   bin = tcache->bins[e->szind]
+ *       bin = tcache bin ind                idx = region of p in e, bit set
+ *       head above low water: pop, hits++   bin = tcache bin e->szind
  *       tick(size[ind])                     head not at full: push, tick
  *
  * Anything else (no tcache yet, an empty or full bin, a large block, a
@@ -41,23 +41,24 @@ static inline bool sl_tick_hit(sl_tcache_t *tc, size_t bytes)
 	return true;
 }
 
-/** Pops the top of bin @p b (not empty) and lowers its low water mark
- *  when the pop goes below it (jemalloc 5.3's cache_bin_alloc). */
-static inline void *sl_cbin_pop(sl_cbin_t *b)
+/** Pops the top of bin @p i of @p tc (not empty) and lowers its low
+ *  water mark when the pop goes below it (jemalloc 5.3's cache_bin_alloc). */
+static inline void *sl_cbin_pop(sl_tcache_t *tc, size_t i)
 {
-	void *p = *b->head;
-	if (sl_cbin_bits(b->head) == b->low_water_bits)
-		b->low_water_bits = sl_cbin_bits(b->head + 1);
-	b->head++;
+	void **head = tc->head[i];
+	void *p = *head;
+	if (sl_cbin_bits(head) == tc->bins[i].low_water_bits)
+		tc->bins[i].low_water_bits = sl_cbin_bits(head + 1);
+	tc->head[i] = head + 1;
 	if (p == NULL)
 		__builtin_unreachable();   /* a bin caches regions, never NULL */
 	return p;
 }
 
-/** Pushes @p p onto bin @p b (not full). */
-static inline void sl_cbin_push(sl_cbin_t *b, void *p)
+/** Pushes @p p onto bin @p i of @p tc (not full). */
+static inline void sl_cbin_push(sl_tcache_t *tc, size_t i, void *p)
 {
-	*--b->head = p;
+	*--tc->head[i] = p;
 }
 
 /** The class of a request of @p n bytes when tcache @p tc (never NULL:
@@ -66,23 +67,21 @@ static inline void sl_cbin_push(sl_cbin_t *b, void *p)
  *  path lowers or finds empty, or more than 4096 bytes: the slow path
  *  computes those classes; jemalloc 5.3's cache_bin_alloc_easy).  0 bytes reads lookup[0], the class of 1 byte, which is what
  *  the core asks the policy for when a program asks for 0. */
-static inline int sl_cached_class(const sl_state_t *s, const sl_tcache_t *tc, size_t n)
+static inline long sl_cached_class(const sl_state_t *s, const sl_tcache_t *tc, size_t n)
 {
 	if (HL_LIKELY(n <= 4096)) {
-		unsigned ind = s->sc.lookup[(n + 7) >> 3];
-		const sl_cbin_t *b = &tc->bins[ind];
-		if (HL_LIKELY(sl_cbin_bits(b->head) != b->low_water_bits))
-			return (int)ind;
+		size_t ind = s->sc.lookup[(n + 7) >> 3];
+		if (HL_LIKELY(sl_cbin_bits(tc->head[ind]) != tc->bins[ind].low_water_bits))
+			return (long)ind;
 	}
 	return -1;
 }
 
 /** Takes the top region of class @p ind's bin (sl_cached_class), counted
  *  as a hit; the caller ticks (sl_tick, or sl_tick_hit first). */
-static inline void *sl_cache_take(sl_tcache_t *tc, unsigned ind)
+static inline void *sl_cache_take(sl_tcache_t *tc, size_t ind)
 {
-	sl_cbin_t *b = &tc->bins[ind];
-	void *p = *b->head++;   /* above the low water mark: it stays */
+	void *p = *tc->head[ind]++;   /* above the low water mark: it stays */
 	if (p == NULL)
 		__builtin_unreachable();
 	hl_counter_add(&tc->hits, 1);
@@ -95,35 +94,36 @@ static inline void *sl_malloc_hit(void *vst, hl_thread_t *t, size_t n)
 {
 	sl_state_t *s = vst;
 	sl_tcache_t *tc = t->policy_tls;
-	int ind = sl_cached_class(s, tc, n);
+	long ind = sl_cached_class(s, tc, n);
 	if (ind < 0)
 		return NULL;
 	if (HL_UNLIKELY(!sl_tick_hit(tc, s->sc.size[ind])))
 		return NULL;
-	return sl_cache_take(tc, (unsigned)ind);
+	return sl_cache_take(tc, (size_t)ind);
 }
 
 /** The class of @p p when free's hit may take it: a region start of a slab
  *  of this heap whose bit is set (taken), and a bin of tcache @p tc (never
- *  NULL: sl_no_tcache's bins have no room) with room; else -1.  Without debug only (its scan of the bin
- *  is the slow path's): the shim's fast path serves no debug heap. */
-static inline int sl_cacheable_class(const sl_state_t *s, const sl_tcache_t *tc, const void *p)
+ *  NULL: sl_no_tcache's bins have no room) with room; else -1.  Without
+ *  debug only (its scan of the bin is the slow path's): the shim's fast
+ *  path serves no debug heap. */
+static inline long sl_cacheable_class(const sl_state_t *s, const sl_tcache_t *tc, const void *p)
 {
 	const sl_extent_t *e = sl_rtree_get(&s->rtree, (uintptr_t)p);
 	if (HL_LIKELY(e != NULL && e->state == SL_SLAB)) {
+		size_t ind = e->szind;
 		uint64_t idx = sl_region_of(&s->sc, e, (uintptr_t)p);
-		const sl_cbin_t *b = &tc->bins[e->szind];
-		if (HL_LIKELY(idx < s->sc.nregs[e->szind] && hl_bit_get(e->bitmap, idx) &&
-			      sl_cbin_bits(b->head) != b->full_bits))
-			return e->szind;
+		if (HL_LIKELY(idx < s->sc.nregs[ind] && hl_bit_get(e->bitmap, idx) &&
+			      sl_cbin_bits(tc->head[ind]) != tc->bins[ind].full_bits))
+			return (long)ind;
 	}
 	return -1;
 }
 
 /** Pushes @p p onto the bin of class @p ind (sl_cacheable_class). */
-static inline void sl_cache_put(sl_tcache_t *tc, unsigned ind, void *p)
+static inline void sl_cache_put(sl_tcache_t *tc, size_t ind, void *p)
 {
-	sl_cbin_push(&tc->bins[ind], p);
+	sl_cbin_push(tc, ind, p);
 }
 
 /** free's hit: @p p onto the thread's tcache, or false when it is not a
@@ -132,12 +132,12 @@ static inline bool sl_free_hit(void *vst, hl_thread_t *t, void *p)
 {
 	sl_state_t *s = vst;
 	sl_tcache_t *tc = t->policy_tls;
-	int ind = sl_cacheable_class(s, tc, p);
+	long ind = sl_cacheable_class(s, tc, p);
 	if (ind < 0)
 		return false;
 	if (HL_UNLIKELY(!sl_tick_hit(tc, s->sc.size[ind])))
 		return false;
-	sl_cache_put(tc, (unsigned)ind, p);
+	sl_cache_put(tc, (size_t)ind, p);
 	return true;
 }
 #endif

@@ -58,7 +58,7 @@ static void sl_sum(sl_state_t *s, sl_sum_t *m)
 		m->st.tc_fills += __atomic_load_n(&tc->fills, __ATOMIC_RELAXED);
 		m->st.tc_flushes += __atomic_load_n(&tc->flushes, __ATOMIC_RELAXED);
 		for (unsigned b = 0; b < s->nhbins; b++)
-			m->cached[b] += sl_cbin_ncached(&tc->bins[b]);
+			m->cached[b] += sl_cbin_ncached(tc, b);
 	}
 	pthread_mutex_unlock(&s->arenas_lock);
 }

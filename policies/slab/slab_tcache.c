@@ -29,7 +29,7 @@ sl_tcache_t *sl_tcache_create(sl_state_t *s, hl_thread_t *t)
 		sl_cbin_t *b = &tc->bins[i];
 		b->full_bits = sl_cbin_bits(slot);
 		slot += s->ncached_max[i];
-		b->head = slot;
+		tc->head[i] = slot;
 		b->empty_bits = b->low_water_bits = sl_cbin_bits(slot);
 		b->lg_fill_div = 1;
 	}
@@ -64,11 +64,11 @@ void sl_tcache_fill(sl_state_t *s, sl_tcache_t *tc, unsigned ind)
 	/* As jemalloc's cache_bin_init_ptr_array_for_fill: the regions land
 	 * below the empty position in the order the slabs give them, lowest
 	 * address first, so the lowest is on top. */
-	void **empty = b->head, **dst = empty - n;
+	void **empty = tc->head[ind], **dst = empty - n;
 	unsigned got = sl_bin_take(s, tc->arena, ind, dst, n);
 	if (got < n)
 		memmove(empty - got, dst, got * sizeof(void *));
-	b->head = empty - got;
+	tc->head[ind] = empty - got;
 	HL_EV_COUNT(s->heap, HL_EV_CACHE_FILL, "tcache bin from slabs (first free bits of the bitmap), class", ind, 0, got, NULL);
 	b->refilled = 1;
 	hl_counter_add(&tc->fills, 1);
@@ -78,24 +78,24 @@ void sl_tcache_fill(sl_state_t *s, sl_tcache_t *tc, unsigned ind)
 void sl_tcache_flush(sl_state_t *s, sl_tcache_t *tc, unsigned bin, unsigned keep)
 {
 	sl_cbin_t *b = &tc->bins[bin];
-	unsigned ncached = sl_cbin_ncached(b);
+	unsigned ncached = sl_cbin_ncached(tc, bin);
 	if (ncached <= keep)
 		return;
 	unsigned nflush = ncached - keep;
 	HL_EV_COUNT(s->heap, HL_EV_CACHE_FLUSH, "tcache bin, its older regions back to their slabs, class", bin, ncached, keep, NULL);
 	/* The bottom nflush, nearest the empty position, in address order
 	 * (jemalloc's cache_bin_init_ptr_array_for_flush). */
-	void **old = b->head + keep;
+	void **head = tc->head[bin], **old = head + keep;
 	if (bin < s->sc.nbins) {
 		sl_bin_give(s, bin, old, nflush);
 	} else {
 		for (unsigned i = 0; i < nflush; i++)
 			sl_large_free(s, sl_rtree_get(&s->rtree, (uintptr_t)old[i]));
 	}
-	memmove(b->head + nflush, b->head, keep * sizeof(void *));
-	b->head += nflush;
+	memmove(head + nflush, head, keep * sizeof(void *));
+	tc->head[bin] = head + nflush;
 	if (sl_cbin_low_water(b) > keep)
-		b->low_water_bits = sl_cbin_bits(b->head);
+		b->low_water_bits = sl_cbin_bits(head + nflush);
 	hl_counter_add(&tc->flushes, 1);
 	sl_decay_ticks(tc, nflush);
 }
@@ -110,14 +110,14 @@ static void sl_tcache_gc(sl_state_t *s, sl_tcache_t *tc)
 	if (low_water > 0) {
 		HL_EVENT(s->heap, HL_EV_LOOK, "tcache GC: three quarters of the regions unused since the last visit (its low water) go back, class", i, 0, 0, low_water, -1, NULL);
 		unsigned nflush = low_water - (low_water >> 2);
-		sl_tcache_flush(s, tc, i, sl_cbin_ncached(b) - nflush);
+		sl_tcache_flush(s, tc, i, sl_cbin_ncached(tc, i) - nflush);
 		if ((sl_cbin_capacity(b) >> (b->lg_fill_div + 1)) >= 1)
 			b->lg_fill_div++;
 	} else if (b->refilled && b->lg_fill_div > 1) {
 		b->lg_fill_div--;
 	}
 	b->refilled = 0;
-	b->low_water_bits = sl_cbin_bits(b->head);
+	b->low_water_bits = sl_cbin_bits(tc->head[i]);
 }
 
 void sl_tcache_event(sl_state_t *s, sl_tcache_t *tc)
