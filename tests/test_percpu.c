@@ -272,6 +272,39 @@ START_TEST(restarts_lose_and_duplicate_nothing)
 }
 END_TEST
 
+/* A slow path on the CPU the thread runs on stops the slab from that CPU,
+ * in a critical section, and needs no fence (TCMalloc changes the current
+ * CPU's header without one); draining another CPU's slab does. */
+START_TEST(slow_paths_on_their_own_cpu_need_no_fence)
+{
+	hl_heap_t *h = tl_heap("percpu", "debug:off");
+	int rseq = tl_stat(h, "policy_stats.rseq_available") != 0;
+	unsigned ncpus = (unsigned)tl_stat(h, "policy_stats.ncpus");
+	tl_stay_on_this_cpu();
+	enum { N = 2000 };
+	static void *p[N];
+	for (int i = 0; i < N; i++)
+		p[i] = hl_malloc(h, 32);
+	for (int i = 0; i < N; i++)
+		hl_free(h, p[i]);
+	double underflows = 0;
+	char path[64];
+	double u;
+	for (unsigned k = 0; snprintf(path, sizeof path, "policy_stats.cpus.%u.underflows", k),
+			     hl_stat(h, path, &u) == 0; k++)
+		underflows += u;                         /* the CPUs that cached something */
+	ck_assert_double_ge(underflows, N / 64);         /* a batch is at most 32 */
+	ck_assert_double_eq(tl_stat(h, "policy_stats.slab_fences"), 0);
+	hl_trim(h, 0);                                   /* drains every CPU's slab */
+	if (rseq)
+		ck_assert_double_ge(tl_stat(h, "policy_stats.slab_fences"), ncpus - 1);
+	else
+		ck_assert_double_eq(tl_stat(h, "policy_stats.slab_fences"), 0);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
 START_TEST(release_rate_releases_free_pages_over_time)
 {
 	hl_heap_t *h = tl_heap("percpu", "release_rate:1G");
@@ -829,6 +862,7 @@ static Suite *percpu_suite(void)
 	tcase_add_test(tc, checker_finds_an_object_dropped_from_a_thread_cache);
 	tcase_add_test(tc, checker_finds_an_object_leaked_from_a_span);
 	tcase_add_test(tc, checker_finds_objects_counted_in_a_large_span);
+	tcase_add_test(tc, slow_paths_on_their_own_cpu_need_no_fence);
 	tcase_add_test(tc, checker_finds_no_loss_under_threads);
 	tcase_add_test(tc, checker_counts_what_a_fork_left_behind);
 	suite_add_tcase(s, tc);

@@ -3,17 +3,55 @@
  * [1, MAXSIZE] OPS times; with `fixed`, every block is MAXSIZE bytes and no
  * random number is drawn, so a pair is the allocator's fast path and the
  * loop around it (make bench-instructions counts it with callgrind).
- * Prints ns per (malloc + free) pair. */
+ * Prints ns per (malloc + free) pair.
+ *
+ * RING_PIN=1 pins thread i to CPU i (mod the CPUs the process may use) and
+ * prints each thread's own ns per pair and the CPU it ended on as well;
+ * RING_PIN=0 prints those without pinning.  Scaling is then
+ * read per CPU: a thread's time beside others against one thread's time
+ * alone on the same CPU.  The two vCPUs of this machine do not run equally
+ * fast (bench/RESULTS.md), so a wall time of two threads against one
+ * thread placed anywhere measures the CPUs as much as the allocator. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <string.h>
 #include "bench_util.h"
 
 static long ops, ring, maxsize;
-static bool fixed_size;
+static bool fixed_size, pin, report;
+static int cpus[64], ncpus;
+static double took[64];
+static int ran_on[64];
+
+/* The CPUs this process may run on, in order. */
+static void allowed_cpus(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) != 0)
+		return;
+	for (int c = 0; c < CPU_SETSIZE && ncpus < 64; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[ncpus++] = c;
+}
+
+static void pin_to(int cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof set, &set) != 0) {
+		perror("ring: sched_setaffinity");
+		exit(2);
+	}
+}
 
 static void *worker(void *arg)
 {
+	long me = (long)(intptr_t)arg;
+	if (pin)
+		pin_to(cpus[me % ncpus]);
+	double t0 = bench_now();
 	uint64_t s = 0x9e3779b97f4a7c15ull + (uintptr_t)arg;
 	char **slots = calloc((size_t)ring, sizeof *slots);
 	for (long i = 0; i < ops; i++) {
@@ -26,6 +64,8 @@ static void *worker(void *arg)
 	for (long k = 0; k < ring; k++)
 		free(slots[k]);
 	free(slots);
+	took[me] = bench_now() - t0;
+	ran_on[me] = sched_getcpu();
 	return NULL;
 }
 
@@ -40,6 +80,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ring: the fifth argument can only be 'fixed', not '%s'\n", argv[5]);
 		return 2;
 	}
+	const char *pin_env = getenv("RING_PIN");
+	pin = pin_env && strcmp(pin_env, "1") == 0;
+	report = pin_env != NULL;
+	if (pin) {
+		allowed_cpus();
+		if (ncpus == 0) {
+			fprintf(stderr, "ring: RING_PIN=1 but no CPU to pin to\n");
+			return 2;
+		}
+	}
 	pthread_t th[64];
 	double t0 = bench_now();
 	for (long i = 0; i < threads && i < 64; i++)
@@ -48,5 +98,7 @@ int main(int argc, char **argv)
 		pthread_join(th[i], NULL);
 	double dt = bench_now() - t0;
 	printf("ns_per_op %.2f\npeak_rss_mb %.1f\n", dt * 1e9 / (double)ops, bench_peak_mb());
+	for (long i = 0; report && i < threads && i < 64; i++)
+		printf("thread %ld cpu %d ns_per_op %.2f\n", i, ran_on[i], took[i] * 1e9 / (double)ops);
 	return 0;
 }

@@ -27,7 +27,8 @@
  *             CPU's" stack needs neither a lock nor an atomic instruction.
  *   fence     membarrier(PRIVATE_EXPEDITED_RSEQ, cpu): restarts whatever
  *             critical section runs on that CPU now, so a slow path may
- *             change a CPU's stacks from any CPU once it has stopped them.
+ *             change a CPU's stacks from any CPU once it has stopped them
+ *             (from the CPU itself, a restartable store stops them).
  *   transfer cache  per class, a stack of objects moved in batches between
  *             the fronts, never touching spans.
  *   central free list  per class, the spans that still have free objects,
@@ -550,7 +551,8 @@ void pc_transfer_drain(pc_state_t *s);
 
 /** Header of one class's stack in a CPU's slab.  In rseq mode `current`
  *  is written only inside a critical section on that CPU, or by a slow
- *  path holding the CPU's lock with the slab stopped and fenced. */
+ *  path holding the CPU's lock with the slab stopped (from that CPU, or
+ *  from another and fenced). */
 typedef struct pc_stack {
 	uint32_t current;              /**< objects on the stack */
 	uint32_t capacity;             /**< objects it may hold now */
@@ -714,7 +716,8 @@ struct pc_state {
 	char *slabs;                   /**< ncpus * slab_stride, metadata */
 	pc_cpu_t *cpus;                /**< ncpus records, metadata */
 	_Atomic uint64_t restarts;     /**< rseq critical sections aborted */
-	_Atomic uint64_t fences;       /**< slow paths that stopped a slab */
+	_Atomic uint64_t fences;       /**< slow paths that fenced a CPU (stopped its
+					    slab from another CPU) */
 	/* per-thread front */
 	pthread_mutex_t threads_lock;  /**< guards the list of thread caches */
 	pc_tcache_t *tcaches;          /**< live thread caches */

@@ -23,11 +23,19 @@
 #include "percpu_rseq.h"
 
 /* Takes CPU @cpu's slab for a slow path: its mutex, and in rseq mode the
- * stop word plus a fence, so no critical section runs on it meanwhile. */
+ * stop word, so no critical section runs on it meanwhile.  Stored from
+ * that CPU in a critical section of its own, the word needs no fence, as
+ * TCMalloc's changes to the current CPU's header need none; from another
+ * CPU (the thread moved since it read its CPU) it is stored and then the
+ * CPU is fenced with membarrier, which costs an interrupt there.  A fence
+ * on every slow path also made two threads that start on one CPU hand
+ * it to each other at every batch, so that their blocks came out
+ * interleaved a batch at a time (bench/RESULTS.md, "blocks of two threads
+ * in one page"). */
 static void pc_cpu_lock(pc_state_t *s, unsigned cpu)
 {
 	pthread_mutex_lock(&s->cpus[cpu].lock);
-	if (s->mode == PC_MODE_RSEQ) {
+	if (s->mode == PC_MODE_RSEQ && !pc_rseq_stop_here(pc_slab(s, cpu), cpu)) {
 		atomic_store(&pc_slab(s, cpu)->stopped, 1);
 		pc_rseq_fence(cpu);
 		atomic_fetch_add_explicit(&s->fences, 1, memory_order_relaxed);

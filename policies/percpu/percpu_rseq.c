@@ -25,9 +25,11 @@
  * kernel wants.  Nothing between 1 and 2 is visible to another thread
  * until the commit store, and another thread only changes this slab
  * either in a critical section on this CPU (which preempted us, so ours
- * restarts) or after stopping it: a slow path sets `stopped` and then
- * fences the CPU with membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ),
- * which restarts a section that read `stopped` before the store.
+ * restarts) or after stopping it.  A slow path on this CPU sets `stopped`
+ * in a critical section of its own (pc_rseq_stop_here); one on another
+ * CPU sets it and then fences this CPU with
+ * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ), which restarts a
+ * section that read `stopped` before the store.
  */
 #include "config.h"
 #include <sched.h>

@@ -84,14 +84,26 @@ static inline unsigned long pc_rseq_offset(void)
 	return (unsigned long)*(const volatile ptrdiff_t *)&__rseq_offset;
 }
 
-/* The start of both sections: the descriptor (section __rseq_cs, 32-byte
- * aligned, as the kernel wants) stored in the thread's rseq_cs (%fs plus
- * %[rs], the area's offset) through scratch register @p tmp, then label 1,
- * the section's start: the slab of the CPU in the area's cpu_id, or
- * `slow` when the CPU has no slab or its slab is stopped.  The state's fields are read at their offsets from %[s], so
+/* The start of the push and the pop: the descriptor stored in the
+ * thread's rseq_cs (%fs plus %[rs], the area's offset; PC_RSEQ_ENTER),
+ * then the slab of the CPU in the area's cpu_id, or `slow` when the CPU
+ * has no slab or its slab is stopped.  The state's fields are read at
+ * their offsets from %[s], so
  * that the sections need few registers: inlined into the shim's malloc
  * and free, more would make every call save and restore some. */
 #define PC_RSEQ_START(tmp)                                                     \
+	PC_RSEQ_ENTER(tmp)                                                     \
+	"movl %%fs:4(%[rs]), %k[slab]\n\t"                                     \
+	"cmpl %c[o_ncpus](%[s]), %k[slab]\n\t"                                 \
+	"jae %l[slow]\n\t"                                                     \
+	"shlq %[slab_shift], %[slab]\n\t"                                       \
+	"addq %c[o_slabs](%[s]), %[slab]\n\t"                                  \
+	"cmpl $0, (%[slab])\n\t"                                               \
+	"jne %l[slow]\n\t"
+/* The descriptor (section __rseq_cs, 32-byte aligned, as the kernel
+ * wants) stored in the thread's rseq_cs through scratch register @p tmp,
+ * then label 1, the section's start. */
+#define PC_RSEQ_ENTER(tmp)                                                     \
 	".pushsection __rseq_cs, \"aw\"\n\t"                                   \
 	".balign 32\n\t"                                                       \
 	"3:\n\t"                                                               \
@@ -100,14 +112,7 @@ static inline unsigned long pc_rseq_offset(void)
 	".popsection\n\t"                                                      \
 	"leaq 3b(%%rip), %[" #tmp "]\n\t"                                      \
 	"movq %[" #tmp "], %%fs:8(%[rs])\n\t"                                  \
-	"1:\n\t"                                                               \
-	"movl %%fs:4(%[rs]), %k[slab]\n\t"                                     \
-	"cmpl %c[o_ncpus](%[s]), %k[slab]\n\t"                                 \
-	"jae %l[slow]\n\t"                                                     \
-	"shlq %[slab_shift], %[slab]\n\t"                                       \
-	"addq %c[o_slabs](%[s]), %[slab]\n\t"                                  \
-	"cmpl $0, (%[slab])\n\t"                                               \
-	"jne %l[slow]\n\t"
+	"1:\n\t"
 /* Label 2 ends the section (right after the commit store); the abort
  * handler, label 4 behind the signature glibc registered (RSEQ_SIG),
  * lies out of the way and jumps to `restart_count`. */
@@ -199,6 +204,32 @@ restart:;
 	return PC_RSEQ_DONE;
 	PC_RSEQ_LABELS(s)
 }
+
+/** Sets the stop word of @p slab, CPU @p cpu's, from that CPU: a critical
+ *  section whose commit is the store, taken only while the thread runs on
+ *  @p cpu (TCMalloc's StoreCurrentCpu, as its Grow changes the current
+ *  CPU's header).  No fence is needed then: a section of another thread on
+ *  this CPU cannot be running, and one it was preempted in restarts when
+ *  it resumes and reads the word.  @return false, having stored nothing,
+ *  when the thread is on another CPU or was preempted in the section (the
+ *  caller then stores and fences). */
+static inline bool pc_rseq_stop_here(pc_slab_t *slab, unsigned cpu)
+{
+	unsigned long rs = pc_rseq_offset();
+	unsigned long tmp;
+	__asm__ __volatile__ goto(PC_RSEQ_ENTER(tmp)
+		     "cmpl %%fs:4(%[rs]), %k[cpu]\n\t"
+		     "jne %l[slow]\n\t"
+		     "movl $1, (%[slab])\n\t"
+		     PC_RSEQ_END
+		     : [tmp] "=&r"(tmp)
+		     : [rs] "r"(rs), [cpu] "r"((unsigned long)cpu), [slab] "r"(slab)
+		     PC_RSEQ_CLOBBERS);
+	return true;
+restart_count:
+slow:
+	return false;
+}
 #else
 static inline enum pc_rseq_result pc_rseq_push(pc_state_t *s, unsigned cls, void *p)
 {
@@ -209,6 +240,11 @@ static inline enum pc_rseq_result pc_rseq_pop(pc_state_t *s, unsigned cls, void 
 {
 	(void)s, (void)cls, (void)out;
 	return PC_RSEQ_SLOW;
+}
+static inline bool pc_rseq_stop_here(pc_slab_t *slab, unsigned cpu)
+{
+	(void)slab, (void)cpu;
+	return false;
 }
 #endif
 #endif

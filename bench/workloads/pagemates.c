@@ -1,0 +1,91 @@
+/* pagemates CHUNK [OPS]: what it costs two threads to keep their blocks in
+ * the same pages, each writing only its own cache lines.  Thread 0 and
+ * thread 1, pinned to the first two CPUs the process may use, each own
+ * 1,000 blocks of 32 bytes; the blocks lie in one region in alternate runs
+ * of CHUNK bytes (thread 0's run, thread 1's run, ...).  Each thread then
+ * writes its blocks round robin OPS times (default 30 million), as the
+ * ring does.  With CHUNK a multiple of 64 no cache line holds blocks of
+ * both threads, so this is not false sharing in the textbook sense; what
+ * a small CHUNK still costs comes from the cores' prefetchers pulling the
+ * other thread's lines.  Prints ns per write for each thread.  Needs no
+ * allocator: the region is mapped once, before the threads start. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "bench_util.h"
+
+enum { BLOCKS = 1000, BLOCK = 32 };
+
+static char *region;
+static long chunk, ops;
+static int cpus[2];
+static double took[2];
+
+/* The first two CPUs this process may run on; false when it has one. */
+static bool two_cpus(void)
+{
+	cpu_set_t set;
+	int n = 0;
+	if (sched_getaffinity(0, sizeof set, &set) != 0)
+		return false;
+	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	return n == 2;
+}
+
+static void *writer(void *arg)
+{
+	long me = (long)(intptr_t)arg;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpus[me], &set);
+	if (sched_setaffinity(0, sizeof set, &set) != 0) {
+		perror("pagemates: sched_setaffinity");
+		exit(2);
+	}
+	static char *mine[2][BLOCKS];
+	for (long k = 0; k < BLOCKS; k++) {
+		long offset = k * BLOCK, run = offset / chunk;
+		mine[me][k] = region + (2 * run + me) * chunk + offset % chunk;
+	}
+	double t0 = bench_now();
+	for (long i = 0; i < ops; i++) {
+		char *b = mine[me][i % BLOCKS];
+		b[0] = (char)i;
+		b[8] += b[16];
+	}
+	took[me] = bench_now() - t0;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	chunk = bench_arg(argc, argv, 1, 1024);
+	ops = bench_arg(argc, argv, 2, 30000000);
+	if (chunk < BLOCK || chunk % BLOCK != 0 || chunk > (1L << 20)) {
+		fprintf(stderr, "pagemates: CHUNK must be a multiple of %d bytes up to 1 MiB, not %ld\n", BLOCK, chunk);
+		return 2;
+	}
+	if (!two_cpus()) {
+		fprintf(stderr, "pagemates: needs two CPUs to run on\n");
+		return 2;
+	}
+	size_t bytes = 2 * (size_t)(BLOCKS * BLOCK + chunk);
+	region = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (region == MAP_FAILED) {
+		perror("pagemates: mmap");
+		return 2;
+	}
+	memset(region, 0, bytes);
+	pthread_t th[2];
+	for (long i = 0; i < 2; i++)
+		pthread_create(&th[i], NULL, writer, (void *)(intptr_t)i);
+	for (long i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	printf("chunk %ld cpu %d ns_per_write %.2f cpu %d ns_per_write %.2f\n", chunk, cpus[0],
+	       took[0] * 1e9 / (double)ops, cpus[1], took[1] * 1e9 / (double)ops);
+	return 0;
+}
