@@ -28,7 +28,7 @@ bench_pyring_LDADD = $(PYEMBED_LIBS)
 HL_BENCH_BINARIES += bench/pyring$(EXEEXT)
 endif
 CLEANFILES += $(HL_BENCH_BINARIES)
-EXTRA_DIST += bench/run.sh bench/allocators.sh bench/instructions.sh bench/rounds.sh bench/demo.sh bench/RESULTS.md bench/FIDELITY.md
+EXTRA_DIST += bench/run.sh bench/allocators.sh bench/instructions.sh bench/rounds.sh bench/scaling.sh bench/demo.sh bench/RESULTS.md bench/FIDELITY.md
 BENCH ?=
 
 bench: $(HL_BENCH_BINARIES) heaplab$(EXEEXT) libheaplab-preload.la
