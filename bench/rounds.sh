@@ -22,27 +22,15 @@ IFS=, read -r -a names <<<"$3"
 shift 4
 preload="$build/.libs/libheaplab-preload.so"
 source "$(dirname "$0")/allocators.sh" rounds >/dev/null 2>&1
-for t in "${names[@]}"; do
-	case "$t" in
-	glibc) ;;
-	heaplab-*) [ -r "$preload" ] || { echo "rounds: no $preload (make libheaplab-preload.la)" >&2; exit 2; } ;;
-	*) [ -n "${lib[$t]:-}" ] && [ -r "${lib[$t]}" ] || { echo "rounds: unknown or missing allocator '$t'" >&2; exit 2; } ;;
-	esac
-done
+check_targets rounds
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # One run of the command under target $1; appends "wall cpu" to $work/$1.
 run_one() {
-	local t=$1 spec out="$work/${1//\//_}"
-	local timer=(/usr/bin/time -f '%e %U %S' -o "$work/last")
-	case "$t" in
-	glibc) "${timer[@]}" "${cmd[@]}" ;;
-	heaplab-*/*) spec=${t#heaplab-}
-		HEAPLAB_POLICY=${spec%%/*} HEAPLAB_CONF=${spec#*/} LD_PRELOAD="$preload" "${timer[@]}" "${cmd[@]}" ;;
-	heaplab-*) HEAPLAB_POLICY=${t#heaplab-} LD_PRELOAD="$preload" "${timer[@]}" "${cmd[@]}" ;;
-	*) LD_PRELOAD="${lib[$t]}" "${timer[@]}" "${cmd[@]}" ;;
-	esac >/dev/null 2>&1 || { echo "rounds: '${cmd[*]}' failed under $t" >&2; return 1; }
+	local t=$1 out="$work/${1//\//_}"
+	run_under "$t" /usr/bin/time -f '%e %U %S' -o "$work/last" "${cmd[@]}" >/dev/null 2>&1 ||
+		{ echo "rounds: '${cmd[*]}' failed under $t" >&2; return 1; }
 	awk '{ printf "%s %.3f\n", $1, $2 + $3 }' "$work/last" >>"$out"
 }
 

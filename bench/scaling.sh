@@ -23,13 +23,7 @@ ring="$build/bench/ring"
 preload="$build/.libs/libheaplab-preload.so"
 [ -x "$ring" ] || { echo "scaling: no $ring (make bench/ring)" >&2; exit 2; }
 source "$(dirname "$0")/allocators.sh" scaling >/dev/null 2>&1
-for t in "${names[@]}"; do
-	case "$t" in
-	glibc) ;;
-	heaplab-*) [ -r "$preload" ] || { echo "scaling: no $preload (make libheaplab-preload.la)" >&2; exit 2; } ;;
-	*) [ -n "${lib[$t]:-}" ] && [ -r "${lib[$t]}" ] || { echo "scaling: unknown or missing allocator '$t'" >&2; exit 2; } ;;
-	esac
-done
+check_targets scaling
 read -r cpu_a cpu_b < <(python3 -c 'import os; c = sorted(os.sched_getaffinity(0)); print(*c[:2]) if len(c) > 1 else None')
 [ -n "${cpu_b:-}" ] || { echo "scaling: needs two CPUs to run on" >&2; exit 2; }
 work=$(mktemp -d)
@@ -38,16 +32,8 @@ trap 'rm -rf "$work"' EXIT
 # Runs the ring with $2 threads under target $1, pinned, on CPUs $3;
 # prints its "thread I cpu C ns_per_op X" lines.
 ring_under() {
-	local t=$1 threads=$2 cpus=$3 spec
-	local run=(taskset -c "$cpus" env RING_PIN=1)
-	case "$t" in
-	glibc) "${run[@]}" "$ring" "$threads" "$pairs" 1000 "$size" fixed ;;
-	heaplab-*/*) spec=${t#heaplab-}
-		"${run[@]}" HEAPLAB_POLICY="${spec%%/*}" HEAPLAB_CONF="${spec#*/}" LD_PRELOAD="$preload" \
-			"$ring" "$threads" "$pairs" 1000 "$size" fixed ;;
-	heaplab-*) "${run[@]}" HEAPLAB_POLICY="${t#heaplab-}" LD_PRELOAD="$preload" "$ring" "$threads" "$pairs" 1000 "$size" fixed ;;
-	*) "${run[@]}" LD_PRELOAD="${lib[$t]}" "$ring" "$threads" "$pairs" 1000 "$size" fixed ;;
-	esac 2>/dev/null | grep '^thread' || { echo "scaling: the ring failed under $t" >&2; return 1; }
+	run_under "$1" taskset -c "$3" env RING_PIN=1 "$ring" "$2" "$pairs" 1000 "$size" fixed 2>/dev/null |
+		grep '^thread' || { echo "scaling: the ring failed under $1" >&2; return 1; }
 }
 
 n=${#names[@]}
