@@ -307,8 +307,9 @@ typedef struct sl_arena {
 
 /** One tcache bin: a stack of cached pointers, laid out as jemalloc 5.3's
  *  cache_bin_t (include/jemalloc/internal/cache_bin.h at tag 5.3.0,
- *  54eaed1; its pop order after a fill and its flush order are checked
- *  against the installed jemalloc by the fidelity rows).  It grows down,
+ *  54eaed1).  Fresh regions coming out in ascending order, side by side,
+ *  is checked against the installed jemalloc (fidelity row
+ *  jemalloc.fresh-stride); the flush order rests on that source only.  It grows down,
  *  and only its head is a whole pointer: the other marks keep the low 16
  *  bits of the head's value at that mark, which name a slot uniquely
  *  because one bin's slots span far less than 64 KiB.  So a hit compares
