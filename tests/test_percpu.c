@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include "testlib.h"
 #include "side_state.h"
-#include "../policies/percpu/percpu.h"
+#include "../policies/percpu/percpu_fast.h"
 
 /* The front's mode as the statistics name it. */
 static int front_mode_is(hl_heap_t *h, const char *mode)
@@ -671,9 +671,9 @@ START_TEST(checker_finds_an_object_leaked_from_a_span)
 }
 END_TEST
 
-/* free's hit refuses a span that is not small by its nobjs alone (no
- * state test): a large span that claims objects is damage the checker
- * names. */
+/* A large span that claims objects is damage the checker names (free's
+ * hit once refused a span that is not small by its nobjs alone; it now
+ * reads the class in the pagemap, the next two tests). */
 START_TEST(checker_finds_objects_counted_in_a_large_span)
 {
 	side_t x;
@@ -692,6 +692,74 @@ START_TEST(checker_finds_objects_counted_in_a_large_span)
 	ck_assert_msg(n >= 1 && strstr(text, want), "%d problem(s), report \"%s\", wanted \"%s\"", n, text, want);
 	sp->nobjs = 0;
 	x.pol->free(x.state, &x.t, p);
+	tl_side_close(&x);
+}
+END_TEST
+
+/* free's hit takes the class from the pagemap entry and trusts a nonzero
+ * one to name the live small span the page is in: a span that goes back
+ * to the page heap must leave no class on its pages, or a later free of
+ * a stale pointer there could pass the hit's checks once the span's
+ * record is used again. */
+START_TEST(a_span_given_back_leaves_no_class_in_the_pagemap)
+{
+	side_t x;
+	side_open(&x, "rseq:off"); /* the side state's trim drains every CPU */
+	pc_state_t *s = pcs(&x);
+	void *p = x.pol->malloc(x.state, &x.t, 40 << 10); /* a class of its own span */
+	ck_assert_ptr_nonnull(p);
+	unsigned cls = pc_class_of(&s->cl, 40 << 10), got;
+	uintptr_t e = pc_pagemap_entry(&s->ph.map, (uintptr_t)p);
+	ck_assert_uint_eq(pc_entry_class(e), cls);
+	pc_span_t *sp = pc_entry_span(e);
+	ck_assert_int_eq(sp->state, PC_SPAN_SMALL);
+	ck_assert(pc_free_check(s, p, &got) && got == cls);
+	x.pol->free(x.state, &x.t, p);
+	x.pol->trim(x.state, 0); /* the CPU's stack, the transfer cache, the span */
+	ck_assert_int_ne(sp->state, PC_SPAN_SMALL);
+	for (size_t k = 0; k < s->cl.pages[cls]; k++)
+		ck_assert_uint_eq(pc_entry_class(pc_pagemap_entry(&s->ph.map, (uintptr_t)p + k * PC_PAGE)), 0);
+	ck_assert(!pc_free_check(s, p, &got));
+	tl_side_clean(&x);
+	tl_side_close(&x);
+}
+END_TEST
+
+/* The checker names a page whose entry carries a class its span does not
+ * have: on a large span's page, and a wrong class on a small span's. */
+START_TEST(checker_finds_a_page_with_a_wrong_class)
+{
+	side_t x;
+	unsigned cls;
+	void *small = side_with_one_cached(&x, "rseq:off", &cls), *big = x.pol->malloc(x.state, &x.t, 300 << 10);
+	pc_state_t *s = pcs(&x);
+	ck_assert_ptr_nonnull(big);
+	pc_span_t *large = pc_ph_span_of(&s->ph, big), *sp = pc_ph_span_of(&s->ph, small);
+	tl_side_clean(&x);
+	pc_pagemap_set(&s->ph.map, (uintptr_t)big, 1, large, cls);
+	tl_side_finds(&x, "the pagemap says class");
+	pc_pagemap_set(&s->ph.map, (uintptr_t)big, 1, large, 0);
+	tl_side_clean(&x);
+	pc_pagemap_set(&s->ph.map, (uintptr_t)small, 1, sp, cls + 1);
+	tl_side_finds(&x, "the pagemap says class");
+	pc_pagemap_set(&s->ph.map, (uintptr_t)small, 1, sp, cls);
+	x.pol->free(x.state, &x.t, big);
+	tl_side_close(&x);
+}
+END_TEST
+
+/* A slow path that forgot to reopen its CPU's slab would leave every
+ * later push and pop there on the slow path: the checker (of a quiet
+ * heap) names the entry. */
+START_TEST(checker_finds_a_slab_left_stopped)
+{
+	side_t x;
+	side_open(&x, "rseq:off");
+	pc_state_t *s = pcs(&x);
+	tl_side_clean(&x);
+	atomic_store(&s->open_slab[0], NULL);
+	tl_side_finds(&x, "cpu 0: open_slab is (nil)");
+	atomic_store(&s->open_slab[0], pc_slab(s, 0));
 	tl_side_close(&x);
 }
 END_TEST
@@ -862,6 +930,9 @@ static Suite *percpu_suite(void)
 	tcase_add_test(tc, checker_finds_an_object_dropped_from_a_thread_cache);
 	tcase_add_test(tc, checker_finds_an_object_leaked_from_a_span);
 	tcase_add_test(tc, checker_finds_objects_counted_in_a_large_span);
+	tcase_add_test(tc, a_span_given_back_leaves_no_class_in_the_pagemap);
+	tcase_add_test(tc, checker_finds_a_page_with_a_wrong_class);
+	tcase_add_test(tc, checker_finds_a_slab_left_stopped);
 	tcase_add_test(tc, slow_paths_on_their_own_cpu_need_no_fence);
 	tcase_add_test(tc, checker_finds_no_loss_under_threads);
 	tcase_add_test(tc, checker_counts_what_a_fork_left_behind);

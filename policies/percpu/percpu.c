@@ -81,7 +81,7 @@ static const hl_option_t pc_options[] = {
 static void *pc_large(pc_state_t *s, size_t n, size_t align_pages)
 {
 	size_t npages = (n + PC_PAGE - 1) >> PC_PAGE_SHIFT;
-	pc_span_t *sp = pc_ph_alloc(&s->ph, npages, align_pages, PC_SPAN_LARGE);
+	pc_span_t *sp = pc_ph_alloc(&s->ph, npages, align_pages, PC_SPAN_LARGE, 0);
 	if (!sp)
 		return NULL;
 	HL_EV(s->heap, HL_EV_NEW, "span of its own from the page heap (above 256 KiB)", -1, npages * PC_PAGE,
@@ -248,8 +248,10 @@ static int pc_layout_slabs(pc_state_t *s)
 	s->cpus = hl_os_reserve_meta(s->os, hl_align_up(s->ncpus * sizeof(pc_cpu_t), 4096));
 	if (!s->slabs || !s->cpus)
 		return -1;
-	for (unsigned cpu = 0; cpu < s->ncpus; cpu++)
+	for (unsigned cpu = 0; cpu < s->ncpus; cpu++) {
 		pthread_mutex_init(&s->cpus[cpu].lock, NULL);
+		atomic_store(&s->open_slab[cpu], pc_slab(s, cpu));
+	}
 	return 0;
 }
 
@@ -298,6 +300,7 @@ static void *pc_init(hl_heap_t *h, const hl_conf_t *conf)
 	s->cpu_cache_bytes = hl_conf_size(conf, "cpu_cache_bytes");
 	s->thread_cache_bytes = hl_conf_size(conf, "thread_cache_bytes");
 	s->rseq_usable = pc_rseq_usable();
+	s->rseq_offset = pc_rseq_area_offset();
 	s->mode = thread ? PC_MODE_THREAD
 		  : hl_conf_bool(conf, "rseq") && s->rseq_usable ? PC_MODE_RSEQ : PC_MODE_LOCK;
 	pc_init_locks(s);

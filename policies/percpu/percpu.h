@@ -182,6 +182,13 @@ enum {
 	PC_FULLNESS = 8,               /**< central lists by fullness */
 	PC_PH_LISTS = 128,             /**< page-heap lists of 1..128 pages */
 	PC_MAX_CPUS = 256,             /**< CPUs with a slab */
+	PC_CPU_IDS = 1 << 16,          /**< entries of open_slab: the sections
+					    index it by the low 16 bits of
+					    rseq's cpu_id (Linux numbers
+					    CPUs below NR_CPUS, at most 8192
+					    on x86-64; the "not registered"
+					    values -1 and -2 give 0xffff and
+					    0xfffe, whose entries stay NULL) */
 	PC_MAX_REGIONS = 256,          /**< reservations of the page heap */
 	PC_LEAF_BITS = 18,             /**< pages per pagemap leaf: 2 GiB */
 	PC_ROOT_BITS = 47 - PC_PAGE_SHIFT - PC_LEAF_BITS,
@@ -306,43 +313,74 @@ typedef struct pc_span {
  *  not small). */
 enum { PC_NO_LIST = 0xff };
 
-/** Page number -> span (percpu_pagemap.c).  Leaves are made under the
- *  page-heap lock and published with a release store; reads take no lock. */
+/** Page number -> span and class (percpu_pagemap.c).  An entry is the
+ *  span's address with, in its top 16 bits, the size class of a small
+ *  span's page (TCMalloc's PackedSpanAndSizeclass, tcmalloc/pagemap.h,
+ *  google/tcmalloc fce3f55): free's hit gets both from one load, and the
+ *  class table's load starts without waiting for the span's.  The class
+ *  bits are 0 on every page that is not in a small span; a small span's
+ *  pages lose theirs when it goes back to the page heap, so a nonzero
+ *  class always names the live small span the page belongs to (the
+ *  checker verifies it).  Leaves are made under the page-heap lock and
+ *  published with a release store; reads take no lock. */
 typedef struct pc_pagemap {
 	/** 2^PC_ROOT_BITS leaf pointers (512 KiB), inside the policy's state
 	 *  so that free reaches a leaf with one load from the state pointer it
 	 *  holds anyway; the state is a metadata region, so only the entries
 	 *  in use become resident */
-	pc_span_t **_Atomic root[(size_t)1 << PC_ROOT_BITS];
+	uintptr_t *_Atomic root[(size_t)1 << PC_ROOT_BITS];
 	hl_os_t *os;                   /**< where the leaves come from */
 } pc_pagemap_t;
+
+/** Where an entry keeps its class: above the 47 bits of a user address. */
+enum { PC_ENTRY_CLASS_SHIFT = 48 };
+/** @cond HL_COMPILE_CHECKS */
+_Static_assert(PC_MAX_CLASSES <= 1 << (64 - PC_ENTRY_CLASS_SHIFT), "a class fits an entry's top bits");
+/** @endcond */
+
+/** The span of a pagemap entry. */
+static inline pc_span_t *pc_entry_span(uintptr_t e)
+{
+	return (pc_span_t *)(e & (((uintptr_t)1 << PC_ENTRY_CLASS_SHIFT) - 1));
+}
+/** The class of a pagemap entry: 0 unless its page is in a small span. */
+static inline unsigned pc_entry_class(uintptr_t e)
+{
+	return (unsigned)(e >> PC_ENTRY_CLASS_SHIFT);
+}
 
 /** Readies @p m, whose root is still zero (leaves come later, from
  *  @p os's metadata pages). */
 void pc_pagemap_init(pc_pagemap_t *m, hl_os_t *os);
-/** The span recorded for the page holding @p addr, or NULL. */
-static inline pc_span_t *pc_pagemap_get(const pc_pagemap_t *m, uintptr_t addr)
+/** The entry recorded for the page holding @p addr, or 0. */
+static inline uintptr_t pc_pagemap_entry(const pc_pagemap_t *m, uintptr_t addr)
 {
 	uintptr_t page = addr >> PC_PAGE_SHIFT;
 	uintptr_t hi = page >> PC_LEAF_BITS;
 	if (hi >> PC_ROOT_BITS)
-		return NULL;
-	pc_span_t **leaf = atomic_load_explicit(&m->root[hi], memory_order_acquire);
-	return leaf ? leaf[page & (((uintptr_t)1 << PC_LEAF_BITS) - 1)] : NULL;
+		return 0;
+	uintptr_t *leaf = atomic_load_explicit(&m->root[hi], memory_order_acquire);
+	return leaf ? leaf[page & (((uintptr_t)1 << PC_LEAF_BITS) - 1)] : 0;
 }
-/** pc_pagemap_get for free's hit: the root index is masked, not tested,
- *  so an address beyond 47 bits gives some span (or NULL) that its caller
- *  must find does not hold it. */
-static inline pc_span_t *pc_pagemap_get_masked(const pc_pagemap_t *m, uintptr_t addr)
+/** The span recorded for the page holding @p addr, or NULL. */
+static inline pc_span_t *pc_pagemap_get(const pc_pagemap_t *m, uintptr_t addr)
+{
+	return pc_entry_span(pc_pagemap_entry(m, addr));
+}
+/** pc_pagemap_entry for free's hit: the root index is masked, not
+ *  tested, so an address beyond 47 bits gives some entry (or 0) that its
+ *  caller must find does not hold it. */
+static inline uintptr_t pc_pagemap_entry_masked(const pc_pagemap_t *m, uintptr_t addr)
 {
 	uintptr_t page = addr >> PC_PAGE_SHIFT;
 	uintptr_t hi = (page >> PC_LEAF_BITS) & (((uintptr_t)1 << PC_ROOT_BITS) - 1);
-	pc_span_t **leaf = atomic_load_explicit(&m->root[hi], memory_order_acquire);
-	return leaf ? leaf[page & (((uintptr_t)1 << PC_LEAF_BITS) - 1)] : NULL;
+	uintptr_t *leaf = atomic_load_explicit(&m->root[hi], memory_order_acquire);
+	return leaf ? leaf[page & (((uintptr_t)1 << PC_LEAF_BITS) - 1)] : 0;
 }
-/** Records @p s for @p npages pages from @p addr (page-heap lock held);
- *  -1 when a leaf cannot be made. */
-int pc_pagemap_set(pc_pagemap_t *m, uintptr_t addr, size_t npages, pc_span_t *s);
+/** Records @p s, with class @p cls (0 unless the pages are a small
+ *  span's), for @p npages pages from @p addr (page-heap lock held); -1
+ *  when a leaf cannot be made. */
+int pc_pagemap_set(pc_pagemap_t *m, uintptr_t addr, size_t npages, pc_span_t *s, unsigned cls);
 
 /* ---- the page heap (percpu_pageheap.c) ------------------------------------ */
 
@@ -395,9 +433,10 @@ typedef struct pc_pageheap {
 void pc_ph_init(pc_pageheap_t *ph, hl_os_t *os, size_t release_rate, bool hugepage);
 /** A span of @p npages pages starting at a multiple of @p align_pages
  *  pages, in use as @p state (PC_SPAN_SMALL: every page is recorded in
- *  the pagemap; PC_SPAN_LARGE: the first and the last); NULL when out of
- *  memory. */
-pc_span_t *pc_ph_alloc(pc_pageheap_t *ph, size_t npages, size_t align_pages, enum pc_span_state state);
+ *  the pagemap with class @p cls; PC_SPAN_LARGE: the first and the last,
+ *  @p cls 0); NULL when out of memory. */
+pc_span_t *pc_ph_alloc(pc_pageheap_t *ph, size_t npages, size_t align_pages, enum pc_span_state state,
+		       unsigned cls);
 /** Gives span @p s back (lock not held by the caller). */
 void pc_ph_free(pc_pageheap_t *ph, pc_span_t *s);
 /** Same, with the lock already held. */
@@ -558,12 +597,10 @@ typedef struct pc_stack {
 	uint32_t capacity;             /**< objects it may hold now */
 } pc_stack_t;
 
-/** One CPU's slab: a stop word, then a header per class, then the slots
- *  (stack of class c at slots + slot_off[c]). */
+/** One CPU's slab: a header per class, then the slots (stack of class c
+ *  at slots + slot_off[c]).  Whether it is stopped is not in the slab
+ *  but in the state's open_slab table, which the sections read anyway. */
 typedef struct pc_slab {
-	_Atomic uint32_t stopped;      /**< a slow path owns the slab: rseq
-					    push/pop fail and take the lock */
-	uint32_t pad;                  /**< keeps the headers 8-byte aligned */
 	pc_stack_t stacks[PC_MAX_CLASSES]; /**< one header per class; the
 					     void *slots[] follow the struct */
 } pc_slab_t;
@@ -715,6 +752,10 @@ struct pc_state {
 	size_t cpu_cache_bytes;        /**< capacity budget of one CPU */
 	char *slabs;                   /**< ncpus * slab_stride, metadata */
 	pc_cpu_t *cpus;                /**< ncpus records, metadata */
+	long rseq_offset;              /**< glibc's __rseq_offset, read once
+					    (the sections load it from here:
+					    one load, where the variable's
+					    own address is one more) */
 	_Atomic uint64_t restarts;     /**< rseq critical sections aborted */
 	_Atomic uint64_t fences;       /**< slow paths that fenced a CPU (stopped its
 					    slab from another CPU) */
@@ -726,6 +767,17 @@ struct pc_state {
 	size_t fork_orphans;           /**< objects a fork left out of their
 					    spans for good (the parent's other
 					    threads held them): set in the child */
+	/** CPU number -> its slab while no slow path has it stopped; NULL
+	 *  while one has, and for every number without a slab.  A section
+	 *  reaches its slab and learns that it may use it with one load and
+	 *  one test.  TCMalloc caches the current CPU's slab address in the
+	 *  thread instead (tcmalloc_slabs, internal/percpu.h, google/tcmalloc
+	 *  fce3f55), tagged so that the kernel's write of cpu_id_start on
+	 *  every preemption invalidates it; that overlaps the rseq area, which
+	 *  here is glibc's, so the model keeps the pointer per CPU, where a
+	 *  stop clears it for every thread at once.  Written under the CPU's
+	 *  lock; 512 KiB of address space, of which the first page is used. */
+	pc_slab_t *_Atomic open_slab[PC_CPU_IDS];
 };
 
 /** The slab of CPU @p cpu. */

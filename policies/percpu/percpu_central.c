@@ -28,7 +28,7 @@ static void pc_central_relist(pc_central_t *c, pc_span_t *sp)
 /* A fresh span of class @cls from the page heap, every object free. */
 static pc_span_t *pc_central_grow(pc_state_t *s, unsigned cls)
 {
-	pc_span_t *sp = pc_ph_alloc(&s->ph, s->cl.pages[cls], 1, PC_SPAN_SMALL);
+	pc_span_t *sp = pc_ph_alloc(&s->ph, s->cl.pages[cls], 1, PC_SPAN_SMALL, cls);
 	if (!sp)
 		return NULL;
 	HL_EV(s->heap, HL_EV_NEW, "span from the page heap, class", cls, s->cl.pages[cls] * PC_PAGE, (void *)sp->start);

@@ -86,6 +86,15 @@ static void pc_mark_one(pc_state_t *s, const void *p, unsigned cls, const char *
 static void pc_mark_cpus(pc_state_t *s, hl_report_t *r, int *bad)
 {
 	char where[48];
+	/* a quiet heap has no slab stopped, and no entry past the slabs */
+	for (unsigned cpu = 0; cpu < PC_MAX_CPUS; cpu++) {
+		pc_slab_t *open = atomic_load(&s->open_slab[cpu]), *want = cpu < s->ncpus ? pc_slab(s, cpu) : NULL;
+		if (open != want) {
+			(*bad)++;
+			if (r)
+				hl_report(r, "cpu %u: open_slab is %p, not %p", cpu, (void *)open, (void *)want);
+		}
+	}
 	for (unsigned cpu = 0; cpu < s->ncpus; cpu++) {
 		pc_slab_t *sl = pc_slab(s, cpu);
 		for (unsigned cls = 1; cls < s->cl.n; cls++) {
@@ -261,12 +270,32 @@ static void pc_check_small(pc_state_t *s, pc_span_t *sp, pc_check_ctx_t *c)
 				sp->bucket, want);
 }
 
+/* Every page's entry: the span and its class on a small span's pages,
+ * class 0 on any other page (free's hit trusts a nonzero class to name
+ * the live small span the page is in).  The first wrong page is named. */
+static void pc_check_page_classes(pc_state_t *s, const pc_span_t *sp, pc_check_ctx_t *c)
+{
+	unsigned want = sp->state == PC_SPAN_SMALL ? sp->cls : 0;
+	for (size_t k = 0; k < sp->npages; k++) {
+		uintptr_t at = sp->start + k * PC_PAGE;
+		uintptr_t e = pc_pagemap_entry(&s->ph.map, at);
+		if (pc_entry_class(e) != want || (want && pc_entry_span(e) != sp)) {
+			c->bad++;
+			hl_report_at(c->r, (void *)at, "page %p of span %p (class %u): the pagemap says class %u, span %p",
+				     (void *)at, (void *)sp->start, want, pc_entry_class(e), (void *)pc_entry_span(e));
+			return;
+		}
+	}
+}
+
 static int pc_check_span(pc_state_t *s, pc_span_t *sp, void *arg)
 {
 	pc_check_ctx_t *c = arg;
-	/* free's hit refuses a span that is not small by nobjs alone */
+	/* a span that is not small has no objects: pc_ph_free_locked clears
+	 * the count, and a count left on one is damage */
 	c->bad += !HL_EXPECT(c->r, sp->state == PC_SPAN_SMALL || sp->nobjs == 0,
 			     "span %p: state %u but %u objects", (void *)sp->start, sp->state, sp->nobjs);
+	pc_check_page_classes(s, sp, c);
 	if (sp->state == PC_SPAN_SMALL) {
 		pc_check_small(s, sp, c);
 	} else if (sp->state == PC_SPAN_LARGE) {

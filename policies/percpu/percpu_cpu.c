@@ -22,9 +22,9 @@
 #include "config.h"
 #include "percpu_rseq.h"
 
-/* Takes CPU @cpu's slab for a slow path: its mutex, and in rseq mode the
- * stop word, so no critical section runs on it meanwhile.  Stored from
- * that CPU in a critical section of its own, the word needs no fence, as
+/* Takes CPU @cpu's slab for a slow path: its mutex, and in rseq mode its
+ * open_slab entry cleared, so no critical section runs on it meanwhile.
+ * Cleared from that CPU in a critical section of its own, it needs no fence, as
  * TCMalloc's changes to the current CPU's header need none; from another
  * CPU (the thread moved since it read its CPU) it is stored and then the
  * CPU is fenced with membarrier, which costs an interrupt there.  A fence
@@ -35,8 +35,8 @@
 static void pc_cpu_lock(pc_state_t *s, unsigned cpu)
 {
 	pthread_mutex_lock(&s->cpus[cpu].lock);
-	if (s->mode == PC_MODE_RSEQ && !pc_rseq_stop_here(pc_slab(s, cpu), cpu)) {
-		atomic_store(&pc_slab(s, cpu)->stopped, 1);
+	if (s->mode == PC_MODE_RSEQ && !pc_rseq_stop_here(s, cpu)) {
+		atomic_store(&s->open_slab[cpu], NULL);
 		pc_rseq_fence(cpu);
 		atomic_fetch_add_explicit(&s->fences, 1, memory_order_relaxed);
 	}
@@ -45,7 +45,7 @@ static void pc_cpu_lock(pc_state_t *s, unsigned cpu)
 static void pc_cpu_unlock(pc_state_t *s, unsigned cpu)
 {
 	if (s->mode == PC_MODE_RSEQ)
-		atomic_store_explicit(&pc_slab(s, cpu)->stopped, 0, memory_order_release);
+		atomic_store_explicit(&s->open_slab[cpu], pc_slab(s, cpu), memory_order_release);
 	pthread_mutex_unlock(&s->cpus[cpu].lock);
 }
 
@@ -291,6 +291,6 @@ void pc_cpu_fork_child(pc_state_t *s)
 {
 	for (unsigned cpu = 0; cpu < s->ncpus; cpu++) {
 		pthread_mutex_init(&s->cpus[cpu].lock, NULL);
-		atomic_store(&pc_slab(s, cpu)->stopped, 0);
+		atomic_store(&s->open_slab[cpu], pc_slab(s, cpu));
 	}
 }

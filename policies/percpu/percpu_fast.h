@@ -68,17 +68,19 @@ static inline bool pc_thread_push(const pc_state_t *s, pc_tcache_t *tc, unsigned
 /** True when free may take @p p without a word: the start of an object
  *  of a small span, not free in its span; its class in *@p cls.  False
  *  for anything else (the policy's free then says what is wrong, or frees
- *  a large block).  The pagemap's root index is masked rather than
- *  tested, and pc_exact_index gives an offset that is no object's start
- *  (inside the span or not) an index past nobjs, so one comparison
- *  refuses it; the same comparison refuses any span that is not small,
- *  whose nobjs is 0 (an invariant the checker verifies). */
+ *  a large block).  One load of the pagemap gives the span and the class
+ *  (percpu.h: a nonzero class names the live small span the page is in),
+ *  so the class table's load does not wait for the span's.  The root
+ *  index is masked rather than tested, and pc_exact_index gives an
+ *  offset that is no object's start an index past nobjs, so one
+ *  comparison refuses it. */
 static inline bool pc_free_check(const pc_state_t *s, const void *p, unsigned *cls)
 {
-	const pc_span_t *sp = pc_pagemap_get_masked(&s->ph.map, (uintptr_t)p);
-	if (HL_UNLIKELY(!sp))
+	uintptr_t e = pc_pagemap_entry_masked(&s->ph.map, (uintptr_t)p);
+	unsigned c = pc_entry_class(e);
+	if (HL_UNLIKELY(!c))
 		return false;
-	unsigned c = sp->cls;
+	const pc_span_t *sp = pc_entry_span(e);
 	uint64_t i = pc_exact_index(&s->cl, c, (uintptr_t)p - sp->start);
 	if (HL_UNLIKELY(i >= sp->nobjs || hl_bit_get(sp->free_bits, i)))
 		return false;

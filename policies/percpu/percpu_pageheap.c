@@ -50,8 +50,8 @@ static size_t *pc_ph_pages_of(pc_pageheap_t *ph, const pc_span_t *s)
 /* Puts free span @s (state FREE or RETURNED) on its list. */
 static void pc_ph_insert(pc_pageheap_t *ph, pc_span_t *s)
 {
-	pc_pagemap_set(&ph->map, s->start, 1, s);
-	pc_pagemap_set(&ph->map, s->start + (s->npages - 1) * PC_PAGE, 1, s);
+	pc_pagemap_set(&ph->map, s->start, 1, s, 0);
+	pc_pagemap_set(&ph->map, s->start + (s->npages - 1) * PC_PAGE, 1, s, 0);
 	s->bucket = PC_NO_LIST;
 	pc_list_push(pc_ph_list(ph, s), s);
 	*pc_ph_pages_of(ph, s) += s->npages;
@@ -231,8 +231,9 @@ static pc_span_t *pc_ph_place(pc_pageheap_t *ph, size_t npages, size_t align_pag
 	return s;
 }
 
-/* Span @s, just taken off the free lists, in use as @state. */
-static void pc_ph_use(pc_pageheap_t *ph, pc_span_t *s, enum pc_span_state state)
+/* Span @s, just taken off the free lists, in use as @state (small: of
+ * class @cls, which every page's entry gets). */
+static void pc_ph_use(pc_pageheap_t *ph, pc_span_t *s, enum pc_span_state state, unsigned cls)
 {
 	pc_region_t *r = &ph->regions[s->region];
 	if (s->state == PC_SPAN_RETURNED) {
@@ -243,17 +244,18 @@ static void pc_ph_use(pc_pageheap_t *ph, pc_span_t *s, enum pc_span_state state)
 	s->state = (uint8_t)state;
 	s->bucket = PC_NO_LIST;
 	if (state == PC_SPAN_SMALL) {
-		pc_pagemap_set(&ph->map, s->start, s->npages, s);
+		pc_pagemap_set(&ph->map, s->start, s->npages, s, cls);
 		ph->small_spans++;
 	} else {
-		pc_pagemap_set(&ph->map, s->start, 1, s);
-		pc_pagemap_set(&ph->map, s->start + (s->npages - 1) * PC_PAGE, 1, s);
+		pc_pagemap_set(&ph->map, s->start, 1, s, 0);
+		pc_pagemap_set(&ph->map, s->start + (s->npages - 1) * PC_PAGE, 1, s, 0);
 		ph->large_spans++;
 		ph->large_pages += s->npages;
 	}
 }
 
-pc_span_t *pc_ph_alloc(pc_pageheap_t *ph, size_t npages, size_t align_pages, enum pc_span_state state)
+pc_span_t *pc_ph_alloc(pc_pageheap_t *ph, size_t npages, size_t align_pages, enum pc_span_state state,
+		       unsigned cls)
 {
 	size_t need = npages + (align_pages > 1 ? align_pages - 1 : 0), head = 0;
 	pthread_mutex_lock(&ph->lock);
@@ -263,7 +265,7 @@ pc_span_t *pc_ph_alloc(pc_pageheap_t *ph, size_t npages, size_t align_pages, enu
 	if (s)
 		s = pc_ph_take(ph, s, head, npages);
 	if (s)
-		pc_ph_use(ph, s, state);
+		pc_ph_use(ph, s, state, cls);
 	pthread_mutex_unlock(&ph->lock);
 	return s;
 }
@@ -289,6 +291,9 @@ static void pc_ph_release_tick(pc_pageheap_t *ph)
 void pc_ph_free_locked(pc_pageheap_t *ph, pc_span_t *s)
 {
 	if (s->state == PC_SPAN_SMALL) {
+		/* its pages keep no class: a stale one beside a span record
+		 * used again could let an invalid free pass free's hit */
+		pc_pagemap_set(&ph->map, s->start, s->npages, s, 0);
 		ph->small_spans--;
 	} else {
 		ph->large_spans--;

@@ -8,10 +8,10 @@
  * A critical section there is:
  *
  *      rs->rseq_cs = &descriptor          (start, post-commit, abort)
- *   1: cpu   = rs->cpu_id                 ─┐ if the kernel preempts,
- *      slab  = slabs + cpu * stride         │ migrates or signals the
- *      if cpu >= ncpus or slab->stopped:    │ thread in here, it resumes
- *          slow                             │ at the abort handler, not
+ *   1: cpu   = rs->cpu_id & 0xffff        ─┐ if the kernel preempts,
+ *      slab  = open_slab[cpu]               │ migrates or signals the
+ *      if slab == NULL (stopped, or         │ thread in here, it resumes
+ *          no slab): slow                   │ at the abort handler, not
  *      cur   = slab->stacks[cls].current    │ where it was, so nothing
  *      push: cap check, slots[cur] = p      │ is half done
  *      pop:  empty check, out = slots[cur-1]│
@@ -25,11 +25,11 @@
  * kernel wants.  Nothing between 1 and 2 is visible to another thread
  * until the commit store, and another thread only changes this slab
  * either in a critical section on this CPU (which preempted us, so ours
- * restarts) or after stopping it.  A slow path on this CPU sets `stopped`
- * in a critical section of its own (pc_rseq_stop_here); one on another
- * CPU sets it and then fences this CPU with
- * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ), which restarts a
- * section that read `stopped` before the store.
+ * restarts) or after stopping it.  A slow path on this CPU clears the
+ * CPU's open_slab entry in a critical section of its own
+ * (pc_rseq_stop_here); one on another CPU clears it and then fences this
+ * CPU with membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ), which
+ * restarts a section that read the entry before the store.
  */
 #include "config.h"
 #include <sched.h>
@@ -60,6 +60,11 @@ bool pc_rseq_usable(void)
 	       pc_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ, MEMBARRIER_CMD_FLAG_CPU, 0) == 0;
 }
 
+long pc_rseq_area_offset(void)
+{
+	return (long)__rseq_offset;
+}
+
 void pc_rseq_reregister(void)
 {
 	pc_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0, 0);
@@ -83,6 +88,7 @@ unsigned pc_cpu_now(const pc_state_t *s)
 #else /* no rseq here: lock mode only */
 
 bool pc_rseq_usable(void) { return false; }
+long pc_rseq_area_offset(void) { return 0; }
 void pc_rseq_reregister(void) {}
 void pc_rseq_fence(unsigned cpu) { (void)cpu; }
 unsigned pc_cpu_now(const pc_state_t *s)

@@ -34,6 +34,9 @@ enum pc_rseq_result {
  *  rseq critical sections (membarrier), and the process registered for
  *  it.  Called once at init. */
 bool pc_rseq_usable(void);
+/** glibc's __rseq_offset, where every thread's struct rseq lies from its
+ *  thread pointer (0 without rseq). */
+long pc_rseq_area_offset(void);
 /** Re-registers the process for the fence (a fork child). */
 void pc_rseq_reregister(void);
 /** The CPU this thread runs on now (rseq's cpu_id, or sched_getcpu() in
@@ -73,33 +76,25 @@ static inline struct rseq *pc_rseq_area(void)
 	return (struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
 }
 
-/* Where every thread's struct rseq lies from its thread pointer: the
- * sections address the area through %fs with it, as TCMalloc's do
- * (internal/percpu_rseq_x86_64.S: %fs:__rseq_abi@TPOFF; google/tcmalloc
- * fce3f55), and compute no address first.  Read anew at each (re)start, volatile, so
- * that the compiler keeps no copy alive across a section for its
- * restart (the sections use the register as scratch). */
-static inline unsigned long pc_rseq_offset(void)
-{
-	return (unsigned long)*(const volatile ptrdiff_t *)&__rseq_offset;
-}
-
-/* The start of the push and the pop: the descriptor stored in the
- * thread's rseq_cs (%fs plus %[rs], the area's offset; PC_RSEQ_ENTER),
- * then the slab of the CPU in the area's cpu_id, or `slow` when the CPU
- * has no slab or its slab is stopped.  The state's fields are read at
- * their offsets from %[s], so
+/* The start of the push and the pop: the offset of the thread's struct
+ * rseq from its thread pointer (glibc's __rseq_offset, copied into the
+ * state at init, so one load) into %[rs]; the descriptor stored in the
+ * area's rseq_cs (through %fs, as TCMalloc's sections address
+ * __rseq_abi, internal/percpu_rseq_x86_64.S: %fs:__rseq_abi@TPOFF;
+ * google/tcmalloc fce3f55); then the slab of the CPU in the area's
+ * cpu_id, from open_slab, or `slow` when the entry is NULL (the slab is
+ * stopped, or the CPU has none).  The offset is loaded inside the asm,
+ * anew at each (re)start, so the compiler keeps no copy alive across a
+ * section.  The state's fields are read at their offsets from %[s], so
  * that the sections need few registers: inlined into the shim's malloc
  * and free, more would make every call save and restore some. */
 #define PC_RSEQ_START(tmp)                                                     \
+	"movq %c[o_rsoff](%[s]), %[rs]\n\t"                                    \
 	PC_RSEQ_ENTER(tmp)                                                     \
-	"movl %%fs:4(%[rs]), %k[slab]\n\t"                                     \
-	"cmpl %c[o_ncpus](%[s]), %k[slab]\n\t"                                 \
-	"jae %l[slow]\n\t"                                                     \
-	"shlq %[slab_shift], %[slab]\n\t"                                       \
-	"addq %c[o_slabs](%[s]), %[slab]\n\t"                                  \
-	"cmpl $0, (%[slab])\n\t"                                               \
-	"jne %l[slow]\n\t"
+	"movzwl %%fs:4(%[rs]), %k[slab]\n\t"                                   \
+	"movq %c[o_open](%[s],%[slab],8), %[slab]\n\t"                         \
+	"testq %[slab], %[slab]\n\t"                                          \
+	"jz %l[slow]\n\t"
 /* The descriptor (section __rseq_cs, 32-byte aligned, as the kernel
  * wants) stored in the thread's rseq_cs through scratch register @p tmp,
  * then label 1, the section's start. */
@@ -142,8 +137,9 @@ static inline unsigned long pc_rseq_offset(void)
  * field offsets. */
 #define PC_RSEQ_INPUTS(s, cls) [s] "r"(s), [cls] "r"((unsigned long)(cls)), PC_RSEQ_OFFSETS
 #define PC_RSEQ_OFFSETS                                                        \
-	[o_ncpus] "i"(offsetof(pc_state_t, ncpus)), [slab_shift] "i"(PC_SLAB_SHIFT), \
-	[o_slabs] "i"(offsetof(pc_state_t, slabs)), [o_slots] "i"(offsetof(pc_state_t, slot_off)),   \
+	[o_rsoff] "i"(offsetof(pc_state_t, rseq_offset)),                      \
+	[o_open] "i"(offsetof(pc_state_t, open_slab)),                         \
+	[o_slots] "i"(offsetof(pc_state_t, slot_off)),                         \
 	[o_stacks] "i"(offsetof(pc_slab_t, stacks))
 
 /* The sections are `asm goto` (GCC 11+: outputs on the fall-through
@@ -153,8 +149,8 @@ static inline unsigned long pc_rseq_offset(void)
  * restarts_lose_and_duplicate_nothing saw it). */
 /** @cond HL_COMPILE_CHECKS */
 _Static_assert(sizeof(pc_stack_t) == 8 && offsetof(pc_stack_t, capacity) == 4, "the sections' addressing");
-_Static_assert(sizeof(((pc_state_t *)0)->ncpus) == 4 && sizeof(((pc_state_t *)0)->slot_off[0]) == 4,
-	       "the sections read 32-bit fields");
+_Static_assert(sizeof(((pc_state_t *)0)->slot_off[0]) == 4, "the sections read 32-bit fields");
+_Static_assert(PC_CPU_IDS == 1 << 16, "the sections index open_slab by a 16-bit CPU number");
 /** @endcond */
 
 /** Pushes @p p onto this CPU's stack of class @p cls (inlined into the
@@ -163,8 +159,7 @@ static inline __attribute__((always_inline)) enum pc_rseq_result pc_rseq_push(pc
 {
 	pc_handoff_put(p);
 restart:;
-	unsigned long rs = pc_rseq_offset();
-	unsigned long slab, cur;
+	unsigned long rs, slab, cur;
 	__asm__ __volatile__ goto(PC_RSEQ_START(cur)
 		     "movl %c[o_stacks](%[slab],%[cls],8), %k[cur]\n\t"
 		     "cmpl %c[o_stacks]+4(%[slab],%[cls],8), %k[cur]\n\t"
@@ -174,7 +169,7 @@ restart:;
 		     "incl %k[cur]\n\t"
 		     "movl %k[cur], %c[o_stacks](%[slab],%[cls],8)\n\t"
 		     PC_RSEQ_END
-		     : [slab] "=&r"(slab), [cur] "=&r"(cur), [rs] "+&r"(rs)
+		     : [slab] "=&r"(slab), [cur] "=&r"(cur), [rs] "=&r"(rs)
 		     : [p] "r"(p), PC_RSEQ_INPUTS(s, cls)
 		     PC_RSEQ_CLOBBERS);
 	return PC_RSEQ_DONE;
@@ -185,8 +180,7 @@ restart:;
 static inline __attribute__((always_inline)) enum pc_rseq_result pc_rseq_pop(pc_state_t *s, unsigned cls, void **out)
 {
 restart:;
-	unsigned long rs = pc_rseq_offset();
-	unsigned long slab, cur;
+	unsigned long rs, slab, cur;
 	void *obj;
 	__asm__ __volatile__ goto(PC_RSEQ_START(obj)
 		     "movl %c[o_stacks](%[slab],%[cls],8), %k[cur]\n\t"
@@ -196,7 +190,7 @@ restart:;
 		     "movq (%[rs],%[cur],8), %[obj]\n\t"
 		     "movl %k[cur], %c[o_stacks](%[slab],%[cls],8)\n\t"
 		     PC_RSEQ_END
-		     : [slab] "=&r"(slab), [cur] "=&r"(cur), [obj] "=&r"(obj), [rs] "+&r"(rs)
+		     : [slab] "=&r"(slab), [cur] "=&r"(cur), [obj] "=&r"(obj), [rs] "=&r"(rs)
 		     : PC_RSEQ_INPUTS(s, cls)
 		     PC_RSEQ_CLOBBERS);
 	pc_handoff_take(obj);
@@ -205,25 +199,25 @@ restart:;
 	PC_RSEQ_LABELS(s)
 }
 
-/** Sets the stop word of @p slab, CPU @p cpu's, from that CPU: a critical
- *  section whose commit is the store, taken only while the thread runs on
- *  @p cpu (TCMalloc's StoreCurrentCpu, as its Grow changes the current
- *  CPU's header).  No fence is needed then: a section of another thread on
- *  this CPU cannot be running, and one it was preempted in restarts when
- *  it resumes and reads the word.  @return false, having stored nothing,
- *  when the thread is on another CPU or was preempted in the section (the
- *  caller then stores and fences). */
-static inline bool pc_rseq_stop_here(pc_slab_t *slab, unsigned cpu)
+/** Stops CPU @p cpu's slab from that CPU: clears its open_slab entry in
+ *  a critical section whose commit is the store, taken only while the
+ *  thread runs on @p cpu (TCMalloc's StoreCurrentCpu, as its Grow changes
+ *  the current CPU's header).  No fence is needed then: a section of
+ *  another thread on this CPU cannot be running, and one it was preempted
+ *  in restarts when it resumes and reads the entry.  @return false,
+ *  having stored nothing, when the thread is on another CPU or was
+ *  preempted in the section (the caller then clears and fences). */
+static inline bool pc_rseq_stop_here(pc_state_t *s, unsigned cpu)
 {
-	unsigned long rs = pc_rseq_offset();
+	unsigned long rs = (unsigned long)s->rseq_offset;
 	unsigned long tmp;
 	__asm__ __volatile__ goto(PC_RSEQ_ENTER(tmp)
 		     "cmpl %%fs:4(%[rs]), %k[cpu]\n\t"
 		     "jne %l[slow]\n\t"
-		     "movl $1, (%[slab])\n\t"
+		     "movq $0, (%[entry])\n\t"
 		     PC_RSEQ_END
 		     : [tmp] "=&r"(tmp)
-		     : [rs] "r"(rs), [cpu] "r"((unsigned long)cpu), [slab] "r"(slab)
+		     : [rs] "r"(rs), [cpu] "r"((unsigned long)cpu), [entry] "r"(&s->open_slab[cpu])
 		     PC_RSEQ_CLOBBERS);
 	return true;
 restart_count:
@@ -241,9 +235,9 @@ static inline enum pc_rseq_result pc_rseq_pop(pc_state_t *s, unsigned cls, void 
 	(void)s, (void)cls, (void)out;
 	return PC_RSEQ_SLOW;
 }
-static inline bool pc_rseq_stop_here(pc_slab_t *slab, unsigned cpu)
+static inline bool pc_rseq_stop_here(pc_state_t *s, unsigned cpu)
 {
-	(void)slab, (void)cpu;
+	(void)s, (void)cpu;
 	return false;
 }
 #endif
