@@ -1,13 +1,14 @@
 # Benchmarks (not tests): standalone workloads that use the C library's
 # malloc, run under every policy and every real allocator by bench/run.sh.
-EXTRA_PROGRAMS = bench/ring bench/halfgig bench/xthread bench/cliff bench/pagemates
+EXTRA_PROGRAMS = bench/ring bench/halfgig bench/xthread bench/cliff bench/pagemates bench/twofill
 bench_ring_SOURCES = bench/workloads/ring.c bench/workloads/bench_util.h
 bench_halfgig_SOURCES = bench/workloads/halfgig.c bench/workloads/bench_util.h
 bench_xthread_SOURCES = bench/workloads/xthread.c bench/workloads/bench_util.h
 bench_cliff_SOURCES = bench/workloads/cliff.c bench/workloads/bench_util.h
 bench_pagemates_SOURCES = bench/workloads/pagemates.c bench/workloads/bench_util.h
+bench_twofill_SOURCES = bench/workloads/twofill.c bench/workloads/bench_util.h
 HL_BENCH_BINARIES = bench/ring$(EXEEXT) bench/halfgig$(EXEEXT) bench/xthread$(EXEEXT) bench/cliff$(EXEEXT) \
-	bench/pagemates$(EXEEXT)
+	bench/pagemates$(EXEEXT) bench/twofill$(EXEEXT)
 
 # sysreplay: malloc-lab traces on the C library's own malloc, for the
 # utilization of the real allocator next to heaplab replay's (not run by

@@ -5,6 +5,7 @@
 #define HL_BENCH_UTIL_H
 
 #include <fcntl.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,5 +73,31 @@ static inline uint64_t bench_rand(uint64_t *s)
 static inline long bench_arg(int argc, char **argv, int i, long def)
 {
 	return argc > i ? strtol(argv[i], NULL, 10) : def;
+}
+
+/* The CPUs this process may run on, in order, at most @max of them into
+ * @cpus; returns how many (0 when the affinity cannot be read). */
+static inline int bench_allowed_cpus(int *cpus, int max)
+{
+	cpu_set_t set;
+	int n = 0;
+	if (sched_getaffinity(0, sizeof set, &set) != 0)
+		return 0;
+	for (int c = 0; c < CPU_SETSIZE && n < max; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	return n;
+}
+
+/* Pins the calling thread to @cpu; on failure says so as @who and exits 2. */
+static inline void bench_pin(int cpu, const char *who)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof set, &set) != 0) {
+		fprintf(stderr, "%s: cannot pin a thread to CPU %d\n", who, cpu);
+		exit(2);
+	}
 }
 #endif

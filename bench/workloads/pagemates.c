@@ -23,29 +23,10 @@ static long chunk, ops;
 static int cpus[2];
 static double took[2];
 
-/* The first two CPUs this process may run on; false when it has one. */
-static bool two_cpus(void)
-{
-	cpu_set_t set;
-	int n = 0;
-	if (sched_getaffinity(0, sizeof set, &set) != 0)
-		return false;
-	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
-		if (CPU_ISSET(c, &set))
-			cpus[n++] = c;
-	return n == 2;
-}
-
 static void *writer(void *arg)
 {
 	long me = (long)(intptr_t)arg;
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	CPU_SET(cpus[me], &set);
-	if (sched_setaffinity(0, sizeof set, &set) != 0) {
-		perror("pagemates: sched_setaffinity");
-		exit(2);
-	}
+	bench_pin(cpus[me], "pagemates");
 	static char *mine[2][BLOCKS];
 	for (long k = 0; k < BLOCKS; k++) {
 		long offset = k * BLOCK, run = offset / chunk;
@@ -69,7 +50,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pagemates: CHUNK must be a multiple of %d bytes up to 1 MiB, not %ld\n", BLOCK, chunk);
 		return 2;
 	}
-	if (!two_cpus()) {
+	if (bench_allowed_cpus(cpus, 2) < 2) {
 		fprintf(stderr, "pagemates: needs two CPUs to run on\n");
 		return 2;
 	}

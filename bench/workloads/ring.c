@@ -24,33 +24,11 @@ static int cpus[64], ncpus;
 static double took[64];
 static int ran_on[64];
 
-/* The CPUs this process may run on, in order. */
-static void allowed_cpus(void)
-{
-	cpu_set_t set;
-	if (sched_getaffinity(0, sizeof set, &set) != 0)
-		return;
-	for (int c = 0; c < CPU_SETSIZE && ncpus < 64; c++)
-		if (CPU_ISSET(c, &set))
-			cpus[ncpus++] = c;
-}
-
-static void pin_to(int cpu)
-{
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof set, &set) != 0) {
-		perror("ring: sched_setaffinity");
-		exit(2);
-	}
-}
-
 static void *worker(void *arg)
 {
 	long me = (long)(intptr_t)arg;
 	if (pin)
-		pin_to(cpus[me % ncpus]);
+		bench_pin(cpus[me % ncpus], "ring");
 	double t0 = bench_now();
 	uint64_t s = 0x9e3779b97f4a7c15ull + (uintptr_t)arg;
 	char **slots = calloc((size_t)ring, sizeof *slots);
@@ -84,7 +62,7 @@ int main(int argc, char **argv)
 	pin = pin_env && strcmp(pin_env, "1") == 0;
 	report = pin_env != NULL;
 	if (pin) {
-		allowed_cpus();
+		ncpus = bench_allowed_cpus(cpus, 64);
 		if (ncpus == 0) {
 			fprintf(stderr, "ring: RING_PIN=1 but no CPU to pin to\n");
 			return 2;
