@@ -764,6 +764,36 @@ START_TEST(checker_finds_a_slab_left_stopped)
 }
 END_TEST
 
+/* front:thread cuts a span as gperftools' Populate does: every object is
+ * written with the address of the next (so the cutting thread pages the
+ * whole span in).  The per-CPU front, after Google's TCMalloc, does not
+ * (its spans are paged in by the threads that use their objects). */
+START_TEST(front_thread_cuts_a_span_through_every_object)
+{
+	for (int thread = 1; thread >= 0; thread--) {
+		side_t x;
+		side_open(&x, thread ? "front:thread" : "rseq:off");
+		pc_state_t *s = pcs(&x);
+		void *p = x.pol->malloc(x.state, &x.t, 32);
+		ck_assert_ptr_nonnull(p);
+		pc_span_t *sp = pc_ph_span_of(&s->ph, p);
+		size_t stride = s->cl.stride[sp->cls], linked = 0;
+		for (uint32_t i = 0; i + 1 < sp->nobjs; i++) {
+			void **obj = (void **)(sp->start + i * stride);
+			if (hl_bit_get(sp->free_bits, i) && *obj == (char *)obj + stride)
+				linked++;
+		}
+		size_t free_ones = sp->nobjs - sp->allocated;
+		if (thread)
+			ck_assert_uint_ge(linked + 1, free_ones); /* all but perhaps the last */
+		else
+			ck_assert_uint_eq(linked, 0);
+		x.pol->free(x.state, &x.t, p);
+		tl_side_close(&x);
+	}
+}
+END_TEST
+
 /* ---- no false losses ------------------------------------------------------ */
 
 enum { CHURN_THREADS = 4, CHURN_SLOTS = 64 };
@@ -933,6 +963,7 @@ static Suite *percpu_suite(void)
 	tcase_add_test(tc, a_span_given_back_leaves_no_class_in_the_pagemap);
 	tcase_add_test(tc, checker_finds_a_page_with_a_wrong_class);
 	tcase_add_test(tc, checker_finds_a_slab_left_stopped);
+	tcase_add_test(tc, front_thread_cuts_a_span_through_every_object);
 	tcase_add_test(tc, slow_paths_on_their_own_cpu_need_no_fence);
 	tcase_add_test(tc, checker_finds_no_loss_under_threads);
 	tcase_add_test(tc, checker_counts_what_a_fork_left_behind);

@@ -25,6 +25,24 @@ static void pc_central_relist(pc_central_t *c, pc_span_t *sp)
 		pc_list_push(&c->lists[want], sp);
 }
 
+/* front:thread: links every object of fresh span @sp to the next, as
+ * gperftools 2.10 cuts a span into its free list
+ * (CentralFreeList::Populate, src/central_freelist.cc), outside the
+ * central lock.  Nothing reads the links (the span's bitmap is the
+ * model's free list); the writes are what matters: the thread that cuts
+ * the span pages all of it in, one fault per kernel page, and on this
+ * machine that takes longer than the other thread needs to use up a span
+ * it already has, so two threads that start together mostly end up with
+ * spans of their own, as gperftools' do (bench/twofill, RESULTS). */
+static void pc_span_link_objects(const pc_state_t *s, const pc_span_t *sp)
+{
+	size_t stride = s->cl.stride[sp->cls];
+	for (uint32_t i = 0; i < sp->nobjs; i++) {
+		void **obj = (void **)(sp->start + i * stride);
+		*obj = i + 1 < sp->nobjs ? (char *)obj + stride : NULL;
+	}
+}
+
 /* A fresh span of class @cls from the page heap, every object free. */
 static pc_span_t *pc_central_grow(pc_state_t *s, unsigned cls)
 {
@@ -38,6 +56,8 @@ static pc_span_t *pc_central_grow(pc_state_t *s, unsigned cls)
 	sp->bucket = PC_NO_LIST;
 	for (unsigned w = 0; w < PC_BITMAP_WORDS; w++)
 		hl_bit_store_word(sp->free_bits, w, hl_bits_first_n_word(sp->nobjs, w));
+	if (s->mode == PC_MODE_THREAD)
+		pc_span_link_objects(s, sp);
 	return sp;
 }
 
