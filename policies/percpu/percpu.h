@@ -112,6 +112,10 @@
  *     each of that class on the list of its fullness, and their free
  *     objects add up to free_objects.
  *   the spans of a region tile it from its base to its frontier.
+ *   every page's pagemap entry: its span and class on a small span's
+ *     pages, class 0 on every other page (free's hit trusts a nonzero
+ *     class); on a quiet heap open_slab[cpu] == that CPU's slab for
+ *     every CPU with one, NULL past them (no slab left stopped).
  *   for every hugepage k of a region:  hp_used[k] == pages of small and
  *     large spans inside it, hp_released[k] == pages of returned spans
  *     inside it (a span is counted piece by piece in each hugepage it
