@@ -584,6 +584,105 @@ static void *side_with_one_cached(side_t *x, const char *conf, unsigned *cls)
 	return p;
 }
 
+/* The stack of @p size's class on the CPU this thread is pinned to. */
+static pc_stack_t *side_stack(side_t *x, size_t size, unsigned *cpu)
+{
+	*cpu = (unsigned)sched_getcpu();
+	ck_assert_uint_lt(*cpu, pcs(x)->ncpus);
+	return &pc_slab(x->state, *cpu)->stacks[pc_class_of(&pcs(x)->cl, size)];
+}
+
+/* mallocs @p size into @p out[*n...] until one malloc underflows. */
+static void side_malloc_to_underflow(side_t *x, unsigned cpu, size_t size, void **out, unsigned *n, unsigned most)
+{
+	uint64_t before = pcs(x)->cpus[cpu].underflows;
+	while (pcs(x)->cpus[cpu].underflows == before) {
+		ck_assert_uint_lt(*n, most);
+		out[(*n)++] = x->pol->malloc(x->state, &x->t, size);
+	}
+}
+
+/* frees @p out[*n - 1] down until one free overflows. */
+static void side_free_to_overflow(side_t *x, unsigned cpu, void **out, unsigned *n)
+{
+	uint64_t before = pcs(x)->cpus[cpu].overflows;
+	while (pcs(x)->cpus[cpu].overflows == before) {
+		ck_assert_uint_gt(*n, 0);
+		x->pol->free(x->state, &x->t, out[--*n]);
+	}
+}
+
+/* Expected values from TCMalloc's rules (google/tcmalloc fce3f55,
+ * cpu_cache.h: UpdateCapacity, TargetOverflowRefillCount), worked out
+ * here from the class's batch b, not read from the model: a miss moves
+ * half the capacity plus one, at most 2^k batches for the k-th miss of
+ * one kind in a row (a fresh class's first underflow counts as the
+ * 1st); below 2b a miss grows the capacity by one, an underflow below b
+ * to b; past 2b only an underflow after an overflow grows it, by b. */
+START_TEST(per_cpu_misses_size_and_move_as_tcmalloc_does)
+{
+	side_t x;
+	enum { SIZE = 64, MOST = 20000 };
+	static void *out[MOST];
+	unsigned n = 0, cpu;
+	tl_stay_on_this_cpu();
+	side_open(&x, "rseq:off");
+	pc_stack_t *st = side_stack(&x, SIZE, &cpu);
+	unsigned b = pcs(&x)->cl.batch[pc_class_of(&pcs(&x)->cl, SIZE)];
+	ck_assert_uint_ge(b, 8);
+	/* 1st underflow: capacity 0 -> b, moves (b+1)/2+1, one returned */
+	side_malloc_to_underflow(&x, cpu, SIZE, out, &n, MOST);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(st->capacity, b);
+	ck_assert_uint_eq(st->current, (b + 1) / 2);
+	/* 2nd in a row: capacity b+1, moves (b+2)/2+1 */
+	side_malloc_to_underflow(&x, cpu, SIZE, out, &n, MOST);
+	ck_assert_uint_eq(n, 1 + (b + 1) / 2 + 1);
+	ck_assert_uint_eq(st->capacity, b + 1);
+	ck_assert_uint_eq(st->current, (b + 2) / 2);
+	/* an overflow: capacity b+2, gives the freed one and (b+3)/2 more */
+	side_free_to_overflow(&x, cpu, out, &n);
+	ck_assert_uint_eq(st->capacity, b + 2);
+	ck_assert_uint_eq(st->current, b + 1 - (b + 3) / 2);
+	/* an underflow after an overflow grows by a batch and moves b */
+	side_malloc_to_underflow(&x, cpu, SIZE, out, &n, MOST);
+	ck_assert_uint_eq(st->capacity, 2 * b + 2);
+	ck_assert_uint_eq(st->current, b - 1);
+	/* objects to free in the cycles below (the capacity is past 2b:
+	 * a run of underflows does not grow it) */
+	for (unsigned i = 0; i < 20 * b; i++)
+		out[n++] = x.pol->malloc(x.state, &x.t, SIZE);
+	ck_assert_uint_eq(st->capacity, 2 * b + 2);
+	/* each overflow-then-underflow adds b; grow it past 16 batches */
+	while (st->capacity < 16 * b) {
+		unsigned cap = st->capacity;
+		side_free_to_overflow(&x, cpu, out, &n);
+		side_malloc_to_underflow(&x, cpu, SIZE, out, &n, MOST);
+		ck_assert_uint_eq(st->capacity, cap + b);
+	}
+	unsigned cap = st->capacity;
+	/* a run of underflows moves 2b, 4b, 8b: the k-th moves 2^k batches */
+	for (unsigned k = 1; k <= 3; k++) {
+		side_malloc_to_underflow(&x, cpu, SIZE, out, &n, MOST);
+		ck_assert_uint_eq(st->capacity, cap);
+		ck_assert_uint_eq(st->current, (1u << k) * b - 1);
+	}
+	/* a run of overflows gives back b, 2b, 4b: the first after an
+	 * underflow is the 0th of its kind */
+	for (unsigned i = 0; i < 16 * b; i++)
+		out[n++] = x.pol->malloc(x.state, &x.t, SIZE);
+	for (unsigned k = 0; k <= 2; k++) {
+		side_free_to_overflow(&x, cpu, out, &n);
+		ck_assert_uint_eq(st->capacity, cap);
+		ck_assert_uint_eq(st->current, cap - ((1u << k) * b - 1));
+	}
+	while (n)
+		x.pol->free(x.state, &x.t, out[--n]);
+	tl_side_clean(&x);
+	tl_side_close(&x);
+}
+END_TEST
+
 START_TEST(checker_finds_an_object_dropped_from_a_cpu_stack)
 {
 	side_t x;
@@ -956,6 +1055,7 @@ static Suite *percpu_suite(void)
 	tcase_add_test(tc, checker_catches_a_wrong_hugepage_count);
 	tcase_add_test(tc, hugepage_counts_stay_true_under_churn);
 	tcase_add_test(tc, checker_finds_an_object_dropped_from_a_cpu_stack);
+	tcase_add_test(tc, per_cpu_misses_size_and_move_as_tcmalloc_does);
 	tcase_add_test(tc, checker_finds_an_object_dropped_from_a_transfer_cache_batch);
 	tcase_add_test(tc, checker_finds_an_object_dropped_from_a_thread_cache);
 	tcase_add_test(tc, checker_finds_an_object_leaked_from_a_span);

@@ -33,8 +33,9 @@
  *
  * Complexity
  *   malloc/free on a front hit: O(1), no lock, no atomic read-modify-write
- *   (rseq); a miss moves a batch under the CPU's mutex, one transfer-cache
- *   lock and, behind it, one central lock.  The page heap is O(128) to
+ *   (rseq); a miss moves half a stack (at most 2^k batches for the k-th
+ *   miss in a row) under the CPU's mutex, one transfer-cache lock per 128
+ *   objects and, behind it, central locks.  The page heap is O(128) to
  *   find a span plus best fit among the long free spans.
  *
  * Options: described once, in the table below; `heaplab options percpu`
@@ -44,7 +45,9 @@
  *   Most of the hugepage-aware page heap (Temeraire; percpu_hugepage.c
  *   says which rules hugepage:on keeps), sampling and profiling,
  *   NUMA partitions, the per-CPU cache resize across CPUs by miss counts
- *   (a CPU's classes steal from each other only), the background thread
+ *   (a CPU's classes steal from each other only, at once, where Google's
+ *   Grow of fce3f55 falls short and a background step moves capacity
+ *   between classes later), the background thread
  *   (release_rate is paid from the free path), size-class-specific
  *   "sparse" central lists, and guarded allocations.
  *

@@ -52,8 +52,9 @@
  *   malloc / free ─► front (percpu_cpu.c or percpu_thread.c)
  *     CPU 0 slab: [class 1 stack cur/cap][class 2 ...] ... ◄─ rseq push/pop
  *     CPU 1 slab: [class 1 stack cur/cap][class 2 ...] ...    (percpu_rseq.c)
- *        │ batch (refill on underflow, drain on overflow; capacities grow,
- *        ▼        and steal from other classes of the CPU when over budget)
+ *        │ refill on underflow, drain on overflow: half a stack, at most
+ *        │ 2^k batches for the k-th miss of a kind in a row; capacities
+ *        ▼ grow, and steal from other classes of the CPU when over budget
  *   transfer cache[class] (percpu_transfer.c): [obj obj obj ... ] batches
  *        │ batch
  *        ▼
@@ -198,6 +199,8 @@ enum {
 	PC_ROOT_BITS = 47 - PC_PAGE_SHIFT - PC_LEAF_BITS,
 	PC_TC_BATCHES = 16,            /**< transfer cache: batches per class */
 	PC_CPU_MAX_SLOTS = 2048,       /**< largest per-CPU stack of a class */
+	PC_MAX_MOVE = 128,             /**< objects a per-CPU miss moves at once
+					    (TCMalloc's kMaxObjectsToMove) */
 	PC_SLAB_SHIFT = 18,            /**< a CPU's slab is 256 KiB of address
 					    space (140 KiB used with TCMalloc's
 					    classes), found by shifting the CPU
@@ -614,6 +617,12 @@ typedef struct pc_cpu {
 	pthread_mutex_t lock;          /**< taken by every slow path on the CPU */
 	size_t capacity_bytes;         /**< sum of capacity * size */
 	unsigned steal_next;           /**< round-robin victim class */
+	uint8_t last_overflow[PC_MAX_CLASSES]; /**< the class's last miss was
+					    an overflow (else an underflow) */
+	uint16_t successive[PC_MAX_CLASSES]; /**< misses of that kind in a row
+					    before this one (TCMalloc's
+					    `successive`; a fresh class counts
+					    as having underflowed once) */
 	uint64_t underflows;           /**< mallocs that found the stack empty */
 	uint64_t overflows;            /**< frees that found the stack full */
 	uint64_t grows;                /**< capacity grown (by up to a batch) */

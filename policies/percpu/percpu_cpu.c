@@ -6,18 +6,29 @@
  * stack of the CPU the thread runs on, in an rseq critical section
  * (percpu_rseq.c) or, in lock mode, under the CPU's mutex after
  * sched_getcpu().  An empty stack (underflow) or a full one (overflow)
- * takes the slow path, under the CPU's mutex and with the slab stopped:
+ * takes the slow path, under the CPU's mutex and with the slab stopped.
+ * Both follow google/tcmalloc fce3f55, cpu_cache.h (UpdateCapacity,
+ * TargetOverflowRefillCount, Refill, Overflow):
  *
- *   underflow: grow the class's capacity by a batch, then refill up to a
- *              batch from the transfer cache;
- *   overflow:  grow the capacity if the CPU's budget allows, else move a
- *              batch to the transfer cache.
+ *   capacity: below two batches a miss grows it by one object, and an
+ *             underflow below one batch grows it to a batch; past two
+ *             batches only an underflow that follows an overflow grows
+ *             it, by a batch (those two misses would have collapsed);
+ *   target:   how many objects the miss moves: about half the capacity,
+ *             capped at 1, 2, 4 ... batches for the 1st, 2nd, 3rd ...
+ *             miss of one kind in a row;
+ *   underflow: take `target` objects from the transfer cache, return one
+ *             and push the rest;
+ *   overflow:  give the freed object and target - 1 from the top of the
+ *             stack to the transfer cache, even when the capacity grew.
  *
- * Capacities grow and shrink (dynamic per-CPU cache sizing): a CPU's
- * capacities may add up to cpu_cache_bytes; past that, growing one class
- * steals a batch of capacity from another class of the same CPU (round
- * robin), whose excess objects go to the transfer cache.  A CPU's stacks
- * start with capacity 0, so an idle CPU holds nothing.
+ * A CPU's capacities may add up to cpu_cache_bytes; past that, growing
+ * one class steals a batch of capacity from another class of the same
+ * CPU (round robin), whose excess objects go to the transfer cache.
+ * (Google's tcmalloc of fce3f55 lets Grow fall short instead and moves
+ * capacity in the background; percpu.c lists what the model leaves
+ * out.)  A CPU's stacks start with capacity 0, so an idle CPU holds
+ * nothing.
  */
 #include "config.h"
 #include "percpu_rseq.h"
@@ -93,12 +104,12 @@ static void pc_cpu_steal(pc_state_t *s, unsigned cpu, unsigned cls, size_t bytes
 	}
 }
 
-/* Grows class @cls's capacity by up to a batch, within the budget. */
-static void pc_cpu_grow(pc_state_t *s, unsigned cpu, unsigned cls)
+/* Grows class @cls's capacity by up to @want objects, within the budget
+ * (stealing from other classes first when it is spent). */
+static void pc_cpu_grow(pc_state_t *s, unsigned cpu, unsigned cls, unsigned want)
 {
 	pc_stack_t *st = &pc_slab(s, cpu)->stacks[cls];
 	pc_cpu_t *c = &s->cpus[cpu];
-	unsigned want = s->cl.batch[cls];
 	if (want > s->max_cap[cls] - st->capacity)
 		want = s->max_cap[cls] - st->capacity;
 	if (!want)
@@ -116,21 +127,42 @@ static void pc_cpu_grow(pc_state_t *s, unsigned cpu, unsigned cls)
 	c->grows += want != 0;
 }
 
-/* Refills class @cls's stack with up to @n objects, the lowest address
- * on top: consecutive mallocs in a fresh span go up through memory. */
-static void pc_cpu_refill(pc_state_t *s, pc_slab_t *sl, unsigned cls, unsigned n)
+/* How many objects a miss moves (TCMalloc's TargetOverflowRefillCount):
+ * half the capacity, rounded up, plus the one the caller takes or gives,
+ * but no more than 2^successive batches.  At capacity 1 it moves only
+ * that one until the third miss of a kind in a row. */
+static unsigned pc_cpu_target(unsigned capacity, unsigned batch, unsigned successive)
 {
-	pc_stack_t *st = &sl->stacks[cls];
-	void **at = pc_slots(s, sl, cls) + st->current;
-	unsigned got = pc_transfer_remove(s, cls, at, n);
-	for (unsigned i = 0, j = got; i + 1 < j; i++, j--) {
-		void *t = at[i];
-		at[i] = at[j - 1];
-		at[j - 1] = t;
+	size_t most = ((size_t)1 << (successive < 10 ? successive : 10)) * batch;
+	size_t target = (capacity + 1) / 2 + 1;
+	if (target > most)
+		target = most;
+	if (capacity == 1 && successive < 3)
+		target = 1;
+	return (unsigned)target;
+}
+
+/* A miss on class @cls (TCMalloc's UpdateCapacity): records its kind,
+ * grows the capacity as the header says and returns the target. */
+static unsigned pc_cpu_miss(pc_state_t *s, unsigned cpu, unsigned cls, bool overflow)
+{
+	pc_cpu_t *c = &s->cpus[cpu];
+	unsigned batch = s->cl.batch[cls];
+	unsigned capacity = pc_slab(s, cpu)->stacks[cls].capacity;
+	bool overflow_then_underflow = !overflow && c->last_overflow[cls];
+	c->successive[cls] = overflow == c->last_overflow[cls] ? (uint16_t)(c->successive[cls] + 1) : 0;
+	c->last_overflow[cls] = overflow;
+	bool grow_by_one = capacity < 2 * batch;
+	if (grow_by_one || overflow_then_underflow) {
+		unsigned increase = 1;
+		if (overflow_then_underflow)
+			increase = batch;
+		else if (!overflow && capacity < batch)
+			increase = batch - capacity;
+		pc_cpu_grow(s, cpu, cls, increase);
+		capacity = pc_slab(s, cpu)->stacks[cls].capacity;
 	}
-	for (unsigned i = 0; i < got; i++)
-		pc_handoff_put(at[i]);
-	st->current += got;
+	return pc_cpu_target(capacity, batch, c->successive[cls]);
 }
 
 /* The top object of a stack, taken off (the stack is not empty). */
@@ -148,48 +180,85 @@ static inline void pc_cpu_put(pc_state_t *s, pc_slab_t *sl, unsigned cls, void *
 	pc_slots(s, sl, cls)[sl->stacks[cls].current++] = p;
 }
 
-/* Underflow, under the CPU's lock: class @cls's stack is empty.  Grows
- * its capacity, refills up to a batch from the transfer cache and pops
- * one object (NULL: out of memory).  Out of line, as the overflow below:
- * inlined (gcc does when the events are compiled out), it makes the hit
- * save and restore the registers the slow path uses, 6 pushes and pops. */
-static __attribute__((noinline)) void *pc_cpu_underflow(pc_state_t *s, unsigned cpu, pc_slab_t *sl, unsigned cls)
+/* Takes up to @target objects from the transfer cache, PC_MAX_MOVE at a
+ * time (TCMalloc's Refill).  The lowest address of the first lot is
+ * returned and the rest of each lot goes on the stack lowest on top, so
+ * that consecutive mallocs in a fresh span go up through memory (a
+ * second lot goes on top of the first, as in TCMalloc).  What the stack
+ * has no room for goes back and ends the refill.  NULL: out of memory. */
+static void *pc_cpu_refill(pc_state_t *s, pc_slab_t *sl, unsigned cls, unsigned target)
 {
 	pc_stack_t *st = &sl->stacks[cls];
+	void *lot[PC_MAX_MOVE], *result = NULL;
+	unsigned total = 0, got, left;
+	do {
+		unsigned want = target - total < PC_MAX_MOVE ? target - total : PC_MAX_MOVE;
+		got = pc_transfer_remove(s, cls, lot, want);
+		if (!got)
+			break;
+		total += got;
+		unsigned first = result ? 0 : 1;
+		if (!result)
+			result = lot[0];
+		unsigned room = st->capacity - st->current;
+		unsigned push = got - first < room ? got - first : room;
+		for (unsigned i = first + push; i-- > first;)
+			pc_cpu_put(s, sl, cls, lot[i]);
+		left = got - first - push;
+		if (left)
+			pc_transfer_insert(s, cls, lot + first + push, left);
+	} while (got == PC_MAX_MOVE && !left && total < target);
+	return result;
+}
+
+/* Underflow, under the CPU's lock: class @cls's stack is empty.  Updates
+ * its capacity, refills it and returns one object (NULL: out of memory).
+ * Out of line, as the overflow below: inlined (gcc does when the events
+ * are compiled out), it makes the hit save and restore the registers the
+ * slow path uses, 6 pushes and pops. */
+static __attribute__((noinline)) void *pc_cpu_underflow(pc_state_t *s, unsigned cpu, pc_slab_t *sl, unsigned cls)
+{
 	s->cpus[cpu].underflows++;
 	HL_EV(s->heap, HL_EV_CACHE_MISS, "per-CPU slab, class", cls, s->cl.size[cls], NULL);
-	pc_cpu_grow(s, cpu, cls);
-	unsigned n = s->cl.batch[cls];
-	if (n > st->capacity - st->current)
-		n = st->capacity - st->current;
-	if (n)
-		pc_cpu_refill(s, sl, cls, n);
-	HL_EV_COUNT(s->heap, HL_EV_CACHE_FILL, "per-CPU slab from the transfer cache, class", cls, 0, st->current,
-		    NULL);
-	if (!st->current)
-		return NULL;
-	void *p = pc_cpu_take(s, sl, cls);
-	HL_EV(s->heap, HL_EV_LIST_POP, "per-CPU slab, class (after the fill)", cls, s->cl.size[cls], p);
+	unsigned target = pc_cpu_miss(s, cpu, cls, false);
+	void *p = pc_cpu_refill(s, sl, cls, target);
+	HL_EV_COUNT(s->heap, HL_EV_CACHE_FILL, "per-CPU slab from the transfer cache, class", cls, 0,
+		    sl->stacks[cls].current, NULL);
+	if (p)
+		HL_EV(s->heap, HL_EV_LIST_POP, "refill: the first object, to the caller, class", cls, s->cl.size[cls], p);
 	return p;
 }
 
-/* Overflow, under the CPU's lock: class @cls's stack is full.  Grows its
- * capacity if the budget allows, else spills a batch; then @p p goes on
- * the stack, or to the transfer cache when the stack is still full. */
+/* Overflow, under the CPU's lock: class @cls's stack is full.  Updates
+ * its capacity, then gives @p p and up to target - 1 objects from the
+ * top of the stack to the transfer cache, PC_MAX_MOVE at a time. */
 static __attribute__((noinline)) void pc_cpu_overflow(pc_state_t *s, unsigned cpu, pc_slab_t *sl, unsigned cls, void *p)
 {
 	pc_stack_t *st = &sl->stacks[cls];
 	s->cpus[cpu].overflows++;
-	pc_cpu_grow(s, cpu, cls);
-	if (st->current >= st->capacity)
-		pc_cpu_spill(s, sl, cls, s->cl.batch[cls]);
-	if (st->current < st->capacity) {
-		pc_cpu_put(s, sl, cls, p);
-		HL_EV(s->heap, HL_EV_CACHE_PUT, "per-CPU slab, class (under the CPU's lock)", cls, s->cl.size[cls], p);
-	} else {
-		HL_EV(s->heap, HL_EV_LIST_PUSH, "transfer cache (the CPU's stack is full), class", cls, s->cl.size[cls], p);
-		pc_transfer_insert(s, cls, &p, 1);
-	}
+	unsigned target = pc_cpu_miss(s, cpu, cls, true);
+	HL_EV(s->heap, HL_EV_LIST_PUSH, "transfer cache (the CPU's stack is full), class", cls, s->cl.size[cls], p);
+	void *lot[PC_MAX_MOVE];
+	unsigned total = 0, count = 1;
+	lot[0] = p;
+	do {
+		unsigned want = target - total < PC_MAX_MOVE ? target - total : PC_MAX_MOVE;
+		if (count < want) {
+			unsigned n = want - count < st->current ? want - count : st->current;
+			if (n)
+				HL_EV_COUNT(s->heap, HL_EV_CACHE_FLUSH, "per-CPU slab to the transfer cache, class", cls,
+					    st->current, st->current - n, NULL);
+			while (n--)
+				lot[count++] = pc_cpu_take(s, sl, cls);
+		}
+		if (!count)
+			break;
+		total += count;
+		pc_transfer_insert(s, cls, lot, count);
+		if (count != PC_MAX_MOVE)
+			break;
+		count = 0;
+	} while (total < target);
 }
 
 /* The fast paths are built twice from one body (event.h, "Quiet copies"):
