@@ -8,15 +8,18 @@
  * dozens mean the threads took turns in the same pages, the layout that
  * makes the 2-thread ring slow (bench/pagemates, bench/RESULTS.md).
  * Prints one line: the number of runs, the 4 KiB pages holding blocks of
- * both threads, and each run as its thread and length in blocks ("|"
- * after a run marks a gap of more than a page before the next).  Run it
- * many times: where the threads meet depends on when each one starts. */
+ * both threads, the 64-byte cache lines holding the first bytes of blocks
+ * of both (the bytes the ring writes: each such line moves between the
+ * CPUs twice a lap), and each run as its thread and length in blocks
+ * ("|" after a run marks a gap of more than a page before the next).  Run
+ * it many times: where the threads meet depends on when each one
+ * starts. */
 #include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
 #include "bench_util.h"
 
-enum { BLOCKS = 1000, GAP = 4096 };
+enum { BLOCKS = 1000, GAP = 4096, LINE = 64 };
 
 static long size;
 static int cpus[2];
@@ -47,6 +50,24 @@ static int by_address(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* How many @unit-byte stretches of memory hold the first byte of a block
+ * of each thread, in the @n sorted tagged addresses @all. */
+static long shared_units(const uintptr_t *all, int n, uintptr_t unit)
+{
+	long shared = 0;
+	uintptr_t at = 0;
+	unsigned seen = 0; /* threads with a block starting in `at` */
+	for (int i = 0; i < n; i++) {
+		uintptr_t u = (all[i] & ~(uintptr_t)1) / unit;
+		if (i == 0 || u != at) {
+			shared += seen == 3;
+			at = u, seen = 0;
+		}
+		seen |= 1u << (all[i] & 1);
+	}
+	return shared + (seen == 3);
+}
+
 int main(int argc, char **argv)
 {
 	size = bench_arg(argc, argv, 1, 32);
@@ -71,17 +92,10 @@ int main(int argc, char **argv)
 	qsort(all, 2 * BLOCKS, sizeof *all, by_address);
 	static char line[2 * BLOCKS * 8];
 	size_t at = 0;
-	long runs = 0, shared = 0, len = 1;
-	uintptr_t page = 0;
-	unsigned seen = 0; /* threads with a block in `page` */
+	long runs = 0, len = 1;
 	for (int i = 0; i < 2 * BLOCKS; i++) {
-		uintptr_t addr = all[i] & ~(uintptr_t)1, p = addr / GAP;
+		uintptr_t addr = all[i] & ~(uintptr_t)1;
 		unsigned who = (unsigned)(all[i] & 1);
-		if (i == 0 || p != page) {
-			shared += seen == 3;
-			page = p, seen = 0;
-		}
-		seen |= 1u << who;
 		bool last = i + 1 == 2 * BLOCKS;
 		if (!last && (all[i + 1] & 1) == who) {
 			len++;
@@ -91,8 +105,8 @@ int main(int argc, char **argv)
 		at += (size_t)snprintf(line + at, sizeof line - at, " %c%ld%s", who ? 'B' : 'A', len, gap ? "|" : "");
 		runs++, len = 1;
 	}
-	shared += seen == 3;
-	printf("runs %ld shared_pages %ld:%s\n", runs, shared, line);
+	printf("runs %ld shared_pages %ld shared_lines %ld:%s\n", runs, shared_units(all, 2 * BLOCKS, GAP),
+	       shared_units(all, 2 * BLOCKS, LINE), line);
 	for (int t = 0; t < 2; t++)
 		for (int k = 0; k < BLOCKS; k++)
 			free(blocks[t][k]);
