@@ -625,7 +625,8 @@ typedef struct pc_cpu {
 					    as having underflowed once) */
 	uint64_t underflows;           /**< mallocs that found the stack empty */
 	uint64_t overflows;            /**< frees that found the stack full */
-	uint64_t grows;                /**< capacity grown (by up to a batch) */
+	uint64_t grows;                /**< misses that grew a capacity (by one
+					    object up to a batch) */
 	uint64_t steals;               /**< a batch of capacity taken from
 					    another class to stay in budget */
 } __attribute__((aligned(64))) pc_cpu_t;
