@@ -31,6 +31,9 @@ EXTRA_DIST += tests/real_programs.sh tests/python_regrtest.sh tests/replay_trace
 # heaplab replay --explain[=json] under every policy (issue 17)
 TESTS += tests/explain.sh
 EXTRA_DIST += tests/explain.sh
+# heaplab bound: the bound against optima known by construction or search
+TESTS += tests/bound.sh
+EXTRA_DIST += tests/bound.sh tests/bound_optimum.py
 
 # Classic mistakes under every policy, with and without debug mode, next to
 # the real allocators (tests/misuse.sh says what each cell expects).
