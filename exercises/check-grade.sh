@@ -30,6 +30,11 @@ expect "firstfit: $(field "$tmp/ff.json" correct) of 13 classic traces correct" 
 expect "firstfit: mean utilization between 70% and 100%" between "$(field "$tmp/ff.json" utilization)" 0.7 1
 expect "firstfit: index between 55 and 100 (utilization alone gives about 50)" between "$(field "$tmp/ff.json" index)" 55 100
 
+expect "every trace's best layout found (heaplab bound) has a utilization in (0, 1]" python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["traces"]
+sys.exit(not t or not all(0 < r["best_layout_utilization"] <= 1 for r in t))' "$tmp/ff.json"
+
 # 2. The table form names the index.
 "$heaplab" grade --policy=firstfit --repeat 1 short1-bal >"$tmp/table.txt"
 expect "the table ends with the performance index" grep -q '^Perf index = .*/100$' "$tmp/table.txt"
