@@ -46,8 +46,16 @@ typedef struct sr_ops {
 
 /* What a child reports. */
 typedef struct sr_result {
-	size_t peak_live, peak_held;   /* bytes */
+	size_t peak_live, peak_held;   /* bytes; peak_held is the peak resident
+	                                  growth with --rss */
 } sr_result_t;
+
+/* --rss: measure any allocator (the one LD_PRELOAD names, or glibc) by the
+ * process's resident set instead of glibc's mallinfo2: every page of every
+ * block is written when handed out, as a program fills its blocks, and the
+ * figure is the kernel's high-water mark (VmHWM) at the end less the
+ * resident bytes (VmRSS) before the first op. */
+static bool rss_mode;
 
 static int usage(FILE *out)
 {
@@ -62,11 +70,35 @@ static int usage(FILE *out)
 		"  GLIBC_TUNABLES=glibc.malloc.top_pad=0 sysreplay traces/*-bal.rep\n"
 		"  GLIBC_TUNABLES=glibc.malloc.tcache_count=0:glibc.malloc.mmap_threshold=65536 ...\n"
 		"Ops of other threads ('t N') run on the one thread; snapshots are skipped.\n"
+		"--rss measures whatever allocator runs (LD_PRELOAD=libjemalloc.so.2 ...): each\n"
+		"block's pages are written when handed out, and \"peak held\" is the peak\n"
+		"resident set (VmHWM at the end less VmRSS before the first op).\n"
 		"Exit 1 when the allocator fails, 2 on bad input.\n");
 	return out == stdout ? 0 : 2;
 }
 
 /* ---- child: the replay itself ------------------------------------------ */
+
+/* A field of /proc/self/status in bytes ("VmRSS", "VmHWM"); 0 if absent. */
+static size_t status_bytes(const char *key)
+{
+	char line[128];
+	size_t kib = 0, n = strlen(key);
+	FILE *f = fopen("/proc/self/status", "r");
+	while (f && fgets(line, sizeof line, f))
+		if (!strncmp(line, key, n) && line[n] == ':')
+			kib = strtoull(line + n + 1, NULL, 10);
+	if (f)
+		fclose(f);
+	return kib * 1024;
+}
+
+/* Writes a byte in every page of a block, as the program would. */
+static void touch(void *p, size_t n)
+{
+	for (size_t off = 0; p && off < n; off += 4096)
+		((volatile char *)p)[off] = 1;
+}
 
 static size_t held_now(void)
 {
@@ -114,7 +146,7 @@ static int replay(const sr_ops_t *t, sr_result_t *r)
 	size_t *bytes = map_zeroed((size_t)t->nids * sizeof *bytes);
 	if (!block || !bytes)
 		return -1;
-	size_t base = held_now(), live = 0;
+	size_t base = rss_mode ? status_bytes("VmRSS") : held_now(), live = 0;
 	void *brk = sbrk(0);
 	memset(r, 0, sizeof *r);
 	for (size_t i = 0; i < t->nops; i++) {
@@ -122,7 +154,7 @@ static int replay(const sr_ops_t *t, sr_result_t *r)
 		size_t n = op->kind == 'c' ? op->aux * op->size : op->size;
 		if (block[op->id] && (op->kind == 'f' || op->kind == 'r'))
 			live -= bytes[op->id];
-		bool mapped = own_mapping(block[op->id]);
+		bool mapped = !rss_mode && own_mapping(block[op->id]);
 		void *p = call_libc(op, block[op->id]);
 		block[op->id] = p;
 		bytes[op->id] = n;
@@ -133,6 +165,11 @@ static int replay(const sr_ops_t *t, sr_result_t *r)
 		}
 		if (live > r->peak_live)
 			r->peak_live = live;
+		if (rss_mode) {
+			if (op->kind != 'f')
+				touch(p, n);
+			continue;
+		}
 		void *now = sbrk(0);
 		if (now == brk && !mapped && !own_mapping(p))
 			continue;                    /* nothing held has changed */
@@ -140,6 +177,10 @@ static int replay(const sr_ops_t *t, sr_result_t *r)
 		size_t held = held_now() - base;
 		if (held > r->peak_held)
 			r->peak_held = held;
+	}
+	if (rss_mode) {
+		size_t hwm = status_bytes("VmHWM");
+		r->peak_held = hwm > base ? hwm - base : 0;
 	}
 	return 0;
 }
@@ -232,7 +273,10 @@ static int run_child(int fd, const char *path, sr_result_t *r)
 		dup2(pipefd[1], STDOUT_FILENO);
 		close(pipefd[0]);
 		close(pipefd[1]);
-		execl("/proc/self/exe", "sysreplay", "--child", fd_text, (char *)NULL);
+		if (rss_mode)
+			execl("/proc/self/exe", "sysreplay", "--child", "--rss", fd_text, (char *)NULL);
+		else
+			execl("/proc/self/exe", "sysreplay", "--child", fd_text, (char *)NULL);
 		fprintf(stderr, "sysreplay: cannot run /proc/self/exe: %s\n", strerror(errno));
 		_exit(2);
 	}
@@ -257,8 +301,18 @@ static const char *base_name(const char *path)
 
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "--child") && !strcmp(argv[2], "--rss")) {
+		rss_mode = true;
+		return child_main(argv[3]);
+	}
 	if (argc == 3 && !strcmp(argv[1], "--child"))
 		return child_main(argv[2]);
+	if (argc > 1 && !strcmp(argv[1], "--rss")) {
+		rss_mode = true;
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
 	if (argc < 2)
 		return usage(stderr);
 	for (int i = 1; i < argc; i++) {
@@ -289,8 +343,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	char allocator[32];
-	snprintf(allocator, sizeof allocator, "glibc-%s", gnu_get_libc_version());
-	printf("%-22s %-11s %9s %12s %12s %7s\n", "trace", "allocator", "ops", "peak live", "peak held", "util");
+	const char *preload = getenv("LD_PRELOAD");
+	if (preload && *preload) {
+		const char *slash = strrchr(preload, '/');
+		snprintf(allocator, sizeof allocator, "%.*s", (int)strcspn(slash ? slash + 1 : preload, ". "),
+			 slash ? slash + 1 : preload);
+	} else {
+		snprintf(allocator, sizeof allocator, "glibc-%s", gnu_get_libc_version());
+	}
+	printf("%-22s %-19s %9s %12s %12s %7s\n", "trace", "allocator", "ops", "peak live",
+	       rss_mode ? "peak rss" : "peak held", "util");
 	double util_sum = 0;
 	for (int i = 0; i < ntraces; i++) {
 		sr_result_t r;
@@ -299,10 +361,10 @@ int main(int argc, char **argv)
 		close(fd[i]);
 		double util = r.peak_held ? (double)r.peak_live / (double)r.peak_held : 0;
 		util_sum += util;
-		printf("%-22s %-11s %9zu %12zu %12zu %6.1f%%\n", base_name(argv[i + 1]), allocator, ops[i], r.peak_live,
+		printf("%-22s %-19s %9zu %12zu %12zu %6.1f%%\n", base_name(argv[i + 1]), allocator, ops[i], r.peak_live,
 		       r.peak_held, 100 * util);
 	}
-	printf("%-22s %-11s %9s %12s %12s %6.1f%%\n", "mean", allocator, "", "", "", 100 * util_sum / ntraces);
+	printf("%-22s %-19s %9s %12s %12s %6.1f%%\n", "mean", allocator, "", "", "", 100 * util_sum / ntraces);
 	free(fd);
 	free(ops);
 	return 0;
