@@ -15,7 +15,7 @@ HL_BENCH_BINARIES = bench/ring$(EXEEXT) bench/halfgig$(EXEEXT) bench/xthread$(EX
 # make bench; make check builds it for tests/glibc_side_by_side.sh).
 check_PROGRAMS += bench/sysreplay
 bench_sysreplay_SOURCES = bench/workloads/sysreplay.c
-bench_sysreplay_LDADD = libheaplab.la
+bench_sysreplay_LDADD = libheaplab.la -lpthread
 bench_sysreplay_LDFLAGS = -static-libtool-libs
 HL_BENCH_BINARIES += bench/sysreplay$(EXEEXT)
 

@@ -19,6 +19,7 @@ int cmd_options(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_bound(int argc, char **argv);
+int cmd_adversary(int argc, char **argv);
 int cmd_sizes(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_render(int argc, char **argv);

@@ -16,6 +16,7 @@ static const struct command commands[] = {
 	{ "replay", cmd_replay, "replay traces with full checking: utilization and speed (--explain: every step)" },
 	{ "compare", cmd_compare, "one table: every policy x every trace" },
 	{ "bound", cmd_bound, "the least memory any allocator needs for a trace, and each policy beside it" },
+	{ "adversary", cmd_adversary, "search for a short trace that makes a policy hold the most memory" },
 	{ "sizes", cmd_sizes, "the ladder of request -> usable size of a policy" },
 	{ "run", cmd_run, "run a real program on heaplab through LD_PRELOAD" },
 	{ "render", cmd_render, "render a DOT snapshot to SVG or PNG with Graphviz" },

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <gnu/libc-version.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@ typedef struct sr_op {
 	long id;       /* block id, >= 0 */
 	size_t size;   /* bytes (per element for c) */
 	size_t aux;    /* c: element count; m: alignment */
+	unsigned tid;  /* the trace's thread ('t N'); used with --rss only */
 } sr_op_t;
 
 /* Head of the memfd: the counts, then nops sr_op_t. */
@@ -51,10 +53,13 @@ typedef struct sr_result {
 } sr_result_t;
 
 /* --rss: measure any allocator (the one LD_PRELOAD names, or glibc) by the
- * process's resident set instead of glibc's mallinfo2: every page of every
- * block is written when handed out, as a program fills its blocks, and the
- * figure is the kernel's high-water mark (VmHWM) at the end less the
- * resident bytes (VmRSS) before the first op. */
+ * process's anonymous resident set instead of glibc's mallinfo2: every page
+ * of every block is written when handed out, as a program fills its
+ * blocks, and the figure is the largest RssAnon read every RSS_EVERY ops
+ * and at the end, less RssAnon before the first op (the replay's own
+ * tables are written whole before that; the ops are a shared mapping,
+ * which RssAnon does not count). */
+enum { RSS_EVERY = 64 };
 static bool rss_mode;
 
 static int usage(FILE *out)
@@ -69,10 +74,12 @@ static int usage(FILE *out)
 		"glibc's tunables apply as usual, e.g.\n"
 		"  GLIBC_TUNABLES=glibc.malloc.top_pad=0 sysreplay traces/*-bal.rep\n"
 		"  GLIBC_TUNABLES=glibc.malloc.tcache_count=0:glibc.malloc.mmap_threshold=65536 ...\n"
-		"Ops of other threads ('t N') run on the one thread; snapshots are skipped.\n"
+		"Ops of other threads ('t N') run on the one thread (on a thread each with\n"
+		"--rss); snapshots are skipped.\n"
 		"--rss measures whatever allocator runs (LD_PRELOAD=libjemalloc.so.2 ...): each\n"
-		"block's pages are written when handed out, and \"peak held\" is the peak\n"
-		"resident set (VmHWM at the end less VmRSS before the first op).\n"
+		"block's pages are written when handed out, and \"peak rss\" is the growth of\n"
+		"the anonymous resident set (RssAnon, read every 64 ops) over its value before\n"
+		"the first op.\n"
 		"Exit 1 when the allocator fails, 2 on bad input.\n");
 	return out == stdout ? 0 : 2;
 }
@@ -139,50 +146,127 @@ static void *call_libc(const sr_op_t *op, void *old)
 	}
 }
 
-/* Replays the ops; the live-byte bookkeeping follows core/replay.c. */
+/* A replay under way: the ops, the block table and the figures.  With
+ * --rss each trace thread's ops run on a thread of their own, one thread
+ * at a time, handing the turn over at each 't' (a real allocator's
+ * thread caches and arenas then see the trace's threads). */
+typedef struct sr_state {
+	const sr_ops_t *t;
+	void **block;
+	size_t *bytes;
+	size_t live, base, next, failed;  /* failed: op index + 1, 0 = none */
+	void *brk;
+	sr_result_t *r;
+	pthread_mutex_t lock;
+	pthread_cond_t turn_changed;
+} sr_state_t;
+
+/* Op @p i; false when the allocator returned NULL. */
+static bool one_op(sr_state_t *s, size_t i)
+{
+	const sr_op_t *op = &s->t->op[i];
+	sr_result_t *r = s->r;
+	size_t n = op->kind == 'c' ? op->aux * op->size : op->size;
+	if (s->block[op->id] && (op->kind == 'f' || op->kind == 'r'))
+		s->live -= s->bytes[op->id];
+	bool mapped = !rss_mode && own_mapping(s->block[op->id]);
+	void *p = call_libc(op, s->block[op->id]);
+	s->block[op->id] = p;
+	s->bytes[op->id] = n;
+	if (op->kind != 'f' && !(op->kind == 'r' && n == 0)) {
+		if (!p)
+			return false;
+		s->live += n;
+	}
+	if (s->live > r->peak_live)
+		r->peak_live = s->live;
+	if (rss_mode) {
+		if (op->kind != 'f')
+			touch(p, n);
+		if (i % RSS_EVERY == 0 || i + 1 == s->t->nops) {
+			size_t now = status_bytes("RssAnon");
+			if (now > s->base && now - s->base > r->peak_held)
+				r->peak_held = now - s->base;
+		}
+		return true;
+	}
+	void *now = sbrk(0);
+	if (now == s->brk && !mapped && !own_mapping(p))
+		return true;                 /* nothing held has changed */
+	s->brk = now;
+	size_t held = held_now() - s->base;
+	if (held > r->peak_held)
+		r->peak_held = held;
+	return true;
+}
+
+/* Runs the ops of trace thread @p tid whenever the next op is one of
+ * them, until the ops run out or one fails. */
+static void run_turns(sr_state_t *s, unsigned tid)
+{
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		while (s->next < s->t->nops && !s->failed && s->t->op[s->next].tid != tid)
+			pthread_cond_wait(&s->turn_changed, &s->lock);
+		if (s->next >= s->t->nops || s->failed)
+			break;
+		while (s->next < s->t->nops && s->t->op[s->next].tid == tid) {
+			if (!one_op(s, s->next)) {
+				s->failed = s->next + 1;
+				break;
+			}
+			s->next++;
+		}
+		pthread_cond_broadcast(&s->turn_changed);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+typedef struct sr_worker {
+	sr_state_t *s;
+	unsigned tid;
+} sr_worker_t;
+
+static void *worker_main(void *arg)
+{
+	sr_worker_t *w = arg;
+	run_turns(w->s, w->tid);
+	return NULL;
+}
+
+/* Replays the ops; the live-byte bookkeeping follows core/replay.c.
+ * 0, op index + 1 when the allocator failed, -1 when out of memory. */
 static int replay(const sr_ops_t *t, sr_result_t *r)
 {
-	void **block = map_zeroed((size_t)t->nids * sizeof *block);
-	size_t *bytes = map_zeroed((size_t)t->nids * sizeof *bytes);
-	if (!block || !bytes)
+	sr_state_t s = { .t = t, .r = r, .lock = PTHREAD_MUTEX_INITIALIZER, .turn_changed = PTHREAD_COND_INITIALIZER };
+	s.block = map_zeroed((size_t)t->nids * sizeof *s.block);
+	s.bytes = map_zeroed((size_t)t->nids * sizeof *s.bytes);
+	static sr_worker_t workers[256];
+	static pthread_t threads[256];
+	bool started[256] = { false };
+	if (!s.block || !s.bytes)
 		return -1;
-	size_t base = rss_mode ? status_bytes("VmRSS") : held_now(), live = 0;
-	void *brk = sbrk(0);
 	memset(r, 0, sizeof *r);
-	for (size_t i = 0; i < t->nops; i++) {
-		const sr_op_t *op = &t->op[i];
-		size_t n = op->kind == 'c' ? op->aux * op->size : op->size;
-		if (block[op->id] && (op->kind == 'f' || op->kind == 'r'))
-			live -= bytes[op->id];
-		bool mapped = !rss_mode && own_mapping(block[op->id]);
-		void *p = call_libc(op, block[op->id]);
-		block[op->id] = p;
-		bytes[op->id] = n;
-		if (op->kind != 'f' && !(op->kind == 'r' && n == 0)) {
-			if (!p)
-				return (int)i + 1;
-			live += n;
-		}
-		if (live > r->peak_live)
-			r->peak_live = live;
-		if (rss_mode) {
-			if (op->kind != 'f')
-				touch(p, n);
-			continue;
-		}
-		void *now = sbrk(0);
-		if (now == brk && !mapped && !own_mapping(p))
-			continue;                    /* nothing held has changed */
-		brk = now;
-		size_t held = held_now() - base;
-		if (held > r->peak_held)
-			r->peak_held = held;
-	}
 	if (rss_mode) {
-		size_t hwm = status_bytes("VmHWM");
-		r->peak_held = hwm > base ? hwm - base : 0;
+		memset(s.block, 0, (size_t)t->nids * sizeof *s.block);
+		memset(s.bytes, 0, (size_t)t->nids * sizeof *s.bytes);
 	}
-	return 0;
+	s.base = rss_mode ? status_bytes("RssAnon") : held_now();
+	s.brk = sbrk(0);
+	for (size_t i = 0; rss_mode && i < t->nops; i++) {
+		unsigned tid = t->op[i].tid;
+		if (tid == 0 || started[tid])
+			continue;
+		workers[tid] = (sr_worker_t){ &s, tid };
+		if (pthread_create(&threads[tid], NULL, worker_main, &workers[tid]) != 0)
+			return -1;
+		started[tid] = true;
+	}
+	run_turns(&s, 0);
+	for (unsigned tid = 1; tid < 256; tid++)
+		if (started[tid])
+			pthread_join(threads[tid], NULL);
+	return (int)s.failed;
 }
 
 static int child_main(const char *fd_text)
@@ -201,6 +285,10 @@ static int child_main(const char *fd_text)
 	}
 	sr_result_t r;
 	int rc = replay(t, &r);
+	if (rc < 0) {
+		fprintf(stderr, "sysreplay: out of memory for the replay's tables or threads\n");
+		return 1;
+	}
 	if (rc) {
 		fprintf(stderr, "sysreplay: op %d: the allocator returned NULL\n", rc - 1);
 		return 1;
@@ -241,12 +329,18 @@ static int flatten(const hl_trace_t *t, const char *path)
 		free(flat);
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (flat_op(t, i, &flat->op[kept])) {
-			if (flat->op[kept].id >= flat->nids)
-				flat->nids = flat->op[kept].id + 1;
-			kept++;
-		}
+	unsigned tid = 0;
+	for (size_t i = 0; i < n; i++) {
+		char text[32];
+		if (hl_trace_op_kind(t, i) == 't' && sscanf(hl_trace_op_text(t, i, text, sizeof text), "t %u", &tid) != 1)
+			tid = 0;
+		if (!flat_op(t, i, &flat->op[kept]))
+			continue;
+		flat->op[kept].tid = rss_mode ? tid : 0;
+		if (flat->op[kept].id >= flat->nids)
+			flat->nids = flat->op[kept].id + 1;
+		kept++;
+	}
 	flat->nops = kept;
 	size_t len = sizeof *flat + kept * sizeof(sr_op_t);
 	bool ok = write(fd, flat, len) == (ssize_t)len;
