@@ -32,8 +32,8 @@ EXTRA_DIST += tests/real_programs.sh tests/python_regrtest.sh tests/replay_trace
 TESTS += tests/explain.sh
 EXTRA_DIST += tests/explain.sh
 # heaplab bound: the bound against optima known by construction or search
-TESTS += tests/bound.sh
-EXTRA_DIST += tests/bound.sh tests/bound_optimum.py
+TESTS += tests/bound.sh tests/adversary.sh
+EXTRA_DIST += tests/bound.sh tests/bound_optimum.py tests/adversary.sh
 
 # Classic mistakes under every policy, with and without debug mode, next to
 # the real allocators (tests/misuse.sh says what each cell expects).
