@@ -43,7 +43,8 @@ fi
 "$heaplab" adversary --policy=nope -o "$tmp/x.rep" > /dev/null 2> "$tmp/err"
 [ $? -eq 2 ] && grep -q "unknown policy 'nope'" "$tmp/err" && pass || fail "unknown policy: $(cat "$tmp/err")"
 [ -x "$sysreplay" ] || { echo "no $sysreplay"; exit 99; }
-while read -r policy real departs; do
+while read -r policy real conf departs; do
+	[ "$conf" = - ] && conf=""
 	t="$src/traces/adversarial/$policy.rep"
 	compiled "$policy" || { skip "$policy is not compiled in"; continue; }
 	preload=""
@@ -52,7 +53,7 @@ while read -r policy real departs; do
 		preload="$lib/$real"
 	fi
 	LD_PRELOAD=$preload "$sysreplay" --rss "$t" > "$tmp/real" 2>&1 || { fail "$policy: sysreplay on $real: $(cat "$tmp/real")"; continue; }
-	"$heaplab" bound --policy="$policy" --json "$t" > "$tmp/model.json" || { fail "$policy: heaplab bound"; continue; }
+	"$heaplab" bound --policy="$policy" ${conf:+--conf="$conf"} --json "$t" > "$tmp/model.json" || { fail "$policy: heaplab bound"; continue; }
 	real_x=$(awk '/\.rep /{ printf "%.2f", $5 / $4 }' "$tmp/real")
 	model_x=$(json "$tmp/model.json" '"%.2f" % (o["policies"][0]["peak_resident"] / o["bound_bytes"])')
 	echo "$policy: model $model_x x bound, $real $real_x x bound (peak resident)"
@@ -65,10 +66,10 @@ while read -r policy real departs; do
 		fail "$policy: model $model_x x bound, $real $real_x x bound: more than 25 % apart"
 	fi
 done <<'EOF'
-bins glibc
-slab libjemalloc.so.2 departs
-sharded libmimalloc.so.2
-percpu libtcmalloc_minimal.so.4 departs
+bins glibc -
+slab libjemalloc.so.2 - departs
+sharded libmimalloc.so.2 -
+percpu libtcmalloc_minimal.so.4 front:thread
 EOF
 
 echo "$passed passed, $failed failed, $skipped skipped"
