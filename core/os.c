@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include "bits.h"
 #include "os.h"
@@ -398,9 +399,23 @@ int hl_os_guard(hl_os_t *os, void *addr, size_t size)
 
 /* ---- the emulated program break ---------------------------------------- */
 
+/* A quarter of the address space the process may have (RLIMIT_AS), or
+ * @p want when that is more: a break reserved whole at start-up must leave
+ * room under `ulimit -v` or a container's limit for everything else (the
+ * program, its threads' stacks, the heap's other regions).  The break then
+ * refuses to grow at that size, as the kernel's brk does at the limit. */
+static size_t fit_address_limit(hl_os_t *os, size_t want)
+{
+	struct rlimit as;
+	if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY || as.rlim_cur / 4 >= want)
+		return want;
+	size_t fit = hl_align_down((size_t)as.rlim_cur / 4, os->page);
+	return fit > os->page ? fit : os->page;
+}
+
 int hl_brk_init(hl_os_t *os, hl_brk_t *b, size_t max)
 {
-	b->max = hl_align_up(max, os->page);
+	b->max = hl_align_up(fit_address_limit(os, max), os->page);
 	b->end = 0;
 	b->base = reserve(os, b->max, os->page, false, HL_REGION_BRK);
 	if (!b->base)
