@@ -399,7 +399,7 @@ int hl_os_guard(hl_os_t *os, void *addr, size_t size)
 
 /* ---- the emulated program break ---------------------------------------- */
 
-/* A quarter of the address space the process may have (RLIMIT_AS), or
+/* Half the address space the process may have (RLIMIT_AS), or
  * @p want when that is more: a break reserved whole at start-up must leave
  * room under `ulimit -v` or a container's limit for everything else (the
  * program, its threads' stacks, the heap's other regions).  The break then
@@ -407,9 +407,9 @@ int hl_os_guard(hl_os_t *os, void *addr, size_t size)
 static size_t fit_address_limit(hl_os_t *os, size_t want)
 {
 	struct rlimit as;
-	if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY || as.rlim_cur / 4 >= want)
+	if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY || as.rlim_cur / 2 >= want)
 		return want;
-	size_t fit = hl_align_down((size_t)as.rlim_cur / 4, os->page);
+	size_t fit = hl_align_down((size_t)as.rlim_cur / 2, os->page);
 	return fit > os->page ? fit : os->page;
 }
 

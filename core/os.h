@@ -193,7 +193,7 @@ typedef struct hl_brk {
 } hl_brk_t;
 
 /** Reserves @p max bytes for a break starting at zero length; under a
- *  finite RLIMIT_AS at most a quarter of it (the break then refuses to grow
+ *  finite RLIMIT_AS at most half of it (the break then refuses to grow
  *  past that, as brk does at the limit). */
 int hl_brk_init(hl_os_t *os, hl_brk_t *b, size_t max);
 /** Moves the break by @p delta bytes (page multiples).  Returns the old

@@ -41,6 +41,7 @@
 
 static int wrong;
 static int nulls;
+static size_t held;      /* bytes the threads held when they met NULL */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Writes a line with write(2): stdio may need memory there is none of. */
@@ -133,7 +134,7 @@ static void *fill(void *arg)
 {
 	unsigned seed = (unsigned)(uintptr_t)arg * 2654435761u + 1;
 	void *list = NULL;
-	size_t kept = 0;
+	size_t kept = 0, held_here = 0;
 	for (int round = 0; round < 2; round++) {
 		for (;;) {
 			seed = seed * 1103515245u + 12345u;
@@ -162,8 +163,14 @@ static void *fill(void *arg)
 			}
 			if (!p) {
 				failed("an allocation", n, errno);
+				if (round == 0) {
+					pthread_mutex_lock(&lock);
+					held += held_here;
+					pthread_mutex_unlock(&lock);
+				}
 				break;
 			}
+			held_here += n;
 			touch(p, n);
 			*(void **)p = list;
 			list = p;
@@ -347,5 +354,7 @@ int main(int argc, char **argv)
 	}
 	if (nulls)
 		say("null seen\n");
+	if (held)
+		say("held %zu MiB at the first NULL\n", held >> 20);
 	return checker() || wrong;
 }

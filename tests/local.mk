@@ -11,7 +11,7 @@ tests_test_core_LDADD = libhlcore.la $(CHECK_LIBS)
 # every policy's calls (tests/test_faults.c), and the limits a real program
 # meets, RLIMIT_DATA and RLIMIT_AS, beside glibc (tests/limits.sh).
 check_PROGRAMS += tests/test_faults tests/limits_program
-TESTS += tests/test_faults
+TESTS += tests/test_faults tests/limits.sh
 EXTRA_DIST += tests/limits.sh
 tests_test_faults_SOURCES = tests/test_faults.c tests/testlib.h tests/testlib.c
 tests_test_faults_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
