@@ -14,6 +14,11 @@ const hl_option_t hl_core_options[] = {
 	  "check the heap around every operation; junk-fill fresh (0xAA) and freed (0xDD) memory" },
 	{ "ledger", HL_OPT_BOOL, "on", 0, 1, NULL,
 	  "remember each block's requested size (live_requested_bytes, utilization)" },
+	{ "os_fail_at", HL_OPT_INT, "0", 0, INT64_MAX, NULL,
+	  "testing: the N-th page-source call the kernel could refuse (mmap, mprotect to read/write, mremap, "
+	  "munmap) fails with ENOMEM, once; 0 = never" },
+	{ "os_fail_every", HL_OPT_INT, "0", 0, INT64_MAX, NULL,
+	  "testing: every N-th such call fails with ENOMEM; 0 = never" },
 	{ NULL, 0, NULL, 0, 0, NULL, NULL },
 };
 

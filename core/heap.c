@@ -54,6 +54,8 @@ hl_heap_t *hl_heap_new(const char *policy, const char *conf)
 	h->debug = hl_conf_bool(&h->conf, "debug");
 	h->ledger_on = hl_conf_bool(&h->conf, "ledger");
 	hl_os_init(&h->os);
+	hl_os_fail_plan(&h->os, (uint64_t)hl_conf_int(&h->conf, "os_fail_at"),
+			(uint64_t)hl_conf_int(&h->conf, "os_fail_every"));
 	hl_os_init(&h->ledger_os);
 	hl_ledger_init(&h->ledger, &h->ledger_os);
 	hl_meta_init_private(&h->threads_pool, &h->os, sizeof(hl_thread_t));
@@ -146,12 +148,15 @@ static __attribute__((noinline)) void *handed_out(hl_heap_t *h, hl_thread_t *t, 
 		errno = ENOMEM;
 		return NULL;
 	}
-	count(t, op);
 	if (h->ledger_on) {
+		if (HL_UNLIKELY(!hl_ledger_add(&h->ledger, p, asked))) {
+			/* no memory to remember it: the block goes back */
+			h->policy->free(h->state, t, p);
+			return handed_out(h, t, NULL, asked, op);
+		}
 		add_usable(t, (int64_t)h->policy->usable_size(h->state, p));
-		if (!hl_ledger_add(&h->ledger, p, asked))
-			hl_fatal(h->policy, "out of memory for the request ledger", p);
 	}
+	count(t, op);
 	if (HL_UNLIKELY(h->debug)) {
 		hl_guard_handout(h, p, asked, true);
 		hl_guard_end(h, op_names[op]);
@@ -194,6 +199,8 @@ void *hl_calloc(hl_heap_t *h, size_t count_, size_t size)
 {
 	hl_thread_t *t = hl_thread_fast(h);
 	size_t n;
+	if (!t)
+		return NULL;    /* ENOMEM: no record for this thread */
 	if (__builtin_mul_overflow(count_, size, &n) || n > HL_MAX_REQUEST)
 		return handed_out(h, t, NULL, 0, HL_OP_CALLOC);
 	void *p = handed_out(h, t, __atomic_load_n(&h->malloc_fn, __ATOMIC_RELAXED)(h->call_st, t, n ? n : 1), n,
@@ -257,6 +264,8 @@ void *hl_realloc(hl_heap_t *h, void *p, size_t n)
 		return NULL;
 	}
 	hl_thread_t *t = hl_thread_fast(h);
+	if (!t)
+		return NULL;    /* ENOMEM: no record for this thread */
 	if (HL_UNLIKELY(n > HL_MAX_REQUEST))
 		return handed_out(h, t, NULL, n, HL_OP_REALLOC);
 	if (HL_UNLIKELY(h->debug)) {
@@ -275,8 +284,9 @@ void *hl_realloc(hl_heap_t *h, void *p, size_t n)
 	}
 	void *q = h->policy->realloc ? h->policy->realloc(h->state, t, p, n) : generic_realloc(h, t, p, n);
 	if (!q) {
-		if (h->ledger_on && !hl_ledger_add(&h->ledger, p, old_asked))
-			hl_fatal(h->policy, "out of memory for the request ledger", p);
+		/* p's slot was just freed: putting it back needs no memory */
+		if (h->ledger_on)
+			hl_ledger_add(&h->ledger, p, old_asked);
 		return handed_out(h, t, NULL, n, HL_OP_REALLOC);
 	}
 	count(t, HL_OP_REALLOC);
@@ -297,6 +307,8 @@ void *hl_realloc(hl_heap_t *h, void *p, size_t n)
 void *hl_memalign(hl_heap_t *h, size_t align, size_t n)
 {
 	hl_thread_t *t = hl_thread_fast(h);
+	if (!t)
+		return NULL;    /* ENOMEM: no record for this thread */
 	if (!hl_is_pow2(align)) {
 		count(t, HL_OP_FAILED);
 		errno = EINVAL;
@@ -339,7 +351,9 @@ bool hl_owns(hl_heap_t *h, const void *p)
 
 size_t hl_trim(hl_heap_t *h, size_t pad)
 {
-	count(hl_thread_fast(h), HL_OP_TRIM);
+	hl_thread_t *t = hl_thread_fast(h);
+	if (t)
+		count(t, HL_OP_TRIM);
 	if (!h->policy->trim)
 		return 0;
 	if (HL_UNLIKELY(h->debug))

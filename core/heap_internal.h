@@ -95,8 +95,11 @@ extern hl_thread_t hl_no_thread __attribute__((visibility("hidden")));
  *  hl_thread_attach, set back to &hl_no_thread at thread exit. */
 extern __thread hl_thread_t *hl_tls_fast;
 
-/** Makes (or reuses) the calling thread's record for @p h. */
+/** Makes (or reuses) the calling thread's record for @p h; NULL (ENOMEM)
+ *  when there is no memory for one: an allocation then returns NULL. */
 hl_thread_t *hl_thread_attach(hl_heap_t *h);
+/** A free needs a record and cannot fail: ends the program with one line. */
+__attribute__((noreturn)) void hl_thread_none(hl_heap_t *h);
 
 /** The calling thread's record for @p h: one thread-local load. */
 static inline hl_thread_t *hl_thread_fast(hl_heap_t *h)
@@ -124,6 +127,8 @@ void hl_free_careful(hl_heap_t *h, hl_thread_t *t, void *p);
 static inline void *hl_malloc_inline(hl_heap_t *h, size_t n)
 {
 	hl_thread_t *t = hl_thread_fast(h);
+	if (__builtin_expect(!t, 0))
+		return NULL;    /* no memory for this thread's record: ENOMEM */
 	if (__builtin_expect(n > HL_MAX_REQUEST, 0))
 		return hl_malloc_careful(h, t, NULL, n);
 	void *p = __atomic_load_n(&h->malloc_fn, __ATOMIC_RELAXED)(h->call_st, t, n ? n : 1);
@@ -140,6 +145,8 @@ static inline void hl_free_inline(hl_heap_t *h, void *p)
 	if (!p)
 		return;
 	hl_thread_t *t = hl_thread_fast(h);
+	if (__builtin_expect(!t, 0))
+		hl_thread_none(h);
 	if (__builtin_expect(h->plain, 1)) {
 		count(t, HL_OP_FREE);
 		__atomic_load_n(&h->free_fn, __ATOMIC_RELAXED)(h->call_st, t, p);

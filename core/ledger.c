@@ -82,7 +82,10 @@ bool hl_ledger_add(hl_ledger_t *l, const void *p, size_t n)
 	uintptr_t k = (uintptr_t)p;
 	hl_ledger_stripe_t *s = stripe_of(l, k);
 	pthread_mutex_lock(&s->lock);
-	if ((s->used + s->tomb + 1) * 4 >= s->cap * 3 && !rehash(l, s)) {
+	/* a table that cannot grow (no memory) takes entries while it has a
+	 * slot left: probes get longer, nothing is lost, and a block taken
+	 * out and put back (a failed realloc) always finds its slot again */
+	if ((s->used + s->tomb + 1) * 4 >= s->cap * 3 && !rehash(l, s) && s->used + 1 >= s->cap) {
 		pthread_mutex_unlock(&s->lock);
 		return false;
 	}

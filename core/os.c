@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include "bits.h"
 #include "os.h"
@@ -55,6 +56,34 @@ void hl_os_init(hl_os_t *os)
 	os->page = pg > 0 ? (size_t)pg : 4096;
 }
 
+/* ---- the fault seam ------------------------------------------------------ */
+
+void hl_os_fail_plan(hl_os_t *os, uint64_t at, uint64_t every)
+{
+	os->fail_at = at;
+	os->fail_every = every;
+}
+
+/* True when the plan makes this call fail: the caller then fails it as the
+ * kernel would, ENOMEM with nothing changed.  Only calls the kernel can
+ * refuse for want of memory or of mappings go through here. */
+static inline bool injected_fault(hl_os_t *os)
+{
+	if (HL_LIKELY(!os->fail_at && !os->fail_every))
+		return false;
+	uint64_t n = __atomic_add_fetch(&os->fallible_calls, 1, __ATOMIC_RELAXED);
+	if (n != os->fail_at && (!os->fail_every || n % os->fail_every))
+		return false;
+	__atomic_fetch_add(&os->faults_injected, 1, __ATOMIC_RELAXED);
+	errno = ENOMEM;
+	return true;
+}
+
+static void *os_mmap(hl_os_t *os, size_t size, int prot, int flags)
+{
+	return injected_fault(os) ? MAP_FAILED : mmap(NULL, size, prot, flags, -1, 0);
+}
+
 /* ---- the region table -------------------------------------------------- */
 
 static size_t slot_of(uintptr_t base, size_t cap)
@@ -75,7 +104,7 @@ static int table_grow(hl_os_t *os)
 {
 	size_t ncap = os->cap ? os->cap * 2 : 256;
 	size_t bytes = hl_align_up(ncap * sizeof(hl_region_rec_t), os->page);
-	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *m = os_mmap(os, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
 	count_call(os, HL_OS_MMAP, NULL, bytes);   /* the table: no region, and the lock is held */
 	if (m == MAP_FAILED)
 		return -1;
@@ -143,7 +172,7 @@ static void *map_aligned(hl_os_t *os, size_t size, size_t align, int prot)
 {
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
 	if (align <= os->page) {
-		void *p = mmap(NULL, size, prot, flags, -1, 0);
+		void *p = os_mmap(os, size, prot, flags);
 		count_call(os, HL_OS_MMAP, p, size);
 		return p == MAP_FAILED ? NULL : p;
 	}
@@ -151,7 +180,7 @@ static void *map_aligned(hl_os_t *os, size_t size, size_t align, int prot)
 	size_t span = size + align;
 	if (span < size)
 		return NULL;
-	char *raw = mmap(NULL, span, prot, flags, -1, 0);
+	char *raw = os_mmap(os, span, prot, flags);
 	count_call(os, HL_OS_MMAP, raw, span);
 	if (raw == MAP_FAILED)
 		return NULL;
@@ -173,8 +202,7 @@ static void *reserve(hl_os_t *os, size_t size, size_t align, bool commit, unsign
 	if (align < os->page)
 		align = os->page;
 	size = hl_align_up(size, os->page);
-	if (!size || size > ((size_t)1 << 47) || os->overcommit_fail) {
-		os->overcommit_fail = false;
+	if (!size || size > ((size_t)1 << 47)) {
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -209,28 +237,38 @@ void *hl_os_reserve_meta(hl_os_t *os, size_t size)
 	return reserve(os, size, os->page, true, HL_REGION_META);
 }
 
-void hl_os_release(hl_os_t *os, void *base, size_t committed)
+int hl_os_release(hl_os_t *os, void *base, size_t committed)
 {
+	int saved = errno;     /* free keeps errno, as glibc's does since 2.33 */
 	pthread_mutex_lock(&os->lock);
 	hl_region_rec_t *r = region_at(os, (uintptr_t)base);
 	if (!r) {
 		pthread_mutex_unlock(&os->lock);
-		return;
+		return 0;
 	}
 	size_t size = r->size;
 	unsigned kind = r->kind;
-	r->base = 1; /* tombstone */
-	os->used--;
+	/* unmapped first, under the lock: a failed munmap (the middle of a
+	 * mapping at the process's mapping limit) keeps its record, and no
+	 * other thread is given the address before its record is gone */
+	int rc = injected_fault(os) ? -1 : munmap(base, size);
+	if (rc == 0) {
+		r->base = 1; /* tombstone */
+		os->used--;
+	}
 	pthread_mutex_unlock(&os->lock);
-	munmap(base, size);
 	count_call(os, HL_OS_MUNMAP, base, size);
+	errno = saved;
+	if (rc != 0)
+		return -1;
 	if (kind == HL_REGION_META) {
 		add_bytes(&os->meta_bytes, NULL, -(int64_t)size);
-		return;
+		return 0;
 	}
 	add_bytes(&os->reserved_bytes, NULL, -(int64_t)size);
 	add_bytes(&os->committed_bytes, NULL, -(int64_t)committed);
 	add_bytes(&os->released_bytes, NULL, (int64_t)size);
+	return 0;
 }
 
 void *hl_os_remap(hl_os_t *os, void *base, size_t size)
@@ -247,7 +285,7 @@ void *hl_os_remap(hl_os_t *os, void *base, size_t size)
 	}
 	r = region_at(os, (uintptr_t)base);    /* the table may have moved */
 	size_t old = r->size;
-	void *p = mremap(base, old, size, MREMAP_MAYMOVE);
+	void *p = injected_fault(os) ? MAP_FAILED : mremap(base, old, size, MREMAP_MAYMOVE);
 	count_call(os, HL_OS_MREMAP, NULL, size);   /* lock held: no name looked up */
 	if (p == MAP_FAILED) {
 		pthread_mutex_unlock(&os->lock);
@@ -295,7 +333,7 @@ int hl_os_commit(hl_os_t *os, void *addr, size_t size)
 	if (!size)
 		return 0;
 	count_call(os, HL_OS_MPROTECT, addr, size);
-	if (mprotect(addr, size, PROT_READ | PROT_WRITE) != 0) {
+	if (injected_fault(os) || mprotect(addr, size, PROT_READ | PROT_WRITE) != 0) {
 		errno = ENOMEM;
 		return -1;
 	}
@@ -303,16 +341,20 @@ int hl_os_commit(hl_os_t *os, void *addr, size_t size)
 	return 0;
 }
 
+/* The calls that give memory back run inside free: they keep errno, as
+ * glibc's free does (since 2.33); their result says what happened. */
 int hl_os_decommit(hl_os_t *os, void *addr, size_t size)
 {
 	if (!size)
 		return 0;
+	int saved = errno;
 	count_call(os, HL_OS_MADVISE_DONTNEED, addr, size);
 	madvise(addr, size, MADV_DONTNEED);
 	count_call(os, HL_OS_MPROTECT, addr, size);
 	int rc = mprotect(addr, size, PROT_NONE);
 	add_bytes(&os->committed_bytes, NULL, -(int64_t)size);
 	add_bytes(&os->decommitted_bytes, NULL, (int64_t)size);
+	errno = saved;
 	return rc;
 }
 
@@ -320,9 +362,11 @@ int hl_os_purge(hl_os_t *os, void *addr, size_t size)
 {
 	if (!size)
 		return 0;
+	int saved = errno;
 	count_call(os, HL_OS_MADVISE_DONTNEED, addr, size);
 	int rc = madvise(addr, size, MADV_DONTNEED);
 	add_bytes(&os->purged_bytes, NULL, (int64_t)size);
+	errno = saved;
 	return rc;
 }
 
@@ -330,6 +374,7 @@ int hl_os_purge_lazy(hl_os_t *os, void *addr, size_t size)
 {
 	if (!size)
 		return 0;
+	int saved = errno;
 	count_call(os, HL_OS_MADVISE_FREE, addr, size);
 	int rc = madvise(addr, size, MADV_FREE);
 	if (rc != 0) {
@@ -337,6 +382,7 @@ int hl_os_purge_lazy(hl_os_t *os, void *addr, size_t size)
 		rc = madvise(addr, size, MADV_DONTNEED);
 	}
 	add_bytes(&os->purged_lazy_bytes, NULL, (int64_t)size);
+	errno = saved;
 	return rc;
 }
 
@@ -344,15 +390,32 @@ int hl_os_guard(hl_os_t *os, void *addr, size_t size)
 {
 	if (!size)
 		return 0;
+	int saved = errno;
 	count_call(os, HL_OS_MPROTECT, addr, size);
-	return mprotect(addr, size, PROT_NONE);
+	int rc = mprotect(addr, size, PROT_NONE);
+	errno = saved;
+	return rc;
 }
 
 /* ---- the emulated program break ---------------------------------------- */
 
+/* Half the address space the process may have (RLIMIT_AS), or
+ * @p want when that is more: a break reserved whole at start-up must leave
+ * room under `ulimit -v` or a container's limit for everything else (the
+ * program, its threads' stacks, the heap's other regions).  The break then
+ * refuses to grow at that size, as the kernel's brk does at the limit. */
+static size_t fit_address_limit(hl_os_t *os, size_t want)
+{
+	struct rlimit as;
+	if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY || as.rlim_cur / 2 >= want)
+		return want;
+	size_t fit = hl_align_down((size_t)as.rlim_cur / 2, os->page);
+	return fit > os->page ? fit : os->page;
+}
+
 int hl_brk_init(hl_os_t *os, hl_brk_t *b, size_t max)
 {
-	b->max = hl_align_up(max, os->page);
+	b->max = hl_align_up(fit_address_limit(os, max), os->page);
 	b->end = 0;
 	b->base = reserve(os, b->max, os->page, false, HL_REGION_BRK);
 	if (!b->base)
@@ -474,6 +537,10 @@ void hl_os_stats(hl_os_t *os, hl_statw_t *w)
 	hl_statw_u64(w, "purged_lazy_bytes", HL_OS_READ(purged_lazy_bytes));
 	hl_statw_u64(w, "decommitted_bytes", HL_OS_READ(decommitted_bytes));
 	hl_statw_u64(w, "released_bytes", HL_OS_READ(released_bytes));
+	if (os->fail_at || os->fail_every) {
+		hl_statw_u64(w, "fallible_calls", HL_OS_READ(fallible_calls));
+		hl_statw_u64(w, "faults_injected", HL_OS_READ(faults_injected));
+	}
 #undef HL_OS_READ
 	hl_statw_end(w);
 }

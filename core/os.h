@@ -97,7 +97,17 @@ typedef struct hl_os {
 	 *  @var hl_os::released_bytes
 	 *  Bytes of non-metadata regions ever released (running total). */
 	uint64_t purged_bytes, purged_lazy_bytes, decommitted_bytes, released_bytes;
-	bool overcommit_fail;          /**< testing: make the next reserve fail */
+	/** @var hl_os::fail_at
+	 *  The fault seam (hl_os_fail_plan): the fail_at-th call that can
+	 *  fail (mmap, mprotect to read/write, mremap, munmap of a region,
+	 *  counted in @c fallible_calls) fails with ENOMEM, once; 0 = never.
+	 *  @var hl_os::fail_every
+	 *  Every fail_every-th such call fails; 0 = never.
+	 *  @var hl_os::fallible_calls
+	 *  Those calls made while a plan is set.
+	 *  @var hl_os::faults_injected
+	 *  Calls the plan made fail. */
+	uint64_t fail_at, fail_every, fallible_calls, faults_injected;
 } hl_os_t;
 
 /** Sets up an empty page source: no regions, zero counters, the kernel's
@@ -105,6 +115,12 @@ typedef struct hl_os {
 void hl_os_init(hl_os_t *os);
 /** Unmaps every region still reserved. */
 void hl_os_release_all(hl_os_t *os);
+/** The fault seam: from now on the @p at-th call of this page source that
+ *  the kernel could refuse (mmap, mprotect to read/write, mremap, munmap of
+ *  a region) fails as the kernel fails it (ENOMEM, nothing changed), and
+ *  so does every @p every-th; 0 turns either off.  Set once, before the
+ *  heap is used (the core's options os_fail_at and os_fail_every). */
+void hl_os_fail_plan(hl_os_t *os, uint64_t at, uint64_t every);
 
 /**
  * Reserves @p size bytes of address space aligned to @p align (a power of
@@ -115,8 +131,12 @@ void hl_os_release_all(hl_os_t *os);
 void *hl_os_reserve(hl_os_t *os, size_t size, size_t align, bool commit);
 /** Same as hl_os_reserve(commit) but counted as metadata, not heap. */
 void *hl_os_reserve_meta(hl_os_t *os, size_t size);
-/** Unmaps the whole region at @p base; @p committed of it were committed. */
-void hl_os_release(hl_os_t *os, void *base, size_t committed);
+/** Unmaps the whole region at @p base; @p committed of it were committed.
+ *  Keeps errno.  When munmap fails (at the process's mapping limit) the
+ *  region keeps its record and its bytes stay counted, so that
+ *  hl_os_release_all still gives it back.
+ *  @return 0, or -1 when the region is still mapped. */
+int hl_os_release(hl_os_t *os, void *base, size_t committed);
 /** Resizes the committed region at @p base (from hl_os_reserve with
  *  commit, never partly decommitted) to @p size bytes with mremap, which
  *  may move it: pages move, they are not copied, so committed bytes change
@@ -172,7 +192,9 @@ typedef struct hl_brk {
 	size_t end;     /**< bytes below the break (committed, page multiple) */
 } hl_brk_t;
 
-/** Reserves @p max bytes for a break starting at zero length. */
+/** Reserves @p max bytes for a break starting at zero length; under a
+ *  finite RLIMIT_AS at most half of it (the break then refuses to grow
+ *  past that, as brk does at the limit). */
 int hl_brk_init(hl_os_t *os, hl_brk_t *b, size_t max);
 /** Moves the break by @p delta bytes (page multiples).  Returns the old
  *  break, or NULL when it cannot grow (ENOMEM) or would go below base. */

@@ -53,8 +53,14 @@ static bool in_boot(const void *p)
 	return (const char *)p >= boot_area && (const char *)p < boot_area + sizeof boot_area;
 }
 
+/* Only the thread building the heap is served here; any other caller
+ * found no heap because building it failed for want of memory. */
 static void *boot_alloc(size_t n, size_t align)
 {
+	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != BUILDING || !pthread_equal(builder, pthread_self())) {
+		errno = ENOMEM;
+		return NULL;
+	}
 	if (align < 16)
 		align = 16;
 	size_t start = hl_align_up(boot_used + sizeof(boot_header_t), align);
@@ -107,7 +113,10 @@ static void build(void)
 	if (snapshot_env && !*snapshot_env)
 		snapshot_env = NULL;
 	const char *policy = getenv("HEAPLAB_POLICY");
+	errno = 0;
 	hl_heap_t *h = hl_heap_new(policy && *policy ? policy : NULL, shim_conf(conf, sizeof conf));
+	if (!h && errno == ENOMEM)
+		return;         /* malloc returns NULL; the next call tries again */
 	if (!h) {
 		say("heaplab: cannot start the default heap: ", hl_last_error());
 		_exit(2);
@@ -138,7 +147,9 @@ static void build(void)
 }
 
 /* Returns the default heap, or NULL when the caller must use the
- * bootstrap area (it is the thread building the heap). */
+ * bootstrap area (it is the thread building the heap) or when building it
+ * failed for want of memory (boot_alloc then says ENOMEM, as malloc does:
+ * no _exit on the allocation path; the next call tries again). */
 static inline hl_heap_t *get_heap(void)
 {
 	if (HL_LIKELY(__atomic_load_n(&state, __ATOMIC_ACQUIRE) == READY))
@@ -148,14 +159,14 @@ static inline hl_heap_t *get_heap(void)
 					__ATOMIC_ACQUIRE)) {
 		builder = pthread_self();
 		build();
-		__atomic_store_n(&state, READY, __ATOMIC_RELEASE);
+		__atomic_store_n(&state, heap ? READY : UNBUILT, __ATOMIC_RELEASE);
 		return heap;
 	}
-	if (pthread_equal(builder, pthread_self()))
+	if (expected == BUILDING && pthread_equal(builder, pthread_self()))
 		return NULL;
-	while (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != READY)
+	while ((expected = __atomic_load_n(&state, __ATOMIC_ACQUIRE)) == BUILDING)
 		sched_yield();
-	return heap;
+	return expected == READY ? heap : NULL;
 }
 
 /* The default heap for a program that wants to read its model's statistics
@@ -186,6 +197,8 @@ static __attribute__((noinline)) void free_careful(void *p)
 	if (!p || in_boot(p))
 		return;
 	hl_heap_t *h = get_heap();
+	if (!h)
+		return;         /* no heap: p is not ours */
 	if (HL_UNLIKELY(recording))
 		hl_rec_free(p);
 	hl_free_inline(h, p);
@@ -410,6 +423,8 @@ SHIM_API size_t malloc_usable_size(void *p)
 	if (in_boot(p))
 		return boot_size(p);
 	hl_heap_t *h = get_heap();
+	if (!h)
+		return 0;
 	/* debug mode answers the request, as AddressSanitizer does: a program
 	 * that uses all it is told it may stays clear of the slack's canary */
 	if (HL_UNLIKELY(h->debug))

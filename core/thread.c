@@ -13,6 +13,7 @@
  * "#@exit N" line): the thread's next call there attaches it anew.
  */
 #include "config.h"
+#include <errno.h>
 #include <pthread.h>
 #include <string.h>
 #include "heap_internal.h"
@@ -89,7 +90,8 @@ hl_thread_t *hl_thread_attach(hl_heap_t *h)
 		t = hl_meta_alloc(&h->threads_pool);
 		if (!t) {
 			pthread_mutex_unlock(&h->threads_lock);
-			hl_fatal(h->policy, "out of memory for a thread record", NULL);
+			errno = ENOMEM;  /* the call fails; the next one tries again */
+			return NULL;
 		}
 		t->index = h->nthreads++;
 		t->policy_tls = (void *)h->policy->tls_empty;
@@ -106,6 +108,11 @@ hl_thread_t *hl_thread_attach(hl_heap_t *h)
 		pthread_setspecific(exit_key, (void *)1);
 	}
 	return t;
+}
+
+void hl_thread_none(hl_heap_t *h)
+{
+	hl_fatal(h->policy, "out of memory for a thread record", NULL);
 }
 
 hl_thread_t *hl_thread_get(hl_heap_t *h)

@@ -7,6 +7,19 @@ tests_test_conformance_LDADD = libhlcore.la $(CHECK_LIBS)
 tests_test_core_SOURCES = tests/test_core.c tests/testlib.h tests/testlib.c
 tests_test_core_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_core_LDADD = libhlcore.la $(CHECK_LIBS)
+# The kernel refusing memory: the page source's fault seam walked through
+# every policy's calls (tests/test_faults.c), and the limits a real program
+# meets, RLIMIT_DATA and RLIMIT_AS, beside glibc (tests/limits.sh).
+check_PROGRAMS += tests/test_faults tests/limits_program
+TESTS += tests/test_faults tests/limits.sh
+EXTRA_DIST += tests/limits.sh
+tests_test_faults_SOURCES = tests/test_faults.c tests/testlib.h tests/testlib.c
+tests_test_faults_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_faults_LDADD = libhlcore.la $(CHECK_LIBS) -lpthread
+tests_limits_program_SOURCES = tests/limits_program.c
+tests_limits_program_LDADD = -lpthread -ldl
+# never instrumented: the same binary runs on the real glibc as the reference
+tests_limits_program_CFLAGS = $(HL_CFLAGS)
 # Decision events (issue 17): each policy's events against its counters.
 check_PROGRAMS += tests/test_events
 TESTS += tests/test_events
@@ -87,7 +100,7 @@ EXTRA_DIST += tests/fidelity.sh tests/fidelity_runner.sh tests/fidelity/glibc.ro
 # that starts threads: the others are tagged single-threaded).
 # (TSan's lock-order detector is off for every test: see AM_TESTS_ENVIRONMENT
 # in Makefile.am for why.)
-HL_THREADED_TESTS = tests/test_conformance tests/test_core tests/test_bins tests/test_slab tests/test_percpu \
+HL_THREADED_TESTS = tests/test_conformance tests/test_core tests/test_faults tests/test_bins tests/test_slab tests/test_percpu \
 	tests/test_sharded tests/test_pools tests/real_programs.sh \
 	exercises/08-arenas-tcache/lab exercises/10-cross-thread/lab exercises/13-threads-outnumber-cpus/lab
 check-threads:

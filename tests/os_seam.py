@@ -18,6 +18,7 @@ ALLOWED = {
     "core/os.c": "the page source itself",
     "bench/workloads/sysreplay.c": "drives the real glibc and reads its break, not heaplab's",
     "tests/misuse_program.c": "maps a page of its own, to free a pointer no heap handed out",
+    "tests/limits_program.c": "fills the process's mappings so that free's munmap fails (glibc's tst-free-errno's way)",
 }
 # Programs that observe a real allocator from outside (the fidelity probes
 # read glibc's break and map their own scratch memory); none is part of

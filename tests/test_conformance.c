@@ -38,19 +38,7 @@ static void add_variants(void)
 
 static void pick_policies(void)
 {
-	const char *env = getenv("HL_TEST_POLICIES");
-	static char buf[256];
-	if (env && *env) {
-		snprintf(buf, sizeof buf, "%s", env);
-		for (char *save, *tok = strtok_r(buf, ",", &save); tok && npolicies < 16; tok = strtok_r(NULL, ",", &save))
-			if (tl_has_policy(tok))
-				policies[npolicies++] = tok;
-		add_variants();
-		return;
-	}
-	for (size_t i = 0; i < hl_policy_count() && npolicies < 16; i++)
-		if (strcmp(hl_policy_name(i), "student") != 0)
-			policies[npolicies++] = hl_policy_name(i);
+	npolicies = tl_pick_policies(policies, 16, "student");
 	add_variants();
 }
 

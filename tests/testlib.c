@@ -54,6 +54,24 @@ int tl_has_policy(const char *name)
 	return hl_policy_summary(name) != NULL;
 }
 
+int tl_pick_policies(const char **out, int max, const char *leave_out)
+{
+	const char *env = getenv("HL_TEST_POLICIES");
+	static char buf[256];
+	int n = 0;
+	if (env && *env) {
+		snprintf(buf, sizeof buf, "%s", env);
+		for (char *save, *tok = strtok_r(buf, ",", &save); tok && n < max; tok = strtok_r(NULL, ",", &save))
+			if (tl_has_policy(tok))
+				out[n++] = tok;
+		return n;
+	}
+	for (size_t i = 0; i < hl_policy_count() && n < max; i++)
+		if (!leave_out || strcmp(hl_policy_name(i), leave_out) != 0)
+			out[n++] = hl_policy_name(i);
+	return n;
+}
+
 void tl_fill(void *p, size_t n, unsigned seed)
 {
 	unsigned char *b = p;

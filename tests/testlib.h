@@ -20,6 +20,10 @@ void tl_check_clean(hl_heap_t *h);
 void tl_check_finds(hl_heap_t *h, const char *want);
 /** True when @p name is a compiled-in policy. */
 int tl_has_policy(const char *name);
+/** The policies a suite runs: those named in $HL_TEST_POLICIES (a comma
+ *  list), else every compiled-in one but @p leave_out (NULL: none); at most
+ *  @p max into @p out.  Returns how many. */
+int tl_pick_policies(const char **out, int max, const char *leave_out);
 /** Keeps the calling thread on the CPU it runs on now (percpu's tests:
  *  a move between two calls would reach another CPU's stacks). */
 void tl_stay_on_this_cpu(void);

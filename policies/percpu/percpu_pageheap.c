@@ -114,8 +114,16 @@ static int pc_ph_grow(pc_pageheap_t *ph, size_t bytes)
 	if (!r || r->size - r->frontier < bytes) {
 		if (ph->nregions == PC_MAX_REGIONS || bytes > ((size_t)1 << 46))
 			return -1;
-		size_t size = bytes < PC_REGION ? PC_REGION : hl_align_up(bytes, PC_HUGE);
+		size_t need = hl_align_up(bytes, PC_HUGE);
+		size_t size = bytes < PC_REGION ? PC_REGION : need;
 		void *base = hl_os_reserve(ph->os, size, PC_HUGE, false);
+		/* refused (RLIMIT_AS, a container's limit): halve the
+		 * reservation down to what the request needs; a smaller
+		 * region holds whole hugepages all the same */
+		while (!base && size > need) {
+			size = size / 2 > need ? hl_align_up(size / 2, PC_HUGE) : need;
+			base = hl_os_reserve(ph->os, size, PC_HUGE, false);
+		}
 		if (!base)
 			return -1;
 		r = &ph->regions[ph->nregions];

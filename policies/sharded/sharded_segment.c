@@ -41,7 +41,10 @@ static size_t shd_slices_find(const shd_segment_t *s, size_t n)
 	return 0;
 }
 
-/* Commits the slices of [i, i+n) not committed yet, one call per run. */
+/* Commits the slices of [i, i+n) not committed yet, one call per run.  A
+ * run is marked committed only once the kernel has said yes: a refused
+ * commit leaves its slices as they were (the runs before it stay
+ * committed, as mimalloc's do, and are counted). */
 static int shd_slices_commit(shd_state_t *st, shd_segment_t *s, size_t i, size_t n)
 {
 	for (size_t j = i; j < i + n;) {
@@ -51,11 +54,12 @@ static int shd_slices_commit(shd_state_t *st, shd_segment_t *s, size_t i, size_t
 		}
 		size_t k = j;
 		while (k < i + n && !shd_bit(s->committed, k))
-			shd_bit_set(s->committed, k++);
+			k++;
 		if (hl_os_commit(st->os, shd_slice_addr(s, j), (k - j) * SHD_SLICE_SIZE) < 0)
 			return -1;
 		s->committed_bytes += (k - j) * SHD_SLICE_SIZE;
-		j = k;
+		for (; j < k; j++)
+			shd_bit_set(s->committed, j);
 	}
 	return 0;
 }
