@@ -165,9 +165,9 @@ const char *cli_record_path(void)
 	return library_path("HEAPLAB_RECORDER", "libheaplab-record.so", path, sizeof path);
 }
 
-hl_trace_t *cli_load_trace(const char *path)
+hl_trace_t *cli_load_trace(const char *path, bool lenient)
 {
-	hl_trace_t *t = hl_trace_load(path);
+	hl_trace_t *t = lenient ? hl_trace_load_lenient(path) : hl_trace_load(path);
 	if (!t) {
 		fprintf(stderr, "%s\n", hl_last_error());
 		return NULL;

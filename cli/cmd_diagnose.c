@@ -390,7 +390,7 @@ int cmd_diagnose(int argc, char **argv)
 		rc = record(argv + i, sample_ms, dir, path, sizeof path);
 		trace = path;
 	}
-	hl_trace_t *t = rc ? NULL : cli_load_trace(trace);
+	hl_trace_t *t = rc ? NULL : cli_load_trace(trace, false);
 	if (!rc && !t)
 		rc = 2;
 	if (t && keep && dir[0])
