@@ -20,7 +20,7 @@ static int usage(FILE *out)
 {
 	fprintf(out,
 		"usage: heaplab diagnose [--policies=LIST] [--knobs='POLICY/CONF;...'] [-o REPORT.html]\n"
-		"                        [--model=CONF] [--sample-ms N] [--keep=FILE.rep] -- COMMAND [ARGS...]\n"
+		"                        [--model=CONF] [--sample-ms N] [--keep=FILE.rep] [--verify] -- COMMAND [ARGS...]\n"
 		"       heaplab diagnose [options] --trace=FILE.rep\n"
 		"Runs COMMAND once on the C library's malloc with libheaplab-record.so, recording\n"
 		"every call with its allocation site and the process's RSS every N ms (default 10),\n"

@@ -41,7 +41,7 @@ static int replay_usage(FILE *out)
 		"--snapshot-dir creates DIR and writes the heap's DOT at every `s LABEL` op as\n"
 		"DIR/POLICY-LABEL.dot; a file it cannot write is an error (exit 2).\n"
 		"--explain prints, instead of the table, every operation with the steps the\n"
-		"policy took (its decision events, one line each) and the net change in live,\n"
+		"policy took (its decision events, one line each) and the net change in live (usable),\n"
 		"committed and resident bytes and OS calls; --explain=json prints one JSON\n"
 		"object per operation (fields: policy, op, line, text, kind, id, size, addr,\n"
 		"events[kind, what, index, size, size2, before, after, addr, text],\n"
