@@ -224,6 +224,31 @@ static void print_json(const char *trace, const char *policy, const hl_replay_re
 	printf("}\n");
 }
 
+static void free_all(hl_trace_t **traces, int n)
+{
+	for (int i = 0; i < n; i++)
+		hl_trace_free(traces[i]);
+	free(traces);
+}
+
+/* Reads every trace of @p a; NULL after their errors (exit status 2). */
+static hl_trace_t **load_all(const replay_args_t *a)
+{
+	hl_trace_t **traces = calloc((size_t)a->ntraces, sizeof *traces);
+	if (!traces) {
+		cli_error("out of memory");
+		return NULL;
+	}
+	bool ok = true;
+	for (int i = 0; i < a->ntraces; i++)
+		ok &= (traces[i] = cli_load_trace(a->traces[i], a->lenient)) != NULL;
+	if (!ok) {
+		free_all(traces, a->ntraces);
+		return NULL;
+	}
+	return traces;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	replay_args_t a;
@@ -234,17 +259,11 @@ int cmd_replay(int argc, char **argv)
 	}
 	/* every trace is read, and the snapshot folder made, before the table's
 	 * header: bad input is one line and exit 2, with no table above it */
-	hl_trace_t **traces = calloc((size_t)a.ntraces, sizeof *traces);
-	int status = traces ? 0 : cli_error("out of memory");
-	for (int i = 0; traces && i < a.ntraces; i++)
-		if (!(traces[i] = cli_load_trace(a.traces[i], a.lenient)))
-			status = 2;
-	if (status == 0 && a.snapshot_dir)
-		status = make_dir(a.snapshot_dir);
+	hl_trace_t **traces = load_all(&a);
+	int status = traces ? 0 : 2;
+	if (status == 0 && a.snapshot_dir && (status = make_dir(a.snapshot_dir)) != 0)
+		free_all(traces, a.ntraces);
 	if (status != 0) {
-		for (int i = 0; traces && i < a.ntraces; i++)
-			hl_trace_free(traces[i]);
-		free(traces);
 		free(a.traces);
 		return status;
 	}
@@ -302,6 +321,11 @@ int cmd_compare(int argc, char **argv)
 		a.npolicies = cli_policy_list("all", a.policies, MAX_POLICIES);
 	double util_sum[MAX_POLICIES] = { 0 }, kops_sum[MAX_POLICIES] = { 0 };
 	int counted[MAX_POLICIES] = { 0 }, status = 0;
+	hl_trace_t **traces = load_all(&a); /* bad input before any table */
+	if (!traces) {
+		free(a.traces);
+		return 2;
+	}
 	if (!a.json) {
 		printf("%-22s", "trace (util / Kops/s)");
 		for (int p = 0; p < a.npolicies; p++)
@@ -309,11 +333,7 @@ int cmd_compare(int argc, char **argv)
 		printf("\n");
 	}
 	for (int i = 0; i < a.ntraces; i++) {
-		hl_trace_t *t = cli_load_trace(a.traces[i], a.lenient);
-		if (!t) {
-			status = 2;
-			continue;
-		}
+		hl_trace_t *t = traces[i];
 		if (!a.json)
 			printf("%-22s", base_name(a.traces[i]));
 		for (int p = 0; p < a.npolicies; p++) {
@@ -351,6 +371,7 @@ int cmd_compare(int argc, char **argv)
 				printf(" %16s", "-");
 		printf("\n");
 	}
+	free(traces);
 	free(a.traces);
 	return status;
 }
