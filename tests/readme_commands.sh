@@ -81,7 +81,9 @@ run_block() {
 	while IFS= read -r line; do
 		cheaper "$line" >>"$script"
 	done
-	if (cd "$tree" && timeout 600 bash "$script" </dev/null >"$out" 2>&1); then
+	local rc=0
+	(cd "$tree" && timeout 600 bash "$script" </dev/null >"$out" 2>&1) || rc=$?
+	if [ "$rc" -eq 0 ]; then
 		if grep -v "^libtool: warning: remember to run 'libtool --finish" "$out" | grep -E -q "$error_line"; then
 			failed=$((failed + 1))
 			echo "FAIL: $name: an error line:"
@@ -91,7 +93,7 @@ run_block() {
 		fi
 	else
 		failed=$((failed + 1))
-		echo "FAIL: $name: exit $? running:"
+		echo "FAIL: $name: exit $rc running:"
 		sed -n '2,$p' "$script"
 		tail -5 "$out"
 	fi
