@@ -52,8 +52,9 @@ void cli_progress_cb(const char *what, size_t done, size_t total);
 /** Prints hl_last_error() as "heaplab: <msg>" and returns 2. */
 int cli_last_error(void);
 /** Loads a trace: NULL after printing "file:line: message"; the reader's
- *  warnings go to stderr. */
-hl_trace_t *cli_load_trace(const char *path);
+ *  warnings go to stderr.  @p lenient reads a trace cut short as far as it
+ *  goes (hl_trace_load_lenient). */
+hl_trace_t *cli_load_trace(const char *path, bool lenient);
 /** Prints "key":"v" (v escaped for JSON; NULL as "") and a comma if asked. */
 void cli_json_str(const char *key, const char *v, bool comma);
 /** Seconds since an arbitrary start (monotonic). */

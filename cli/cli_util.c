@@ -128,7 +128,8 @@ int cli_last_error(void)
 }
 
 /* Finds @p lib (a shared library of this build) next to the command, in
- * the build tree, or in the installed libdir; @p env overrides. */
+ * the build tree, beside an installed command (../lib), or in the
+ * configured libdir; @p env overrides. */
 static const char *library_path(const char *env_name, const char *lib, char *path, size_t len)
 {
 	const char *env = getenv(env_name);
@@ -141,7 +142,10 @@ static const char *library_path(const char *env_name, const char *lib, char *pat
 		char *slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = 0;
-			static const char *const candidates[] = { "%s/.libs/%s", "%s/%s", "%s/../.libs/%s" };
+			/* the build tree's libtool folders, then an installed
+			 * PREFIX/bin/heaplab's PREFIX/lib (make install prefix=DIR
+			 * puts it elsewhere than the configured HL_LIBDIR) */
+			static const char *const candidates[] = { "%s/.libs/%s", "%s/%s", "%s/../.libs/%s", "%s/../lib/%s" };
 			for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
 				snprintf(path, len, candidates[i], exe, lib);
 				if (access(path, R_OK) == 0)
@@ -165,9 +169,9 @@ const char *cli_record_path(void)
 	return library_path("HEAPLAB_RECORDER", "libheaplab-record.so", path, sizeof path);
 }
 
-hl_trace_t *cli_load_trace(const char *path)
+hl_trace_t *cli_load_trace(const char *path, bool lenient)
 {
-	hl_trace_t *t = hl_trace_load(path);
+	hl_trace_t *t = lenient ? hl_trace_load_lenient(path) : hl_trace_load(path);
 	if (!t) {
 		fprintf(stderr, "%s\n", hl_last_error());
 		return NULL;

@@ -111,7 +111,7 @@ static void print_json_head(const char *path, const hl_trace_t *t, const vis_bou
 /* One trace: the bound, then each policy.  0, 1 (a replay failed) or 2. */
 static int bound_one(const bound_args_t *a, const char *path)
 {
-	hl_trace_t *t = cli_load_trace(path);
+	hl_trace_t *t = cli_load_trace(path, false);
 	if (!t)
 		return 2;
 	vis_bound_t b;

@@ -20,7 +20,7 @@ static int usage(FILE *out)
 {
 	fprintf(out,
 		"usage: heaplab diagnose [--policies=LIST] [--knobs='POLICY/CONF;...'] [-o REPORT.html]\n"
-		"                        [--model=CONF] [--sample-ms N] [--keep=FILE.rep] -- COMMAND [ARGS...]\n"
+		"                        [--model=CONF] [--sample-ms N] [--keep=FILE.rep] [--verify] -- COMMAND [ARGS...]\n"
 		"       heaplab diagnose [options] --trace=FILE.rep\n"
 		"Runs COMMAND once on the C library's malloc with libheaplab-record.so, recording\n"
 		"every call with its allocation site and the process's RSS every N ms (default 10),\n"
@@ -390,7 +390,7 @@ int cmd_diagnose(int argc, char **argv)
 		rc = record(argv + i, sample_ms, dir, path, sizeof path);
 		trace = path;
 	}
-	hl_trace_t *t = rc ? NULL : cli_load_trace(trace);
+	hl_trace_t *t = rc ? NULL : cli_load_trace(trace, false);
 	if (!rc && !t)
 		rc = 2;
 	if (t && keep && dir[0])

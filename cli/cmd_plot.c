@@ -106,7 +106,7 @@ int cmd_plot(int argc, char **argv)
 		if (!p)
 			return cli_last_error();
 	} else {
-		hl_trace_t *t = cli_load_trace(trace);
+		hl_trace_t *t = cli_load_trace(trace, false);
 		p = t ? plot_trace(t, trace, names[0], conf, &n) : NULL;
 		snprintf(title, sizeof title, "%s on %s%s%s: bytes after each op", trace, names[0],
 			 conf && *conf ? ", " : "", conf ? conf : "");

@@ -369,6 +369,7 @@ typedef struct qz_session {
 	bool echo;          /**< stdin is not a terminal: echo what was read */
 	size_t asked;       /**< questions put so far */
 	size_t right;       /**< of which answered right */
+	char book[PATH_MAX];/**< the bank's folder: what $BOOK means in a run: line */
 } qz_session_t;
 
 static uint64_t qz_next(uint64_t *s)
@@ -391,6 +392,18 @@ static void qz_shuffle(size_t *ix, size_t n, uint64_t seed)
 		ix[i - 1] = ix[j];
 		ix[j] = t;
 	}
+}
+
+/** The bank's folder into @p buf: what $BOOK means in a run: line. */
+static const char *qz_book_dir(const qz_bank_t *b, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", b->path);
+	char *slash = strrchr(buf, '/');
+	if (slash)
+		*slash = 0;
+	else
+		snprintf(buf, len, ".");
+	return buf;
 }
 
 static const char *qz_col(const qz_session_t *s, const char *code)
@@ -427,8 +440,17 @@ static bool qz_ask(qz_session_t *s, const qz_question_t *q, size_t k, size_t tot
 		printf("%swrong%s: the answer is %s\n", qz_col(s, "\033[31m"), qz_col(s, "\033[0m"), shown);
 	}
 	printf("why: %s\n", q->why);
-	if (q->run)
-		printf("see for yourself: %s\n", q->run);
+	if (q->run) {
+		/* the command as the user can type it: $BOOK is the bank's folder */
+		printf("see for yourself: ");
+		for (const char *r = q->run; *r;)
+			if (!strncmp(r, "$BOOK", 5)) {
+				fputs(s->book, stdout);
+				r += 5;
+			} else
+				putchar(*r++);
+		putchar('\n');
+	}
 	return true;
 }
 
@@ -449,10 +471,11 @@ static int qz_drill(const qz_bank_t *b, int chapter, uint64_t seed, size_t count
 		n = count;
 	qz_session_t s = { .colour = isatty(STDOUT_FILENO) != 0,
 			   .echo = isatty(STDIN_FILENO) == 0 };
+	qz_book_dir(b, s.book, sizeof s.book);
 	printf("heaplab quiz: %zu question%s", n, n == 1 ? "" : "s");
 	if (chapter)
 		printf(" from chapter %d", chapter);
-	printf(", seed %llu.  Type the answer (or the letter of a choice); q quits.\n",
+	printf(", seed %llu.  Type the answer (where choices a), b) ... are listed, its letter); q quits.\n",
 	       (unsigned long long)seed);
 	for (size_t k = 0; k < n; k++)
 		if (!qz_ask(&s, &b->v[ix[k]], k + 1, n))
@@ -482,9 +505,7 @@ static void qz_verify_env(const qz_bank_t *b)
 		snprintf(path, sizeof path, "%s:%s", exe, old ? old : "/usr/bin:/bin");
 		setenv("PATH", path, 1);
 	}
-	snprintf(dir, sizeof dir, "%s", b->path);
-	char *slash = strrchr(dir, '/');
-	setenv("BOOK", slash ? (*slash = 0, dir) : ".", 1);
+	setenv("BOOK", qz_book_dir(b, dir, sizeof dir), 1);
 }
 
 /** The first need of q->needs this build lacks, or NULL: a policy not

@@ -15,6 +15,7 @@ typedef struct replay_args {
 	int npolicies;
 	const char *conf;
 	bool json, stats, quiet;
+	bool lenient;            /* a trace cut short is replayed as far as it goes */
 	int explain;             /* 0 no, 1 plain English, 2 JSON */
 	long long check_every;   /* -1: chosen from the trace length */
 	int repeat;
@@ -29,14 +30,18 @@ static int replay_usage(FILE *out)
 	fprintf(out,
 		"usage: heaplab replay [--policy=NAME[,NAME]|all] [--conf=S] [--json] [--stats]\n"
 		"                      [--check-every N] [--repeat N] [--snapshot FILE.dot]\n"
-		"                      [--snapshot-dir DIR] [--explain[=json]] TRACE...\n"
+		"                      [--snapshot-dir DIR] [--explain[=json]] [--lenient] TRACE...\n"
 		"Replays each trace on a fresh heap of each policy: fills every block with a\n"
 		"pattern, checks alignment, overlap and contents, runs the heap checker every\n"
 		"N ops (default: every op up to 20,000 ops, else 200 times), then times\n"
 		"N more passes without checks (default 1).  Prints ops, utilization (peak live\n"
-		"requested / peak committed) and Kops/s.  Exit 1 when a check fails, 2 on bad input.\n"
+		"requested / peak committed) and Kops/s.  Exit 1 when a check fails, 2 on bad input:\n"
+		"a trace cut short (fewer ops than its header says, a last line cut mid-field)\n"
+		"is bad input unless --lenient, which replays what is there, with a warning.\n"
+		"--snapshot-dir creates DIR and writes the heap's DOT at every `s LABEL` op as\n"
+		"DIR/POLICY-LABEL.dot; a file it cannot write is an error (exit 2).\n"
 		"--explain prints, instead of the table, every operation with the steps the\n"
-		"policy took (its decision events, one line each) and the net change in live,\n"
+		"policy took (its decision events, one line each) and the net change in live (usable),\n"
 		"committed and resident bytes and OS calls; --explain=json prints one JSON\n"
 		"object per operation (fields: policy, op, line, text, kind, id, size, addr,\n"
 		"events[kind, what, index, size, size2, before, after, addr, text],\n"
@@ -65,6 +70,8 @@ static int parse_args(int argc, char **argv, replay_args_t *a, int (*usage)(FILE
 			a->json = true;
 		else if (!strcmp(argv[i], "--stats"))
 			a->stats = true;
+		else if (!strcmp(argv[i], "--lenient"))
+			a->lenient = true;
 		else if (!strcmp(argv[i], "--explain") || !strcmp(argv[i], "--explain=text"))
 			a->explain = 1;
 		else if (!strcmp(argv[i], "--explain=json"))
@@ -103,17 +110,39 @@ typedef struct progress_ctx {
 	size_t passes;
 	size_t done;
 	vis_explain_t *explain;  /* NULL unless --explain */
+	bool write_failed;       /* a snapshot could not be written */
 } progress_ctx_t;
 
-static void write_snapshot(hl_heap_t *h, const char *path, const char *title)
+/* Writes the heap's DOT to @p path; 2 after one line when it cannot. */
+static int write_snapshot(hl_heap_t *h, const char *path, const char *title)
 {
 	FILE *f = fopen(path, "w");
-	if (!f) {
-		cli_error("cannot write %s: %s", path, strerror(errno));
-		return;
-	}
+	if (!f)
+		return cli_error("cannot write %s: %s", path, strerror(errno));
 	hl_snapshot_dot(h, f, title);
-	fclose(f);
+	if (ferror(f) | (fclose(f) != 0))
+		return cli_error("cannot write %s: %s", path, strerror(errno));
+	return 0;
+}
+
+/* mkdir -p @p dir; 2 after one line when it cannot. */
+static int make_dir(const char *dir)
+{
+	char path[4096];
+	if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
+		return cli_error("cannot create %s: name too long", dir);
+	for (char *p = path + 1;; p++) {
+		bool end = *p == 0;
+		if (*p != '/' && !end)
+			continue;
+		*p = 0;
+		struct stat st;
+		if (mkdir(path, 0777) != 0 && !(errno == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+			return cli_error("cannot create %s: %s", path, strerror(errno == EEXIST ? ENOTDIR : errno));
+		if (end)
+			return 0;
+		*p = '/';
+	}
 }
 
 static int after_op(const hl_replay_t *rp, void *arg)
@@ -130,13 +159,14 @@ static int after_op(const hl_replay_t *rp, void *arg)
 	if (label && pc->args->snapshot_dir && pc->done <= hl_trace_ops(t)) {
 		char path[4096];
 		snprintf(path, sizeof path, "%s/%s-%s.dot", pc->args->snapshot_dir, pc->policy, label);
-		write_snapshot(h, path, label);
+		if (!pc->write_failed && write_snapshot(h, path, label) != 0)
+			pc->write_failed = true; /* one line, not one per label */
 	}
 	return 0;
 }
 
 /* Replays one trace on one policy; fills *r.  Returns 0, 1 (check failed)
- * or 2 (the heap could not be made). */
+ * or 2 (the heap could not be made, or a snapshot not written). */
 static int replay_one(const replay_args_t *a, const hl_trace_t *t, const char *path, const char *policy,
 		      hl_replay_result_t *r, bool print_stats)
 {
@@ -144,7 +174,7 @@ static int replay_one(const replay_args_t *a, const hl_trace_t *t, const char *p
 	if (!h)
 		return cli_error("%s", hl_last_error());
 	size_t nops = hl_trace_ops(t);
-	progress_ctx_t pc = { path, a, policy, (size_t)(1 + a->repeat), 0, NULL };
+	progress_ctx_t pc = { path, a, policy, (size_t)(1 + a->repeat), 0, NULL, false };
 	if (a->explain && !(pc.explain = vis_explain_new(h))) {
 		hl_heap_destroy(h);
 		return cli_last_error();
@@ -162,10 +192,10 @@ static int replay_one(const replay_args_t *a, const hl_trace_t *t, const char *p
 	cli_progress_done();
 	if (print_stats)
 		hl_stats_text(h, stdout);
-	if (a->snapshot)
-		write_snapshot(h, a->snapshot, path);
+	if (a->snapshot && write_snapshot(h, a->snapshot, path) != 0)
+		pc.write_failed = true;
 	hl_heap_destroy(h);
-	return rc;
+	return pc.write_failed && rc == 0 ? 2 : rc;
 }
 
 static const char *base_name(const char *path)
@@ -194,6 +224,31 @@ static void print_json(const char *trace, const char *policy, const hl_replay_re
 	printf("}\n");
 }
 
+static void free_all(hl_trace_t **traces, int n)
+{
+	for (int i = 0; i < n; i++)
+		hl_trace_free(traces[i]);
+	free(traces);
+}
+
+/* Reads every trace of @p a; NULL after their errors (exit status 2). */
+static hl_trace_t **load_all(const replay_args_t *a)
+{
+	hl_trace_t **traces = calloc((size_t)a->ntraces, sizeof *traces);
+	if (!traces) {
+		cli_error("out of memory");
+		return NULL;
+	}
+	bool ok = true;
+	for (int i = 0; i < a->ntraces; i++)
+		ok &= (traces[i] = cli_load_trace(a->traces[i], a->lenient)) != NULL;
+	if (!ok) {
+		free_all(traces, a->ntraces);
+		return NULL;
+	}
+	return traces;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	replay_args_t a;
@@ -202,15 +257,20 @@ int cmd_replay(int argc, char **argv)
 		free(a.traces);
 		return rc < 0 ? 0 : rc;
 	}
-	int status = 0;
+	/* every trace is read, and the snapshot folder made, before the table's
+	 * header: bad input is one line and exit 2, with no table above it */
+	hl_trace_t **traces = load_all(&a);
+	int status = traces ? 0 : 2;
+	if (status == 0 && a.snapshot_dir && (status = make_dir(a.snapshot_dir)) != 0)
+		free_all(traces, a.ntraces);
+	if (status != 0) {
+		free(a.traces);
+		return status;
+	}
 	if (!a.json && !a.explain)
 		printf("%-22s %-9s %9s %7s %10s  %s\n", "trace", "policy", "ops", "util", "Kops/s", "result");
 	for (int i = 0; i < a.ntraces; i++) {
-		hl_trace_t *t = cli_load_trace(a.traces[i]);
-		if (!t) {
-			status = 2;
-			continue;
-		}
+		hl_trace_t *t = traces[i];
 		for (int p = 0; p < a.npolicies; p++) {
 			hl_replay_result_t r;
 			int one = replay_one(&a, t, a.traces[i], a.policies[p], &r, a.stats);
@@ -235,14 +295,16 @@ int cmd_replay(int argc, char **argv)
 		}
 		hl_trace_free(t);
 	}
+	free(traces);
 	free(a.traces);
 	return status;
 }
 
 static int compare_usage(FILE *out)
 {
-	fprintf(out, "usage: heaplab compare [--policy=LIST|all] [--conf=S] [--json] TRACE...\n"
-		     "One table: utilization and Kops/s of every policy on every trace, and the means.\n");
+	fprintf(out, "usage: heaplab compare [--policy=LIST|all] [--conf=S] [--json] [--lenient] TRACE...\n"
+		     "One table: utilization and Kops/s of every policy on every trace, and the means.\n"
+		     "A trace cut short is bad input (exit 2) unless --lenient.\n");
 	return out == stdout ? 0 : 2;
 }
 
@@ -259,6 +321,11 @@ int cmd_compare(int argc, char **argv)
 		a.npolicies = cli_policy_list("all", a.policies, MAX_POLICIES);
 	double util_sum[MAX_POLICIES] = { 0 }, kops_sum[MAX_POLICIES] = { 0 };
 	int counted[MAX_POLICIES] = { 0 }, status = 0;
+	hl_trace_t **traces = load_all(&a); /* bad input before any table */
+	if (!traces) {
+		free(a.traces);
+		return 2;
+	}
 	if (!a.json) {
 		printf("%-22s", "trace (util / Kops/s)");
 		for (int p = 0; p < a.npolicies; p++)
@@ -266,11 +333,7 @@ int cmd_compare(int argc, char **argv)
 		printf("\n");
 	}
 	for (int i = 0; i < a.ntraces; i++) {
-		hl_trace_t *t = cli_load_trace(a.traces[i]);
-		if (!t) {
-			status = 2;
-			continue;
-		}
+		hl_trace_t *t = traces[i];
 		if (!a.json)
 			printf("%-22s", base_name(a.traces[i]));
 		for (int p = 0; p < a.npolicies; p++) {
@@ -308,6 +371,7 @@ int cmd_compare(int argc, char **argv)
 				printf(" %16s", "-");
 		printf("\n");
 	}
+	free(traces);
 	free(a.traces);
 	return status;
 }

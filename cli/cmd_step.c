@@ -171,7 +171,7 @@ int cmd_step(int argc, char **argv)
 	int rc = parse(argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	hl_trace_t *t = cli_load_trace(a.trace);
+	hl_trace_t *t = cli_load_trace(a.trace, false);
 	if (!t)
 		return 2;
 	if (a.tty) {

@@ -81,7 +81,7 @@ static int choices_for(const vis_paths_t *ps, size_t op, const char **all, size_
 
 static int load(const quiz_paths_args_t *a, hl_trace_t **t, vis_paths_t *ps)
 {
-	if (!(*t = cli_load_trace(a->trace)))
+	if (!(*t = cli_load_trace(a->trace, false)))
 		return 2;
 	int rc = vis_paths_trace(a->policy, a->conf, *t, ps);
 	if (rc == 2)

@@ -292,11 +292,23 @@ const char *hl_event_text(hl_heap_t *h, const hl_event_t *e, char *buf, size_t l
 		return buf;
 	buf[0] = '\0';
 	PUT("%s", (unsigned)e->kind < HL_EV_NKINDS ? kinds[e->kind].words : "?");
-	if (e->what[0])
-		PUT(": %s", e->what);
-	if (e->index >= 0 && e->kind != HL_EV_OS)
-		PUT(" %ld", e->index);
+	/* "tcache bin (the thread's first call)" with index 1 and 48 B reads
+	 * "tcache bin 1, 48 B (the thread's first call)": the number follows
+	 * the noun it counts, a size after a number is set off by a comma, and
+	 * a closing parenthesis of the description goes last */
+	bool indexed = e->index >= 0 && e->kind != HL_EV_OS;
+	size_t wl = strlen(e->what);
+	const char *aside = indexed && wl && e->what[wl - 1] == ')' ? strrchr(e->what, '(') : NULL;
+	size_t noun = aside ? (size_t)(aside - e->what) : wl;
+	while (noun && e->what[noun - 1] == ' ')
+		noun--;
+	if (noun)
+		PUT(": %.*s", (int)noun, e->what);
+	if (indexed)
+		PUT(" %ld%s", e->index, e->size || e->size2 ? "," : "");
 	put_sizes(e, buf, len, at);
+	if (aside)
+		PUT(" %s", aside);
 	if (e->before >= 0 && e->after >= 0)
 		PUT(" (%ld→%ld)", e->before, e->after);
 	else if (e->before >= 0)

@@ -302,8 +302,13 @@ HL_API int hl_options_doc(const char *name, bool markdown, FILE *out);
 /** A loaded trace: its operations in file order; opaque. */
 typedef struct hl_trace hl_trace_t;
 
-/** Reads a trace; NULL with "file:line: message" in hl_last_error(). */
+/** Reads a trace; NULL with "file:line: message" in hl_last_error().  A
+ *  trace that looks cut short (fewer ops than its header announces, a last
+ *  line cut mid-field, no header and no final newline) is refused too. */
 HL_API hl_trace_t *hl_trace_load(const char *path);
+/** Like hl_trace_load, but a trace cut short is read as far as it goes,
+ *  with a warning (a last line cut mid-field is dropped). */
+HL_API hl_trace_t *hl_trace_load_lenient(const char *path);
 /** Frees a trace from hl_trace_load (NULL does nothing). */
 HL_API void hl_trace_free(hl_trace_t *t);
 /** Warnings the reader gave while loading (may be ""). */

@@ -4,9 +4,14 @@
  * The reader follows every block id through the file, so real damage (an
  * unknown op, a missing or bad field, a free of an id that is not live)
  * is rejected at load time with "file:line: message", before any
- * allocator runs.  Known quirks of the published traces are tolerated
- * with a warning: a header whose op count is off, CRLF line ends, a last
- * line without a newline.
+ * allocator runs.  So is a trace that looks cut short: fewer ops than its
+ * header announces, or (without a header) a last line with no newline, or
+ * a last line that does not parse and has no newline (a number cut in
+ * two).  A lenient load (hl_trace_load_lenient) reads such a trace as far
+ * as it goes, with a warning.  Known quirks of the published traces are
+ * tolerated: a header that counts fewer ops than the file has (a warning;
+ * five published traces count one op short), CRLF line ends, a last line
+ * without a newline when the header's count says nothing is missing.
  */
 #include "config.h"
 #include <ctype.h>
@@ -14,6 +19,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "error.h"
 #include "trace.h"
 
@@ -22,6 +28,7 @@ enum { THREAD_IDS = 256 };
 typedef struct reader {
 	hl_trace_t *t;
 	unsigned line;
+	bool lenient;        /**< a trace cut short is read as far as it goes */
 	char *live;          /**< per id: 1 while the block is live */
 	size_t live_cap;
 	unsigned char thread[THREAD_IDS]; /**< per tid: NOT_STARTED, RUNNING, EXITED */
@@ -403,52 +410,124 @@ static char *trim(char *s)
 	return s;
 }
 
+/* The longest line read (the published traces' lines are short; the bound
+ * keeps one line of garbage from growing without end). */
+enum { LINE_MAX_CHARS = 4094 };
+
+/* The last line has no newline and does not parse: in a strict load the
+ * true cause is that the file was cut; a lenient load drops the line. */
+static int cut_line(reader_t *r, const char *text)
+{
+	char shown[64];
+	hl_printable(text, strlen(text), shown, sizeof shown);
+	if (!r->lenient) {
+		hl_set_error("%s:%u: the file ends in the middle of a line ('%s' has no newline): "
+			     "the trace was cut short (--lenient replays what comes before it)",
+			     r->t->path, r->line, shown);
+		return -1;
+	}
+	warn(r->t, r->line, "the file ends in the middle of a line ('%s'): that line is dropped", shown);
+	return 0;
+}
+
 static int parse_file(reader_t *r, FILE *f)
 {
-	char buf[4096];
-	int header_lines = 0;
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int header_lines = 0, rc = 0;
 	bool ops_started = false;
 	unsigned tid = 0;
-	while (fgets(buf, sizeof buf, f)) {
+	errno = 0;
+	while (rc == 0 && (n = getline(&buf, &cap, f)) >= 0) {
 		r->line++;
-		if (!strchr(buf, '\n') && !feof(f))
-			return fail(r, "line longer than %zu characters", sizeof buf - 2);
+		const char *nul = memchr(buf, 0, (size_t)n);
+		if (nul) {
+			rc = fail(r, "NUL byte at column %zu (a binary file, not a trace?)", (size_t)(nul - buf) + 1);
+			break;
+		}
+		bool unterminated = n == 0 || buf[n - 1] != '\n';
+		if ((size_t)n - !unterminated > LINE_MAX_CHARS) {
+			rc = fail(r, "line longer than %d characters", LINE_MAX_CHARS);
+			break;
+		}
 		char *s = trim(buf);
-		if (*s == '#' && comment_line(r, s) < 0)
-			return -1;
-		if (!*s || *s == '#')
+		if (*s == '#') {
+			rc = comment_line(r, s);
+			continue;
+		}
+		if (!*s)
 			continue;
 		if (!ops_started && header_lines < 4 && is_number_line(s)) {
 			r->t->header[header_lines++] = strtol(s, NULL, 10);
 			continue;
 		}
-		if (header_lines != 0 && header_lines != 4)
-			return fail(r, "incomplete header: %d number(s), expected 4", header_lines);
+		if (header_lines != 0 && header_lines != 4) {
+			rc = fail(r, "incomplete header: %d number(s), expected 4", header_lines);
+			break;
+		}
 		ops_started = true;
-		if (parse_op(r, s, &tid) < 0)
-			return -1;
+		if (unterminated) {
+			/* the last line: parse a copy, so that a failure can name the cut */
+			char *copy = strdup(s);
+			if (!copy) {
+				rc = fail(r, "out of memory");
+				break;
+			}
+			r->t->last_unterminated = true;
+			if (parse_op(r, s, &tid) < 0)
+				rc = cut_line(r, copy);
+			free(copy);
+			break;
+		}
+		rc = parse_op(r, s, &tid);
 	}
-	if (ferror(f))
-		return fail(r, "read error");
+	if (rc == 0 && ferror(f))
+		rc = fail(r, "read error: %s", strerror(errno ? errno : EIO));
+	else if (rc == 0 && header_lines != 0 && header_lines != 4)
+		rc = r->lenient ? 0 : fail(r, "the file ends inside its header (%d of 4 numbers): the trace was cut short", header_lines);
+	free(buf);
+	if (rc < 0)
+		return -1;
 	r->t->has_header = header_lines == 4;
 	return 0;
 }
 
-static void header_warnings(hl_trace_t *t)
+/* Compares the header's op count with the file's; a file with fewer ops
+ * than announced, or without a header and a last line without a newline,
+ * was cut short. */
+static int check_length(reader_t *r)
 {
-	if (!t->has_header)
-		return;
+	hl_trace_t *t = r->t;
 	size_t counted = 0;
 	for (size_t i = 0; i < t->nops; i++)
 		counted += !strchr("tsx", t->ops[i].kind);
-	if ((size_t)t->header[2] != counted)
+	if (t->has_header && (size_t)t->header[2] > counted) {
+		if (!r->lenient) {
+			hl_set_error("%s:%u: the file ends after %zu of the %ld ops its header announces (line 3): "
+				     "the trace was cut short (--lenient replays what is there)",
+				     t->path, r->line, counted, t->header[2]);
+			return -1;
+		}
+		warn(t, r->line, "the file ends after %zu of the %ld ops its header announces", counted, t->header[2]);
+	} else if (t->has_header && (size_t)t->header[2] < counted) {
 		warn(t, 3, "header says %ld ops, the file has %zu", t->header[2], counted);
-	if (t->header[1] < t->max_id)
+	} else if (!t->has_header && t->last_unterminated) {
+		if (!r->lenient) {
+			hl_set_error("%s:%u: the last line has no newline and there is no header to count the ops: "
+				     "the trace may be cut short (--lenient replays it as it is)",
+				     t->path, r->line);
+			return -1;
+		}
+		warn(t, r->line, "the last line has no newline: the trace may be cut short");
+	}
+	if (t->has_header && t->header[1] < t->max_id)
 		warn(t, 2, "header says %ld block ids, the file uses %ld", t->header[1], t->max_id);
+	return 0;
 }
 
 /* Reads a whole trace from @p f, naming it @p name in every message. */
-static hl_trace_t *read_trace(FILE *f, const char *name)
+static hl_trace_t *read_trace(FILE *f, const char *name, bool lenient)
 {
 	hl_trace_t *t = calloc(1, sizeof *t);
 	if (!t || !(t->path = strdup(name))) {
@@ -456,39 +535,49 @@ static hl_trace_t *read_trace(FILE *f, const char *name)
 		hl_set_error("%s: out of memory", name);
 		return NULL;
 	}
-	reader_t r = { .t = t, .thread = { [0] = RUNNING } };
+	reader_t r = { .t = t, .lenient = lenient, .thread = { [0] = RUNNING } };
 	int rc = parse_file(&r, f);
 	free(r.live);
-	if (rc < 0) {
+	if (rc < 0 || check_length(&r) < 0) {
 		hl_trace_free(t);
 		return NULL;
 	}
 	if (t->nthreads == 0)
 		t->nthreads = 1;
-	header_warnings(t);
 	return t;
 }
 
 /* Reads @p f (NULL when it could not be opened: errno says why) and closes it. */
-static hl_trace_t *read_and_close(FILE *f, const char *name)
+static hl_trace_t *read_and_close(FILE *f, const char *name, bool lenient)
 {
 	if (!f) {
 		hl_set_error("%s: %s", name, strerror(errno));
 		return NULL;
 	}
-	hl_trace_t *t = read_trace(f, name);
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		hl_set_error("%s: is a directory, not a trace", name);
+		return NULL;
+	}
+	hl_trace_t *t = read_trace(f, name, lenient);
 	fclose(f);
 	return t;
 }
 
 hl_trace_t *hl_trace_load(const char *path)
 {
-	return read_and_close(fopen(path, "r"), path);
+	return read_and_close(fopen(path, "r"), path, false);
+}
+
+hl_trace_t *hl_trace_load_lenient(const char *path)
+{
+	return read_and_close(fopen(path, "r"), path, true);
 }
 
 hl_trace_t *hl_trace_parse(const char *name, const char *text, size_t len)
 {
-	return read_and_close(fmemopen((void *)text, len, "r"), name);
+	return read_and_close(fmemopen((void *)text, len, "r"), name, false);
 }
 
 void hl_trace_free(hl_trace_t *t)

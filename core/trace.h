@@ -88,6 +88,7 @@ struct hl_trace {
 	size_t nrss, rss_cap;
 	hl_trace_module_t *modules;
 	size_t nmodules, modules_cap;
+	bool last_unterminated; /**< the last op line had no newline */
 	char *warnings;       /**< "file:line: warning: ..." lines */
 	size_t warnings_len;
 };

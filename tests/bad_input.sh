@@ -26,6 +26,38 @@ p=$("$heaplab" policies | awk 'NR==1{print $1}')
 expect "unknown option" 2 "unknown option 'colour'" "$heaplab" replay --policy="$p" --conf=colour:red "$src/traces/short1.rep"
 expect "bad value" 2 "bad value 'maybe'" "$heaplab" replay --policy="$p" --conf=debug:maybe "$src/traces/short1.rep"
 expect "bad --explain" 2 "bad --explain 'xml' (text or json)" "$heaplab" replay --explain=xml "$src/traces/short1.rep"
+# a trace cut short is an error naming the cut, unless --lenient; replay
+# prints no table header above the error
+head -c 40003 "$src/traces/amptjp.rep" > "$tmp/cut-mid.rep"   # ends "a 234": an id cut in two
+head -c 40007 "$src/traces/amptjp.rep" > "$tmp/cut-size.rep"  # ends "a 2340 40": a size cut, still a number
+head -n 2467 "$src/traces/amptjp.rep" > "$tmp/first-half.rep"
+printf 'a 0 10\na 1 1\0\nf 0\n' > "$tmp/nul.rep"
+cut_line=$(($(wc -l < "$tmp/cut-mid.rep") + 1))  # the last line, which has no newline
+expect "trace cut mid-number" 2 "cut-mid.rep:$cut_line: the file ends in the middle of a line" "$heaplab" replay "$tmp/cut-mid.rep"
+expect "trace cut mid-size" 2 "cut-size.rep:$cut_line: the file ends after" "$heaplab" replay "$tmp/cut-size.rep"
+expect "trace cut at a line end" 2 "first-half.rep:2467: the file ends after 2463 of the 4805 ops its header announces" \
+	"$heaplab" replay "$tmp/first-half.rep"
+expect "NUL byte" 2 "nul.rep:2: NUL byte at column 6" "$heaplab" replay "$tmp/nul.rep"
+expect "a directory" 2 "$tmp: is a directory, not a trace" "$heaplab" replay "$tmp"
+expect "compare: trace cut short" 2 "the file ends after 2463 of the 4805 ops" "$heaplab" compare --policy="$p" "$tmp/first-half.rep"
+out=$("$heaplab" replay "$tmp/first-half.rep" 2>/dev/null)
+if [ -z "$out" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: replay printed '$out' before a bad trace's error"; fi
+if out=$("$heaplab" replay --policy="$p" --lenient "$tmp/first-half.rep" 2>&1) && [[ "$out" == *"warning: the file ends after 2463 of the 4805 ops"* ]] &&
+	[[ "$out" == *"first-half.rep"*" 2463 "*ok* ]]; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1)); echo "FAIL: replay --lenient of a cut trace: $out"
+fi
+# --snapshot-dir makes its folder; a snapshot it cannot write is an error
+if "$heaplab" replay --policy="$p" --snapshot-dir "$tmp/snaps/deep" "$src/visualize/traces/teach.rep" >/dev/null 2>&1 &&
+	ls "$tmp/snaps/deep/$p-"*.dot >/dev/null 2>&1; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1)); echo "FAIL: replay --snapshot-dir did not create its folder and files"
+fi
+: > "$tmp/afile"
+expect "snapshot-dir is a file" 2 "cannot create $tmp/afile" "$heaplab" replay --policy="$p" --snapshot-dir "$tmp/afile" "$src/visualize/traces/teach.rep"
+expect "snapshot file cannot be written" 2 "cannot write $tmp/no-dir/x.dot" "$heaplab" replay --policy="$p" --snapshot "$tmp/no-dir/x.dot" "$src/traces/short1.rep"
 expect "unknown command" 2 "unknown command 'frobnicate'" "$heaplab" frobnicate
 expect "diff: unknown label" 2 "no label 'nowhere' in the trace" "$heaplab" diff "$src/visualize/traces/teach.rep" start nowhere
 expect "diff: op past the end" 2 "op 999 is past the trace's last op" "$heaplab" diff "$src/visualize/traces/teach.rep" 1 999

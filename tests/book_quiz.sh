@@ -47,6 +47,11 @@ grep -q "^score: 0/$n " "$tmp.a" || { cp "$tmp.a" "$tmp.out"; fail "wrong answer
 # 5. no colour escapes when stdout is not a terminal
 if grep -q "$(printf '\033')" "$tmp.a"; then cp "$tmp.a" "$tmp.out"; fail "colour on a pipe"; fi
 
-# 6. bad usage is exit status 2
+# 6. every "see for yourself" command can be typed as shown: no $BOOK left
+yes wrong | ./heaplab quiz --seed 0 --bank "$bank" > "$tmp.all" 2>&1
+if grep '^see for yourself:' "$tmp.all" | grep -q '\$BOOK'; then cp "$tmp.all" "$tmp.out"; fail "a hint names \$BOOK"; fi
+grep -q "^see for yourself: .*$(dirname "$bank")/traces/" "$tmp.all" || { cp "$tmp.all" "$tmp.out"; fail "no hint names the bank's folder"; }
+
+# 7. bad usage is exit status 2
 ./heaplab quiz --chapter x > /dev/null 2>&1; [ $? -eq 2 ] || fail "--chapter x should exit 2"
 echo "quiz: scripted answers scored as expected ($n questions of chapter $chapter)"

@@ -41,6 +41,9 @@ tests_mt_api_CPPFLAGS = $(AM_CPPFLAGS) -DMT_PROGRAM_API
 tests_mt_api_LDADD = libhlcore.la
 TESTS += tests/real_programs.sh tests/python_regrtest.sh tests/replay_traces.sh tests/bad_input.sh
 EXTRA_DIST += tests/real_programs.sh tests/python_regrtest.sh tests/replay_traces.sh tests/bad_input.sh
+# every command of README.md and of heaplab(1)'s EXAMPLES, run as written in a copy of the tree
+TESTS += tests/readme_commands.sh
+EXTRA_DIST += tests/readme_commands.sh
 # heaplab replay --explain[=json] under every policy (issue 17)
 TESTS += tests/explain.sh
 EXTRA_DIST += tests/explain.sh

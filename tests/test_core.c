@@ -174,12 +174,47 @@ START_TEST(trace_reader_reads_both_headers_and_extensions)
 	ck_assert_uint_eq(hl_trace_op_line(t, 2), 7);
 	hl_trace_free(t);
 	unlink(path);
-	/* a header that miscounts its ops is a warning with a line number */
-	path = write_temp("1\n1\n3\n1\na 0 1\nf 0\n");
+	/* a header that counts fewer ops than the file has (five published
+	 * traces count one short) is a warning with a line number */
+	path = write_temp("1\n1\n1\n1\na 0 1\nf 0\n");
 	t = hl_trace_load(path);
 	ck_assert_ptr_nonnull(t);
-	ck_assert_ptr_nonnull(strstr(hl_trace_warnings(t), ":3: warning: header says 3 ops, the file has 2"));
+	ck_assert_ptr_nonnull(strstr(hl_trace_warnings(t), ":3: warning: header says 1 ops, the file has 2"));
 	hl_trace_free(t);
+	unlink(path);
+	/* a file with fewer ops than its header announces was cut short: an
+	 * error, unless the load is lenient */
+	path = write_temp("1\n1\n3\n1\na 0 1\nf 0\n");
+	ck_assert_ptr_null(hl_trace_load(path));
+	ck_assert_ptr_nonnull(strstr(hl_last_error(), ":6: the file ends after 2 of the 3 ops its header announces"));
+	t = hl_trace_load_lenient(path);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(hl_trace_ops(t), 2);
+	ck_assert_ptr_nonnull(strstr(hl_trace_warnings(t), ":6: warning: the file ends after 2 of the 3 ops"));
+	hl_trace_free(t);
+	unlink(path);
+	/* cut in the middle of a number: the true cause, not "live again" */
+	path = write_temp("1\n2\n3\n1\na 0 1\nf 0\na 0");
+	ck_assert_ptr_null(hl_trace_load(path));
+	ck_assert_ptr_nonnull(strstr(hl_last_error(), ":7: the file ends in the middle of a line ('a 0' has no newline)"));
+	unlink(path);
+	path = write_temp("a 0 10\na 0");
+	ck_assert_ptr_null(hl_trace_load(path));
+	ck_assert_ptr_nonnull(strstr(hl_last_error(), ":2: the file ends in the middle of a line ('a 0' has no newline)"));
+	t = hl_trace_load_lenient(path);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(hl_trace_ops(t), 1);
+	hl_trace_free(t);
+	unlink(path);
+	/* a NUL byte is named as one */
+	path = write_temp("a 0 10\n");
+	FILE *nul = fopen(path, "a");
+	fputs("f 0", nul);
+	fputc(0, nul);
+	fputs("\n", nul);
+	fclose(nul);
+	ck_assert_ptr_null(hl_trace_load(path));
+	ck_assert_ptr_nonnull(strstr(hl_last_error(), ":2: NUL byte at column 4"));
 	unlink(path);
 	path = write_temp("# headerless, with extensions\nm 0 64 100\nt 1\ns after\nf 0\n");
 	t = hl_trace_load(path);

@@ -38,6 +38,10 @@ fi
 out=$(printf 'new\n0\n0\n' | ./heaplab step --tty --quiz --policy=firstfit "$trace") || fail=1
 echo "$out" | grep -q '^score: 3 of 3 right$' || { echo "FAIL: expected 3 of 3 when the answers end"; fail=1; }
 echo "$out" | grep -q 'no more answers' || { echo "FAIL: the end of the answers was not said"; fail=1; }
+# 'q' quits the quiz after two answers: no third op is judged, nothing scored wrong
+out=$(printf 'new\n0\nq\n0\n' | ./heaplab step --tty --quiz --policy=firstfit "$trace") || fail=1
+echo "$out" | grep -q '^score: 2 of 2 right$' || { echo "FAIL: 'q' did not quit with 2 of 2:"; echo "$out" | grep -E 'quiz|score'; fail=1; }
+echo "$out" | grep -q "you said 'q'" && { echo "FAIL: 'q' was scored as an answer"; fail=1; }
 # the walk without the quiz: a map after each of the 21 ops
 n=$(./heaplab step --tty --policy=firstfit "$trace" </dev/null | grep -c '^op [0-9]* (line')
 [ "$n" = 21 ] || { echo "FAIL: $n ops walked, expected 21"; fail=1; }

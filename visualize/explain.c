@@ -6,9 +6,9 @@
  * Text, one block per operation:
  *
  *   op 3 (line 5): a 2 100 -> region#1+0x2a0
- *       cache miss: tcache bin 5 112 B
+ *       cache miss: tcache bin 5, 112 B
  *       split: top 112 B, remainder 134544 B (134656→134544) at region#1+0x290
- *       net: live +112 B, committed +0 B, resident +0 B, OS calls +0
+ *       net: live usable +112 B, committed +0 B, resident +0 B, OS calls +0
  *
  * JSON: one object per line and operation (the shape is in vis.h).
  */
@@ -93,7 +93,7 @@ static void text_steps(vis_explain_t *x, char k, FILE *out, size_t n, const figu
 	if (!n && k != 's' && k != 't')
 		fprintf(out, "    (no step reported)\n");
 	fprintf(out, "    net: ");
-	put_delta(out, "live", now->live - x->before.live, true, true);
+	put_delta(out, "live usable", now->live - x->before.live, true, true);
 	put_delta(out, "committed", now->committed - x->before.committed, true, true);
 	put_delta(out, "resident", now->resident - x->before.resident, true, true);
 	put_delta(out, "OS calls", now->oscalls - x->before.oscalls, false, false);

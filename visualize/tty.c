@@ -62,6 +62,7 @@ typedef struct tty_ctx {
 	char answer[128];       /**< the student's answer to it */
 	size_t asked, right;    /**< quiz score */
 	bool out_of_answers;    /**< stdin ended: stop asking */
+	bool quit;              /**< the user answered 'q': stop the walk */
 	vis_explain_t *explain; /**< the steps of each op (explain.c) */
 } tty_ctx_t;
 
@@ -238,7 +239,7 @@ static void ask(tty_ctx_t *c, size_t op)
 		return;
 	char text[64];
 	fprintf(c->o->out, "\nquiz: next is op %zu, '%s'.  Which block will it take?\n"
-			   "      (a [number] from the map, an address, or 'new'): ",
+			   "      (a [number] from the map, an address, or 'new'; q quits): ",
 		op + 1, hl_trace_op_text(c->t, op, text, sizeof text));
 	fflush(c->o->out);
 	if (!read_line(c->o->in, c->answer, sizeof c->answer)) {
@@ -248,6 +249,10 @@ static void ask(tty_ctx_t *c, size_t op)
 	}
 	if (!isatty(fileno(c->o->in)))
 		fprintf(c->o->out, "%s\n", c->answer);
+	if (!strcasecmp(c->answer, "q") || !strcasecmp(c->answer, "quit")) {
+		c->quit = true;
+		return;
+	}
 	c->pending = (long)op;
 }
 
@@ -325,6 +330,8 @@ static int after_op(const hl_replay_t *rp, void *arg)
 	show_map(c);
 	if (c->o->quiz) {
 		ask(c, op + 1);
+		if (c->quit)
+			return 1;
 	} else if (c->o->pause && op + 1 < hl_trace_ops(t)) {
 		char key[16];
 		fprintf(c->o->out, "-- Enter: next op, q: quit -- ");
@@ -378,7 +385,7 @@ int vis_tty_walk(const char *policy, const char *conf, const hl_trace_t *t, cons
 		ask(&c, 0);
 	hl_replay_opts_t ro = { .verify = true, .check_heap = true, .check_every = 1, .after_op = after_op, .arg = &c };
 	hl_replay_result_t r;
-	int rc = hl_replay(h, t, &ro, &r) == 0 ? 0 : 1;
+	int rc = c.quit ? 0 : hl_replay(h, t, &ro, &r) == 0 ? 0 : 1;
 	if (rc)
 		fprintf(o->out, "\nthe replay stopped: %s\n", r.message);
 	if (o->quiz)

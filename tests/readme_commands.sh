@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Every command block of README.md (its indented blocks whose lines are
+# commands) and every line of heaplab(1)'s EXAMPLES runs as written, in a
+# fresh copy of the source tree made in a temporary directory (a new
+# user's clone), with `heaplab` on the PATH and `_build` being this
+# build.  A block fails on a non-zero exit or on an error line in its
+# output (a line holding "error", "Error", "cannot ", "FAIL" or
+# "warning:"; statistics' "failed: 0" is none), except libtool's reminder
+# to run "libtool --finish" when the install goes elsewhere than the
+# prefix this build was configured with (quickstart configures
+# --prefix=$HOME/.local, where it does not arise).
+#
+# Checked more cheaply, because they take minutes or build trees of their
+# own (each named by the start of its line):
+#   ./quickstart WORD         quickstart parses (bash -n) and accepts WORD
+#                             (its usage line lists it); the demo itself is
+#                             bench/demo.sh, whose table the lead's full
+#                             run shows
+#   ./bootstrap && ./configure ... && make && make check
+#                             the classic flow: its scripts exist and parse
+#                             (the in-tree build is checked by hand: see
+#                             HACKING.md, "Building in the tree")
+#   heaplab replay --policy=all traces/*.rep
+#   heaplab compare traces/*-bal.rep
+#                             on the first two traces the glob names, not
+#                             all of them (every trace under every policy
+#                             is tests/replay_traces.sh's job)
+#   heaplab fidelity --family glibc
+#                             with --row on the first glibc row only
+# Under a sanitizer build the blocks that preload heaplab into a program
+# (heaplab run, diagnose, the install) cannot run: the test exits 77.
+set -u
+src=$(cd "${srcdir:-.}" && pwd)
+build=$(cd "${abs_top_builddir:-.}" && pwd)
+if [ -n "${HL_SANITIZERS:-}" ]; then
+	echo "SKIP: built with -fsanitize=$HL_SANITIZERS: README's heaplab run and diagnose preload heaplab, which a sanitizer's runtime forbids"
+	exit 77
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/readme-commands.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+tree="$tmp/clone"
+mkdir -p "$tree" "$tmp/bin" "$tmp/home"
+tar -C "$src" --exclude='./_build*' --exclude=./.git -cf - . | tar -C "$tree" -xf - || exit 99
+ln -s "$build" "$tree/_build"
+ln -s "$build/heaplab" "$tmp/bin/heaplab"
+export PATH="$tmp/bin:$PATH" HOME="$tmp/home"
+passed=0 failed=0
+error_line='[Ee]rror|cannot |FAIL|warning:'
+
+# The shorter form of a long command (see the header), or the line itself.
+cheaper() {
+	local line=$1 first
+	case "$line" in
+	./quickstart\ *)
+		local word=${line#./quickstart }
+		word=${word%% *}
+		echo "bash -n quickstart && grep -q 'usage: ./quickstart .*\\b$word\\b' quickstart"
+		;;
+	./bootstrap\ \&\&*)
+		echo "sh -n bootstrap && test -f configure.ac && test -f Makefile.am"
+		;;
+	"heaplab replay --policy=all traces/*.rep"*)
+		echo "heaplab replay --policy=all $(cd "$tree" && ls traces/*.rep | head -2 | tr '\n' ' ')"
+		;;
+	"heaplab compare traces/*-bal.rep"*)
+		echo "heaplab compare $(cd "$tree" && ls traces/*-bal.rep | head -2 | tr '\n' ' ')"
+		;;
+	"heaplab fidelity --family glibc"*)
+		first=$(heaplab fidelity --family glibc --list 2>/dev/null | awk 'NF { print $1; exit }')
+		echo "heaplab fidelity --family glibc${first:+ --row $first}"
+		;;
+	*) echo "$line" ;;
+	esac
+}
+
+# run_block NAME: runs the lines on stdin, in order, in one shell.
+run_block() {
+	local name=$1 script="$tmp/block.sh" out="$tmp/out" line
+	: >"$script"
+	echo 'set -e -o pipefail' >>"$script"
+	while IFS= read -r line; do
+		cheaper "$line" >>"$script"
+	done
+	local rc=0
+	(cd "$tree" && timeout 600 bash "$script" </dev/null >"$out" 2>&1) || rc=$?
+	if [ "$rc" -eq 0 ]; then
+		if grep -v "^libtool: warning: remember to run 'libtool --finish" "$out" | grep -E -q "$error_line"; then
+			failed=$((failed + 1))
+			echo "FAIL: $name: an error line:"
+			grep -E "$error_line" "$out" | head -5
+		else
+			passed=$((passed + 1))
+		fi
+	else
+		failed=$((failed + 1))
+		echo "FAIL: $name: exit $rc running:"
+		sed -n '2,$p' "$script"
+		tail -5 "$out"
+	fi
+}
+
+# README.md: blocks of lines indented by four spaces, a blank line apart;
+# a block is commands when its first word is one
+blocks=0
+awk '
+	/^    / { sub(/^    /, ""); b = b $0 "\n"; next }
+	{ if (b != "") { printf "%s%c", b, 0; b = "" } }
+	END { if (b != "") printf "%s%c", b, 0 }
+' "$src/README.md" >"$tmp/blocks"
+while IFS= read -r -d '' block; do
+	first=$(printf '%s' "$block" | awk 'NR == 1 { print $1 }')
+	case "$first" in
+	heaplab | ./* | make | export | [A-Z]*=*) ;;
+	*) continue ;;
+	esac
+	blocks=$((blocks + 1))
+	run_block "README.md block $blocks ($(printf '%s' "$block" | head -1))" < <(printf '%s' "$block")
+done <"$tmp/blocks"
+[ "$blocks" -ge 5 ] || { echo "FAIL: only $blocks command blocks found in README.md"; failed=$((failed + 1)); }
+
+# heaplab(1): each line between .nf and .fi of EXAMPLES, roff's \- as -
+n=0
+while IFS= read -r line; do
+	n=$((n + 1))
+	run_block "heaplab(1) example $n ($line)" < <(printf '%s\n' "$line")
+done < <(awk '/^\.SH EXAMPLES/ { on = 1; next } on && /^\.SH/ { exit } on && /^\.nf/ { code = 1; next }
+	code && /^\.fi/ { code = 0; next } code' "$src/man/heaplab.1" | sed 's/\\-/-/g')
+[ "$n" -ge 1 ] || { echo "FAIL: no EXAMPLES in heaplab(1)"; failed=$((failed + 1)); }
+
+echo "README and man page commands: $passed blocks passed, $failed failed"
+[ "$failed" -eq 0 ]
