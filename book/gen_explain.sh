@@ -6,6 +6,8 @@
 # shows what this build's code does; tests/book_explain.sh checks the
 # chapters and the files.
 # One line per chapter: chapter, policy, configuration ("-": defaults).
+# bins is pinned to version:2.43 where the chapter describes glibc 2.43 (16
+# chunks a tcache bin, no fastbins); unpinned it follows the running glibc.
 set -eu
 heaplab=$1
 out=$2
@@ -23,8 +25,8 @@ while read -r chapter policy conf; do
 done <<'TABLE'
 03 bump -
 04 firstfit -
-06 bins tcache_count:0
-07 bins -
+06 bins version:2.43,tcache_count:0
+07 bins version:2.43
 08 slab -
 09 sharded -
 10 pools -

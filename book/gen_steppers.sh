@@ -9,6 +9,8 @@
 # one embedded page in headless Chromium.
 # One line per chapter: chapter, policy, configuration ("-": defaults),
 # trace (under book/traces).
+# bins is pinned to version:2.43 where the chapter describes glibc 2.43 (16
+# chunks a tcache bin, no fastbins); unpinned it follows the running glibc.
 set -eu
 heaplab=$1
 out=$2
@@ -30,12 +32,12 @@ while read -r chapter policy conf trace; do
 	fi
 done <<'TABLE'
 01 firstfit fit:first explain.rep
-02 bins - top-200k.rep
+02 bins version:2.43 top-200k.rep
 03 bump - bump-arith.rep
 04 firstfit fit:first,order:address fits.rep
 05 slab tcache:off classes.rep
-06 bins tcache_count:0 coalesce.rep
-07 bins tcache_count:2 tcache-order.rep
+06 bins version:2.43,tcache_count:0 coalesce.rep
+07 bins version:2.43,tcache_count:2 tcache-order.rep
 08 slab - decay.rep
 16 percpu - explain.rep
 TABLE

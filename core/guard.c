@@ -61,7 +61,7 @@ static uint64_t os_mark(hl_heap_t *h)
 
 /* ---- freed blocks: hashed after each call, verified before the next ----- */
 
-/* FNV-1a over 8-byte words (blocks are 16-byte aligned, lengths are not
+/* FNV-1a over 8-byte words (blocks are 8-byte aligned at least, lengths are not
  * always multiples of 8: the tail goes byte by byte). */
 static uint64_t hash_bytes(const unsigned char *p, size_t len)
 {

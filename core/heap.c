@@ -314,8 +314,10 @@ void *hl_memalign(hl_heap_t *h, size_t align, size_t n)
 		errno = EINVAL;
 		return NULL;
 	}
-	if (align <= HL_ALIGN)
+	if (align <= HL_MIN_ALIGN)
 		return hl_malloc(h, n);
+	if (align <= HL_ALIGN) /* a block of more than 8 bytes is 16-byte aligned */
+		return hl_malloc(h, n > HL_MIN_ALIGN ? n : HL_MIN_ALIGN + 1);
 	if (n > HL_MAX_REQUEST || align > HL_MAX_REQUEST)
 		return handed_out(h, t, NULL, n, HL_OP_MEMALIGN);
 	if (HL_UNLIKELY(h->debug))

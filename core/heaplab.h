@@ -65,12 +65,17 @@ HL_API const char *hl_last_error(void);
 /**@}*/
 
 /** @name Allocation
- * The C library's contracts, for one heap.  Every pointer returned is at
- * least 16-byte aligned; hl_malloc(h, 0) returns a unique pointer; on
+ * The C library's contracts, for one heap.  Every block of n bytes is
+ * aligned to at least hl_block_align(n): 16 bytes, or 8 for n <= 8 (as C
+ * allows, and as jemalloc, mimalloc and gperftools do; memalign with 16
+ * gets 16 for any n); hl_malloc(h, 0) returns a unique pointer; on
  * failure NULL is returned with errno set (ENOMEM, or EINVAL for a bad
  * alignment).
  */
 /**@{*/
+/** The alignment every policy promises for a block of @p n bytes: 8 when
+ *  n <= 8 (no type that fits needs more), else 16. */
+static inline size_t hl_block_align(size_t n) { return n <= 8 ? 8 : 16; }
 /** @p n usable bytes or more, or NULL with errno = ENOMEM. */
 HL_API void *hl_malloc(hl_heap_t *h, size_t n);
 /** @p count * @p size zeroed bytes; NULL with ENOMEM when the product overflows. */

@@ -15,7 +15,7 @@ void hl_ledger_init(hl_ledger_t *l, hl_os_t *os)
 		pthread_mutex_init(&l->stripe[i].lock, NULL);
 }
 
-static inline uint64_t key_hash(uintptr_t k) { return hl_mix64(k >> 4); }
+static inline uint64_t key_hash(uintptr_t k) { return hl_mix64(k >> 3); }
 
 static hl_ledger_stripe_t *stripe_of(hl_ledger_t *l, uintptr_t k)
 {

@@ -24,7 +24,12 @@
  *     do: follow no pointer it has not range-checked first;
  *   - calloc's overflow check and zeroing; realloc(NULL, n) and
  *     realloc(p, 0).
- * Every pointer a policy returns must be 16-byte aligned.
+ * Every block a policy returns for a request of n bytes is aligned to
+ * hl_block_align(n) (heaplab.h): 16 bytes, or 8 when n <= 8.  C asks malloc
+ * only for an alignment that suits every type that fits in n bytes, and no
+ * type of 8 bytes or less needs more than 8; jemalloc, mimalloc and
+ * gperftools pack their 8-byte class 8 bytes apart, so half its blocks are
+ * not 16-byte aligned.  A policy may align more (bins, pools: always 16).
  *
  * Per-thread state: the core keeps one hl_thread_t per (thread, heap); its
  * `policy_tls` word belongs to the policy.  On a thread's first call it
@@ -60,8 +65,10 @@ typedef struct hl_thread hl_thread_t;
 
 /** Largest request any policy is asked to serve (keeps size math safe). */
 #define HL_MAX_REQUEST (((size_t)1) << 46)
-/** Every block is aligned to this. */
+/** Every block of more than HL_MIN_ALIGN bytes is aligned to this. */
 #define HL_ALIGN 16
+/** Blocks of at most this many bytes need only be aligned to it. */
+#define HL_MIN_ALIGN 8
 
 /** A policy: its name, its options and the functions the core calls.
  *  Each compiled-in policy defines one constant table (hl_policy_find);
@@ -82,7 +89,8 @@ typedef struct hl_policy {
 	void (*destroy)(void *st);
 
 	/** Serves @p n bytes (1 <= n <= HL_MAX_REQUEST) for the thread of
-	 *  record @p t: a 16-byte aligned block, or NULL when out of memory. */
+	 *  record @p t: a block aligned to hl_block_align(n), or NULL when
+	 *  out of memory. */
 	void *(*malloc)(void *st, hl_thread_t *t, size_t n);
 	/** Takes back block @p p (never NULL), possibly handed out to another
 	 *  thread; aborts through hl_fatal when it can tell p is no live block

@@ -227,8 +227,8 @@ static int adopt_block(pass_t *ps, size_t i, long id, void *p, size_t n, size_t 
 		touch_pages(p, n);
 	if (!ps->verify)
 		return 0;
-	if ((uintptr_t)p % HL_ALIGN)
-		return failf(ps, i, "block is not 16-byte aligned%s", NULL);
+	if ((uintptr_t)p % hl_block_align(n))
+		return failf(ps, i, "block is not aligned to 16 bytes (8 for 8 bytes or less)%s", NULL);
 	if (ps->t->ops[i].kind == 'm' && (uintptr_t)p % ps->t->ops[i].aux)
 		return failf(ps, i, "block does not have the alignment asked for%s", NULL);
 	if (keep && !intact(p, keep, id))

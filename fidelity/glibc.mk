@@ -2,10 +2,11 @@
 # file is installed by fidelity/local.mk.
 pkglibexec_PROGRAMS += fidelity/probes/sizes fidelity/probes/reuse fidelity/probes/halfgig \
 	fidelity/probes/glibc_mmap fidelity/probes/glibc_trim fidelity/probes/glibc_arenas \
-	fidelity/probes/glibc_arena_keep fidelity/probes/glibc_top_first
+	fidelity/probes/glibc_arena_keep fidelity/probes/glibc_top_first fidelity/probes/packing
 noinst_HEADERS += fidelity/probes/glibc_chunk.h
 fidelity_probes_sizes_SOURCES = fidelity/probes/sizes.c
 fidelity_probes_reuse_SOURCES = fidelity/probes/reuse.c
+fidelity_probes_packing_SOURCES = fidelity/probes/packing.c
 fidelity_probes_halfgig_SOURCES = fidelity/probes/halfgig.c
 fidelity_probes_glibc_mmap_SOURCES = fidelity/probes/glibc_mmap.c
 fidelity_probes_glibc_trim_SOURCES = fidelity/probes/glibc_trim.c

@@ -105,7 +105,7 @@ if has bins; then
 			printf "%s ", t[--nt] }')
 	# which of blocks 0-3 each later request got, by address
 	full="$tmp/ch07-full.txt"
-	./heaplab replay --policy=bins --conf=tcache_count:2 --repeat 0 --explain "$book/traces/tcache-order.rep" >"$full"
+	./heaplab replay --policy=bins --conf=version:2.43,tcache_count:2 --repeat 0 --explain "$book/traces/tcache-order.rep" >"$full"
 	got=""
 	for b in 4 5 6 7; do
 		a=$(grep -o "a $b 200 -> [^ ]*" "$full" | sed 's/.* -> //')

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # heaplab fidelity itself, on rows made for the test (tests/fidelity/):
 #   - a damaged rows file stops it with "file:line: message" and exit 2;
-#   - a row whose model departs from the real allocator (bins' default
-#     tcache depth compared equal to glibc 2.36's) is FAIL, so is a row
+#   - a row whose model departs from the real allocator (bins set up as
+#     glibc 2.43, its tcache depth compared equal to 2.36's) is FAIL, so is a row
 #     whose key the probe never prints, so is one past its timeout, and
 #     --check then exits 1;
 #   - a row whose probe was not built, whose real library is missing, or

@@ -41,9 +41,9 @@ debug_says() {
 # "abort:TEXT": heaplab: <policy>: TEXT (<address>); "glibc": whatever the
 # real glibc did in this run, with its text.  The real allocator of each
 # row, measured by this script, is in the last column of its output line.
-#  - bins models glibc 2.43; where 2.36 (installed) differs, the row says
-#    abort with the text and the script checks that the installed libc.so.6
-#    contains that message.
+#  - bins follows the running glibc (2.36 here: option version); where the
+#    model still differs from 2.36, the row says abort with the text and
+#    the script checks that the installed libc.so.6 contains that message.
 #  - slab, sharded: jemalloc 5.3 and mimalloc 2.0.9 (release builds) accept
 #    double frees, interior pointers and overflows silently, and crash
 #    (SIGSEGV) on a pointer they never handed out; the models abort there

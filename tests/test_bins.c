@@ -10,6 +10,7 @@
 #include "testlib.h"
 #include "policy.h"             /* hl_thread_get: the core's record of a thread */
 #include "trace.h"              /* hl_trace_parse: a trace from a string */
+#include <gnu/libc-version.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -171,21 +172,51 @@ static void tcache_order(const char *conf, int depth)
 	hl_heap_destroy(h);
 }
 
-START_TEST(tcache_default_depth_16)
+START_TEST(tcache_depth_16_in_glibc_2_43)
 {
-	tcache_order("", 16);
+	tcache_order("version:2.43", 16);
 }
 END_TEST
 
+/* With no options bins is the running glibc's release (2.35 .. 2.43):
+ * before 2.43, 7 chunks per tcache bin and fastbins; from 2.43, 16 and
+ * none.  An option given explicitly wins over the version's value. */
+START_TEST(defaults_follow_the_running_glibc)
+{
+	int major = 0, minor = 0;
+	ck_assert_int_eq(sscanf(gnu_get_libc_version(), "%d.%d", &major, &minor), 2);
+	bool old = major == 2 && minor < 43;
+	hl_heap_t *h = tl_heap("bins", "");
+	ck_assert_double_eq(pstat(h, "tcache_count"), old ? 7 : 16);
+	ck_assert_double_eq(pstat(h, "fastbins"), old ? 1 : 0);
+	hl_heap_destroy(h);
+	static const struct { const char *conf; double depth, fast; } v[] = {
+		{ "version:2.35", 7, 1 },  { "version:2.42", 7, 1 },  { "version:2.43", 16, 0 },
+		{ "version:2.36,tcache_count:3", 3, 1 }, { "version:2.43,fastbins:on", 16, 1 },
+		{ "version:2.36,fastbins:off", 7, 0 },
+	};
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+		h = tl_heap("bins", v[i].conf);
+		ck_assert_msg(pstat(h, "tcache_count") == v[i].depth && pstat(h, "fastbins") == v[i].fast,
+			      "%s: tcache_count %g, fastbins %g", v[i].conf, pstat(h, "tcache_count"),
+			      pstat(h, "fastbins"));
+		hl_heap_destroy(h);
+	}
+	ck_assert_ptr_null(hl_heap_new("bins", "version:2.34"));
+}
+END_TEST
+
+/* (fastbins off: before 2.43 the 112-byte chunks past the tcache would go
+ * to a fastbin, LIFO too, not back in the order they were freed) */
 START_TEST(tcache_old_depth_7)
 {
-	tcache_order("tcache_count:7", 7);
+	tcache_order("tcache_count:7,fastbins:off", 7);
 }
 END_TEST
 
 START_TEST(tcache_off)
 {
-	tcache_order("tcache_count:0", 0);
+	tcache_order("tcache_count:0,fastbins:off", 0);
 }
 END_TEST
 
@@ -513,7 +544,7 @@ static void *cache_and_exit(void *arg)
 
 START_TEST(thread_exit_drains_the_tcache_home)
 {
-	struct drain_run r = { .h = tl_heap("bins", NULL) };
+	struct drain_run r = { .h = tl_heap("bins", "version:2.43") }; /* 16 a bin: all ten cached */
 	hl_free(r.h, hl_malloc(r.h, 64));
 	pthread_barrier_init(&r.cached, NULL, 2);
 	pthread_barrier_init(&r.checked, NULL, 2);
@@ -924,7 +955,8 @@ static Suite *bins_suite(void)
 	tcase_add_test(tc, usable_sizes_follow_the_chunk_rule);
 	tcase_add_test(tc, free_neighbours_merge_at_once);
 	tcase_add_test(tc, fastbins_delay_merging_until_consolidation);
-	tcase_add_test(tc, tcache_default_depth_16);
+	tcase_add_test(tc, tcache_depth_16_in_glibc_2_43);
+	tcase_add_test(tc, defaults_follow_the_running_glibc);
 	tcase_add_test(tc, tcache_old_depth_7);
 	tcase_add_test(tc, tcache_off);
 	tcase_add_test(tc, tcache_holds_up_to_1032_usable_bytes);

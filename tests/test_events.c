@@ -226,13 +226,13 @@ START_TEST(bins_events_follow_the_counters)
 					   HL_EV_CACHE_FILL, HL_EV_SHRINK,    -1 };
 	static const char *const with_tcache_what[] = { "tcache bin", NULL, "tcache bin", "top", "sysmalloc: brk",
 							"sysmalloc", "mmapped", NULL, NULL, NULL };
-	bins_case("", with_tcache, with_tcache_what);
+	bins_case("version:2.43", with_tcache, with_tcache_what); /* its paths: no fastbins */
 	static const int bins_only[] = { HL_EV_EXACT_FIT, HL_EV_SORT, HL_EV_EXACT_FIT, HL_EV_BEST_FIT, HL_EV_SCAN,
 					 HL_EV_MERGE,     HL_EV_MERGE, HL_EV_LIST_PUSH, HL_EV_SHRINK, -1 };
 	static const char *const bins_only_what[] = { "unsorted bin", "unsorted chunk into small bin", "small bin",
 						      "large bin", "binmap", "with the next", "into top",
 						      "unsorted bin", NULL };
-	bins_case("tcache_count:0", bins_only, bins_only_what);
+	bins_case("version:2.43,tcache_count:0", bins_only, bins_only_what);
 }
 END_TEST
 

@@ -102,8 +102,9 @@ START_TEST(size_class_table)
 		hl_free(h, q);
 	}
 	for (unsigned i = 0; i <= last; i++) {
-		/* heaplab's 16-byte promise spaces the 8-byte class 16 apart */
-		size_t stride = ladder(i) < 16 ? 16 : ladder(i);
+		/* regions sit one class size apart, the 8-byte class too (512 to
+		 * a 4 KiB slab, as jemalloc's) */
+		size_t stride = ladder(i);
 		ck_assert_uint_eq(pstat(h, "classes.%u.size", i), ladder(i));
 		ck_assert_uint_eq(pstat(h, "classes.%u.stride", i), stride);
 		ck_assert_uint_eq(pstat(h, "classes.%u.slab_size", i), lcm_page(stride));
@@ -807,7 +808,8 @@ END_TEST
 /* A region's index is found by one multiply by the inverse of its
  * stride's odd factor (sl_region_index): in every small class, a whole
  * slab's regions go back one by one (the last index of the slab included)
- * and an address 16-byte aligned between two region starts is refused. */
+ * and an address between two region starts is refused: 16-byte aligned
+ * where the stride allows, else half a stride in. */
 static size_t off_start_class;   /* the class interior_free_in_class uses */
 
 static void interior_free_in_class(const void *arg)
@@ -815,14 +817,14 @@ static void interior_free_in_class(const void *arg)
 	size_t stride = *(const size_t *)arg;
 	hl_heap_t *h = hl_heap_new("slab", "ledger:off,debug:off");
 	char *p = hl_malloc(h, off_start_class);
-	hl_free(h, p + (stride > 16 ? 16 * ((stride / 16 + 1) / 2) : 8));
+	hl_free(h, p + (stride > 16 ? 16 * ((stride / 16 + 1) / 2) : stride / 2));
 }
 
 START_TEST(region_starts_in_every_class)
 {
 	hl_heap_t *h = tl_heap("slab", "tcache:off,ledger:off,debug:off");
 	for (unsigned i = 0; ladder(i) < 4 * tl_page(); i++) {
-		size_t size = ladder(i), stride = size < 16 ? 16 : size;
+		size_t size = ladder(i), stride = size;
 		size_t nregs = (size_t)pstat(h, "classes.%u.regions_per_slab", i);
 		ck_assert_uint_gt(nregs, 0);
 		char **r = malloc(nregs * sizeof *r);

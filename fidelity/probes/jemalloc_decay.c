@@ -1,4 +1,4 @@
-/* jemalloc_decay MB WAIT_MS MODE [fork]: how much of a freed heap stays
+/* jemalloc_decay MB WAIT_MS MODE [fork|fork-now]: how much of a freed heap stays
  * resident.  Allocates MB megabytes of 1 KiB blocks (each touched), frees
  * them all, then waits WAIT_MS, every 10 ms doing MODE: "idle" (nothing),
  * "small" (2,000 malloc(64)/free pairs: thread-cache hits) or "large" (50
@@ -10,7 +10,10 @@
  * alone (the frees tick decay too, and on a loaded machine they take long
  * enough for early pages to age out before the wait begins).  With
  * "fork", all of it runs in a child forked first, which prints the
- * figures (the parent only waits for it). */
+ * figures (the parent only waits for it): the parent warms the allocator
+ * with a malloc(64)/free pair and waits 50 ms (its background thread, if
+ * any, is running) before it forks.  "fork-now" is the same with a
+ * malloc(100)/free pair and the fork right after it. */
 #include <sys/wait.h>
 #include <time.h>
 #include "probe.h"
@@ -70,10 +73,14 @@ int main(int argc, char **argv)
 	enum mode m = !strcmp(argv[3], "small") ? SMALL : !strcmp(argv[3], "large") ? LARGE : IDLE;
 	if (mb < 1 || mb > 4096 || (m == IDLE && strcmp(argv[3], "idle") != 0))
 		probe_die("MB must be 1..4096 and MODE idle, small or large");
-	int in_child = argc > 4 && strcmp(argv[4], "fork") == 0;
-	void *volatile warm = malloc(64);   /* volatile: the pair must not be optimised away */
+	int in_child = argc > 4 && (strcmp(argv[4], "fork") == 0 || strcmp(argv[4], "fork-now") == 0);
+	int now = in_child && strcmp(argv[4], "fork-now") == 0;
+	if (argc > 4 && !in_child)
+		probe_die("the fifth argument is fork or fork-now");
+	void *volatile warm = malloc(now ? 100 : 64); /* volatile: the pair must not be optimised away */
 	free(warm);         /* the allocator is set up (and its threads started) before any fork */
-	nap_ms(50);
+	if (!now)
+		nap_ms(50);
 	if (!in_child) {
 		run(mb, wait_ms, m);
 		return 0;

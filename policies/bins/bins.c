@@ -1,6 +1,7 @@
 /*
  * bins.c -- policy `bins`: a working model of dlmalloc as glibc's
- * ptmalloc runs it (glibc 2.43, 64-bit).
+ * ptmalloc runs it (glibc 2.35 to 2.43, 64-bit; by default the release
+ * running the program, option `version`).
  *
  * What it models
  *   Boundary-tagged chunks, coalesced with free neighbours the moment they
@@ -73,8 +74,11 @@
  *   sees every misuse first, and the checker (bins_check.c) runs before
  *   and after each operation.
  *
- * Options: described once, in the option table below (the defaults are glibc 2.43's); `heaplab
- * options bins` prints them, the book's options appendix is made from it.
+ * Options: described once, in the option table below; `heaplab options bins`
+ * prints them, the book's options appendix is made from it.  `version`
+ * (default: the running glibc, gnu_get_libc_version) sets the knobs that
+ * change between the releases modelled: tcache_count 7 and fastbins on up
+ * to 2.42, 16 and none in 2.43 (bn_read_options names the sources).
  *
  * The tcache record
  *   As glibc's tcache_init does, a thread's first call binds it to an arena
@@ -86,22 +90,32 @@
  *
  * Left out
  *   the per-process getrandom key (a per-heap key from the heap id and
- *   time), the 12 optional large tcache bins of 2.42 (their slots are
- *   counted in the record's size, not used), arena_get_retry after a failed
+ *   time), the 12 optional large tcache bins of 2.42 and the tunable that
+ *   opens them (glibc.malloc.tcache_max up to 4 MiB: not modelled, in any
+ *   version; their slots are counted in the record's size, not used), the
+ *   tcache record's size before 2.42 (640 bytes asked, a 656-byte chunk:
+ *   64 bins; bins asks 2.42's 760 in every version, as its record holds
+ *   more than glibc's), the hit test by count up to 2.41 (bins tests the
+ *   list, as 2.42 does), arena_get_retry after a failed
  *   allocation, the tcache_unsorted_limit tunable, and the main arena
  *   falling back to non-contiguous mappings when the break cannot grow (a
  *   request gets its own mapping instead).
  */
 #include "bins_fast.h"
 #include <errno.h>
+#include <gnu/libc-version.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 
 static const hl_option_t bn_options[] = {
-	{ "tcache_count", HL_OPT_INT, "16", 0, 65535, NULL,
-	  "chunks per tcache bin (16 = glibc 2.43, 7 = older glibc, 0 = no tcache)" },
+	{ "version", HL_OPT_ENUM, "system", 0, 0, "system|2.35|2.36|2.37|2.38|2.39|2.40|2.41|2.42|2.43",
+	  "glibc release whose defaults apply (system = the running glibc; older as 2.35, newer as 2.43): "
+	  "tcache_count and fastbins; 2.42's large-block tcache (tcache_max) is not modelled" },
+	{ "tcache_count", HL_OPT_INT, "-1", -1, 65535, NULL,
+	  "chunks per tcache bin (-1 = the version's: 7, 16 from glibc 2.43; 0 = no tcache)" },
 	{ "arena_max", HL_OPT_INT, "0", 0, 1024, NULL,
 	  "hard cap on arenas (0 = derive from arena_test and cores)" },
 	{ "arena_test", HL_OPT_INT, "8", 1, 1024, NULL,
@@ -116,8 +130,8 @@ static const hl_option_t bn_options[] = {
 	  "extra bytes grown with and kept at the top; setting it stops self-tuning" },
 	{ "mmap_max", HL_OPT_INT, "65536", 0, 1 << 24, NULL,
 	  "most chunks with their own mapping at once" },
-	{ "fastbins", HL_OPT_BOOL, "off", 0, 1, NULL,
-	  "pre-2.43 fastbins: chunks up to 128 bytes kept unmerged until consolidation" },
+	{ "fastbins", HL_OPT_ENUM, "version", 0, 0, "version|on|off",
+	  "fastbins: chunks up to 128 bytes kept unmerged until consolidation (version: on before 2.43)" },
 	{ "brk_max", HL_OPT_SIZE, "4G", 1 << 20, (int64_t)1 << 40, NULL,
 	  "address space reserved for the main arena's emulated break" },
 	{ NULL, 0, NULL, 0, 0, NULL, NULL },
@@ -495,9 +509,33 @@ static void bn_fork_child(void *stp)
 
 /* --- set-up --------------------------------------------------------------------------- */
 
+/* The minor number of the glibc 2.x release option `version` names: its
+ * choice, or the running glibc's (gnu_get_libc_version), kept within the
+ * releases modelled (2.35 .. 2.43). */
+static unsigned bn_version_minor(const hl_conf_t *conf)
+{
+	int i = hl_conf_enum(conf, "version");
+	int major = 2, minor = BN_GLIBC_FIRST + i - 1;
+	if (i == 0 && sscanf(gnu_get_libc_version(), "%d.%d", &major, &minor) != 2)
+		minor = BN_GLIBC_LAST;
+	if (major != 2)
+		minor = major < 2 ? BN_GLIBC_FIRST : BN_GLIBC_LAST;
+	return minor < BN_GLIBC_FIRST ? BN_GLIBC_FIRST : minor > BN_GLIBC_LAST ? BN_GLIBC_LAST : (unsigned)minor;
+}
+
 static void bn_read_options(bn_state_t *st, const hl_conf_t *conf)
 {
-	st->tcache_count = (unsigned)hl_conf_int(conf, "tcache_count");
+	/* What changes between the releases modelled, read from the
+	 * glibc-2.NN tags' malloc/malloc.c (and the commits of 2025-12-10 for
+	 * 2.43): TCACHE_FILL_COUNT 7 up to 2.42, 16 in 2.43 ("malloc: set
+	 * default tcache fill count to 16"); the fastbins, on by default
+	 * (DEFAULT_MXFAST 128) up to 2.42, removed in 2.43 ("malloc: Remove
+	 * fastbin infrastructure"). */
+	st->glibc_minor = bn_version_minor(conf);
+	int64_t depth = hl_conf_int(conf, "tcache_count");
+	st->tcache_count = depth >= 0 ? (unsigned)depth : st->glibc_minor >= 43 ? 16 : 7;
+	int fast = hl_conf_enum(conf, "fastbins"); /* version | on | off */
+	bool fastbins = fast == 0 ? st->glibc_minor < 43 : fast == 1;
 	st->arena_max = (unsigned)hl_conf_int(conf, "arena_max");
 	st->arena_test = (unsigned)hl_conf_int(conf, "arena_test");
 	st->per_core = (unsigned)hl_conf_int(conf, "arenas_per_core");
@@ -505,7 +543,7 @@ static void bn_read_options(bn_state_t *st, const hl_conf_t *conf)
 	st->trim_threshold = hl_conf_size(conf, "trim_threshold");
 	st->top_pad = hl_conf_size(conf, "top_pad");
 	st->mmap_max = (size_t)hl_conf_int(conf, "mmap_max");
-	st->max_fast = hl_conf_bool(conf, "fastbins") ? BN_MAX_FAST : 0;
+	st->max_fast = fastbins ? BN_MAX_FAST : 0;
 	st->dyn_threshold = !hl_conf_given(conf, "mmap_threshold") &&
 			    !hl_conf_given(conf, "trim_threshold") &&
 			    !hl_conf_given(conf, "top_pad") && !hl_conf_given(conf, "mmap_max");

@@ -1,6 +1,7 @@
 /**
  * @file bins.h
- * @brief Policy `bins`: a model of dlmalloc / glibc ptmalloc (2.43).
+ * @brief Policy `bins`: a model of dlmalloc / glibc ptmalloc (2.35 to 2.43,
+ *        by default the running glibc's release: option `version`).
  *
  * Glossary
  *   chunk      a block with two header words: prev_size and size.  The size
@@ -30,12 +31,15 @@
  *              (chunks 32..1040, i.e. up to 1032 usable bytes), each holding
  *              at most `tcache_count` chunks; used without any lock.  As in
  *              glibc, the record itself is a chunk of the thread's arena
- *              (760 bytes asked, glibc 2.43's struct: a 768-byte chunk),
- *              taken on the thread's first call and freed at its exit.
+ *              (760 bytes asked, glibc 2.42's and 2.43's struct: a 768-byte
+ *              chunk, in every version: 2.41 and older ask 640, a 656-byte
+ *              chunk, which bins' record does not fit), taken on the
+ *              thread's first call and freed at its exit.  2.42's large
+ *              bins (tcache_max, up to 4 MiB) are not modelled.
  *   key        per-heap random word stored in the second payload word of a
  *              cached chunk; finding it there again on free means a
  *              probable double free.
- *   fastbin    (only with fastbins:on, the pre-2.43 layer) LIFO lists of
+ *   fastbin    (fastbins on: glibc up to 2.42, the default there) LIFO lists of
  *              small chunks that stay marked in use, merged later by
  *              bn_consolidate.
  *   mapped     a chunk with its own mapping (M bit) for a request at or
@@ -150,6 +154,8 @@ enum {
 	BN_MAX_ITERS = 10000,      /**< unsorted chunks sorted per malloc */
 	BN_MAPHDR = 32,            /**< link header in front of a mapped chunk */
 	BN_HEAP_MIN = 32 * 1024,   /**< smallest first commit of a sub-heap */
+	BN_GLIBC_FIRST = 35,       /**< option version: first release modelled, 2.35 */
+	BN_GLIBC_LAST = 43,        /**< and the last, 2.43 */
 	BN_TC_STRUCT = 760,        /**< bytes asked for a tcache record: glibc
 				        2.43's 76 x 2 slot counts + 76 x 8 heads */
 };
@@ -238,6 +244,7 @@ typedef struct bn_state {
 	hl_heap_t *heap;           /**< owning heap (set once) */
 	hl_os_t *os;               /**< its page source (set once) */
 	/* options (set once at init, read without a lock) */
+	unsigned glibc_minor;      /**< the release modelled: glibc 2.<this> */
 	unsigned tcache_count;     /**< per-bin cache depth, 0 = off */
 	unsigned arena_max;        /**< 0 = derive from arena_test and cores */
 	unsigned arena_test;       /**< arenas made before counting cores */

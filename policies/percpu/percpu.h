@@ -15,8 +15,9 @@
  *             percpu_size.c; each class has its pages per span and its
  *             batch (objects moved at once between the tiers).
  *   object    one block of a small span; objects sit `stride` bytes apart
- *             (the class size, 16 for the 8-byte class: heaplab promises
- *             16-byte alignment).
+ *             (the class size: 8 for the 8-byte class, 1,024 to an 8 KiB
+ *             span, as in gperftools and TCMalloc; a block of 8 bytes
+ *             needs only 8-byte alignment, core/policy.h).
  *   pagemap   page number -> span, a two-level radix tree: every page of a
  *             small span, the first and the last page of any other span.
  *   front     the tier a malloc reaches first: per-CPU stacks (percpu) or
@@ -239,7 +240,7 @@ typedef struct pc_classes {
 	const char *source;                 /**< where the table comes from */
 	unsigned n;                         /**< classes including 0 */
 	uint32_t size[PC_MAX_CLASSES];      /**< usable bytes */
-	uint32_t stride[PC_MAX_CLASSES];    /**< bytes between objects (>= 16) */
+	uint32_t stride[PC_MAX_CLASSES];    /**< bytes between objects (the size) */
 	uint16_t pages[PC_MAX_CLASSES];     /**< pages per span */
 	uint16_t batch[PC_MAX_CLASSES];     /**< objects moved at once */
 	uint16_t nobjs[PC_MAX_CLASSES];     /**< objects per span */

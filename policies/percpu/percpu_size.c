@@ -59,7 +59,7 @@ _Static_assert(sizeof pc_tcmalloc_rows / sizeof *pc_tcmalloc_rows == 85, "TCMall
 static void pc_classes_finish(pc_classes_t *c)
 {
 	for (unsigned k = 1; k < c->n; k++) {
-		c->stride[k] = c->size[k] < 16 ? 16 : c->size[k];
+		c->stride[k] = c->size[k];
 		hl_exact_div_init(c->stride[k], &c->inv[k], &c->tz[k]);
 		size_t objs = ((size_t)c->pages[k] << PC_PAGE_SHIFT) / c->stride[k];
 		c->nobjs[k] = (uint16_t)(objs > PC_MAX_OBJS ? PC_MAX_OBJS : objs);

@@ -238,10 +238,12 @@ static void *shd_memalign(void *vst, hl_thread_t *t, size_t align, size_t n)
 		return NULL;
 	}
 	/* Blocks of a size that is a multiple of align start aligned: pages
-	 * start on 64 KiB slices, large blocks on OS pages. */
+	 * start on 64 KiB slices (plus SHD_PAGE_OFFSET, a multiple of 128, for
+	 * blocks up to 1 KiB), large blocks on OS pages. */
 	size_t bsize = n <= SHD_MEDIUM_OBJ_MAX ? shd_bin_wsize(shd_bin_of(n)) * 8
 					       : hl_align_up(n, st->ospage);
-	if (bsize % align == 0 && align <= (n <= SHD_MEDIUM_OBJ_MAX ? SHD_SLICE_SIZE : st->ospage))
+	if (bsize % align == 0 && shd_page_offset(bsize) % align == 0 &&
+	    align <= (n <= SHD_MEDIUM_OBJ_MAX ? SHD_SLICE_SIZE : st->ospage))
 		return shd_malloc(vst, t, n);
 	uint8_t *p = shd_malloc(vst, t, n + align - 1);
 	if (!p)

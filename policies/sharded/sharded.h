@@ -175,6 +175,21 @@ enum {
 /** Largest block a large page (inside a shared segment) takes (16 MiB);
  *  anything bigger is huge and gets a segment of its own. */
 #define SHD_LARGE_OBJ_MAX (SHD_SEGMENT_SIZE / 2)
+/** Bytes a small page leaves unused before its first block when its blocks
+ *  hold 8 to SHD_PAGE_OFFSET_MAX bytes: mimalloc 2.0.9 starts such pages
+ *  3 x MI_MAX_ALIGN_GUARANTEE (128) bytes in, so that pages do not all
+ *  begin on an OS page (src/segment.c, _mi_segment_page_start_from_slice).
+ *  A multiple of 128: blocks whose size is a multiple of an alignment of
+ *  up to 128 stay aligned (sharded.c, memalign).  Fidelity row
+ *  mimalloc.class8-blocks-per-page: 8,144 8-byte blocks to a page. */
+#define SHD_PAGE_OFFSET 384
+/** Largest block size whose pages start SHD_PAGE_OFFSET bytes in. */
+#define SHD_PAGE_OFFSET_MAX 1024
+/** The start offset of a page of @p bsize blocks (0 or SHD_PAGE_OFFSET). */
+static inline size_t shd_page_offset(size_t bsize)
+{
+	return bsize <= SHD_PAGE_OFFSET_MAX ? SHD_PAGE_OFFSET : 0;
+}
 /** Largest request served through the heap's direct table (1 KiB). */
 #define SHD_SMALL_SIZE_MAX ((SHD_DIRECT - 1) * 8)
 
@@ -506,15 +521,12 @@ static inline size_t shd_bin_wsize(unsigned bin)
 /** Bin of a request of @p n bytes (rounded up to whole words). */
 static inline unsigned shd_bin_of(size_t n) { return shd_bin_of_wsize((n + 7) >> 3); }
 
-/** Distance between the blocks of a page whose bin holds @p bsize bytes:
- *  the size, but 16 for the 8-byte bin, because heaplab promises 16-byte
- *  alignment (mimalloc packs those blocks 8 bytes apart). */
-static inline size_t shd_block_stride(size_t bsize) { return bsize < 16 ? 16 : bsize; }
-
-/** Usable bytes of a block of page @p pg: its stride, but 8 in bin 1. */
+/** Usable bytes of a block of page @p pg: the distance between its blocks,
+ *  the bin's size (8 bytes apart in bin 1, as mimalloc packs them: a block
+ *  of 8 bytes needs only 8-byte alignment, core/policy.h). */
 static inline size_t shd_block_usable(const shd_page_t *pg)
 {
-	return pg->bin == SHD_BIN_TINY ? 8 : pg->block_size;
+	return pg->block_size;
 }
 
 /* ---- the clock and the random sequence --------------------------------- */
@@ -554,8 +566,8 @@ void shd_snapshot(void *vst, hl_dot_t *d);
  *  @p vst (live heaps plus exited ones) to @p w. */
 void shd_stats(void *vst, hl_statw_t *w);
 
-/** Most blocks a page can hold (a small page of 16-byte blocks). */
-#define SHD_MAX_BLOCKS (SHD_SMALL_PAGE / 16)
+/** Most blocks a page can hold (a small page of 8-byte blocks). */
+#define SHD_MAX_BLOCKS (SHD_SMALL_PAGE / 8)
 
 /** Which list each carved block of a page is on (for checker, walker,
  *  snapshot and stats). */

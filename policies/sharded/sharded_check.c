@@ -219,15 +219,19 @@ static void shd_visit(shd_walker_t *w, const void *addr, size_t size, hl_block_s
 	w->stop = w->fn(&b, w->arg);
 }
 
-/* The blocks of one page, then its never-used tail and its guard page. */
+/* The unused start of one page (SHD_PAGE_OFFSET), its blocks, then its
+ * never-used tail and its guard page. */
 static void shd_walk_page(shd_state_t *st, const shd_segment_t *s, const shd_page_t *pg, shd_walker_t *w)
 {
 	shd_marks_t m;
 	shd_page_mark(st, pg, &m, NULL);
+	const uint8_t *base = shd_slice_addr((shd_segment_t *)s, (size_t)(pg - s->pages));
+	size_t lead = (size_t)(pg->start - base);
+	shd_visit(w, base, lead, HL_BLOCK_TOP, pg->bin);
 	for (uint32_t i = 0; i < pg->capacity && !w->stop; i++)
 		shd_visit(w, pg->start + (size_t)i * pg->block_size, pg->block_size,
 			  m.on[i] == SHD_ON_NONE ? HL_BLOCK_LIVE : HL_BLOCK_FREE, pg->bin);
-	size_t span = s->huge ? s->size - SHD_INFO_SLICES * SHD_SLICE_SIZE : (size_t)pg->slice_count * SHD_SLICE_SIZE;
+	size_t span = (s->huge ? s->size - SHD_INFO_SLICES * SHD_SLICE_SIZE : (size_t)pg->slice_count * SHD_SLICE_SIZE) - lead;
 	size_t guard = st->secure ? st->ospage : 0;
 	size_t carved = (size_t)pg->capacity * pg->block_size;
 	shd_visit(w, pg->start + carved, span - guard - carved, HL_BLOCK_TOP, pg->bin);

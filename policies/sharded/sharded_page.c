@@ -132,7 +132,7 @@ static size_t shd_extend_count(const shd_page_t *pg)
  * over their indexes), so addresses handed out are hard to predict. */
 static shd_block_t *shd_link_shuffled(shd_page_t *pg, uint64_t *rnd, uint8_t *base, size_t n)
 {
-	uint16_t order[SHD_MAX_EXTEND / 16];
+	uint16_t order[SHD_MAX_EXTEND / 8];
 	size_t bsize = pg->block_size;
 	for (size_t i = 0; i < n; i++)
 		order[i] = (uint16_t)i;

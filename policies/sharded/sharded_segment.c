@@ -177,8 +177,12 @@ static shd_page_t *shd_page_init(shd_heap_t *hp, shd_segment_t *s, size_t i, siz
 	pg->slice_count = (uint32_t)n;
 	pg->kind = (uint8_t)kind;
 	pg->bin = (uint8_t)(kind >= SHD_PAGE_LARGE ? SHD_BIN_HUGE : shd_bin_of(bsize));
-	pg->block_size = shd_block_stride(bsize);
+	pg->block_size = bsize;
 	pg->start = shd_slice_addr(s, i);
+	if (kind == SHD_PAGE_SMALL) {
+		pg->start += shd_page_offset(bsize);
+		span -= shd_page_offset(bsize);
+	}
 	if (st->secure) {
 		span -= st->ospage;
 		hl_os_guard(st->os, pg->start + span, st->ospage);

@@ -423,8 +423,7 @@ typedef struct sl_sc {
 	size_t small_max;            /**< largest small class */
 	size_t large_min;            /**< smallest large class */
 	uint32_t size[SL_NBINS_MAX]; /**< usable bytes of a region (the class size) */
-	uint32_t stride[SL_NBINS_MAX];/**< distance between regions: the size, but 16 for
-					  the 8-byte class (heaplab promises 16-byte alignment) */
+	uint32_t stride[SL_NBINS_MAX];/**< distance between regions: the class size */
 	uint32_t nregs[SL_NBINS_MAX];/**< regions per slab */
 	uint32_t slab_size[SL_NBINS_MAX]; /**< bytes per slab */
 	uint64_t region_inv[SL_NBINS_MAX]; /**< hl_exact_div_init of the stride:

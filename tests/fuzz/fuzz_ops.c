@@ -124,12 +124,14 @@ static void verify(run_t *r, const slot_t *s, const char *when)
 	verify_range(r, s, s->n - VERIFY_EDGE, s->n, when);
 }
 
-/* Takes a block the heap just handed out into slot @p k. */
+/* Takes a block the heap just handed out into slot @p k (@p align: what
+ * memalign asked for, 1 for the other calls; hl_block_align(n) in any case). */
 static void adopt(run_t *r, int k, void *p, size_t n, size_t align, bool zeroed)
 {
 	slot_t *s = &r->slot[k];
-	if ((uintptr_t)p % (align > 16 ? align : 16))
-		fuzz_bug(H, "%s: op %zu: %p is not %zu-byte aligned", r->what, r->op, p, align > 16 ? align : 16);
+	size_t want = align > hl_block_align(n) ? align : hl_block_align(n);
+	if ((uintptr_t)p % want)
+		fuzz_bug(H, "%s: op %zu: %p is not %zu-byte aligned", r->what, r->op, p, want);
 	if (!hl_owns(r->h, p))
 		fuzz_bug(H, "%s: op %zu: the heap does not own the block %p it handed out", r->what, r->op, p);
 	size_t usable = hl_usable_size(r->h, p);
@@ -181,7 +183,7 @@ static void do_malloc(op_t *o)
 	release(r, o->slot);
 	void *p = hl_malloc(r->h, o->size);
 	if (p)
-		adopt(r, o->slot, p, o->size, 16, false);
+		adopt(r, o->slot, p, o->size, 1, false);
 	else if (o->size < (1u << 24))
 		fuzz_bug(H, "%s: op %zu: malloc(%zu) failed", r->what, r->op, o->size);
 }
@@ -208,7 +210,7 @@ static void do_realloc(op_t *o)
 		verify(r, s, "the contents realloc kept");
 		s->p = NULL;
 	}
-	adopt(r, o->slot, p, o->size, 16, false);
+	adopt(r, o->slot, p, o->size, 1, false);
 }
 
 /* The A byte: bits 0-4 the alignment's log2 (0..16 valid powers of two),
@@ -249,7 +251,7 @@ static void do_calloc(op_t *o)
 	size_t n = o->count * o->size;
 	if (!p)
 		fuzz_bug(H, "%s: op %zu: calloc(%zu, %zu) failed", r->what, r->op, o->count, o->size);
-	adopt(r, o->slot, p, n, 16, true);
+	adopt(r, o->slot, p, n, 1, true);
 }
 
 static int walk_count(const hl_block_t *b, void *arg)
