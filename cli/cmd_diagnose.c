@@ -101,21 +101,42 @@ static bool is_cpython(const char *path)
 }
 
 /* The largest recording in @p dir (a wrapper's and its program's are
- * apart: the program allocating most is the one to diagnose). */
-static int largest_recording(const char *dir, char *out, size_t len)
+ * apart: the program allocating most is the one to diagnose); the others'
+ * process ids and sizes into @p others. */
+static int largest_recording(const char *dir, char *out, size_t len, char *others, size_t olen)
 {
 	DIR *d = opendir(dir);
 	if (!d)
 		return -1;
 	off_t best = -1;
+	char best_name[256] = "";
+	size_t n = 0, used = 0;
+	*others = 0;
 	for (struct dirent *e; (e = readdir(d));) {
 		char path[4096];
 		struct stat sb;
 		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		if (strstr(e->d_name, ".rep") && stat(path, &sb) == 0 && sb.st_size > best) {
+		if (!strstr(e->d_name, ".rep") || stat(path, &sb) != 0)
+			continue;
+		n++;
+		if (sb.st_size > best) {
 			best = sb.st_size;
 			snprintf(out, len, "%s", path);
+			snprintf(best_name, sizeof best_name, "%s", e->d_name);
 		}
+	}
+	rewinddir(d);
+	for (struct dirent *e; n > 1 && (e = readdir(d));) {
+		char path[4096];
+		struct stat sb;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (!strstr(e->d_name, ".rep") || !strcmp(e->d_name, best_name) || stat(path, &sb) != 0)
+			continue;
+		long pid = strtol(e->d_name + 4, NULL, 10);   /* rec.PID.rep */
+		int k = snprintf(others + used, olen - used, "%sprocess %ld (%lld B of recording)", used ? ", " : "", pid,
+				 (long long)sb.st_size);
+		if (k > 0 && used + (size_t)k < olen)
+			used += (size_t)k;
 	}
 	closedir(d);
 	return best < 0 ? -1 : 0;
@@ -136,9 +157,26 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
+/* A run ended by a signal can leave its recording cut inside a line:
+ * the recording ends at its last whole line. */
+static void cut_partial_line(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	off_t end = lseek(fd, 0, SEEK_END), at = end;
+	char c = '\n';
+	while (at > 0 && pread(fd, &c, 1, at - 1) == 1 && c != '\n')
+		at--;
+	if (at < end && ftruncate(fd, at) != 0)
+		fprintf(stderr, "heaplab diagnose: note: cannot cut the recording's last line: %s\n", strerror(errno));
+	close(fd);
+}
+
 /* Runs the program under the recorder (with @p extra, "VAR=VALUE" or NULL,
  * set); the recording's path into @p out, how it ended into @p ended. */
-static int record(char **argv, const char *sample_ms, const char *extra, char *dir, char *out, size_t len, int *ended)
+static int record(char **argv, const char *sample_ms, const char *extra, char *dir, char *out, size_t len, int *ended,
+		  char *others, size_t olen)
 {
 	char full[4096];
 	if (!runnable(argv[0], full, sizeof full))
@@ -190,8 +228,10 @@ static int record(char **argv, const char *sample_ms, const char *extra, char *d
 		fprintf(stderr, "heaplab diagnose: note: %s %s %d; diagnosing what it recorded\n", argv[0],
 			WIFEXITED(status) ? "exited with status" : "was ended by signal",
 			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-	if (largest_recording(dir, out, len) < 0)
+	if (largest_recording(dir, out, len, others, olen) < 0)
 		return cli_error("diagnose: %s wrote no recording (is it dynamically linked?)", argv[0]);
+	if (*ended)
+		cut_partial_line(out);
 	return 0;
 }
 
@@ -346,6 +386,7 @@ typedef struct run_facts {
 	const char *recorded_with;
 	size_t asis_peak, asis_final;
 	int ended;
+	char others[1024];
 } run_facts_t;
 
 static int diagnose(const hl_trace_t *t, const char *command, const char *policies, const char *knobs,
@@ -381,7 +422,7 @@ static int diagnose(const hl_trace_t *t, const char *command, const char *polici
 		want[nwant++] = base.holds[k].site;
 	dx_report_t r = { t, command, &base, runs, cands, order, n, dx_sites_resolve(t, want, nwant), NULL,
 			  facts->peak, facts->final, facts->recorded_with, facts->asis_peak, facts->asis_final,
-			  facts->ended };
+			  facts->ended, facts->others };
 	dx_verify_t checked;
 	if (verify_argv) {
 		verify(verify_argv, ms, &r, &checked);
@@ -470,7 +511,8 @@ int cmd_diagnose(int argc, char **argv)
 	bool cpython = !trace && runnable(argv[i], full, sizeof full) && is_cpython(full) && !getenv("PYTHONMALLOC");
 	if (!trace) {
 		facts.recorded_with = cpython ? "PYTHONMALLOC=malloc" : NULL;
-		rc = record(argv + i, sample_ms, facts.recorded_with, dir, path, sizeof path, &facts.ended);
+		rc = record(argv + i, sample_ms, facts.recorded_with, dir, path, sizeof path, &facts.ended, facts.others,
+			    sizeof facts.others);
 		trace = path;
 	}
 	if (!rc && cpython) {

@@ -177,6 +177,47 @@ else
 		fail "verify: the summary lacks the measured and predicted lines"
 fi
 
+# --- a recorder that follows the program -----------------------------------------
+if [ -n "${HL_SANITIZERS:-}" ]; then
+	echo "SKIP (part): following a program preloads the recorder; a -fsanitize=$HL_SANITIZERS build owns malloc"
+else
+	anchors="$build/tests/diagnose_anchors"
+	# RSS by the clock: sleep allocates at its start and then sleeps 0.5 s;
+	# sampled every 5 ms, the recording has a sample for most of those
+	# 100 intervals (on the allocation path alone it had two)
+	"$heaplab" diagnose --policies=bins --sample-ms 5 --keep="$tmp/sleep.rep" -- sleep 0.5 >/dev/null 2>&1
+	n=$(grep -c '^#@rss ' "$tmp/sleep.rep")
+	[ "$n" -ge 40 ] && pass || fail "clock: $n RSS samples over 0.5 s at 5 ms, expected at least 40"
+	# a wrapper script that execs the program: the program's recording
+	printf '#!/bin/sh\nexec "%s" "$@"\n' "$anchors" > "$tmp/wrapper"
+	chmod +x "$tmp/wrapper"
+	out=$("$heaplab" diagnose --policies=bins -- "$tmp/wrapper" 2>&1)
+	grep -q '^recording: [0-9]* ops, [0-9]* block ids, 4 sites$' <<<"$out" && grep -q 'cache_put' <<<"$out" && pass ||
+		fail "wrapper: not the program's recording (no site cache_put, not 4 sites): $(grep '^recording' <<<"$out")"
+	# a child that runs a program: diagnosed (the larger), the shell named
+	out=$("$heaplab" diagnose --policies=bins -- bash -c "$anchors; true" 2>&1)
+	grep -q 'cache_put' <<<"$out" && grep -q '^also recorded, not diagnosed (the largest recording is): process [0-9]* (' <<<"$out" &&
+		pass || fail "child: the program's recording with the shell named: $out"
+	# ended by a signal, or by an error status: diagnosed, saying so
+	out=$("$heaplab" diagnose --policies=bins -- bash -c 'for i in $(seq 3000); do a[$i]=$i$i; done; kill -KILL $$' 2>/dev/null)
+	rc=$?
+	[ $rc -eq 0 ] && pass || fail "killed: exit $rc"
+	expect "killed" "the recorded run was ended by signal 9: what follows is what it recorded until then" "$out"
+	grep -q '^what holds the heap at the end' <<<"$out" && pass || fail "killed: no diagnosis"
+	out=$("$heaplab" diagnose --policies=bins -- bash -c 'exit 3' 2>/dev/null)
+	expect "exit 3" "the recorded run exited with status 3: what follows is what it recorded until then" "$out"
+	# a statically linked program cannot be preloaded (ldconfig is, on Debian)
+	static=""
+	for f in /sbin/ldconfig /usr/sbin/ldconfig; do
+		[ -x "$f" ] && ! LD_TRACE_LOADED_OBJECTS=1 "$f" 2>/dev/null | grep -q '=>' && file -L "$f" 2>/dev/null | grep -q 'static' && static=$f && break
+	done
+	if [ -n "$static" ]; then
+		bad "static" "heaplab: diagnose: $static is statically linked: the recorder (an LD_PRELOAD library) cannot go into it" -- "$static" -p
+	else
+		echo "SKIP (part): no statically linked program found here"
+	fi
+fi
+
 # --- every real setting the what-if table names takes effect ----------------------
 # Each setting is applied to the real allocator installed here, and the
 # allocator's own report says whether it took: jemalloc's stats_print

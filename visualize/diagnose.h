@@ -199,6 +199,8 @@ struct dx_report {
 	size_t asis_peak, asis_final; /**< the program run as it is, measured (0: not run) */
 	int ended;                    /**< how the recorded run ended: exit status,
 					   128 + signal, or -1 when not known */
+	const char *others;           /**< the other processes recorded (children that
+					   executed a program, which records apart), or NULL/"" */
 };
 /** What part of the measured RSS the model accounts for: the attribution's
  *  resident bytes at its peak over the measured peak (@p peak) and at the
