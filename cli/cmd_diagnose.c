@@ -22,7 +22,8 @@ static int usage(FILE *out)
 {
 	fprintf(out,
 		"usage: heaplab diagnose [--policies=LIST] [--knobs='POLICY/CONF;...'] [-o REPORT.html]\n"
-		"                        [--model=CONF] [--sample-ms N] [--keep=FILE.rep] -- COMMAND [ARGS...]\n"
+		"                        [--model=CONF] [--sample-ms N] [--keep=FILE.rep] [--json=FILE|-]\n"
+		"                        -- COMMAND [ARGS...]\n"
 		"       heaplab diagnose [options] --trace=FILE.rep\n"
 		"Runs COMMAND once on the C library's malloc with libheaplab-record.so, recording\n"
 		"every call with its allocation site and the process's RSS every N ms (default 10),\n"
@@ -43,7 +44,9 @@ static int usage(FILE *out)
 		"The summary's first line says what share of the measured peak and final RSS the\n"
 		"model accounts for (WARNING under 90 %%); the layers of /proc/PID/smaps at the peak\n"
 		"and at the end name the rest.  A CPython program is recorded with PYTHONMALLOC=malloc\n"
-		"and replayed behind pools (the model of pymalloc) as it runs, and measured once as it is.\n");
+		"and replayed behind pools (the model of pymalloc) as it runs, and measured once as it is.\n"
+		"--json=FILE writes every figure as JSON (- : on stdout, instead of the summary, the\n"
+		"program's own output going to stderr).\n");
 	return out == stdout ? 0 : 2;
 }
 
@@ -173,6 +176,16 @@ static void cut_partial_line(const char *path)
 	close(fd);
 }
 
+/* With --json=-, heaplab's standard output carries the JSON alone: the
+ * program's own goes to the standard error. */
+static bool program_output_aside;
+
+static void output_aside(void)
+{
+	if (program_output_aside)
+		dup2(2, 1);
+}
+
 /* Runs the program under the recorder (with @p extra, "VAR=VALUE" or NULL,
  * set); the recording's path into @p out, how it ended into @p ended. */
 static int record(char **argv, const char *sample_ms, const char *extra, char *dir, char *out, size_t len, int *ended,
@@ -214,6 +227,7 @@ static int record(char **argv, const char *sample_ms, const char *extra, char *d
 		}
 		if (cli_prepend_preload("diagnose", lib, "HEAPLAB_RECORDER"))
 			_exit(127);
+		output_aside();
 		execvp(argv[0], argv);
 		fprintf(stderr, "heaplab: diagnose: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -315,6 +329,7 @@ static int run_measured(char **argv, const char *setting, long long ms, size_t *
 		return -1;
 	if (pid == 0) {
 		close(gate[0]);
+		output_aside();
 		char *copy = strdup(setting), *save = NULL;
 		for (char *kv = copy ? strtok_r(copy, " ", &save) : NULL; kv; kv = strtok_r(NULL, " ", &save)) {
 			char *eq = strchr(kv, '=');
@@ -390,7 +405,7 @@ typedef struct run_facts {
 } run_facts_t;
 
 static int diagnose(const hl_trace_t *t, const char *command, const char *policies, const char *knobs,
-		    const char *model, const char *html, char **verify_argv, long long ms, bool cpython,
+		    const char *model, const char *html, const char *json, char **verify_argv, long long ms, bool cpython,
 		    const run_facts_t *facts)
 {
 	size_t n;
@@ -428,7 +443,16 @@ static int diagnose(const hl_trace_t *t, const char *command, const char *polici
 		verify(verify_argv, ms, &r, &checked);
 		r.verify = &checked;
 	}
-	dx_report_text(stdout, &r);
+	if (!json || strcmp(json, "-"))
+		dx_report_text(stdout, &r);
+	if (json && !strcmp(json, "-")) {
+		if (dx_report_json(stdout, &r) < 0)
+			rc = cli_error("diagnose: cannot write the JSON report");
+	} else if (json) {
+		FILE *f = fopen(json, "w");
+		if (!f || dx_report_json(f, &r) < 0 || fclose(f) != 0)
+			rc = cli_error("diagnose: cannot write %s", json);
+	}
 	if (html) {
 		FILE *f = fopen(html, "w");
 		if (!f || dx_report_html(f, &r) < 0 || fclose(f) != 0)
@@ -449,7 +473,7 @@ out:
 
 int cmd_diagnose(int argc, char **argv)
 {
-	const char *policies = NULL, *knobs = NULL, *html = NULL, *trace = NULL, *keep = NULL;
+	const char *policies = NULL, *knobs = NULL, *html = NULL, *trace = NULL, *keep = NULL, *json = NULL;
 	bool verify_wanted = false;
 	const char *model = glibc_rules();
 	const char *sample_ms = "10";
@@ -469,7 +493,7 @@ int cmd_diagnose(int argc, char **argv)
 		if ((r = cli_opt(argc, argv, &i, "--policies", &policies)) || (r = cli_opt(argc, argv, &i, "--knobs", &knobs)) ||
 		    (r = cli_opt(argc, argv, &i, "--trace", &trace)) || (r = cli_opt(argc, argv, &i, "--keep", &keep)) ||
 		    (r = cli_opt(argc, argv, &i, "--sample-ms", &sample_ms)) || (r = cli_opt(argc, argv, &i, "--output", &html)) ||
-		    (r = cli_opt(argc, argv, &i, "--model", &model))) {
+		    (r = cli_opt(argc, argv, &i, "--model", &model)) || (r = cli_opt(argc, argv, &i, "--json", &json))) {
 			if (r < 0)
 				return 2;
 		} else if (!strcmp(argv[i], "--verify")) {
@@ -482,6 +506,7 @@ int cmd_diagnose(int argc, char **argv)
 			break;
 		}
 	}
+	program_output_aside = json && !strcmp(json, "-");
 	long long ms = cli_parse_size(sample_ms);
 	if (ms < 1 || ms > 3600000)
 		return cli_error("diagnose: bad --sample-ms '%s' (1..3600000)", sample_ms);
@@ -530,7 +555,8 @@ int cmd_diagnose(int argc, char **argv)
 	if (t && keep && dir[0])
 		rc = keep_copy(trace, keep);
 	if (t && !rc)
-		rc = diagnose(t, command, policies, knobs, model, html, verify_wanted ? argv + i : NULL, ms, cpython, &facts);
+		rc = diagnose(t, command, policies, knobs, model, html, json, verify_wanted ? argv + i : NULL, ms, cpython,
+			      &facts);
 	hl_trace_free(t);
 	if (dir[0])
 		remove_dir(dir);

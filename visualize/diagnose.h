@@ -208,6 +208,12 @@ struct dx_report {
  *  nothing was measured. */
 bool dx_coverage(const dx_report_t *r, double *peak, double *final);
 void dx_report_text(FILE *out, const dx_report_t *r);
+/** The measured peak and final RSS the coverage is reckoned against: the
+ *  program run as it is (asis_*) when there is one, else the recording's
+ *  samples; false when neither. */
+bool dx_measured(const dx_report_t *r, size_t *peak, size_t *final);
+/** `--json`: every figure of the summary as one JSON object (report_json.c). */
+int dx_report_json(FILE *out, const dx_report_t *r);
 int dx_report_html(FILE *out, const dx_report_t *r);
 /**@}*/
 #endif

@@ -136,7 +136,7 @@ const dx_run_t *dx_recommended(const dx_report_t *r, const dx_candidate_t **cand
 /* The measured peak and final RSS the model is held against: the program
  * run as it is when the recording ran under another setting, else the
  * recording's own samples. */
-static bool measured_rss(const dx_report_t *r, size_t *peak, size_t *final)
+bool dx_measured(const dx_report_t *r, size_t *peak, size_t *final)
 {
 	*peak = *final = 0;
 	if (r->asis_peak) {
@@ -158,7 +158,7 @@ bool dx_coverage(const dx_report_t *r, double *peak, double *final)
 {
 	size_t mp, mf;
 	*peak = *final = 0;
-	if (!r->base->ok || !measured_rss(r, &mp, &mf))
+	if (!r->base->ok || !dx_measured(r, &mp, &mf))
 		return false;
 	*peak = percent((double)r->base->peak_resident, (double)mp);
 	*final = percent((double)r->base->final_resident, (double)mf);
@@ -175,7 +175,7 @@ static void coverage_line(FILE *out, const dx_report_t *r)
 	double cp, cf;
 	size_t mp, mf;
 	char b1[32], b2[32], b3[32], b4[32];
-	if (!dx_coverage(r, &cp, &cf) || !measured_rss(r, &mp, &mf)) {
+	if (!dx_coverage(r, &cp, &cf) || !dx_measured(r, &mp, &mf)) {
 		fprintf(out, "coverage: not known (%s)\n",
 			r->base->ok ? "the recording has no RSS samples" : "the replay failed");
 		return;
