@@ -268,11 +268,12 @@ static void measured(FILE *out, const dx_report_t *r)
 		fprintf(out, "measured RSS: none recorded (the trace has no #@rss lines)\n");
 		return;
 	}
-	fprintf(out, "measured RSS (%zu samples over %.1f s): first %s, peak %s, last %s\n", n, ms / 1000.0,
+	fprintf(out, "measured RSS%s (%zu samples over %.1f s): first %s, peak %s, last %s\n",
+		r->recorded_with ? " of the recorded run" : "", n, ms / 1000.0,
 		vis_bytes((double)first, b1, sizeof b1), vis_bytes((double)peak, b2, sizeof b2),
 		vis_bytes((double)last, b3, sizeof b3));
 	const dx_sample_t *s = last_sample(r->base);
-	if (s && s->measured_rss) {
+	if (s && s->measured_rss && !r->recorded_with) {   /* else the model is not of the recorded run */
 		long long diff = (long long)s->measured_rss - (long long)s->resident;
 		fprintf(out, "model (%s) at the last sample: %s committed, %s resident; the measured RSS is %s %s: %s\n",
 			r->base->policy, vis_bytes((double)s->committed, b4, sizeof b4),
