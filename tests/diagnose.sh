@@ -192,8 +192,10 @@ else
 	printf '#!/bin/sh\nexec "%s" "$@"\n' "$anchors" > "$tmp/wrapper"
 	chmod +x "$tmp/wrapper"
 	out=$("$heaplab" diagnose --policies=bins -- "$tmp/wrapper" 2>&1)
-	grep -q '^recording: [0-9]* ops, [0-9]* block ids, 4 sites$' <<<"$out" && grep -q 'cache_put' <<<"$out" && pass ||
-		fail "wrapper: not the program's recording (no site cache_put, not 4 sites): $(grep '^recording' <<<"$out")"
+	# (the program makes 20,100 allocations and frees: the shell far fewer)
+	ops=$(sed -n 's/^recording: \([0-9]*\) ops.*/\1/p' <<<"$out")
+	[ "${ops:-0}" -ge 40000 ] && grep -q 'cache_put' <<<"$out" && pass ||
+		fail "wrapper: not the program's recording (no site cache_put, or under 40,000 ops): $(grep '^recording' <<<"$out")"
 	# a child that runs a program: diagnosed (the larger), the shell named
 	out=$("$heaplab" diagnose --policies=bins -- bash -c "$anchors; true" 2>&1)
 	grep -q 'cache_put' <<<"$out" && grep -q '^also recorded, not diagnosed (the largest recording is): process [0-9]* (' <<<"$out" &&
