@@ -5,6 +5,8 @@
 #include "config.h"
 #include <dirent.h>
 #include <gnu/libc-version.h>
+#include <elf.h>
+#include <sys/resource.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -20,7 +22,8 @@ static int usage(FILE *out)
 {
 	fprintf(out,
 		"usage: heaplab diagnose [--policies=LIST] [--knobs='POLICY/CONF;...'] [-o REPORT.html]\n"
-		"                        [--model=CONF] [--sample-ms N] [--keep=FILE.rep] [--verify] -- COMMAND [ARGS...]\n"
+		"                        [--model=CONF] [--sample-ms N] [--keep=FILE.rep] [--verify] [--json=FILE|-]\n"
+		"                        -- COMMAND [ARGS...]\n"
 		"       heaplab diagnose [options] --trace=FILE.rep\n"
 		"Runs COMMAND once on the C library's malloc with libheaplab-record.so, recording\n"
 		"every call with its allocation site and the process's RSS every N ms (default 10),\n"
@@ -37,20 +40,27 @@ static int usage(FILE *out)
 		"'tcache_count:7,fastbins:on' before 2.43, the model's defaults from 2.43).\n"
 		"--verify runs COMMAND twice more without the recorder, under the recommended\n"
 		"setting and as it is, reads its RSS from /proc/PID/statm every N ms, and shows\n"
-		"the measured peak and final RSS beside the prediction.\n");
+		"the measured peak and final RSS beside the prediction.\n"
+		"The summary's first line says what share of the measured peak and final RSS the\n"
+		"model accounts for (WARNING under 90 %%); the layers of /proc/PID/smaps at the peak\n"
+		"and at the end name the rest.  A CPython program is recorded with PYTHONMALLOC=malloc\n"
+		"and replayed behind pools (the model of pymalloc) as it runs, and measured once as it is.\n"
+		"--json=FILE writes every figure as JSON (- : on stdout, instead of the summary, the\n"
+		"program's own output going to stderr).\n");
 	return out == stdout ? 0 : 2;
 }
 
-/* Is @p prog runnable, as execvp would find it? */
-static bool runnable(const char *prog)
+/* Is @p prog runnable, as execvp would find it?  Its path into @p full. */
+static bool runnable(const char *prog, char *full, size_t len)
 {
-	if (strchr(prog, '/'))
+	if (strchr(prog, '/')) {
+		snprintf(full, len, "%s", prog);
 		return access(prog, X_OK) == 0;
+	}
 	const char *path = getenv("PATH");
 	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
 		size_t k = strcspn(p, ":");
-		char full[4096];
-		snprintf(full, sizeof full, "%.*s/%s", (int)k, p, prog);
+		snprintf(full, len, "%.*s/%s", (int)k, p, prog);
 		struct stat sb;
 		if (stat(full, &sb) == 0 && S_ISREG(sb.st_mode) && access(full, X_OK) == 0)
 			return true;
@@ -59,22 +69,77 @@ static bool runnable(const char *prog)
 	return false;
 }
 
+/* An ELF executable without a program interpreter: linked statically, so
+ * the dynamic loader never runs in it and LD_PRELOAD does nothing. */
+static bool statically_linked(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	Elf64_Ehdr eh;
+	bool is_static = false;
+	if (fread(&eh, sizeof eh, 1, f) == 1 && !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+	    eh.e_phentsize == sizeof(Elf64_Phdr)) {
+		is_static = true;
+		for (unsigned k = 0; k < eh.e_phnum && is_static; k++) {
+			Elf64_Phdr ph;
+			if (fseek(f, (long)(eh.e_phoff + k * sizeof ph), SEEK_SET) != 0 || fread(&ph, sizeof ph, 1, f) != 1)
+				break;
+			if (ph.p_type == PT_INTERP)
+				is_static = false;
+		}
+	}
+	fclose(f);
+	return is_static;
+}
+
+/* Is the program CPython (its file, links followed, named python...)? */
+static bool is_cpython(const char *path)
+{
+	char real[4096];
+	const char *name = realpath(path, real) ? real : path;
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	return !strncmp(base, "python", 6);
+}
+
 /* The largest recording in @p dir (a wrapper's and its program's are
- * apart: the program allocating most is the one to diagnose). */
-static int largest_recording(const char *dir, char *out, size_t len)
+ * apart: the program allocating most is the one to diagnose); the others'
+ * process ids and sizes into @p others. */
+static int largest_recording(const char *dir, char *out, size_t len, char *others, size_t olen)
 {
 	DIR *d = opendir(dir);
 	if (!d)
 		return -1;
 	off_t best = -1;
+	char best_name[256] = "";
+	size_t n = 0, used = 0;
+	*others = 0;
 	for (struct dirent *e; (e = readdir(d));) {
 		char path[4096];
 		struct stat sb;
 		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		if (strstr(e->d_name, ".rep") && stat(path, &sb) == 0 && sb.st_size > best) {
+		if (!strstr(e->d_name, ".rep") || stat(path, &sb) != 0)
+			continue;
+		n++;
+		if (sb.st_size > best) {
 			best = sb.st_size;
 			snprintf(out, len, "%s", path);
+			snprintf(best_name, sizeof best_name, "%s", e->d_name);
 		}
+	}
+	rewinddir(d);
+	for (struct dirent *e; n > 1 && (e = readdir(d));) {
+		char path[4096];
+		struct stat sb;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (!strstr(e->d_name, ".rep") || !strcmp(e->d_name, best_name) || stat(path, &sb) != 0)
+			continue;
+		long pid = strtol(e->d_name + 4, NULL, 10);   /* rec.PID.rep */
+		int k = snprintf(others + used, olen - used, "%sprocess %ld (%lld B of recording)", used ? ", " : "", pid,
+				 (long long)sb.st_size);
+		if (k > 0 && used + (size_t)k < olen)
+			used += (size_t)k;
 	}
 	closedir(d);
 	return best < 0 ? -1 : 0;
@@ -95,11 +160,43 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
-/* Runs the program under the recorder; the recording's path into @p out. */
-static int record(char **argv, const char *sample_ms, char *dir, char *out, size_t len)
+/* A run ended by a signal can leave its recording cut inside a line:
+ * the recording ends at its last whole line. */
+static void cut_partial_line(const char *path)
 {
-	if (!runnable(argv[0]))
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	off_t end = lseek(fd, 0, SEEK_END), at = end;
+	char c = '\n';
+	while (at > 0 && pread(fd, &c, 1, at - 1) == 1 && c != '\n')
+		at--;
+	if (at < end && ftruncate(fd, at) != 0)
+		fprintf(stderr, "heaplab diagnose: note: cannot cut the recording's last line: %s\n", strerror(errno));
+	close(fd);
+}
+
+/* With --json=-, heaplab's standard output carries the JSON alone: the
+ * program's own goes to the standard error. */
+static bool program_output_aside;
+
+static void output_aside(void)
+{
+	if (program_output_aside)
+		dup2(2, 1);
+}
+
+/* Runs the program under the recorder (with @p extra, "VAR=VALUE" or NULL,
+ * set); the recording's path into @p out, how it ended into @p ended. */
+static int record(char **argv, const char *sample_ms, const char *extra, char *dir, char *out, size_t len, int *ended,
+		  char *others, size_t olen)
+{
+	char full[4096];
+	if (!runnable(argv[0], full, sizeof full))
 		return cli_error("diagnose: cannot run %s: no such program", argv[0]);
+	if (statically_linked(full))
+		return cli_error("diagnose: %s is statically linked: the recorder (an LD_PRELOAD library) cannot go into it",
+				 argv[0]);
 	if (*HL_SANITIZERS_BUILD)
 		return cli_error("diagnose: this heaplab is built with -fsanitize=%s, whose runtime owns malloc: "
 				 "its recorder cannot go into another program (use a build without sanitizers)",
@@ -121,8 +218,16 @@ static int record(char **argv, const char *sample_ms, char *dir, char *out, size
 		snprintf(prefix, sizeof prefix, "%s/rec", dir);
 		setenv("HEAPLAB_RECORD", prefix, 1);
 		setenv("HEAPLAB_RECORD_MS", sample_ms, 1);
+		if (extra) {
+			char kv[256];
+			snprintf(kv, sizeof kv, "%s", extra);
+			char *eq = strchr(kv, '=');
+			*eq = 0;
+			setenv(kv, eq + 1, 1);
+		}
 		if (cli_prepend_preload("diagnose", lib, "HEAPLAB_RECORDER"))
 			_exit(127);
+		output_aside();
 		execvp(argv[0], argv);
 		fprintf(stderr, "heaplab: diagnose: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -132,11 +237,15 @@ static int record(char **argv, const char *sample_ms, char *dir, char *out, size
 		;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		return 2;
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		fprintf(stderr, "heaplab diagnose: note: %s ended with %s %d; diagnosing what it did\n", argv[0],
-			WIFEXITED(status) ? "status" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-	if (largest_recording(dir, out, len) < 0)
+	*ended = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (*ended)
+		fprintf(stderr, "heaplab diagnose: note: %s %s %d; diagnosing what it recorded\n", argv[0],
+			WIFEXITED(status) ? "exited with status" : "was ended by signal",
+			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	if (largest_recording(dir, out, len, others, olen) < 0)
 		return cli_error("diagnose: %s wrote no recording (is it dynamically linked?)", argv[0]);
+	if (*ended)
+		cut_partial_line(out);
 	return 0;
 }
 
@@ -207,7 +316,7 @@ static bool is_setting(const char *setting)
  * @p ms; peak and last reading into @p peak / @p final.  -1 when it could
  * not be started. */
 static int run_measured(char **argv, const char *setting, long long ms, size_t *peak, size_t *final,
-			size_t *samples, int *status_out)
+			size_t *samples, int *status_out, bool hwm)
 {
 	/* a pipe closed by exec: the child is sampled only once it is the
 	 * program, not the copy of heaplab (and its replays) that fork made */
@@ -220,6 +329,7 @@ static int run_measured(char **argv, const char *setting, long long ms, size_t *
 		return -1;
 	if (pid == 0) {
 		close(gate[0]);
+		output_aside();
 		char *copy = strdup(setting), *save = NULL;
 		for (char *kv = copy ? strtok_r(copy, " ", &save) : NULL; kv; kv = strtok_r(NULL, " ", &save)) {
 			char *eq = strchr(kv, '=');
@@ -237,11 +347,18 @@ static int run_measured(char **argv, const char *setting, long long ms, size_t *
 	struct timespec pause = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
 	int status = 0;
 	*peak = *final = *samples = 0;
+	struct rusage use;
 	for (;;) {
 		size_t rss = statm_resident(pid);
-		pid_t done = waitpid(pid, &status, WNOHANG);
-		if (done == pid)
+		pid_t done = wait4(pid, &status, WNOHANG, &use);
+		if (done == pid) {
+			/* the kernel's high-water mark, which no sampling misses: only
+			 * when this copy of heaplab was small at the fork (it counts) */
+			size_t high = (size_t)use.ru_maxrss * 1024;
+			if (hwm && high > *peak)
+				*peak = high;
 			break;
+		}
 		if (rss) {          /* read while it still ran: counts */
 			*final = rss;
 			*peak = rss > *peak ? rss : *peak;
@@ -268,20 +385,31 @@ static void verify(char **argv, long long ms, const dx_report_t *r, dx_verify_t 
 		*v->setting ? v->setting : "as it is");
 	size_t n;
 	int st;
-	v->ok = run_measured(argv, v->setting, ms, &v->peak, &v->final, &v->samples, &v->status) == 0 && v->samples;
+	v->ok = run_measured(argv, v->setting, ms, &v->peak, &v->final, &v->samples, &v->status, false) == 0 && v->samples;
 	if (v->ok && *v->setting) {
 		fprintf(stderr, "heaplab diagnose: verifying: running %s as it is ...\n", argv[0]);
-		if (run_measured(argv, "", ms, &v->asis_peak, &v->asis_final, &n, &st) < 0)
+		if (run_measured(argv, "", ms, &v->asis_peak, &v->asis_final, &n, &st, false) < 0)
 			v->asis_peak = v->asis_final = 0;
 	}
 }
 
 /* Replays every candidate and writes the report. */
+/* What the report learns besides the replays: the layers, how the run
+ * ended, and the program as it is when it was recorded otherwise. */
+typedef struct run_facts {
+	dx_layers_t peak, final;
+	const char *recorded_with;
+	size_t asis_peak, asis_final;
+	int ended;
+	char others[1024];
+} run_facts_t;
+
 static int diagnose(const hl_trace_t *t, const char *command, const char *policies, const char *knobs,
-		    const char *model, const char *html, char **verify_argv, long long ms)
+		    const char *model, const char *html, const char *json, char **verify_argv, long long ms, bool cpython,
+		    const run_facts_t *facts)
 {
 	size_t n;
-	dx_candidate_t *cands = dx_grid(policies, knobs, model, &n);
+	dx_candidate_t *cands = cpython ? dx_grid_cpython(policies, knobs, model, &n) : dx_grid(policies, knobs, model, &n);
 	if (!cands)
 		return cli_error("%s", hl_last_error());
 	dx_run_t base, *runs = calloc(n, sizeof *runs);
@@ -289,7 +417,9 @@ static int diagnose(const hl_trace_t *t, const char *command, const char *polici
 	if (!runs || !order)
 		return cli_error("diagnose: out of memory");
 	int rc = 0;
-	if (dx_replay(t, "bins", model, true, cli_progress_cb, &base) != 0) {
+	/* the attribution: the allocator the program runs on as it is */
+	if (dx_replay(t, cpython ? cands[0].policy : "bins", cpython ? cands[0].conf : model, true, cli_progress_cb,
+		      &base) != 0) {
 		rc = cli_error("diagnose: %s", hl_last_error());
 		goto out;
 	}
@@ -305,13 +435,24 @@ static int diagnose(const hl_trace_t *t, const char *command, const char *polici
 	size_t nwant = 0;
 	for (size_t k = 0; k < base.nholds && nwant < 8; k++)
 		want[nwant++] = base.holds[k].site;
-	dx_report_t r = { t, command, &base, runs, cands, order, n, dx_sites_resolve(t, want, nwant), NULL };
+	dx_report_t r = { t, command, &base, runs, cands, order, n, dx_sites_resolve(t, want, nwant), NULL,
+			  facts->peak, facts->final, facts->recorded_with, facts->asis_peak, facts->asis_final,
+			  facts->ended, facts->others };
 	dx_verify_t checked;
 	if (verify_argv) {
 		verify(verify_argv, ms, &r, &checked);
 		r.verify = &checked;
 	}
-	dx_report_text(stdout, &r);
+	if (!json || strcmp(json, "-"))
+		dx_report_text(stdout, &r);
+	if (json && !strcmp(json, "-")) {
+		if (dx_report_json(stdout, &r) < 0)
+			rc = cli_error("diagnose: cannot write the JSON report");
+	} else if (json) {
+		FILE *f = fopen(json, "w");
+		if (!f || dx_report_json(f, &r) < 0 || fclose(f) != 0)
+			rc = cli_error("diagnose: cannot write %s", json);
+	}
 	if (html) {
 		FILE *f = fopen(html, "w");
 		if (!f || dx_report_html(f, &r) < 0 || fclose(f) != 0)
@@ -332,7 +473,7 @@ out:
 
 int cmd_diagnose(int argc, char **argv)
 {
-	const char *policies = NULL, *knobs = NULL, *html = NULL, *trace = NULL, *keep = NULL;
+	const char *policies = NULL, *knobs = NULL, *html = NULL, *trace = NULL, *keep = NULL, *json = NULL;
 	bool verify_wanted = false;
 	const char *model = glibc_rules();
 	const char *sample_ms = "10";
@@ -352,7 +493,7 @@ int cmd_diagnose(int argc, char **argv)
 		if ((r = cli_opt(argc, argv, &i, "--policies", &policies)) || (r = cli_opt(argc, argv, &i, "--knobs", &knobs)) ||
 		    (r = cli_opt(argc, argv, &i, "--trace", &trace)) || (r = cli_opt(argc, argv, &i, "--keep", &keep)) ||
 		    (r = cli_opt(argc, argv, &i, "--sample-ms", &sample_ms)) || (r = cli_opt(argc, argv, &i, "--output", &html)) ||
-		    (r = cli_opt(argc, argv, &i, "--model", &model))) {
+		    (r = cli_opt(argc, argv, &i, "--model", &model)) || (r = cli_opt(argc, argv, &i, "--json", &json))) {
 			if (r < 0)
 				return 2;
 		} else if (!strcmp(argv[i], "--verify")) {
@@ -365,6 +506,7 @@ int cmd_diagnose(int argc, char **argv)
 			break;
 		}
 	}
+	program_output_aside = json && !strcmp(json, "-");
 	long long ms = cli_parse_size(sample_ms);
 	if (ms < 1 || ms > 3600000)
 		return cli_error("diagnose: bad --sample-ms '%s' (1..3600000)", sample_ms);
@@ -383,20 +525,38 @@ int cmd_diagnose(int argc, char **argv)
 	if (!probe)
 		return cli_error("diagnose: --model: %s", hl_last_error());
 	hl_heap_destroy(probe);
-	char dir[4096] = "", path[4200];
+	char dir[4096] = "", path[4200], full[4096];
 	char *command = trace ? strdup(trace) : joined(argv + i);
 	int rc = 0;
+	run_facts_t facts = { .ended = -1 };
+	/* CPython: its small objects go to pymalloc, which maps its arenas
+	 * itself, out of the recorder's sight; recorded with
+	 * PYTHONMALLOC=malloc, every one is a malloc call, and pools (the model
+	 * of pymalloc) replays the program as it runs */
+	bool cpython = !trace && runnable(argv[i], full, sizeof full) && is_cpython(full) && !getenv("PYTHONMALLOC");
 	if (!trace) {
-		rc = record(argv + i, sample_ms, dir, path, sizeof path);
+		facts.recorded_with = cpython ? "PYTHONMALLOC=malloc" : NULL;
+		rc = record(argv + i, sample_ms, facts.recorded_with, dir, path, sizeof path, &facts.ended, facts.others,
+			    sizeof facts.others);
 		trace = path;
 	}
+	if (!rc && cpython) {
+		size_t samples;
+		int st;
+		fprintf(stderr, "heaplab diagnose: measuring %s as it is (pymalloc), without the recorder ...\n", argv[i]);
+		if (run_measured(argv + i, "", ms, &facts.asis_peak, &facts.asis_final, &samples, &st, true) < 0)
+			facts.asis_peak = facts.asis_final = 0;
+	}
+	if (!rc)
+		dx_layers_read(trace, &facts.peak, &facts.final);
 	hl_trace_t *t = rc ? NULL : cli_load_trace(trace, false);
 	if (!rc && !t)
 		rc = 2;
 	if (t && keep && dir[0])
 		rc = keep_copy(trace, keep);
 	if (t && !rc)
-		rc = diagnose(t, command, policies, knobs, model, html, verify_wanted ? argv + i : NULL, ms);
+		rc = diagnose(t, command, policies, knobs, model, html, json, verify_wanted ? argv + i : NULL, ms, cpython,
+			      &facts);
 	hl_trace_free(t);
 	if (dir[0])
 		remove_dir(dir);

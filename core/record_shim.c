@@ -4,7 +4,8 @@
  * allocator: every call goes to glibc's __libc_* entry points, and what
  * happened is written to a trace with the caller's return address (its
  * allocation site) and, every HEAPLAB_RECORD_MS milliseconds, the
- * process's resident bytes (see recorder.h).  `heaplab diagnose` runs a
+ * process's resident bytes, taken by a thread of the recorder's own
+ * (see recorder.h).  `heaplab diagnose` runs a
  * program under it.
  *
  * Environment: HEAPLAB_RECORD=PREFIX writes PREFIX.PID.rep (each process
@@ -33,6 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <pthread.h>
+#include <time.h>
 #include "recorder.h"
 
 #define SHIM_API __attribute__((visibility("default")))
@@ -79,11 +81,48 @@ static inline void watch_exit(void)
 	pthread_setspecific(exit_key, FIRST_ROUND);
 }
 
+/* The layers of smaps at the peak and the end, and the program's own
+ * mappings named (record_layers.c, record_mmap.c). */
+static void start_layers(void)
+{
+	hl_rec_mmap_start();
+	hl_rec_layers_start();
+}
+
+/* RSS by the clock: a thread of the recorder's own that takes a sample
+ * every HEAPLAB_RECORD_MS, whether or not the program allocates (it never
+ * allocates itself; its small stack is counted among the stacks). */
+static void *sampler(void *arg)
+{
+	(void)arg;
+	long ms = hl_rec_sample_ms();
+	struct timespec pause = { ms / 1000, (ms % 1000) * 1000000L };
+	for (;;) {
+		nanosleep(&pause, NULL);
+		hl_rec_sample_now();
+	}
+	return NULL;
+}
+
+static void start_sampler(void)
+{
+	if (hl_rec_sample_ms() <= 0)
+		return;
+	pthread_attr_t attr;
+	pthread_t id;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 << 10);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	(void)pthread_create(&id, &attr, sampler, NULL);
+	pthread_attr_destroy(&attr);
+}
+
 __attribute__((constructor)) static void record_start(void)
 {
 	const char *prefix = getenv("HEAPLAB_RECORD");
 	if (!prefix || !*prefix)
 		return;
+	start_layers();
 	char path[4096];
 	snprintf(path, sizeof path, "%s.%ld.rep", prefix, (long)getpid());
 	if (hl_rec_open(path) < 0) {
@@ -93,6 +132,7 @@ __attribute__((constructor)) static void record_start(void)
 	}
 	const char *ms = getenv("HEAPLAB_RECORD_MS");
 	hl_rec_sample_every(ms ? strtol(ms, NULL, 10) : 10);
+	start_sampler();
 	pthread_atfork(NULL, NULL, stop_in_child);
 	watching_exits = pthread_key_create(&exit_key, thread_exiting) == 0;
 }

@@ -10,9 +10,10 @@
  *
  * With sites (the *_at calls of libheaplab-record.so), a second map numbers
  * the callers' return addresses; resident-set samples are taken on the
- * allocation path itself (no thread of our own), every SAMPLE_CHECK ops at
- * most one clock read, so a program that does not allocate is not sampled
- * until it does again (and once at the end).
+ * allocation path itself, every SAMPLE_CHECK ops at most one clock read,
+ * and by libheaplab-record.so's sampling thread through hl_rec_sample_now
+ * (a program that does not allocate is sampled all the same), at most one
+ * per interval either way, and once at the end.
  */
 #include "config.h"
 #include <fcntl.h>
@@ -63,6 +64,7 @@ enum { SAMPLE_CHECK = 256 };
 static long sample_ms;            /* 0: no samples */
 static long long t0_ns, next_sample_ns;
 static unsigned ops_since_check;
+static bool finished;             /* the last sample is written: no more */
 
 static void flush_locked(void)
 {
@@ -312,14 +314,47 @@ static unsigned long long own_bytes(void)
 	return cap * sizeof *map + site_cap * sizeof *sites + free_ids_cap * sizeof *free_ids;
 }
 
+/* The layers of smaps at the largest sample so far (written at the end). */
+static hl_rec_layers_fn layers_fn;
+static char peak_layers[1024];
+static unsigned long long peak_layers_rss;
+
+void hl_rec_layers_hook(hl_rec_layers_fn fn) { layers_fn = fn; }
+
+static void layers_at_peak(long long ms, unsigned long long rss)
+{
+	if (!layers_fn || rss <= peak_layers_rss + (peak_layers_rss >> 6))
+		return;
+	if (layers_fn(peak_layers, sizeof peak_layers, "peak", ms, rss))
+		peak_layers_rss = rss;
+}
+
 static void sample_line(long long t)
 {
 	unsigned long long rss = rss_bytes(), own = own_bytes();
+	long long ms = (t - t0_ns) / 1000000;
 	put_str("#@rss ");
-	put_num((unsigned long long)((t - t0_ns) / 1000000));
+	put_num((unsigned long long)ms);
 	put_str(" ");
 	put_num(rss > own ? rss - own : 0);
 	put_str("\n");
+	layers_at_peak(ms, rss > own ? rss - own : 0);
+}
+
+/* The end: the peak's layers and the final ones. */
+static void layers_lines(long long t)
+{
+	if (!layers_fn)
+		return;
+	unsigned long long rss = rss_bytes(), own = own_bytes();
+	rss = rss > own ? rss - own : 0;
+	long long ms = (t - t0_ns) / 1000000;
+	layers_at_peak(ms, rss);
+	static char final[1024];
+	if (peak_layers_rss)
+		put_str(peak_layers);
+	if (layers_fn(final, sizeof final, "final", ms, rss))
+		put_str(final);
 }
 
 /* Called with the lock held after each op line. */
@@ -334,6 +369,21 @@ static void maybe_sample(void)
 	next_sample_ns = t + sample_ms * 1000000LL;
 	sample_line(t);
 }
+
+void hl_rec_sample_now(void)
+{
+	if (fd < 0 || !sample_ms)
+		return;
+	pthread_mutex_lock(&lock);
+	long long t = now_ns();
+	if (fd >= 0 && !finished && t >= next_sample_ns) {
+		next_sample_ns = t + sample_ms * 1000000LL;
+		sample_line(t);
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+long hl_rec_sample_ms(void) { return sample_ms; }
 
 void hl_rec_sample_every(long ms)
 {
@@ -507,8 +557,12 @@ void hl_rec_finish(void)
 	pthread_mutex_lock(&lock);
 	if (site_used)
 		dl_iterate_phdr(module_lines, self);
-	if (sample_ms)
-		sample_line(now_ns());
+	if (sample_ms && !finished) {
+		long long t = now_ns();
+		sample_line(t);
+		layers_lines(t);
+	}
+	finished = true;
 	flush_locked();
 	pthread_mutex_unlock(&lock);
 }

@@ -9,6 +9,7 @@
 #define HL_RECORDER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /** Starts recording to @p path (truncated).  0 on success. */
 int hl_rec_open(const char *path);
@@ -38,6 +39,11 @@ void hl_rec_calloc_at(const void *p, size_t count, size_t size, const void *site
 void hl_rec_memalign_at(const void *p, size_t align, size_t n, const void *site);
 void hl_rec_realloc_at(const void *old, const void *p, size_t n, const void *site);
 void hl_rec_finish(void);
+/** Takes a sample now when one is due (a sampling thread calls it every
+ *  hl_rec_sample_ms() milliseconds, so that a program that does not call
+ *  malloc is sampled all the same); nothing after hl_rec_finish. */
+void hl_rec_sample_now(void);
+long hl_rec_sample_ms(void);
 /** The calling thread is exiting: writes "#@exit N" for its number N
  *  (nothing when it never allocated) and frees the number for the next new
  *  thread.  An op the thread makes afterwards numbers it anew.  No
@@ -45,5 +51,29 @@ void hl_rec_finish(void);
 void hl_rec_thread_exit(void);
 /** Stops recording in a child after fork (its ops are not the parent's). */
 void hl_rec_forget(void);
+/**@}*/
+
+/** @name The layers of the process's memory (record_layers.c, record_mmap.c)
+ * With a hook set, the recorder writes at the end two lines
+ * "#@layers peak|final MS RSS heap=B mapped=B mmap=B stack=B exe=B alloc=B
+ * libs=B files=B recorder=B other=B": the resident bytes of each layer of
+ * /proc/self/smaps, read at the largest RSS sample (read again whenever a
+ * sample passes the last one read by more than 1/64) and at the end.
+ * record_mmap.c notes the anonymous mappings the program makes with mmap
+ * and the recorder's own, so that they are told from the C allocator's
+ * (which it makes through glibc's internal entry, unseen). */
+/**@{*/
+/** Bytes of [lo, hi) the program mapped itself with mmap (the recorder's
+ *  own tables' bytes into @p own). */
+size_t hl_rec_mapped_overlap(uintptr_t lo, uintptr_t hi, size_t *own);
+/** Writes one "#@layers WHEN MS RSS ..." line, newline included, into
+ *  @p out; its length, or 0 when smaps could not be read. */
+typedef size_t (*hl_rec_layers_fn)(char *out, size_t len, const char *when, long long ms, unsigned long long rss);
+void hl_rec_layers_hook(hl_rec_layers_fn fn);
+/** Sets record_layers.c's hook (libheaplab-record.so). */
+void hl_rec_layers_start(void);
+/** Finds the C library's mmap for record_mmap.c's interposer: before the
+ *  first recorded op (dlsym may allocate). */
+void hl_rec_mmap_start(void);
 /**@}*/
 #endif

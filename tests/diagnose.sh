@@ -177,6 +177,131 @@ else
 		fail "verify: the summary lacks the measured and predicted lines"
 fi
 
+# --- a recorder that follows the program -----------------------------------------
+if [ -n "${HL_SANITIZERS:-}" ]; then
+	echo "SKIP (part): following a program preloads the recorder; a -fsanitize=$HL_SANITIZERS build owns malloc"
+else
+	anchors="$build/tests/diagnose_anchors"
+	# RSS by the clock: sleep allocates at its start and then sleeps 0.5 s;
+	# sampled every 5 ms, the recording has a sample for most of those
+	# 100 intervals (on the allocation path alone it had two)
+	"$heaplab" diagnose --policies=bins --sample-ms 5 --keep="$tmp/sleep.rep" -- sleep 0.5 >/dev/null 2>&1
+	n=$(grep -c '^#@rss ' "$tmp/sleep.rep")
+	[ "$n" -ge 40 ] && pass || fail "clock: $n RSS samples over 0.5 s at 5 ms, expected at least 40"
+	# a wrapper script that execs the program: the program's recording
+	printf '#!/bin/sh\nexec "%s" "$@"\n' "$anchors" > "$tmp/wrapper"
+	chmod +x "$tmp/wrapper"
+	out=$("$heaplab" diagnose --policies=bins -- "$tmp/wrapper" 2>&1)
+	# (the program makes 20,100 allocations and frees: the shell far fewer)
+	ops=$(sed -n 's/^recording: \([0-9]*\) ops.*/\1/p' <<<"$out")
+	[ "${ops:-0}" -ge 40000 ] && grep -q 'cache_put' <<<"$out" && pass ||
+		fail "wrapper: not the program's recording (no site cache_put, or under 40,000 ops): $(grep '^recording' <<<"$out")"
+	# a child that runs a program: diagnosed (the larger), the shell named
+	out=$("$heaplab" diagnose --policies=bins -- bash -c "$anchors; true" 2>&1)
+	grep -q 'cache_put' <<<"$out" && grep -q '^also recorded, not diagnosed (the largest recording is): process [0-9]* (' <<<"$out" &&
+		pass || fail "child: the program's recording with the shell named: $out"
+	# ended by a signal, or by an error status: diagnosed, saying so
+	out=$("$heaplab" diagnose --policies=bins -- bash -c 'for i in $(seq 3000); do a[$i]=$i$i; done; kill -KILL $$' 2>/dev/null)
+	rc=$?
+	[ $rc -eq 0 ] && pass || fail "killed: exit $rc"
+	expect "killed" "the recorded run was ended by signal 9: what follows is what it recorded until then" "$out"
+	grep -q '^what holds the heap at the end' <<<"$out" && pass || fail "killed: no diagnosis"
+	out=$("$heaplab" diagnose --policies=bins -- bash -c 'exit 3' 2>/dev/null)
+	expect "exit 3" "the recorded run exited with status 3: what follows is what it recorded until then" "$out"
+	# a statically linked program cannot be preloaded (ldconfig is, on Debian)
+	static=""
+	for f in /sbin/ldconfig /usr/sbin/ldconfig; do
+		[ -x "$f" ] && ! LD_TRACE_LOADED_OBJECTS=1 "$f" 2>/dev/null | grep -q '=>' && file -L "$f" 2>/dev/null | grep -q 'static' && static=$f && break
+	done
+	if [ -n "$static" ]; then
+		bad "static" "heaplab: diagnose: $static is statically linked: the recorder (an LD_PRELOAD library) cannot go into it" -- "$static" -p
+	else
+		echo "SKIP (part): no statically linked program found here"
+	fi
+fi
+
+# --- --json: every field there, and the same figures as the summary -------------
+if [ -n "${HL_SANITIZERS:-}" ]; then
+	echo "SKIP (part): --json is checked on a recorded program; a -fsanitize=$HL_SANITIZERS build cannot record"
+else
+	"$heaplab" diagnose --policies=bins,slab --json="$tmp/d.json" -- "$build/tests/diagnose_anchors" >"$tmp/d.txt" 2>/dev/null
+	"$heaplab" diagnose --policies=bins --json=- -- "$build/tests/diagnose_anchors" >"$tmp/stdout.json" 2>/dev/null
+	out=$(python3 - "$tmp/d.json" "$tmp/d.txt" "$tmp/stdout.json" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read().splitlines()
+# the summary starts after the program's own output, with the coverage line
+text = text[next((i for i, l in enumerate(text) if re.match(r"^(WARNING: )?coverage: ", l)), 0):]
+json.load(open(sys.argv[3]))       # --json=-: stdout is the JSON alone
+bad = []
+def need(obj, keys, where):
+    for k in keys:
+        if k not in obj:
+            bad.append(f"{where}: no field {k}")
+need(d, ["command", "recording", "measured", "coverage", "layers", "outside_heap", "causes", "sites",
+         "candidates", "recommendation"], "top")
+need(d["recording"], ["ops", "block_ids", "sites", "rss_samples", "recorded_with", "ended", "others"], "recording")
+need(d["measured"], ["peak_rss", "final_rss", "from"], "measured")
+need(d["coverage"], ["model", "conf", "model_peak_resident", "model_final_resident", "peak_percent",
+                     "final_percent", "below_90"], "coverage")
+layer_keys = ["heap", "mapped", "mmap", "stack", "exe", "alloc", "libs", "files", "recorder", "other"]
+for when in ("peak", "final"):
+    need(d["layers"][when], ["ms", "rss"] + layer_keys, "layers." + when)
+cause_keys = ["live", "rounding", "overhead", "cached", "fastbin", "hole", "top", "arena", "dirty", "muzzy", "returned"]
+for c in d["causes"]:
+    need(c, ["op", "ms", "measured_rss", "committed", "resident"] + cause_keys, "causes[]")
+    if sum(c[k] for k in cause_keys) != c["committed"]:
+        bad.append(f"causes at op {c['op']}: the causes do not add up to committed")
+for c in d["candidates"]:
+    need(c, ["rank", "policy", "conf", "real_setting", "ok", "peak_resident", "final_resident", "peak_committed",
+             "final_committed", "os_calls", "predicted_peak_rss", "predicted_final_rss"], "candidates[]")
+    if c["predicted_peak_rss"] != c["peak_resident"] + max(d["outside_heap"], 0):
+        bad.append(f"candidate {c['rank']}: predicted peak is not resident plus outside the heap")
+for s in d["sites"]:
+    need(s, ["site", "where", "held", "blocks", "block_bytes"], "sites[]")
+# the same figures as the summary
+m = re.search(r"accounts for ([0-9.]+) % of the measured peak RSS \(.*; ([0-9]+) of ([0-9]+) B\) and ([0-9.]+) % of the final", text[0])
+cov = d["coverage"]
+if not m:
+    bad.append("text: no coverage on the first line")
+elif (m.group(1) != f"{cov['peak_percent']:.1f}" or int(m.group(2)) != cov["model_peak_resident"] or
+      int(m.group(3)) != d["measured"]["peak_rss"] or m.group(4) != f"{cov['final_percent']:.1f}"):
+    bad.append(f"coverage differs: text '{text[0]}', json {cov} {d['measured']}")
+rec = d["recording"]
+if f"recording: {rec['ops']} ops, {rec['block_ids']} block ids, {rec['sites']} sites" not in text:
+    bad.append("recording line differs")
+end = text.index(next(l for l in text if l.startswith("what holds the heap at the end")))
+last = d["causes"][-1]
+for l in text[end + 1:]:
+    w = l.split()
+    if not w or len(w) < 3 or w[2] != "B":
+        break
+    k = w[0] if w[0] != "total" else "committed"
+    if last[k] != int(w[1]):
+        bad.append(f"cause {k}: text {w[1]}, json {last[k]}")
+rows = []
+on = False
+for l in text:
+    if l.startswith("what if"):
+        on = True
+        continue
+    if on and re.match(r"^  [0-9]+ ", l):
+        rows.append(l.split()[1])
+    elif on and not l.strip():
+        break
+if rows != [c["policy"] for c in d["candidates"]]:
+    bad.append(f"candidates' order differs: text {rows}, json {[c['policy'] for c in d['candidates']]}")
+shown = set(l.split()[0] for l in text[text.index(next(l for l in text if l.startswith("layers of"))) + 2:]
+            if l.startswith("  ") and l.split()[0] in layer_keys)
+nonzero = set(k for k in layer_keys if d["layers"]["peak"][k] or d["layers"]["final"][k])
+if shown != nonzero:
+    bad.append(f"layers differ: text {sorted(shown)}, json {sorted(nonzero)}")
+print("\n".join(bad) if bad else "ok")
+PY
+)
+	[ "$out" = ok ] && pass || fail "--json: $out"
+fi
+
 # --- every real setting the what-if table names takes effect ----------------------
 # Each setting is applied to the real allocator installed here, and the
 # allocator's own report says whether it took: jemalloc's stats_print

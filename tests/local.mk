@@ -121,6 +121,9 @@ tests_diagnose_breathe_SOURCES = tests/diagnose/breathe.c
 tests_diagnose_breathe_CFLAGS = $(AM_CFLAGS) -fno-builtin
 TESTS += tests/diagnose.sh
 EXTRA_DIST += tests/diagnose.sh tests/diagnose/hand.rep
+# a default CPython program: the coverage line, its layers, pymalloc modelled
+TESTS += tests/diagnose_python.sh
+EXTRA_DIST += tests/diagnose_python.sh
 # thread exit recorded and replayed, against glibc's arenas (tests/diagnose/waves.c)
 check_PROGRAMS += tests/diagnose_waves
 tests_diagnose_waves_SOURCES = tests/diagnose/waves.c

@@ -90,6 +90,37 @@ int dx_replay(const hl_trace_t *t, const char *policy, const char *conf, bool at
 	      vis_progress_fn progress, dx_run_t *run);
 void dx_run_free(dx_run_t *run);
 
+/** @name The layers of the process's memory (layers.c)
+ *  From /proc/PID/smaps, read by the recorder at the largest RSS sample
+ *  and at the end ("#@layers" lines, core/record_layers.c). */
+/**@{*/
+typedef enum dx_layer {
+	DX_L_HEAP = 0,    /**< [heap]: the C allocator's break */
+	DX_L_MAPPED,      /**< unnamed anonymous: the C allocator's mappings, the loader's */
+	DX_L_MMAP,        /**< anonymous mappings the program made with mmap (pymalloc's arenas) */
+	DX_L_STACK,       /**< stacks */
+	DX_L_EXE,         /**< the program's file */
+	DX_L_ALLOC,       /**< the allocator's library */
+	DX_L_LIBS,        /**< other libraries */
+	DX_L_FILES,       /**< other files */
+	DX_L_RECORDER,    /**< the recorder's library */
+	DX_L_OTHER,       /**< [vdso], ... */
+	DX_NLAYERS
+} dx_layer_t;
+typedef struct dx_layers {
+	bool ok;                /**< the line was there */
+	double ms;              /**< when it was read */
+	size_t rss;             /**< the RSS sample then (statm, less the recorder's tables) */
+	size_t bytes[DX_NLAYERS];
+} dx_layers_t;
+const char *dx_layer_key(dx_layer_t l);
+const char *dx_layer_words(dx_layer_t l);
+/** Reads the layers at the peak and at the end from recording @p path;
+ *  -1 (both not ok) when it has none. */
+int dx_layers_read(const char *path, dx_layers_t *peak, dx_layers_t *final);
+size_t dx_layers_total(const dx_layers_t *l);
+/**@}*/
+
 /** @name What if (whatif.c) */
 /**@{*/
 /** A candidate: a policy, a configuration and what the real allocator
@@ -106,6 +137,12 @@ typedef struct dx_candidate {
  *  @p bins_base (may be NULL) goes before the grid's own options of bins
  *  (the rules of the glibc the program ran on). */
 dx_candidate_t *dx_grid(const char *policies, const char *knobs, const char *bins_base, size_t *n);
+/** The grid for a CPython program recorded with PYTHONMALLOC=malloc: every
+ *  candidate of dx_grid twice, once behind pymalloc (pools with the
+ *  candidate as its fallback, the real setting as it is: CPython on that
+ *  allocator) and once alone (the real setting with PYTHONMALLOC=malloc).
+ *  The first candidate is CPython as it is (pools on bins @p bins_base). */
+dx_candidate_t *dx_grid_cpython(const char *policies, const char *knobs, const char *bins_base, size_t *n);
 void dx_grid_free(dx_candidate_t *c, size_t n);
 /** What the ranking minimises: peak plus final resident bytes. */
 size_t dx_resident_score(const dx_run_t *run);
@@ -156,8 +193,27 @@ struct dx_report {
 	size_t nruns;
 	char **sites;                 /**< dx_sites_resolve */
 	const dx_verify_t *verify;    /**< --verify's measurement, or NULL */
+	dx_layers_t layers_peak, layers_final;   /**< from the recording (ok false: none) */
+	const char *recorded_with;    /**< the setting the recording ran under that the
+					   program does not (PYTHONMALLOC=malloc), or NULL */
+	size_t asis_peak, asis_final; /**< the program run as it is, measured (0: not run) */
+	int ended;                    /**< how the recorded run ended: exit status,
+					   128 + signal, or -1 when not known */
+	const char *others;           /**< the other processes recorded (children that
+					   executed a program, which records apart), or NULL/"" */
 };
+/** What part of the measured RSS the model accounts for: the attribution's
+ *  resident bytes at its peak over the measured peak (@p peak) and at the
+ *  end over the last measurement (@p final), in percent; false when
+ *  nothing was measured. */
+bool dx_coverage(const dx_report_t *r, double *peak, double *final);
 void dx_report_text(FILE *out, const dx_report_t *r);
+/** The measured peak and final RSS the coverage is reckoned against: the
+ *  program run as it is (asis_*) when there is one, else the recording's
+ *  samples; false when neither. */
+bool dx_measured(const dx_report_t *r, size_t *peak, size_t *final);
+/** `--json`: every figure of the summary as one JSON object (report_json.c). */
+int dx_report_json(FILE *out, const dx_report_t *r);
 int dx_report_html(FILE *out, const dx_report_t *r);
 /**@}*/
 #endif

@@ -133,12 +133,95 @@ const dx_run_t *dx_recommended(const dx_report_t *r, const dx_candidate_t **cand
 	return then < now * 0.95 ? best : NULL;
 }
 
+/* The measured peak and final RSS the model is held against: the program
+ * run as it is when the recording ran under another setting, else the
+ * recording's own samples. */
+bool dx_measured(const dx_report_t *r, size_t *peak, size_t *final)
+{
+	*peak = *final = 0;
+	if (r->asis_peak) {
+		*peak = r->asis_peak;
+		*final = r->asis_final;
+		return true;
+	}
+	size_t n = hl_trace_samples(r->trace);
+	for (size_t k = 0; k < n; k++) {
+		size_t bytes;
+		hl_trace_sample(r->trace, k, NULL, NULL, &bytes);
+		*final = bytes;
+		*peak = bytes > *peak ? bytes : *peak;
+	}
+	return *peak > 0;
+}
+
+bool dx_coverage(const dx_report_t *r, double *peak, double *final)
+{
+	size_t mp, mf;
+	*peak = *final = 0;
+	if (!r->base->ok || !dx_measured(r, &mp, &mf))
+		return false;
+	*peak = percent((double)r->base->peak_resident, (double)mp);
+	*final = percent((double)r->base->final_resident, (double)mf);
+	return true;
+}
+
+/* Under this share of the measured peak the summary's first line says
+ * that the model sees only part of the process. */
+#define DX_COVERED 90.0
+
+/* The first line: what part of the measured RSS the model accounts for. */
+static void coverage_line(FILE *out, const dx_report_t *r)
+{
+	double cp, cf;
+	size_t mp, mf;
+	char b1[32], b2[32], b3[32], b4[32];
+	if (!dx_coverage(r, &cp, &cf) || !dx_measured(r, &mp, &mf)) {
+		fprintf(out, "coverage: not known (%s)\n",
+			r->base->ok ? "the recording has no RSS samples" : "the replay failed");
+		return;
+	}
+	fprintf(out, "%scoverage: the model (%s%s%s) accounts for %.1f %% of the measured peak RSS (%s of %s; %zu of %zu B) "
+		     "and %.1f %% of the final (%s of %s)%s\n",
+		cp < DX_COVERED ? "WARNING: " : "", r->base->policy, *r->base->conf ? " " : "", r->base->conf, cp,
+		vis_bytes((double)r->base->peak_resident, b1, sizeof b1), vis_bytes((double)mp, b2, sizeof b2),
+		r->base->peak_resident, mp, cf, vis_bytes((double)r->base->final_resident, b3, sizeof b3),
+		vis_bytes((double)mf, b4, sizeof b4),
+		cp < DX_COVERED ? "; under 90 %: the what-if figures and the recommendation below concern that part only"
+				: "");
+}
+
+/* The process's memory by layer, from smaps: what the model does not hold. */
+static void layers_text(FILE *out, const dx_report_t *r)
+{
+	const dx_layers_t *p = &r->layers_peak, *f = &r->layers_final;
+	char b1[32], b2[32];
+	if (!p->ok && !f->ok) {
+		fprintf(out, "layers: none recorded (a recording made before heaplab read /proc/PID/smaps, or a run that "
+			     "did not reach its end)\n");
+		return;
+	}
+	fprintf(out, "layers of the recorded process (/proc/PID/smaps at its largest RSS sample, %.1f s, and at the end):\n"
+		     "  %-9s %10s %10s\n",
+		p->ms / 1000.0, "layer", "peak", "final");
+	for (int k = 0; k < DX_NLAYERS; k++) {
+		if (!p->bytes[k] && !f->bytes[k])
+			continue;
+		fprintf(out, "  %-9s %10s %10s  %s\n", dx_layer_key((dx_layer_t)k), vis_bytes((double)p->bytes[k], b1, sizeof b1),
+			vis_bytes((double)f->bytes[k], b2, sizeof b2), dx_layer_words((dx_layer_t)k));
+	}
+	fprintf(out, "  %-9s %10s %10s\n", "total", vis_bytes((double)dx_layers_total(p), b1, sizeof b1),
+		vis_bytes((double)dx_layers_total(f), b2, sizeof b2));
+}
+
 /* The recommendation, in one paragraph of plain words. */
 static void recommendation(FILE *out, const dx_report_t *r)
 {
 	const dx_candidate_t *c;
 	const dx_run_t *best = best_run(r, &c), *base = r->base;
 	char b1[32], b2[32], b3[32], b4[32];
+	double cp, cf;
+	if (dx_coverage(r, &cp, &cf) && cp < DX_COVERED)
+		fprintf(out, "(on a model that accounts for only %.0f %% of the measured peak RSS) ", cp);
 	if (!best || !base->ok) {
 		fprintf(out, "No candidate with a setting for a real allocator replayed; nothing to recommend.\n");
 		return;
@@ -185,11 +268,12 @@ static void measured(FILE *out, const dx_report_t *r)
 		fprintf(out, "measured RSS: none recorded (the trace has no #@rss lines)\n");
 		return;
 	}
-	fprintf(out, "measured RSS (%zu samples over %.1f s): first %s, peak %s, last %s\n", n, ms / 1000.0,
+	fprintf(out, "measured RSS%s (%zu samples over %.1f s): first %s, peak %s, last %s\n",
+		r->recorded_with ? " of the recorded run" : "", n, ms / 1000.0,
 		vis_bytes((double)first, b1, sizeof b1), vis_bytes((double)peak, b2, sizeof b2),
 		vis_bytes((double)last, b3, sizeof b3));
 	const dx_sample_t *s = last_sample(r->base);
-	if (s && s->measured_rss) {
+	if (s && s->measured_rss && !r->recorded_with) {   /* else the model is not of the recorded run */
 		long long diff = (long long)s->measured_rss - (long long)s->resident;
 		fprintf(out, "model (%s) at the last sample: %s committed, %s resident; the measured RSS is %s %s: %s\n",
 			r->base->policy, vis_bytes((double)s->committed, b4, sizeof b4),
@@ -268,10 +352,23 @@ void dx_report_text(FILE *out, const dx_report_t *r)
 {
 	const dx_run_t *base = r->base;
 	char b1[32], b2[32], b3[32];
+	coverage_line(out, r);
 	fprintf(out, "heaplab diagnose: %s\n", r->command ? r->command : hl_trace_ops(r->trace) ? "" : "");
+	if (r->ended > 0)
+		fprintf(out, "the recorded run %s %d: what follows is what it recorded until then\n",
+			r->ended > 128 ? "was ended by signal" : "exited with status", r->ended > 128 ? r->ended - 128 : r->ended);
 	fprintf(out, "recording: %zu ops, %ld block ids, %u sites\n", hl_trace_ops(r->trace), hl_trace_max_id(r->trace),
 		hl_trace_sites(r->trace));
+	if (r->others && *r->others)
+		fprintf(out, "also recorded, not diagnosed (the largest recording is): %s\n", r->others);
+	if (r->recorded_with)
+		fprintf(out, "recorded with %s (so that every allocation goes through malloc, where the recorder sees it); "
+			     "the model replays the program as it is; its RSS as it is, measured in a run without the "
+			     "recorder: peak %s, final %s\n",
+			r->recorded_with, vis_bytes((double)r->asis_peak, b1, sizeof b1),
+			vis_bytes((double)r->asis_final, b2, sizeof b2));
 	measured(out, r);
+	layers_text(out, r);
 	if (!base->ok) {
 		fprintf(out, "the replay under %s failed: %s\n", base->policy, base->message);
 		return;

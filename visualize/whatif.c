@@ -112,6 +112,25 @@ static int add_knobs(dx_candidate_t **v, size_t *n, const char *knobs)
 	return rc;
 }
 
+static dx_candidate_t *grid_failed(dx_candidate_t *v, size_t *n)
+{
+	dx_grid_free(v, *n);
+	*n = 0;
+	return NULL;
+}
+
+/* Adds the --knobs candidates; NULL when there is none in all. */
+static dx_candidate_t *grid_done(dx_candidate_t *v, size_t *n, const char *knobs)
+{
+	if (knobs && *knobs && add_knobs(&v, n, knobs) < 0)
+		return grid_failed(v, n);
+	if (!*n) {
+		vis_fail("diagnose: no candidate to replay (--policies names none of the grid's)");
+		return grid_failed(v, n);
+	}
+	return v;
+}
+
 dx_candidate_t *dx_grid(const char *policies, const char *knobs, const char *bins_base, size_t *n)
 {
 	*n = 0;
@@ -125,19 +144,56 @@ dx_candidate_t *dx_grid(const char *policies, const char *knobs, const char *bin
 			snprintf(conf, sizeof conf, "%s%s%s", based ? bins_base : "", based && *grid[k].conf ? "," : "",
 				 grid[k].conf);
 			if (add(&v, n, grid[k].policy, conf, grid[k].real) < 0)
-				goto fail;
+				return grid_failed(v, n);
 		}
-	if (knobs && *knobs && add_knobs(&v, n, knobs) < 0)
-		goto fail;
-	if (!*n) {
-		vis_fail("diagnose: no candidate to replay (--policies names none of the grid's)");
+	return grid_done(v, n, knobs);
+}
+
+/* "a:b,c:d" as pools' fallback_conf wants it: "a=b;c=d". */
+static void as_fallback_conf(char *out, size_t len, const char *conf)
+{
+	snprintf(out, len, "%s", conf);
+	for (char *p = out; *p; p++)
+		*p = *p == ':' ? '=' : *p == ',' ? ';' : *p;
+}
+
+dx_candidate_t *dx_grid_cpython(const char *policies, const char *knobs, const char *bins_base, size_t *n)
+{
+	size_t m;
+	dx_candidate_t *plain = dx_grid(policies, NULL, bins_base, &m), *v = NULL;
+	*n = 0;
+	if (!plain)
+		return NULL;
+	if (!compiled_in("pools")) {
+		vis_fail("diagnose: a CPython program needs the policy pools (the model of pymalloc), not compiled in");
 		goto fail;
 	}
-	return v;
+	/* behind pymalloc first (the program as it is), then alone */
+	for (int alone = 0; alone < 2; alone++)
+		for (size_t k = 0; k < m; k++) {
+			const dx_candidate_t *c = &plain[k];
+			if (!c->real || !strcmp(c->policy, "pools"))
+				continue;      /* model-only rows stay out: twice the grid already */
+			bool as_is = !strncmp(c->real, "the default", 11);
+			char conf[400], fb[256], real[400];
+			if (!alone) {
+				as_fallback_conf(fb, sizeof fb, c->conf);
+				snprintf(conf, sizeof conf, "fallback:%s%s%s", c->policy, *fb ? ",fallback_conf:" : "", fb);
+				snprintf(real, sizeof real, "%s", as_is ? "the default (CPython as it is: pymalloc on glibc malloc)"
+									: c->real);
+				if (add(&v, n, "pools", conf, real) < 0)
+					goto fail;
+			} else {
+				snprintf(real, sizeof real, "PYTHONMALLOC=malloc%s%s", as_is ? "" : " ", as_is ? "" : c->real);
+				if (add(&v, n, c->policy, c->conf, real) < 0)
+					goto fail;
+			}
+		}
+	dx_grid_free(plain, m);
+	return grid_done(v, n, knobs);
 fail:
-	dx_grid_free(v, *n);
-	*n = 0;
-	return NULL;
+	dx_grid_free(plain, m);
+	return grid_failed(v, n);
 }
 
 void dx_grid_free(dx_candidate_t *c, size_t n)

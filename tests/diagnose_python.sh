@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# heaplab diagnose on a default CPython program: its small objects live in
+# pymalloc's arenas, which CPython maps itself.  Checked against the real
+# process, measured here (its own VmHWM, the kernel's high-water mark):
+#  - recorded as it runs (PYTHONMALLOC=pymalloc set, so diagnose leaves it
+#    alone), the malloc model sees a small part of the peak: the summary's
+#    first line says so, and the layers name the rest (the arenas, in the
+#    anonymous mappings made outside malloc);
+#  - recorded as diagnose records CPython (PYTHONMALLOC=malloc, replayed
+#    behind pools, the model of pymalloc), the model's peak resident bytes
+#    cover at least 90 % of the measured peak, and no more than it;
+#  - the candidates name CPython on each allocator with its real setting.
+set -u
+build=${abs_top_builddir:-.}
+heaplab="$build/heaplab"
+if [ -n "${HL_SANITIZERS:-}" ]; then
+	echo "SKIP: recording preloads heaplab's recorder; a -fsanitize=$HL_SANITIZERS build owns malloc"
+	exit 77
+fi
+py=/usr/bin/python3
+[ -x "$py" ] || { echo "SKIP: no $py"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0 passed=0
+pass() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+# 150,000 objects of 503 bytes (bytes(470): pymalloc's 512-byte class, 31
+# to a 16 KiB pool), one in 200 kept: about 80 MiB at the peak, most of it
+# in pymalloc's arenas
+cat > "$tmp/objects.py" <<'PY'
+t = [bytes(470) for i in range(150000)]
+kept = t[::200]
+del t
+import sys
+for line in open('/proc/self/status'):
+    if line.startswith('VmHWM:'):
+        open(sys.argv[1], 'w').write(str(int(line.split()[1]) * 1024))
+PY
+"$py" "$tmp/objects.py" "$tmp/peak"
+measured=$(cat "$tmp/peak")
+[ "${measured:-0}" -gt $((64 << 20)) ] || { fail "the program's own peak is '${measured}' B, not above 64 MiB"; }
+
+# "coverage: ... (A of B; M of P B) ..." -> M (the model's peak resident bytes)
+model_peak() { sed -n '1s/^.*coverage: .*; \([0-9]*\) of \([0-9]*\) B).*/\1/p' <<<"$1"; }
+
+# --- as it runs, through malloc's eyes only --------------------------------------
+out=$(PYTHONMALLOC=pymalloc "$heaplab" diagnose --policies=bins -- "$py" "$tmp/objects.py" "$tmp/scratch" 2>"$tmp/err")
+rc=$?
+[ $rc -eq 0 ] && pass || { fail "pymalloc recorded: exit $rc"; cat "$tmp/err"; }
+first=$(head -1 <<<"$out")
+[[ $first == "WARNING: coverage: the model (bins"*"under 90 %"* ]] && pass ||
+	fail "pymalloc recorded: the first line does not warn of the coverage: '$first'"
+# the arenas: anonymous mappings made outside malloc, most of the peak
+mmap_peak=$(awk '/^layers of the recorded process/ { on = 1; next } on && $1 == "mmap" { print $2, $3; exit }' <<<"$out")
+awk -v v="${mmap_peak:-0 B}" -v m="$measured" 'BEGIN { split(v, a, " ");
+	f = a[2] == "GiB" ? 2^30 : a[2] == "MiB" ? 2^20 : a[2] == "KiB" ? 2^10 : 1;
+	exit !(a[1] * f > 0.6 * m) }' && pass ||
+	fail "pymalloc recorded: the mmap layer at the peak is '$mmap_peak', not above 60 % of $measured B"
+grep -q '^recommendation: (on a model that accounts for only [0-9]* % of the measured peak RSS) ' <<<"$out" && pass ||
+	fail "pymalloc recorded: the recommendation does not say on what share it stands"
+
+# --- as diagnose records CPython ---------------------------------------------------
+out=$("$heaplab" diagnose --policies=bins,slab --knobs= -- "$py" "$tmp/objects.py" "$tmp/scratch" 2>"$tmp/err")
+rc=$?
+[ $rc -eq 0 ] && pass || { fail "CPython: exit $rc"; cat "$tmp/err"; }
+first=$(head -1 <<<"$out")
+[[ $first == "coverage: the model (pools fallback:bins"* ]] && pass || fail "CPython: first line '$first'"
+m=$(model_peak "$out")
+awk -v m="${m:-0}" -v r="$measured" 'BEGIN { exit !(m >= 0.90 * r) }' && pass ||
+	fail "CPython: the model's peak '${m}' B covers less than 90 % of the measured $measured B"
+awk -v m="${m:-0}" -v r="$measured" 'BEGIN { exit !(m <= r) }' && pass ||
+	fail "CPython: the model's peak heap '${m}' B is more than the whole process's $measured B"
+grep -q '^recorded with PYTHONMALLOC=malloc ' <<<"$out" && pass || fail "CPython: no line on how it was recorded"
+for want in 'pools .*fallback:slab .*LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2$' \
+	'bins .*PYTHONMALLOC=malloc$' 'slab .*PYTHONMALLOC=malloc LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2$' \
+	'pools .*the default (CPython as it is: pymalloc on glibc malloc)$'; do
+	grep -q "^  [0-9][0-9]* *$want" <<<"$out" && pass || fail "CPython: no candidate row matching '$want'"
+done
+
+echo "diagnose_python: $passed passed, $failed failed"
+[ $failed -eq 0 ]
