@@ -118,3 +118,9 @@ tests_fork_stdio_CFLAGS = $(AM_CFLAGS) -pthread
 TESTS += tests/fork_faults.sh
 EXTRA_DIST += tests/fork_faults.sh
 
+# bins run out of memory by nine threads under an address-space limit
+check_PROGRAMS += tests/oom_threads_to_limit
+tests_oom_threads_to_limit_SOURCES = tests/oom/threads_to_limit.c
+tests_oom_threads_to_limit_CFLAGS = $(AM_CFLAGS) -pthread
+TESTS += tests/bins_oom_threads.sh
+EXTRA_DIST += tests/bins_oom_threads.sh
