@@ -259,6 +259,12 @@ void *hl_realloc(hl_heap_t *h, void *p, size_t n)
 {
 	if (!p)
 		return hl_malloc(h, n);
+	if (n == 0 && h->policy->realloc_zero_allocates) {
+		void *q = hl_malloc(h, 0);
+		if (q)
+			hl_free(h, p);
+		return q;
+	}
 	if (n == 0) {
 		hl_free(h, p);
 		return NULL;

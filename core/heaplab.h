@@ -80,7 +80,9 @@ static inline size_t hl_block_align(size_t n) { return n <= 8 ? 8 : 16; }
 HL_API void *hl_malloc(hl_heap_t *h, size_t n);
 /** @p count * @p size zeroed bytes; NULL with ENOMEM when the product overflows. */
 HL_API void *hl_calloc(hl_heap_t *h, size_t count, size_t size);
-/** realloc(NULL, n) is malloc(n); realloc(p, 0) frees p and returns NULL. */
+/** realloc(NULL, n) is malloc(n); realloc(p, 0) frees p and returns NULL,
+ *  except under a policy whose allocator returns a new block there (sharded,
+ *  as mimalloc: p is freed once that block is had). */
 HL_API void *hl_realloc(hl_heap_t *h, void *p, size_t n);
 /** @p align must be a power of two (EINVAL otherwise). */
 HL_API void *hl_memalign(hl_heap_t *h, size_t align, size_t n);

@@ -23,7 +23,7 @@
  *     around the call, so `check` must survive any damage the program can
  *     do: follow no pointer it has not range-checked first;
  *   - calloc's overflow check and zeroing; realloc(NULL, n) and
- *     realloc(p, 0).
+ *     realloc(p, 0) (as the table's realloc_zero_allocates says).
  * Every block a policy returns for a request of n bytes is aligned to
  * hl_block_align(n) (heaplab.h): 16 bytes, or 8 when n <= 8.  C asks malloc
  * only for an alignment that suits every type that fits in n bytes, and no
@@ -104,6 +104,11 @@ typedef struct hl_policy {
 	void (*free_quiet)(void *st, hl_thread_t *t, void *p);
 	/** May be NULL: the core then moves the block unless it still fits. */
 	void *(*realloc)(void *st, hl_thread_t *t, void *p, size_t n);
+	/** What realloc(p, 0) does: false (glibc, jemalloc, tcmalloc) frees p
+	 *  and returns NULL; true (mimalloc) returns a new block as malloc(0)
+	 *  would and frees p, keeping p when that allocation fails.  The core
+	 *  does either. */
+	bool realloc_zero_allocates;
 	/** Serves @p n bytes at an address that is a multiple of @p align (a
 	 *  power of two above 16); NULL when out of memory. */
 	void *(*memalign)(void *st, hl_thread_t *t, size_t align, size_t n);

@@ -274,6 +274,11 @@ static int step(pass_t *ps, size_t i)
 		ps->live -= old_n;
 	}
 	run_on_thread(ps, op);
+	/* A trace's "r ID 0" ends the block (glibc's realloc(p, 0)); a policy
+	 * that returns a new block there (sharded, as mimalloc) has it freed
+	 * at once, so the trace means the same under every policy. */
+	if (op->kind == 'r' && n == 0 && ps->result)
+		hl_free(ps->h, ps->result);
 	if (op->kind == 'f' || (op->kind == 'r' && n == 0)) {
 		if (had)
 			ps->freed_at[id] = ps->blocks[id];

@@ -8,7 +8,9 @@
  * destroyed heap is never touched (its generation no longer matches).
  *
  * A pthread key destructor tells every heap when a thread exits; a
- * pthread_atfork handler takes every heap's locks around fork().
+ * pthread_atfork handler takes every heap's locks around fork(), as
+ * glibc's fork takes its malloc's: only once the process has had a second
+ * thread, and after the C library's list of open files (see fork_prepare).
  * hl_thread_detach does for one heap what exit does (a replayed trace's
  * "#@exit N" line): the thread's next call there attaches it anew.
  */
@@ -16,7 +18,15 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/single_threaded.h>
 #include "heap_internal.h"
+
+/* glibc's lock on its list of open files (exported, no longer declared in
+ * its headers); weak, so a C library without them leaves the order as the
+ * handler's own. */
+extern void _IO_list_lock(void) __attribute__((weak));
+extern void _IO_list_unlock(void) __attribute__((weak));
+extern void _IO_list_resetlock(void) __attribute__((weak));
 
 __thread hl_tls_slot_t hl_tls[HL_MAX_HEAPS];
 hl_thread_t hl_no_thread = {.exited = true};
@@ -213,20 +223,55 @@ static void child_one(hl_heap_t *h)
 		h->policy->fork_child(h->state);
 }
 
+/*
+ * glibc 2.36's fork (posix/fork.c) runs the pthread_atfork handlers, then
+ * takes the list of open files' lock (_IO_list_lock), then its malloc's
+ * locks, and only while the process has had a second thread; with one,
+ * it takes neither, so a signal handler may fork even while the one
+ * thread is inside malloc, free or fork.  The handler does both the same:
+ *  - with one thread (glibc's __libc_single_threaded) nobody else can
+ *    hold a lock, and a lock the thread itself holds is released by the
+ *    same thread in the child as in the parent: nothing is taken or reset;
+ *  - otherwise the list's lock (a recursive lock: glibc's fork takes it
+ *    again) comes before every heap's, so a thread that holds a FILE and
+ *    waits for a heap lock in getline's realloc never waits on a fork
+ *    that holds that heap lock and waits for the list (held by fflush,
+ *    which waits for the FILE).  Handlers that take their allocator's
+ *    locks before the list, as jemalloc's and gperftools' do, make that
+ *    cycle (tests/fork_faults.sh runs both cases on every policy beside
+ *    its real allocator).
+ * The choice is made once per fork, in prepare, and parent and child
+ * follow it (a fork nested in a signal handler sees the same answer).
+ */
+static bool fork_locked;
+
 static void fork_prepare(void)
 {
+	fork_locked = !__libc_single_threaded;
+	if (!fork_locked)
+		return;
+	if (_IO_list_lock)
+		_IO_list_lock();
 	pthread_mutex_lock(&registry_lock);
 	hl_heaps_foreach(prepare_one);
 }
 
 static void fork_parent(void)
 {
+	if (!fork_locked)
+		return;
 	hl_heaps_foreach(parent_one);
 	pthread_mutex_unlock(&registry_lock);
+	if (_IO_list_unlock)
+		_IO_list_unlock();
 }
 
 static void fork_child(void)
 {
+	if (!fork_locked)
+		return;
 	hl_heaps_foreach(child_one);
 	pthread_mutex_init(&registry_lock, NULL);
+	if (_IO_list_resetlock)
+		_IO_list_resetlock();
 }

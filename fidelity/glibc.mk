@@ -2,7 +2,7 @@
 # file is installed by fidelity/local.mk.
 pkglibexec_PROGRAMS += fidelity/probes/sizes fidelity/probes/reuse fidelity/probes/halfgig \
 	fidelity/probes/glibc_mmap fidelity/probes/glibc_trim fidelity/probes/glibc_arenas \
-	fidelity/probes/glibc_arena_keep fidelity/probes/glibc_top_first fidelity/probes/packing
+	fidelity/probes/glibc_arena_keep fidelity/probes/glibc_top_first fidelity/probes/packing fidelity/probes/realloc_zero
 noinst_HEADERS += fidelity/probes/glibc_chunk.h
 fidelity_probes_sizes_SOURCES = fidelity/probes/sizes.c
 fidelity_probes_reuse_SOURCES = fidelity/probes/reuse.c
@@ -15,3 +15,5 @@ fidelity_probes_glibc_arenas_LDADD = -lpthread
 fidelity_probes_glibc_arena_keep_SOURCES = fidelity/probes/glibc_arena_keep.c
 fidelity_probes_glibc_arena_keep_LDADD = -lpthread
 fidelity_probes_glibc_top_first_SOURCES = fidelity/probes/glibc_top_first.c
+# realloc(p, 0), shared by the rows of every family
+fidelity_probes_realloc_zero_SOURCES = fidelity/probes/realloc_zero.c

@@ -130,3 +130,19 @@ tests_diagnose_waves_SOURCES = tests/diagnose/waves.c
 tests_diagnose_waves_CFLAGS = $(AM_CFLAGS) -fno-builtin -pthread
 TESTS += tests/thread_exit.sh
 EXTRA_DIST += tests/thread_exit.sh
+
+# fork from a signal handler, and fork against stdio's locks, under every
+# policy beside its real allocator (tests/fork_faults.sh)
+check_PROGRAMS += tests/fork_signal tests/fork_stdio
+tests_fork_signal_SOURCES = tests/fork/signal_fork.c
+tests_fork_stdio_SOURCES = tests/fork/stdio_fork.c
+tests_fork_stdio_CFLAGS = $(AM_CFLAGS) -pthread
+TESTS += tests/fork_faults.sh
+EXTRA_DIST += tests/fork_faults.sh
+
+# bins run out of memory by nine threads under an address-space limit
+check_PROGRAMS += tests/oom_threads_to_limit
+tests_oom_threads_to_limit_SOURCES = tests/oom/threads_to_limit.c
+tests_oom_threads_to_limit_CFLAGS = $(AM_CFLAGS) -pthread
+TESTS += tests/bins_oom_threads.sh
+EXTRA_DIST += tests/bins_oom_threads.sh

@@ -451,13 +451,9 @@ static void bn_thread_exit(void *stp, hl_thread_t *t)
 	st->old_misses += tc->misses;
 	pthread_mutex_unlock(&st->list_lock);
 	t->policy_tls = NULL;
-	if (tc->in_heap) {        /* the record goes back like any chunk */
-		bn_chunk_t *c = bn_mem2chunk(tc);
-		bn_arena_t *a = bn_arena_of(st, c);
-		tc->mark = 0;
-		bn_lock(a);
-		bn_int_free(st, a, c, true);
-		bn_unlock(a);
+	if (tc->in_heap) {        /* the record goes back like any chunk: */
+		tc->mark = 0;     /* a mapped one when sysmalloc had to map it */
+		bn_free_slow(st, bn_mem2chunk(tc));
 	} else {
 		hl_meta_free(&st->tcache_pool, tc);
 	}

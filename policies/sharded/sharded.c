@@ -360,6 +360,7 @@ const hl_policy_t hl_policy_sharded = {
 	.destroy = shd_destroy,
 	.malloc = shd_malloc,
 	.free = shd_free,
+	.realloc_zero_allocates = true, /* mimalloc 2.0.9's mi_realloc(p, 0) */
 	.malloc_quiet = shd_malloc_quiet,
 	.free_quiet = shd_free_quiet,
 	.realloc = NULL,

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "heaplab.h"
+#include "policy.h" /* realloc_zero_allocates */
 #include "fuzz.h"
 
 static const char H[] = "fuzz_ops";
@@ -62,6 +63,7 @@ typedef struct slot {
 typedef struct run {
 	hl_heap_t *h;
 	const char *what;   /* policy and configuration, for messages */
+	bool zero_allocates; /* realloc(p, 0) returns a block (sharded) */
 	const uint8_t *in;
 	size_t left;
 	size_t op;          /* index of the op, for messages */
@@ -196,7 +198,7 @@ static void do_realloc(op_t *o)
 		verify(r, s, "before realloc");
 	slot_t old = *s;
 	void *p = hl_realloc(r->h, s->p, o->size);
-	if (o->size == 0 && old.p) {
+	if (o->size == 0 && old.p && !r->zero_allocates) {
 		if (p)
 			fuzz_bug(H, "%s: op %zu: realloc(p, 0) returned %p, not NULL", r->what, r->op, p);
 		s->p = NULL;
@@ -377,6 +379,7 @@ static hl_heap_t *make_heap(run_t *r, char *what, size_t len)
 	snprintf(conf, sizeof conf, "%s%s%s%s", base, *base ? "," : "", flags & 4 ? "debug:on" : "debug:off",
 		 flags & 8 ? ",ledger:off" : "");
 	snprintf(what, len, "%s '%s'", pol, conf);
+	r->zero_allocates = hl_policy_find(pol)->realloc_zero_allocates;
 	hl_heap_t *h = hl_heap_new(pol, conf);
 	if (!h)
 		fuzz_bug(H, "%s: no heap: %s", what, hl_last_error());
