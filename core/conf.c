@@ -14,6 +14,9 @@ const hl_option_t hl_core_options[] = {
 	  "check the heap around every operation; junk-fill fresh (0xAA) and freed (0xDD) memory" },
 	{ "ledger", HL_OPT_BOOL, "on", 0, 1, NULL,
 	  "remember each block's requested size (live_requested_bytes, utilization)" },
+	{ "clock", HL_OPT_ENUM, "real", 0, 0, "real|replay",
+	  "the time decay, purge delays, release rates and background threads follow: "
+	  "the real clock, or the one a replay sets (hl_heap_set_time; background work runs when it passes its time)" },
 	{ NULL, 0, NULL, 0, 0, NULL, NULL },
 };
 

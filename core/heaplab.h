@@ -60,6 +60,20 @@ HL_API void hl_heap_destroy(hl_heap_t *h);
 /** The policy name of a heap ("bins", ...). */
 HL_API const char *hl_heap_policy(const hl_heap_t *h);
 
+/** The same as hl_heap_new with the core option `clock:replay` in front of
+ *  @p conf: a heap whose time (decay, purge delays, release rates,
+ *  background threads) is the one hl_heap_set_time gives, starting at 0. */
+HL_API hl_heap_t *hl_heap_new_replay(const char *policy, const char *conf);
+/** True when @p h was made with `clock:replay`. */
+HL_API bool hl_heap_replay_clock(const hl_heap_t *h);
+/** Moves a replay heap's clock forward to @p ns (an earlier time leaves it
+ *  where it is); a background task whose wake-up time it passes makes its
+ *  pass at that time, on the calling thread.  0, or -1 with EINVAL on a
+ *  heap that runs on the real clock. */
+HL_API int hl_heap_set_time(hl_heap_t *h, uint64_t ns);
+/** The heap's clock in nanoseconds (CLOCK_MONOTONIC on a real heap). */
+HL_API uint64_t hl_heap_time(const hl_heap_t *h);
+
 /** Why the last failing call of this thread failed (never NULL). */
 HL_API const char *hl_last_error(void);
 /**@}*/
