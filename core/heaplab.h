@@ -365,6 +365,11 @@ typedef struct hl_replay_opts {
 	 *  touches, not only those the allocator's own metadata did (a
 	 *  checked pass fills every payload anyway) */
 	bool touch;
+	/** on a replay heap (hl_heap_new_replay): nanoseconds of the clock per
+	 *  op for a trace without "#@t" lines (0: no time passes); a trace with
+	 *  them sets the clock from them, and the clock reaches the trace's
+	 *  last time once its ops are done */
+	uint64_t op_ns;
 } hl_replay_opts_t;
 
 /** Replays @p t on @p h (which should be fresh). 0 when ok. */
@@ -403,6 +408,15 @@ HL_API size_t hl_trace_samples(const hl_trace_t *t);
  *  milliseconds since the recording started and the process's resident
  *  bytes then.  false when there is no such sample. */
 HL_API bool hl_trace_sample(const hl_trace_t *t, size_t k, size_t *ops_before, unsigned long *ms, size_t *bytes);
+/** True when the trace carries time ("#@t US" lines: a recording). */
+HL_API bool hl_trace_timed(const hl_trace_t *t);
+/** Nanoseconds since the recording started at which op @p i ran: from the
+ *  last "#@t" line before it, or, in a trace without them, @p i times
+ *  @p op_ns. */
+HL_API uint64_t hl_trace_op_ns(const hl_trace_t *t, size_t i, uint64_t op_ns);
+/** The trace's last time: its last "#@t" (the recording's end), or the
+ *  number of ops times @p op_ns. */
+HL_API uint64_t hl_trace_end_ns(const hl_trace_t *t, uint64_t op_ns);
 /** The heap a replay runs on. */
 HL_API hl_heap_t *hl_replay_heap(const hl_replay_t *rp);
 /** The trace a replay runs. */

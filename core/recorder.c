@@ -13,6 +13,10 @@
  * allocation path itself (no thread of our own), every SAMPLE_CHECK ops at
  * most one clock read, so a program that does not allocate is not sampled
  * until it does again (and once at the end).
+ *
+ * Time: every op reads the clock (CLOCK_MONOTONIC, a vDSO call), and a
+ * "#@t US" line goes before it when the clock moved by 0.1 ms or more since
+ * the last one (trace.h); hl_rec_finish writes the end's.
  */
 #include "config.h"
 #include <fcntl.h>
@@ -57,6 +61,10 @@ typedef struct site_slot {
 } site_slot_t;
 static site_slot_t *sites;
 static size_t site_cap, site_used;
+
+/* Time stamps ("#@t"). */
+#define TIME_GRAIN_NS 100000LL
+static long long last_time_ns;
 
 /* Resident-set samples. */
 enum { SAMPLE_CHECK = 256 };
@@ -180,8 +188,14 @@ static long forget(uintptr_t p)
 	return id;
 }
 
+static long long now_ns(void);
+static void time_line(void);
+
+/* The lines before an op line: "#@t" when the clock moved, "t N" when the
+ * thread changed. */
 static void thread_line(void)
 {
+	time_line();
 	if (!my_tid)
 		my_tid = nexited_tids ? exited_tids[--nexited_tids] + 1 : next_tid++;
 	unsigned tid = my_tid - 1;
@@ -200,9 +214,25 @@ static long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* "#@t US" before an op when the clock moved by TIME_GRAIN_NS or more
+ * since the last one (trace.h: the op's time to 0.1 ms, at most 10,000
+ * lines a second); with @p force, whenever it moved at all. */
+static void put_time(bool force)
+{
+	long long t = now_ns();
+	if (t - last_time_ns < (force ? 1 : TIME_GRAIN_NS))
+		return;
+	last_time_ns = t;
+	put_str("#@t ");
+	put_num((unsigned long long)((t - t0_ns) / 1000));
+	put_str("\n");
+}
+
+static void time_line(void) { put_time(false); }
+
 int hl_rec_open(const char *path)
 {
-	t0_ns = next_sample_ns = now_ns();
+	t0_ns = next_sample_ns = last_time_ns = now_ns();
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
@@ -509,6 +539,7 @@ void hl_rec_finish(void)
 		dl_iterate_phdr(module_lines, self);
 	if (sample_ms)
 		sample_line(now_ns());
+	put_time(true);   /* the recording's end: an idle tail is time too */
 	flush_locked();
 	pthread_mutex_unlock(&lock);
 }
