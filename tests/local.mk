@@ -62,6 +62,10 @@ EXTRA_DIST += tests/glibc_side_by_side.sh
 TESTS += tests/os_seam.sh
 EXTRA_DIST += tests/os_seam.sh tests/os_seam.py
 
+# The clock seam: no policy reads the clock or starts a thread itself.
+TESTS += tests/clock_seam.sh
+EXTRA_DIST += tests/clock_seam.sh tests/clock_seam.py
+
 # Calls only downward between a policy's files: sharded and bins list
 # their layers in their header; no file calls a layer above its own.
 TESTS += tests/layers.sh
