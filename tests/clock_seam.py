@@ -14,36 +14,18 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from os_seam import strip_comments_and_strings  # noqa: E402
+from os_seam import calls  # noqa: E402
 
 CALLS = (r"clock_gettime|gettimeofday|time|clock|timespec_get|__rdtsc|__rdtscp|rdtsc|"
          r"nanosleep|clock_nanosleep|usleep|sleep|pthread_cond_timedwait|pthread_create")
 CALL = re.compile(r"(?<![\w.>])(?:" + CALLS + r")\s*\(")
 
 
-def violations(root):
-    found = []
-    top = os.path.join(root, "policies")
-    for d, dirs, files in os.walk(top):
-        dirs.sort()
-        for f in sorted(files):
-            if not f.endswith((".c", ".h")):
-                continue
-            path = os.path.join(d, f)
-            rel = os.path.relpath(path, root)
-            with open(path, errors="replace") as fh:
-                code = strip_comments_and_strings(fh.read())
-            for lineno, line in enumerate(code.split("\n"), 1):
-                for m in CALL.finditer(line):
-                    found.append(f"{rel}:{lineno}: {m.group(0).rstrip('( ')}")
-    return found
-
-
 def main():
     if len(sys.argv) != 2:
         print("usage: clock_seam.py ROOT", file=sys.stderr)
         return 2
-    bad = violations(sys.argv[1])
+    bad = calls(sys.argv[1], CALL, top="policies")
     for v in bad:
         print(f"{v}: a policy reads the clock or starts a thread itself (use hl_clock_now_ns, hl_background_*)")
     return 1 if bad else 0
