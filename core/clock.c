@@ -122,8 +122,9 @@ void hl_background_kick(hl_background_t *bg)
 	if (bg->heap->clock_replay) {
 		/* the replay's thread holds the clock lock while a pass runs:
 		 * a pass that kicks itself changes nothing */
-		if (bg->due_ns > bg->heap->clock_ns)
-			bg->due_ns = bg->heap->clock_ns;
+		uint64_t now = hl_clock_now_ns(bg->heap);
+		if (bg->due_ns > now)
+			bg->due_ns = now;
 		return;
 	}
 	pthread_mutex_lock(&bg->lock);
