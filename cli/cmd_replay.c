@@ -19,6 +19,7 @@ typedef struct replay_args {
 	int explain;             /* 0 no, 1 plain English, 2 JSON */
 	long long check_every;   /* -1: chosen from the trace length */
 	int repeat;
+	long long op_ns;         /* clock per op for a trace without "#@t" */
 	const char *snapshot;    /* DOT of the heap at the end */
 	const char *snapshot_dir;/* DOT at every `s label` op */
 	char **traces;
@@ -29,7 +30,7 @@ static int replay_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: heaplab replay [--policy=NAME[,NAME]|all] [--conf=S] [--json] [--stats]\n"
-		"                      [--check-every N] [--repeat N] [--snapshot FILE.dot]\n"
+		"                      [--check-every N] [--repeat N] [--op-ns N] [--snapshot FILE.dot]\n"
 		"                      [--snapshot-dir DIR] [--explain[=json]] [--lenient] TRACE...\n"
 		"Replays each trace on a fresh heap of each policy: fills every block with a\n"
 		"pattern, checks alignment, overlap and contents, runs the heap checker every\n"
@@ -40,6 +41,9 @@ static int replay_usage(FILE *out)
 		"is bad input unless --lenient, which replays what is there, with a warning.\n"
 		"--snapshot-dir creates DIR and writes the heap's DOT at every `s LABEL` op as\n"
 		"DIR/POLICY-LABEL.dot; a file it cannot write is an error (exit 2).\n"
+		"The heap's clock (decay, purge delays, release rates, background threads)\n"
+		"follows the trace: a recording's \"#@t\" times, else N ns per op (--op-ns,\n"
+		"default 0: no time passes); after the last op it runs on to the trace's end.\n"
 		"--explain prints, instead of the table, every operation with the steps the\n"
 		"policy took (its decision events, one line each) and the net change in live (usable),\n"
 		"committed and resident bytes and OS calls; --explain=json prints one JSON\n"
@@ -52,7 +56,7 @@ static int replay_usage(FILE *out)
 
 static int parse_args(int argc, char **argv, replay_args_t *a, int (*usage)(FILE *))
 {
-	const char *policy = NULL, *every = NULL, *repeat = NULL;
+	const char *policy = NULL, *every = NULL, *repeat = NULL, *op_ns = NULL;
 	memset(a, 0, sizeof *a);
 	a->check_every = -1;
 	a->repeat = 1;
@@ -62,6 +66,7 @@ static int parse_args(int argc, char **argv, replay_args_t *a, int (*usage)(FILE
 		if ((r = cli_opt(argc, argv, &i, "--policy", &policy)) || (r = cli_opt(argc, argv, &i, "--conf", &a->conf)) ||
 		    (r = cli_opt(argc, argv, &i, "--check-every", &every)) ||
 		    (r = cli_opt(argc, argv, &i, "--repeat", &repeat)) ||
+		    (r = cli_opt(argc, argv, &i, "--op-ns", &op_ns)) ||
 		    (r = cli_opt(argc, argv, &i, "--snapshot-dir", &a->snapshot_dir)) ||
 		    (r = cli_opt(argc, argv, &i, "--snapshot", &a->snapshot))) {
 			if (r < 0)
@@ -97,6 +102,8 @@ static int parse_args(int argc, char **argv, replay_args_t *a, int (*usage)(FILE
 			return cli_error("bad --repeat '%s' (0..1000)", repeat);
 		a->repeat = (int)r;
 	}
+	if (op_ns && (a->op_ns = cli_parse_size(op_ns)) < 0)
+		return cli_error("bad --op-ns '%s'", op_ns);
 	if (a->explain)
 		a->repeat = 0;
 	a->npolicies = cli_policy_list(policy ? policy : hl_default_policy(), a->policies, MAX_POLICIES);
@@ -170,7 +177,7 @@ static int after_op(const hl_replay_t *rp, void *arg)
 static int replay_one(const replay_args_t *a, const hl_trace_t *t, const char *path, const char *policy,
 		      hl_replay_result_t *r, bool print_stats)
 {
-	hl_heap_t *h = hl_heap_new(policy, a->conf);
+	hl_heap_t *h = hl_heap_new_replay(policy, a->conf);
 	if (!h)
 		return cli_error("%s", hl_last_error());
 	size_t nops = hl_trace_ops(t);
@@ -186,6 +193,7 @@ static int replay_one(const replay_args_t *a, const hl_trace_t *t, const char *p
 		.repeat = a->repeat,
 		.after_op = after_op,
 		.arg = &pc,
+		.op_ns = (uint64_t)a->op_ns,
 	};
 	int rc = hl_replay(h, t, &o, r) == 0 ? 0 : 1;
 	vis_explain_free(pc.explain);

@@ -34,6 +34,11 @@ typedef struct fid_row {
 	char *real_version; /**< `real_version`: the version the row's values
 				 are for; elsewhere SKIP (glibc rows only) */
 	double timeout;     /**< `timeout`: seconds per side (optional, default 20) */
+	char *model_by;     /**< `model_by replay`: the model side records the
+				 probe on glibc and replays the recording under
+				 the model on its clock; the value is the heap's
+				 resident MiB, metadata included, at the end
+				 (optional) */
 } fid_row_t;
 
 /** A row's outcome. */

@@ -61,7 +61,7 @@ static char **field_slot(fid_row_t *row, const char *name)
 		{ "row", &row->id },	       { "claim", &row->claim },     { "probe", &row->probe },
 		{ "key", &row->key },	       { "compare", &row->compare_text }, { "model", &row->model },
 		{ "real_env", &row->real_env }, { "model_env", &row->model_env }, { "why", &row->why },
-		{ "real_version", &row->real_version },
+		{ "real_version", &row->real_version }, { "model_by", &row->model_by },
 	};
 	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
 		if (!strcmp(name, fields[i].name))
@@ -123,6 +123,8 @@ static int finish_row(const reader_t *r, fid_row_t *row, const fid_row_t *rows, 
 			return damaged(r, row->line, "row '%s' is defined twice", row->id);
 	if (parse_compare(r, row))
 		return 2;
+	if (row->model_by && strcmp(row->model_by, "replay"))
+		return damaged(r, row->line, "bad model_by '%s' (replay)", row->model_by);
 	if (row->real_version && strcmp(r->family, "glibc"))
 		return damaged(r, row->line, "real_version is known only for glibc rows (this is a %s row)", r->family);
 	if (row->compare == FID_DEVIATION && !row->why)
@@ -175,7 +177,7 @@ static void trim_end(char *s)
 void fid_row_clear(fid_row_t *row)
 {
 	static const char *const fields[] = { "row", "claim", "probe", "key", "compare",
-					      "model", "real_env", "model_env", "why", "real_version" };
+					      "model", "real_env", "model_env", "why", "real_version", "model_by" };
 	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
 		free(*field_slot(row, fields[i]));
 	free(row->family);

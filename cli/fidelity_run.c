@@ -4,6 +4,7 @@
  * output is read through a pipe under a deadline, and the two values of
  * the row's key are compared. */
 #include "config.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gnu/libc-version.h>
@@ -290,6 +291,62 @@ static bool side_value(const fid_row_t *row, const side_t *s, const words_t *arg
 	return false;
 }
 
+/* The model side of a `model_by replay` row: the probe runs on glibc under
+ * the recorder (libheaplab-record.so), and its recording is replayed under
+ * the model on a replay heap, whose clock follows the recording's "#@t"
+ * times (an idle gap passes as it did); the value is the heap's resident
+ * bytes, its metadata's included (what heaplab diagnose predicts), once the
+ * replay has reached the recording's end, in MiB. */
+static bool replay_value(const fid_row_t *row, const side_t *s, const words_t *argv, outcome_t *o, char *value,
+			 size_t len, fid_result_t *res)
+{
+	char dir[] = "/tmp/heaplab-fidelity-XXXXXX", prefix[64], env[512], path[320] = "";
+	if (!mkdtemp(dir)) {
+		set_verdict(res, FID_FAIL, "model side: cannot make a directory: %s", strerror(errno));
+		return false;
+	}
+	snprintf(prefix, sizeof prefix, "%s/rec", dir);
+	snprintf(env, sizeof env, "HEAPLAB_RECORD=%s%s%s", prefix, s->env ? " " : "", s->env ? s->env : "");
+	side_t rec = { s->name, cli_record_path(), NULL, NULL, env, s->timeout };
+	char unused[128];
+	bool ok = side_value(row, &rec, argv, o, unused, sizeof unused, res);
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (e->d_name[0] != '.') {
+			if (ok && !*path)
+				snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+			else {
+				char other[320];
+				snprintf(other, sizeof other, "%s/%s", dir, e->d_name);
+				unlink(other);
+			}
+		}
+	if (d)
+		closedir(d);
+	hl_trace_t *t = *path ? hl_trace_load(path) : NULL;
+	hl_heap_t *h = t ? hl_heap_new_replay(s->policy, s->conf) : NULL;
+	hl_replay_opts_t opts = { .repeat = 1, .touch = true };
+	hl_replay_result_t r;
+	double resident = 0, meta = 0;
+	if (ok && !*path)
+		set_verdict(res, FID_FAIL, "model side: the probe wrote no recording");
+	else if (ok && !h)
+		set_verdict(res, FID_FAIL, "model side: %s", hl_last_error());
+	else if (ok && hl_replay(h, t, &opts, &r) < 0)
+		set_verdict(res, FID_FAIL, "model side: replay: %s", r.message);
+	else if (ok && (hl_stat(h, "resident_bytes", &resident) < 0 || hl_stat(h, "os.metadata_resident_bytes", &meta) < 0))
+		set_verdict(res, FID_FAIL, "model side: no resident_bytes");
+	else if (ok)
+		snprintf(value, len, "%.1f", (resident + meta) / (1024.0 * 1024.0));
+	ok = ok && res->status != FID_FAIL;
+	hl_heap_destroy(h);
+	hl_trace_free(t);
+	if (*path)
+		unlink(path);
+	rmdir(dir);
+	return ok;
+}
+
 /* Under a failed row: the first line where the two sides' outputs part
  * (for a ladder or an order, the first size or block that differs). */
 static void note_first_difference(const outcome_t *a, const outcome_t *b, fid_result_t *res)
@@ -361,7 +418,8 @@ void fid_row_run(const fid_row_t *row, const char *probes_dir, const char *prelo
 			exit(2);
 		}
 		if (side_value(row, &real, &argv, &outs[0], res->real, sizeof res->real, res) &&
-		    side_value(row, &modeled, &argv, &outs[1], res->model, sizeof res->model, res)) {
+		    (row->model_by ? replay_value(row, &modeled, &argv, &outs[1], res->model, sizeof res->model, res)
+				   : side_value(row, &modeled, &argv, &outs[1], res->model, sizeof res->model, res))) {
 			fid_compare(row, res);
 			if (res->status == FID_FAIL)
 				note_first_difference(&outs[0], &outs[1], res);

@@ -19,6 +19,9 @@ const hl_option_t hl_core_options[] = {
 	  "munmap) fails with ENOMEM, once; 0 = never" },
 	{ "os_fail_every", HL_OPT_INT, "0", 0, INT64_MAX, NULL,
 	  "testing: every N-th such call fails with ENOMEM; 0 = never" },
+	{ "clock", HL_OPT_ENUM, "real", 0, 0, "real|replay",
+	  "the time decay, purge delays, release rates and background threads follow: "
+	  "the real clock, or the one a replay sets (hl_heap_set_time; background work runs when it passes its time)" },
 	{ NULL, 0, NULL, 0, 0, NULL, NULL },
 };
 

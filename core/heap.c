@@ -12,6 +12,7 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "bits.h"
@@ -53,6 +54,8 @@ hl_heap_t *hl_heap_new(const char *policy, const char *conf)
 	h->policy = pol;
 	h->debug = hl_conf_bool(&h->conf, "debug");
 	h->ledger_on = hl_conf_bool(&h->conf, "ledger");
+	h->clock_replay = hl_conf_enum(&h->conf, "clock") == 1;
+	pthread_mutex_init(&h->clock_lock, NULL);
 	hl_os_init(&h->os);
 	hl_os_fail_plan(&h->os, (uint64_t)hl_conf_int(&h->conf, "os_fail_at"),
 			(uint64_t)hl_conf_int(&h->conf, "os_fail_every"));
@@ -75,6 +78,18 @@ hl_heap_t *hl_heap_new(const char *policy, const char *conf)
 		return NULL;
 	}
 	return h;
+}
+
+hl_heap_t *hl_heap_new_replay(const char *policy, const char *conf)
+{
+	char text[512];
+	int n = snprintf(text, sizeof text, "clock:replay%s%s", conf && *conf ? "," : "", conf ? conf : "");
+	if (n < 0 || (size_t)n >= sizeof text) {
+		hl_set_error("configuration too long");
+		errno = EINVAL;
+		return NULL;
+	}
+	return hl_heap_new(policy, text);
 }
 
 void hl_heap_listening(hl_heap_t *h, bool on)

@@ -50,6 +50,10 @@ struct hl_heap {
 	unsigned nthreads;
 	hl_guard_t guard;              /**< debug mode's misuse checks (guard.h) */
 	uint64_t exited_ops[HL_OP_NOPS]; /**< counts folded from exited threads */
+	bool clock_replay;             /**< option clock:replay (clock.h) */
+	uint64_t clock_ns;             /**< a replay heap's time (atomic reads) */
+	pthread_mutex_t clock_lock;    /**< a replay heap: clock moves, tasks */
+	struct hl_background *tasks;   /**< a replay heap's background tasks */
 };
 
 /** This thread's record for each heap slot, with the generation it is for. */

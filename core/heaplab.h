@@ -60,6 +60,20 @@ HL_API void hl_heap_destroy(hl_heap_t *h);
 /** The policy name of a heap ("bins", ...). */
 HL_API const char *hl_heap_policy(const hl_heap_t *h);
 
+/** The same as hl_heap_new with the core option `clock:replay` in front of
+ *  @p conf: a heap whose time (decay, purge delays, release rates,
+ *  background threads) is the one hl_heap_set_time gives, starting at 0. */
+HL_API hl_heap_t *hl_heap_new_replay(const char *policy, const char *conf);
+/** True when @p h was made with `clock:replay`. */
+HL_API bool hl_heap_replay_clock(const hl_heap_t *h);
+/** Moves a replay heap's clock forward to @p ns (an earlier time leaves it
+ *  where it is); a background task whose wake-up time it passes makes its
+ *  pass at that time, on the calling thread.  0, or -1 with EINVAL on a
+ *  heap that runs on the real clock. */
+HL_API int hl_heap_set_time(hl_heap_t *h, uint64_t ns);
+/** The heap's clock in nanoseconds (CLOCK_MONOTONIC on a real heap). */
+HL_API uint64_t hl_heap_time(const hl_heap_t *h);
+
 /** Why the last failing call of this thread failed (never NULL). */
 HL_API const char *hl_last_error(void);
 /**@}*/
@@ -363,6 +377,11 @@ typedef struct hl_replay_opts {
 	 *  touches, not only those the allocator's own metadata did (a
 	 *  checked pass fills every payload anyway) */
 	bool touch;
+	/** on a replay heap (hl_heap_new_replay): nanoseconds of the clock per
+	 *  op for a trace without "#@t" lines (0: no time passes); a trace with
+	 *  them sets the clock from them, and the clock reaches the trace's
+	 *  last time once its ops are done */
+	uint64_t op_ns;
 } hl_replay_opts_t;
 
 /** Replays @p t on @p h (which should be fresh). 0 when ok. */
@@ -401,6 +420,15 @@ HL_API size_t hl_trace_samples(const hl_trace_t *t);
  *  milliseconds since the recording started and the process's resident
  *  bytes then.  false when there is no such sample. */
 HL_API bool hl_trace_sample(const hl_trace_t *t, size_t k, size_t *ops_before, unsigned long *ms, size_t *bytes);
+/** True when the trace carries time ("#@t US" lines: a recording). */
+HL_API bool hl_trace_timed(const hl_trace_t *t);
+/** Nanoseconds since the recording started at which op @p i ran: from the
+ *  last "#@t" line before it, or, in a trace without them, @p i times
+ *  @p op_ns. */
+HL_API uint64_t hl_trace_op_ns(const hl_trace_t *t, size_t i, uint64_t op_ns);
+/** The trace's last time: its last "#@t" (the recording's end), or the
+ *  number of ops times @p op_ns. */
+HL_API uint64_t hl_trace_end_ns(const hl_trace_t *t, uint64_t op_ns);
 /** The heap a replay runs on. */
 HL_API hl_heap_t *hl_replay_heap(const hl_replay_t *rp);
 /** The trace a replay runs. */

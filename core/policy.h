@@ -59,6 +59,7 @@
 #include "report.h"
 #include "error.h"
 #include "event.h"
+#include "clock.h"
 
 /** The core's record of one thread in one heap (struct hl_thread). */
 typedef struct hl_thread hl_thread_t;

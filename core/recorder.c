@@ -14,6 +14,10 @@
  * and by libheaplab-record.so's sampling thread through hl_rec_sample_now
  * (a program that does not allocate is sampled all the same), at most one
  * per interval either way, and once at the end.
+ *
+ * Time: every op reads the clock (CLOCK_MONOTONIC, a vDSO call), and a
+ * "#@t US" line goes before it when the clock moved by 0.1 ms or more since
+ * the last one (trace.h); hl_rec_finish writes the end's.
  */
 #include "config.h"
 #include <fcntl.h>
@@ -58,6 +62,10 @@ typedef struct site_slot {
 } site_slot_t;
 static site_slot_t *sites;
 static size_t site_cap, site_used;
+
+/* Time stamps ("#@t"). */
+#define TIME_GRAIN_NS 100000LL
+static long long last_time_ns;
 
 /* Resident-set samples. */
 enum { SAMPLE_CHECK = 256 };
@@ -182,8 +190,14 @@ static long forget(uintptr_t p)
 	return id;
 }
 
+static long long now_ns(void);
+static void time_line(void);
+
+/* The lines before an op line: "#@t" when the clock moved, "t N" when the
+ * thread changed. */
 static void thread_line(void)
 {
+	time_line();
 	if (!my_tid)
 		my_tid = nexited_tids ? exited_tids[--nexited_tids] + 1 : next_tid++;
 	unsigned tid = my_tid - 1;
@@ -202,9 +216,25 @@ static long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* "#@t US" before an op when the clock moved by TIME_GRAIN_NS or more
+ * since the last one (trace.h: the op's time to 0.1 ms, at most 10,000
+ * lines a second); with @p force, whenever it moved at all. */
+static void put_time(bool force)
+{
+	long long t = now_ns();
+	if (t - last_time_ns < (force ? 1 : TIME_GRAIN_NS))
+		return;
+	last_time_ns = t;
+	put_str("#@t ");
+	put_num((unsigned long long)((t - t0_ns) / 1000));
+	put_str("\n");
+}
+
+static void time_line(void) { put_time(false); }
+
 int hl_rec_open(const char *path)
 {
-	t0_ns = next_sample_ns = now_ns();
+	t0_ns = next_sample_ns = last_time_ns = now_ns();
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
@@ -557,10 +587,13 @@ void hl_rec_finish(void)
 	pthread_mutex_lock(&lock);
 	if (site_used)
 		dl_iterate_phdr(module_lines, self);
-	if (sample_ms && !finished) {
+	if (!finished) {
 		long long t = now_ns();
-		sample_line(t);
-		layers_lines(t);
+		if (sample_ms) {
+			sample_line(t);
+			layers_lines(t);
+		}
+		put_time(true);   /* the recording's end: an idle tail is time too */
 	}
 	finished = true;
 	flush_locked();

@@ -129,6 +129,9 @@ typedef struct hl_replay {
 	size_t stretch_at;     /* a stretch: its first op, then the op after it */
 	int stretch_rc;        /* one_op's answer that ended it */
 	size_t index;          /* the op just performed, for after_op */
+	bool timed;            /* a replay heap: the clock follows the trace */
+	uint64_t time_base;    /* its time when the pass began */
+	size_t time_k;         /* "#@t" stamps at or before the op */
 } pass_t;
 
 hl_heap_t *hl_replay_heap(const hl_replay_t *rp) { return rp->h; }
@@ -376,11 +379,27 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Sets a replay heap's clock to op @p i's time in the trace: its last "#@t"
+ * stamp, or i times op_ns (ops come in order: the stamps are walked once). */
+static void follow_clock(pass_t *ps, size_t i)
+{
+	const hl_trace_t *t = ps->t;
+	uint64_t ns = (uint64_t)i * ps->o->op_ns;
+	if (t->ntimes) {
+		while (ps->time_k < t->ntimes && t->times[ps->time_k].ops_before <= i)
+			ps->time_k++;
+		ns = ps->time_k ? t->times[ps->time_k - 1].us * 1000u : 0;
+	}
+	hl_heap_set_time(ps->h, ps->time_base + ns);
+}
+
 /* Op @p i with its checks and the caller's after_op: 0 to go on, 1 when
  * after_op asks to stop, -1 when a check failed. */
 static int one_op(pass_t *ps, size_t i)
 {
 	const hl_trace_t *t = ps->t;
+	if (ps->timed)
+		follow_clock(ps, i);
 	if (step(ps, i) < 0)
 		return -1;
 	if (ps->verify && ps->o->check_heap && want_check(ps->o, i, t->nops) && check_heap(ps, i) < 0)
@@ -408,8 +427,12 @@ static int run_pass(pass_t *ps, bool verify, bool last)
 {
 	const hl_trace_t *t = ps->t;
 	ps->verify = verify;
+	ps->time_base = ps->timed ? hl_heap_time(ps->h) : 0;
+	ps->time_k = 0;
 	double start = now_seconds();
-	for (size_t i = 0; i < t->nops;) {
+	size_t i = 0;
+	bool stopped = false;
+	while (i < t->nops && !stopped) {
 		int rc;
 		unsigned tid = t->ops[i].tid;
 		if (ps->o->by_stretch && ps->workers && tid != 0) {
@@ -422,9 +445,10 @@ static int run_pass(pass_t *ps, bool verify, bool last)
 		}
 		if (rc < 0)
 			return -1;
-		if (rc > 0)
-			break;
+		stopped = rc > 0;
 	}
+	if (ps->timed && !stopped)   /* the clock goes on to the trace's end (an idle end) */
+		hl_heap_set_time(ps->h, ps->time_base + hl_trace_end_ns(t, ps->o->op_ns));
 	if (!verify)
 		ps->r->seconds += now_seconds() - start;
 	ps->r->ops = t->nops;
@@ -452,7 +476,7 @@ int hl_replay(hl_heap_t *h, const hl_trace_t *t, const hl_replay_opts_t *o, hl_r
 		o = &defaults;
 	memset(r, 0, sizeof *r);
 	r->ok = true;
-	pass_t ps = { .h = h, .t = t, .o = o, .r = r };
+	pass_t ps = { .h = h, .t = t, .o = o, .r = r, .timed = hl_heap_replay_clock(h) };
 	size_t n = (size_t)(t->max_id > 0 ? t->max_id : 1);
 	ps.blocks = calloc(n, sizeof *ps.blocks);
 	ps.sizes = calloc(n, sizeof *ps.sizes);

@@ -330,6 +330,28 @@ static int rss_line(reader_t *r, char *s)
 	return 0;
 }
 
+/* "#@t US": the ops after it ran at US microseconds since the recording
+ * started (until the next such line). */
+static int time_line(reader_t *r, char *s)
+{
+	hl_trace_t *t = r->t;
+	long long us;
+	if (field(r, &s, &us, "time") < 0)
+		return -1;
+	if (us < 0)
+		return fail(r, "negative time");
+	if (t->ntimes && (uint64_t)us < t->times[t->ntimes - 1].us)
+		return fail(r, "time %lld goes back in time", us);
+	if (t->ntimes && t->times[t->ntimes - 1].ops_before == t->nops) {
+		t->times[t->ntimes - 1].us = (uint64_t)us;   /* no op between: the later one holds */
+		return 0;
+	}
+	if (room(r, (void **)&t->times, t->ntimes, &t->times_cap, sizeof *t->times) < 0)
+		return -1;
+	t->times[t->ntimes++] = (hl_trace_time_t){ t->nops, (uint64_t)us };
+	return 0;
+}
+
 static int module_line(reader_t *r, char *s)
 {
 	hl_trace_t *t = r->t;
@@ -369,14 +391,14 @@ static int exit_line(reader_t *r, char *s)
 	return push(r, (hl_trace_op_t){ .kind = 'x', .tid = (unsigned)v, .id = (long)v });
 }
 
-/* A comment line: "#@site", "#@rss", "#@module" and "#@exit" are read,
+/* A comment line: "#@site", "#@rss", "#@t", "#@module" and "#@exit" are read,
  * anything else is a comment. */
 static int comment_line(reader_t *r, char *s)
 {
 	static const struct {
 		const char *word;
 		int (*read)(reader_t *, char *);
-	} words[] = { { "#@site", site_line }, { "#@rss", rss_line }, { "#@module", module_line },
+	} words[] = { { "#@site", site_line }, { "#@rss", rss_line }, { "#@t", time_line }, { "#@module", module_line },
 		      { "#@exit", exit_line } };
 	for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
 		size_t n = strlen(words[k].word);
@@ -589,6 +611,7 @@ void hl_trace_free(hl_trace_t *t)
 	free(t->labels);
 	free(t->sites);
 	free(t->rss);
+	free(t->times);
 	free(t->modules);
 	free(t->warnings);
 	free(t);
@@ -685,4 +708,27 @@ bool hl_trace_sample(const hl_trace_t *t, size_t k, size_t *ops_before, unsigned
 	if (bytes)
 		*bytes = t->rss[k].bytes;
 	return true;
+}
+
+bool hl_trace_timed(const hl_trace_t *t) { return t->ntimes > 0; }
+
+uint64_t hl_trace_op_ns(const hl_trace_t *t, size_t i, uint64_t op_ns)
+{
+	if (!t->ntimes)
+		return (uint64_t)i * op_ns;
+	/* the last stamp written before op i */
+	size_t lo = 0, hi = t->ntimes;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->times[mid].ops_before <= i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? t->times[lo - 1].us * 1000u : 0;
+}
+
+uint64_t hl_trace_end_ns(const hl_trace_t *t, uint64_t op_ns)
+{
+	return t->ntimes ? t->times[t->ntimes - 1].us * 1000u : (uint64_t)t->nops * op_ns;
 }

@@ -77,9 +77,10 @@ EXTRA_DIST += tests/misuse.sh tests/misuse/double-free.rep
 TESTS += tests/glibc_side_by_side.sh
 EXTRA_DIST += tests/glibc_side_by_side.sh
 
-# The one OS seam: no file but core/os.c makes a kernel memory call.
+# The seams: no file but core/os.c makes a kernel memory call, no policy
+# reads the clock or starts a thread itself (core/clock.c does).
 TESTS += tests/os_seam.sh
-EXTRA_DIST += tests/os_seam.sh tests/os_seam.py
+EXTRA_DIST += tests/os_seam.sh tests/os_seam.py tests/clock_seam.py
 
 # Calls only downward between a policy's files: sharded and bins list
 # their layers in their header; no file calls a layer above its own.

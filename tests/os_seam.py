@@ -55,23 +55,33 @@ def strip_comments_and_strings(text):
     return "".join(out)
 
 
-def violations(root):
-    found = []
-    for d, dirs, files in os.walk(root):
+def c_files(root, top=""):
+    """Yields (relative path, code without comments and strings) of every C
+    file under ROOT/TOP."""
+    for d, dirs, files in os.walk(os.path.join(root, top)):
         dirs[:] = sorted(x for x in dirs if x not in SKIP_DIRS and not x.startswith("_build"))
         for f in sorted(files):
             if not f.endswith((".c", ".h")):
                 continue
             path = os.path.join(d, f)
-            rel = os.path.relpath(path, root)
-            if rel in ALLOWED or rel.startswith(ALLOWED_DIRS):
-                continue
             with open(path, errors="replace") as fh:
-                code = strip_comments_and_strings(fh.read())
-            for lineno, line in enumerate(code.split("\n"), 1):
-                for m in CALL.finditer(line):
-                    found.append(f"{rel}:{lineno}: {m.group(0).rstrip('( ')}")
+                yield os.path.relpath(path, root), strip_comments_and_strings(fh.read())
+
+
+def calls(root, pattern, top="", skip=lambda rel: False):
+    """file:line: name of every match of PATTERN in the C files under ROOT/TOP."""
+    found = []
+    for rel, code in c_files(root, top):
+        if skip(rel):
+            continue
+        for lineno, line in enumerate(code.split("\n"), 1):
+            for m in pattern.finditer(line):
+                found.append(f"{rel}:{lineno}: {m.group(0).rstrip('( ')}")
     return found
+
+
+def violations(root):
+    return calls(root, CALL, skip=lambda rel: rel in ALLOWED or rel.startswith(ALLOWED_DIRS))
 
 
 def main():

@@ -471,6 +471,82 @@ START_TEST(thread_records_never_share_a_cache_line)
 }
 END_TEST
 
+START_TEST(trace_reader_reads_time_stamps)
+{
+	/* "#@t US": the ops after it ran at US microseconds; two stamps with no
+	 * op between keep the later; the last one is the trace's end */
+	const char *path = write_temp("a 0 10\n#@t 100\n#@t 250\na 1 10\nf 0\n#@t 2000000\n");
+	hl_trace_t *t = hl_trace_load(path);
+	ck_assert_msg(t != NULL, "%s", hl_last_error());
+	ck_assert(hl_trace_timed(t));
+	ck_assert_uint_eq(hl_trace_ops(t), 3);
+	ck_assert_uint_eq(hl_trace_op_ns(t, 0, 7), 0);
+	ck_assert_uint_eq(hl_trace_op_ns(t, 1, 7), 250000);
+	ck_assert_uint_eq(hl_trace_op_ns(t, 2, 7), 250000);
+	ck_assert_uint_eq(hl_trace_end_ns(t, 7), 2000000000ull);
+	hl_trace_free(t);
+	unlink(path);
+	/* without stamps: op_ns per op */
+	path = write_temp("a 0 10\na 1 10\nf 0\n");
+	t = hl_trace_load(path);
+	ck_assert(!hl_trace_timed(t));
+	ck_assert_uint_eq(hl_trace_op_ns(t, 2, 7), 14);
+	ck_assert_uint_eq(hl_trace_end_ns(t, 7), 21);
+	hl_trace_free(t);
+	unlink(path);
+	/* time never goes back */
+	path = write_temp("#@t 10\na 0 10\n#@t 5\nf 0\n");
+	ck_assert(hl_trace_load(path) == NULL);
+	ck_assert_msg(strstr(hl_last_error(), "goes back in time"), "%s", hl_last_error());
+	unlink(path);
+}
+END_TEST
+
+static double stat_of(hl_heap_t *h, const char *path)
+{
+	double v = -1;
+	ck_assert_msg(hl_stat(h, path, &v) == 0, "no statistic %s", path);
+	return v;
+}
+
+START_TEST(replay_clock_runs_background_passes_at_its_times)
+{
+	/* a real heap has no replay clock */
+	hl_heap_t *h = hl_heap_new("slab", NULL);
+	ck_assert_ptr_nonnull(h);
+	errno = 0;
+	ck_assert_int_eq(hl_heap_set_time(h, 1), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	hl_heap_destroy(h);
+	/* a replay heap: slab's background thread is a task with no thread,
+	 * whose passes run when the clock passes their time, and decay freed
+	 * pages away over the decay time, not before */
+	h = hl_heap_new_replay("slab", "background_thread:on,dirty_decay_ms:1000");
+	ck_assert_msg(h != NULL, "%s", hl_last_error());
+	ck_assert(hl_heap_replay_clock(h));
+	ck_assert_uint_eq(hl_heap_time(h), 0);
+	enum { N = 4096 };
+	static void *p[N];
+	for (int i = 0; i < N; i++) {
+		p[i] = hl_malloc(h, 1024);
+		memset(p[i], 1, 1024);
+	}
+	for (int i = 0; i < N; i++)
+		hl_free(h, p[i]);
+	double runs0 = stat_of(h, "policy_stats.background_runs");
+	ck_assert(hl_heap_set_time(h, 1000) == 0);    /* 1 us: the kick's pass */
+	ck_assert(stat_of(h, "policy_stats.dirty_bytes") > 3e6);
+	ck_assert(hl_heap_set_time(h, 200000000) == 0);   /* 0.2 s: most pages still dirty */
+	ck_assert(stat_of(h, "policy_stats.dirty_bytes") > 2e6);
+	ck_assert(hl_heap_set_time(h, 2000000000) == 0);  /* 2 s: all gone */
+	ck_assert_uint_eq(hl_heap_time(h), 2000000000ull);
+	ck_assert(stat_of(h, "policy_stats.dirty_bytes") == 0);
+	double runs = stat_of(h, "policy_stats.background_runs") - runs0;
+	ck_assert_msg(runs >= 5 && runs <= 21, "%g passes in 2 s (at least 100 ms apart)", runs);
+	hl_heap_destroy(h);
+}
+END_TEST
+
 static Suite *core_suite(void)
 {
 	Suite *s = suite_create("core");
@@ -482,6 +558,8 @@ static Suite *core_suite(void)
 	tcase_add_test(tc, trace_reader_reads_both_headers_and_extensions);
 	tcase_add_test(tc, trace_reader_keeps_a_double_free);
 	tcase_add_test(tc, trace_reader_reads_thread_exits);
+	tcase_add_test(tc, trace_reader_reads_time_stamps);
+	tcase_add_test(tc, replay_clock_runs_background_passes_at_its_times);
 	tcase_add_test(tc, page_source_counts_and_measures);
 	tcase_add_test(tc, ledger_tracks_requests);
 	tcase_add_test(tc, debug_guard_names_the_mistake_under_every_policy);

@@ -349,7 +349,7 @@ int dx_replay(const hl_trace_t *t, const char *policy, const char *conf, bool at
 	memset(run, 0, sizeof *run);
 	snprintf(run->policy, sizeof run->policy, "%s", policy);
 	snprintf(run->conf, sizeof run->conf, "%s", conf ? conf : "");
-	hl_heap_t *h = hl_heap_new(policy, conf && *conf ? conf : NULL);
+	hl_heap_t *h = hl_heap_new_replay(policy, conf);
 	if (!h)
 		return 2;
 	size_t ids = (size_t)hl_trace_max_id(t) + 1, nsites = hl_trace_sites(t) + 1;

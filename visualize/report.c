@@ -412,8 +412,9 @@ void dx_report_text(FILE *out, const dx_report_t *r)
 	fprintf(out, "\nrecommendation: ");
 	recommendation(out, r);
 	verify_text(out, r);
-	fprintf(out, "\nThe replay runs the recorded calls as fast as it can: time-based rules (decay, purge "
-		     "delays, background threads) see almost no time pass, so they show less than on the real program.\n");
+	fprintf(out, "\nThe replay's clock follows the recording's (decay, purge delays, release rates, background "
+		     "threads act at the recorded times); the recorder slows the program, so they see the recording's "
+		     "time, not the time of a run without it.\n");
 }
 
 /* ---- HTML --------------------------------------------------------------------- */

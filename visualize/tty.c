@@ -368,7 +368,7 @@ static void legend(FILE *out, tty_ctx_t *c)
 
 int vis_tty_walk(const char *policy, const char *conf, const hl_trace_t *t, const vis_tty_opts_t *o)
 {
-	hl_heap_t *h = hl_heap_new(policy, conf);
+	hl_heap_t *h = hl_heap_new_replay(policy, conf);
 	if (!h)
 		return 2;
 	tty_ctx_t c = { .o = o, .t = t, .h = h, .max_id = highest_id(t), .pending = -1 };

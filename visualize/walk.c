@@ -184,7 +184,7 @@ static int walk(const char *policy, const char *conf, const hl_trace_t *t, size_
 	if (!w->frames)
 		return vis_fail("out of memory for %zu frames", nops + 1);
 	w->every = every;
-	hl_heap_t *h = hl_heap_new(policy, conf);
+	hl_heap_t *h = hl_heap_new_replay(policy, conf);
 	if (!h)
 		return 2;
 	walk_ctx_t c = { w, t, what, progress, false, NULL };

@@ -562,9 +562,7 @@ static void *bn_init(hl_heap_t *h, const hl_conf_t *conf)
 		hl_set_error("bins: cannot reserve the break");
 		return NULL;
 	}
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	st->key = hl_mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)hl_heap_id(h) << 32) ^ (uintptr_t)st);
+	st->key = hl_mix64(hl_clock_seed(h) ^ (uintptr_t)st);
 	st->fast_key = hl_mix64(st->key);
 	bn_arena_init(&st->main, 0);
 	st->main.owner = h;

@@ -412,6 +412,7 @@ typedef struct pc_list {
 /** The page heap: every field under `lock` (TCMalloc's pageheap_lock). */
 typedef struct pc_pageheap {
 	pthread_mutex_t lock;          /**< guards every other field */
+	hl_heap_t *heap;               /**< the heap (its clock: release_rate) */
 	hl_os_t *os;                   /**< the heap's page source */
 	pc_pagemap_t map;              /**< page -> span (read without the lock) */
 	hl_meta_pool_t spans;          /**< span descriptors */
@@ -438,7 +439,7 @@ typedef struct pc_pageheap {
 /** Makes an empty page heap on @p os (in zeroed memory) releasing
  *  @p release_rate bytes per second (0: only on hl_trim), hugepage-aware
  *  when @p hugepage. */
-void pc_ph_init(pc_pageheap_t *ph, hl_os_t *os, size_t release_rate, bool hugepage);
+void pc_ph_init(pc_pageheap_t *ph, hl_heap_t *h, size_t release_rate, bool hugepage);
 /** A span of @p npages pages starting at a multiple of @p align_pages
  *  pages, in use as @p state (PC_SPAN_SMALL: every page is recorded in
  *  the pagemap with class @p cls; PC_SPAN_LARGE: the first and the last,
@@ -818,11 +819,7 @@ static inline __attribute__((noreturn, cold)) void pc_fatal(const char *what, co
 {
 	hl_fatal(&hl_policy_percpu, what, p);
 }
-/** Monotonic nanoseconds. */
-static inline uint64_t pc_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+/** Nanoseconds of the page heap's heap's clock (hl_clock_now_ns: the real
+ *  clock, or a replay's). */
+#define pc_now_ns(ph) hl_clock_now_ns((ph)->heap)
 #endif

@@ -95,14 +95,16 @@ static void pc_ph_merge_insert(pc_pageheap_t *ph, pc_span_t *s)
 	pc_ph_insert(ph, s);
 }
 
-void pc_ph_init(pc_pageheap_t *ph, hl_os_t *os, size_t release_rate, bool hugepage)
+void pc_ph_init(pc_pageheap_t *ph, hl_heap_t *h, size_t release_rate, bool hugepage)
 {
+	hl_os_t *os = hl_heap_os(h);
 	ph->hugepage = hugepage;
 	pthread_mutex_init(&ph->lock, NULL);
+	ph->heap = h;
 	ph->os = os;
 	hl_meta_init(&ph->spans, os, sizeof(pc_span_t));
 	ph->release_rate = release_rate;
-	ph->release_clock_ns = pc_now_ns();
+	ph->release_clock_ns = pc_now_ns(ph);
 	ph->release_tick = 64;
 	pc_pagemap_init(&ph->map, os);
 }
@@ -285,7 +287,7 @@ static void pc_ph_release_tick(pc_pageheap_t *ph)
 	if (!ph->release_rate || --ph->release_tick)
 		return;
 	ph->release_tick = 64;
-	uint64_t now = pc_now_ns();
+	uint64_t now = pc_now_ns(ph);
 	ph->release_debt += (double)(now - ph->release_clock_ns) * 1e-9 * (double)ph->release_rate;
 	ph->release_clock_ns = now;
 	if (ph->release_debt > (double)ph->free_pages * PC_PAGE)

@@ -303,8 +303,6 @@ static void *shd_init(hl_heap_t *h, const hl_conf_t *conf)
 		hl_set_error("sharded: out of memory for the policy state");
 		return NULL;
 	}
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
 	st->h = h;
 	st->os = os;
 	st->ospage = hl_os_page(os);
@@ -314,7 +312,7 @@ static void *shd_init(hl_heap_t *h, const hl_conf_t *conf)
 	st->purge_delay = hl_conf_int(conf, "purge_delay");
 	st->cache_on = hl_conf_bool(conf, "segment_cache");
 	st->segment_purge_delay = hl_conf_int(conf, "segment_purge_delay");
-	st->key = hl_mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)hl_heap_id(h) << 40) ^ (uintptr_t)st);
+	st->key = hl_mix64(hl_clock_seed(h) ^ (uintptr_t)st);
 	hl_meta_init_private(&st->heap_pool, os, sizeof(shd_heap_t));
 	pthread_mutex_init(&st->lock, NULL);
 	return st;

@@ -531,14 +531,9 @@ static inline size_t shd_block_usable(const shd_page_t *pg)
 
 /* ---- the clock and the random sequence --------------------------------- */
 
-/** Milliseconds of CLOCK_MONOTONIC: the clock of the purge delays (pages
- *  and parked segments). */
-static inline int64_t shd_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+/** Milliseconds of the heap's clock (hl_clock_now_ms: the real clock, or a
+ *  replay's): the clock of the purge delays (pages and parked segments). */
+#define shd_now_ms(st) hl_clock_now_ms((st)->h)
 
 /** Next value of the pseudo-random sequence kept in @p state (hl_mix64;
  *  a heap's rnd: secure keys and shuffles). */

@@ -61,7 +61,7 @@ bool shd_cache_park(shd_state_t *st, shd_segment_t *s)
 	if (!st->cache_on || st->secure || s->huge)
 		return false;
 	pthread_mutex_lock(&st->lock);
-	int64_t now = shd_now_ms();
+	int64_t now = shd_now_ms(st);
 	shd_cache_purge_some(st, now);
 	size_t i = 0;
 	while (i < SHD_CACHE_SLOTS && st->cache[i])

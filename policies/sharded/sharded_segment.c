@@ -216,7 +216,7 @@ bool shd_segment_has_run(const shd_segment_t *s, size_t n)
  * the heap owns (first fit); huge blocks get a segment of their own. */
 shd_page_t *shd_segment_page_alloc(shd_heap_t *hp, size_t bsize, unsigned kind)
 {
-	if (hp->purge_next && shd_now_ms() >= hp->purge_next)
+	if (hp->purge_next && shd_now_ms(hp->st) >= hp->purge_next)
 		shd_segment_purge_due(hp, false);
 	if (kind == SHD_PAGE_HUGE) {
 		size_t size = hl_align_up(SHD_INFO_SLICES * SHD_SLICE_SIZE + bsize + (hp->st->secure ? hp->st->ospage : 0),
@@ -265,7 +265,7 @@ static void shd_schedule_purge(shd_heap_t *hp, shd_segment_t *s, size_t i, size_
 	}
 	if (delay < 0)
 		return;
-	int64_t now = shd_now_ms();
+	int64_t now = shd_now_ms(hp->st);
 	if (s->purge_expire && s->purge_expire <= now) {
 		shd_segment_purge(hp, s); /* what was due goes now; this page */
 		s->purge_expire = now + SHD_PURGE_EXTEND; /* follows shortly */
@@ -302,7 +302,7 @@ void shd_segment_page_free(shd_heap_t *hp, shd_page_t *pg)
 		shd_bit_clear(s->slice_used, j);
 	}
 	shd_schedule_purge(hp, s, i, n);
-	if (hp->purge_next && shd_now_ms() >= hp->purge_next)
+	if (hp->purge_next && shd_now_ms(hp->st) >= hp->purge_next)
 		shd_segment_purge_due(hp, false);
 }
 
@@ -323,7 +323,7 @@ static void shd_segment_purge(shd_heap_t *hp, shd_segment_t *s)
 /* Purges every segment whose delay is over (all of them: force). */
 void shd_segment_purge_due(shd_heap_t *hp, bool force)
 {
-	int64_t now = shd_now_ms(), next = 0;
+	int64_t now = shd_now_ms(hp->st), next = 0;
 	for (shd_segment_t *s = hp->segs; s; s = s->hnext) {
 		if (!s->purge_expire)
 			continue;
@@ -364,7 +364,7 @@ void shd_segments_abandon(shd_heap_t *hp)
 	shd_state_t *st = hp->st;
 	shd_segment_t *s;
 	while ((s = hp->segs) != NULL) {
-		if (s->purge_expire && shd_now_ms() >= s->purge_expire)
+		if (s->purge_expire && shd_now_ms(hp->st) >= s->purge_expire)
 			shd_segment_purge(hp, s);
 		shd_unlink_heap(hp, s);
 		s->visits = 0;
@@ -406,7 +406,7 @@ shd_segment_t *shd_segment_reclaim(shd_heap_t *hp, bool revisit)
 void shd_segment_set_aside(shd_heap_t *hp, shd_segment_t *s, bool force_purge)
 {
 	shd_state_t *st = hp->st;
-	if (s->purge_expire && (force_purge || shd_now_ms() >= s->purge_expire))
+	if (s->purge_expire && (force_purge || shd_now_ms(hp->st) >= s->purge_expire))
 		shd_segment_purge(hp, s);
 	shd_unlink_heap(hp, s);
 	pthread_mutex_lock(&st->lock);

@@ -362,13 +362,7 @@ static void sl_read_options(sl_state_t *s, const hl_conf_t *conf)
 
 static void sl_init_locks(sl_state_t *s)
 {
-	pthread_condattr_t ca;
 	pthread_mutex_init(&s->arenas_lock, NULL);
-	pthread_mutex_init(&s->bg_lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&s->bg_cond, &ca);
-	pthread_condattr_destroy(&ca);
 }
 
 static void *sl_init(hl_heap_t *h, const hl_conf_t *conf)
@@ -448,7 +442,7 @@ void sl_unlock_all(sl_state_t *s)
 static void sl_fork_prepare(void *st)
 {
 	sl_state_t *s = st;
-	pthread_mutex_lock(&s->bg_lock);
+	hl_background_fork_prepare(&s->bg);
 	sl_lock_all(s);
 	pthread_mutex_lock(&s->rtree.lock);
 	for (int i = 0; i < 2; i++)
@@ -462,7 +456,7 @@ static void sl_fork_parent(void *st)
 		pthread_mutex_unlock(&sl_pool(s, i)->lock);
 	pthread_mutex_unlock(&s->rtree.lock);
 	sl_unlock_all(s);
-	pthread_mutex_unlock(&s->bg_lock);
+	hl_background_fork_parent(&s->bg);
 }
 
 /* In the child only the forking thread lives.  The other threads' caches
@@ -495,7 +489,7 @@ static void sl_fork_child(void *st)
 		if (!pthread_equal(tc->owner, self))
 			sl_tcache_unlink(s, tc);
 	}
-	s->bg_running = false;
+	hl_background_fork_child(&s->bg);
 	s->bg_on = false;
 }
 

@@ -106,7 +106,7 @@
  *   it reads the option, and the model copies that.
  *
  * Locks, in the order they are taken
- *   1. sl_state.bg_lock      the background thread's sleep; a thread that
+ *   1. sl_state.bg.lock      the background task (clock.h); a thread that
  *                            freed pages takes it (to wake the thread)
  *                            only while holding no other lock
  *   2. sl_state.arenas_lock  arena creation, thread binding, tcache list
@@ -465,14 +465,9 @@ typedef struct sl_state {
 	void *scratch_fixed[SL_SCRATCH_FIXED]; /**< the first scratch: inside the state, so a
 						    walk maps nothing (pages touched on use) */
 	/* background thread */
-	pthread_mutex_t bg_lock;     /**< guards the bg_ fields below but bg_idle */
-	pthread_cond_t bg_cond;      /**< the thread sleeps on it (CLOCK_MONOTONIC) */
-	pthread_t bg_thread;         /**< valid while bg_running */
-	bool bg_running;             /**< thread exists (bg lock) */
-	bool bg_stop;                /**< asked to end (bg lock) */
+	hl_background_t bg;          /**< the core's task (clock.h): a thread, or
+	                                  passes at a replay's times */
 	int bg_idle;                 /**< may sleep long: kick when pages appear (atomic) */
-	uint64_t bg_runs;            /**< passes over the arenas (bg lock) */
-	uint64_t bg_kicks;           /**< wake-ups asked for by freeing threads (bg lock) */
 	sl_rtree_t rtree;            /**< last: it is big */
 } sl_state_t;
 
@@ -566,8 +561,8 @@ static inline size_t sl_npages(const sl_state_t *s, size_t bytes) { return bytes
 /** Resets @p d to a decay time of @p ms (0: at once, -1: never) whose
  *  first epoch starts at @p now; @p seed starts the jitter of deadlines. */
 void sl_decay_init(sl_decay_t *d, int64_t ms, uint64_t now, uint64_t seed);
-/** Nanoseconds of CLOCK_MONOTONIC: the clock decay runs on. */
-uint64_t sl_now_ns(void);
+/** Nanoseconds of the heap's clock (hl_clock_now_ns): the clock decay runs on. */
+uint64_t sl_now_ns(const sl_state_t *s);
 /** Runs both decays of @p a (ext lock held); returns ns until the next epoch, or 0 when idle. */
 uint64_t sl_decay_run(sl_state_t *s, sl_arena_t *a, uint64_t now);
 /** Purges what a decay of 0 ms demands right away (ext lock held). */

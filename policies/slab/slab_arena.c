@@ -40,14 +40,14 @@ sl_arena_t *sl_arena_create(sl_state_t *s, unsigned i)
 	hl_meta_init(&a->ext_pool, s->os, sizeof(sl_extent_t));
 	for (int st = SL_DIRTY; st <= SL_RETURNED; st++)
 		sl_eset_init(&a->esets[st - SL_DIRTY], (sl_estate_t)st);
-	uint64_t now = sl_now_ns();
+	uint64_t now = sl_now_ns(s);
 	/* jemalloc's arena_choose_huge: the huge arena purges at once (decay
 	 * 0) unless the heap's decay time is 0 or -1 already. */
 	bool huge = i == SL_HUGE_ARENA;
 	int64_t dirty_ms = huge && s->dirty_ms > 0 ? 0 : s->dirty_ms;
 	int64_t muzzy_ms = huge && s->muzzy_ms > 0 ? 0 : s->muzzy_ms;
-	sl_decay_init(&a->decay[0], dirty_ms, now, hl_mix64(i * 2 + 1 + (uintptr_t)s));
-	sl_decay_init(&a->decay[1], muzzy_ms, now, hl_mix64(i * 2 + 2 + (uintptr_t)s));
+	sl_decay_init(&a->decay[0], dirty_ms, now, hl_mix64(i * 2 + 1 + hl_clock_seed(s->heap)));
+	sl_decay_init(&a->decay[1], muzzy_ms, now, hl_mix64(i * 2 + 2 + hl_clock_seed(s->heap)));
 	/* jemalloc 5.3 creates arena 0 before it reads oversize_threshold, so
 	 * arena 0 keeps the default whatever the option says. */
 	a->oversize = i == 0 ? SL_OVERSIZE_DEFAULT : s->oversize;

@@ -17,9 +17,11 @@
  * time of 0 purges at once, -1 never.
  *
  * Who runs it: after every SL_DECAY_NTICKS ticks of a thread a time check
- * on the thread's arena, or, with background_thread:on, a thread per heap
- * that sleeps until the next epoch is due (at least 100 ms, as jemalloc)
- * and then decays every arena.  Only work that reaches an arena ticks (a
+ * on the thread's arena, or, with background_thread:on, a task per heap
+ * (the core's, clock.h: a thread, or a replay's passes at the recorded
+ * times) that sleeps until the next epoch is due (at least 100 ms, as
+ * jemalloc) and then decays every arena.  The time is the heap's clock
+ * (hl_clock_now_ns), so a replay decays on the recording's time axis.  Only work that reaches an arena ticks (a
  * tcache fill, each pointer a flush gives back, an uncached or large
  * allocation or free), as in jemalloc 5.3: a program whose mallocs all hit
  * the thread cache never decays without the background thread.  jemalloc
@@ -29,7 +31,6 @@
 #include "config.h"
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 #include "slab.h"
 
 /* h((i + 1) / N) in fixed point with SL_SMOOTH_BFP fraction bits. */
@@ -45,12 +46,7 @@ static void sl_smooth_build(void)
 	}
 }
 
-uint64_t sl_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+uint64_t sl_now_ns(const sl_state_t *s) { return hl_clock_now_ns(s->heap); }
 
 static void sl_decay_deadline(sl_decay_t *d)
 {
@@ -135,15 +131,17 @@ void sl_decay_tick(sl_state_t *s, sl_arena_t *a)
 {
 	if (s->bg_on || pthread_mutex_trylock(&a->ext_lock))
 		return;
-	sl_decay_run(s, a, sl_now_ns());
+	sl_decay_run(s, a, sl_now_ns(s));
 	pthread_mutex_unlock(&a->ext_lock);
 }
 
 /* ---- the background thread ---------------------------------------------- */
 
-/* Decays every arena; returns how long to sleep. */
-static uint64_t sl_bg_pass(sl_state_t *s)
+/* One pass of the background task (clock.h): decays every arena;
+ * returns how long to sleep. */
+static uint64_t sl_bg_pass(void *arg)
 {
+	sl_state_t *s = arg;
 	uint64_t sleep = 0;
 	__atomic_store_n(&s->bg_idle, 1, __ATOMIC_SEQ_CST);
 	for (unsigned i = 0; i <= SL_HUGE_ARENA; i++) {
@@ -151,7 +149,7 @@ static uint64_t sl_bg_pass(sl_state_t *s)
 		if (!a)
 			continue;
 		pthread_mutex_lock(&a->ext_lock);
-		uint64_t w = sl_decay_run(s, a, sl_now_ns());
+		uint64_t w = sl_decay_run(s, a, sl_now_ns(s));
 		pthread_mutex_unlock(&a->ext_lock);
 		if (w && (!sleep || w < sleep))
 			sleep = w;
@@ -163,49 +161,12 @@ static uint64_t sl_bg_pass(sl_state_t *s)
 	return sleep < SL_BG_MIN_INTERVAL_NS ? SL_BG_MIN_INTERVAL_NS : sleep;
 }
 
-static void *sl_bg_main(void *arg)
-{
-	sl_state_t *s = arg;
-	pthread_mutex_lock(&s->bg_lock);
-	while (!s->bg_stop) {
-		s->bg_runs++;
-		uint64_t seen = s->bg_kicks;
-		pthread_mutex_unlock(&s->bg_lock);
-		uint64_t until = sl_now_ns() + sl_bg_pass(s);
-		pthread_mutex_lock(&s->bg_lock);
-		struct timespec ts = { .tv_sec = (time_t)(until / 1000000000ull),
-				       .tv_nsec = (long)(until % 1000000000ull) };
-		while (!s->bg_stop && s->bg_kicks == seen && sl_now_ns() < until)
-			pthread_cond_timedwait(&s->bg_cond, &s->bg_lock, &ts);
-	}
-	pthread_mutex_unlock(&s->bg_lock);
-	return NULL;
-}
-
 void sl_bg_kick(sl_state_t *s)
 {
-	pthread_mutex_lock(&s->bg_lock);
 	__atomic_store_n(&s->bg_idle, 0, __ATOMIC_SEQ_CST);
-	s->bg_kicks++;
-	pthread_cond_signal(&s->bg_cond);
-	pthread_mutex_unlock(&s->bg_lock);
+	hl_background_kick(&s->bg);
 }
 
-int sl_bg_start(sl_state_t *s)
-{
-	s->bg_stop = false;
-	s->bg_running = pthread_create(&s->bg_thread, NULL, sl_bg_main, s) == 0;
-	return s->bg_running ? 0 : -1;
-}
+int sl_bg_start(sl_state_t *s) { return hl_background_start(&s->bg, s->heap, sl_bg_pass, s); }
 
-void sl_bg_stop(sl_state_t *s)
-{
-	if (!s->bg_running)
-		return;
-	pthread_mutex_lock(&s->bg_lock);
-	s->bg_stop = true;
-	pthread_cond_signal(&s->bg_cond);
-	pthread_mutex_unlock(&s->bg_lock);
-	pthread_join(s->bg_thread, NULL);
-	s->bg_running = false;
-}
+void sl_bg_stop(sl_state_t *s) { hl_background_stop(&s->bg); }

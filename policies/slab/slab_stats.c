@@ -141,10 +141,8 @@ void sl_stats(void *st, hl_statw_t *w)
 	hl_statw_u64(w, "tcache_hits", m.st.tc_hits);
 	hl_statw_u64(w, "tcache_fills", m.st.tc_fills);
 	hl_statw_u64(w, "tcache_flushes", m.st.tc_flushes);
-	pthread_mutex_lock(&s->bg_lock);
-	hl_statw_bool(w, "background_thread", s->bg_running);
-	hl_statw_u64(w, "background_runs", s->bg_runs);
-	pthread_mutex_unlock(&s->bg_lock);
+	hl_statw_bool(w, "background_thread", hl_background_running(&s->bg));
+	hl_statw_u64(w, "background_runs", hl_background_runs(&s->bg));
 	sl_stats_arenas(s, w);
 	sl_stats_classes(s, w, &m);
 }
