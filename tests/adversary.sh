@@ -68,7 +68,7 @@ while read -r policy real conf departs; do
 done <<'EOF'
 bins glibc -
 slab libjemalloc.so.2 - departs
-sharded libmimalloc.so.2 - departs
+sharded libmimalloc.so.2 -
 percpu libtcmalloc_minimal.so.4 front:thread
 EOF
 
