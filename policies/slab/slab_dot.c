@@ -116,10 +116,10 @@ static void sl_dot_class(sl_state_t *s, hl_dot_t *d, sl_arena_t *a, unsigned b, 
 			if (each || e == bin->cur) {
 				snprintf(node, sizeof node, "a%u_slab%u_%u", a->index, b, drawn++);
 				sl_dot_slab(s, d, e, node, cached, ncached);
-				if (e == bin->cur)
-					hl_dot_edge(d, head, node, HL_EDGE_NEXT, "slabcur");
+				if (e == bin->cur)   /* no edge labels: the legend names the kinds */
+					hl_dot_edge(d, head, node, HL_EDGE_NEXT, NULL);
 				else if (e->in_heap)
-					hl_dot_edge(d, head, node, HL_EDGE_LIST, "nonfull");
+					hl_dot_edge(d, head, node, HL_EDGE_LIST, NULL);
 				continue;
 			}
 			unsigned live, incache, nfree, k;
