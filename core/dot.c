@@ -141,6 +141,100 @@ void hl_dot_begin(hl_dot_t *d, hl_heap_t *h, const char *title)
 		     "  edge [fontname=\"Helvetica\", fontsize=9];\n");
 }
 
+/* ---- marks: edges into cells ----------------------------------------
+ * A cell's label and a list head's label end in a placeholder, \x02 then
+ * 'C' and "node:port" or 'H' and the node, then \x03; hl_dot_end replaces
+ * each with the marks the edges given since have earned it. */
+
+static int find_head(const hl_dot_t *d, const char *node)
+{
+	for (int i = 0; i < d->nheads; i++)
+		if (!strcmp(d->heads[i].node, node))
+			return i;
+	return -1;
+}
+
+/* "A", "B", ..., "Z", "AA", ... for head @p i. */
+static void head_letter(int i, char *buf)
+{
+	if (i < 26) {
+		buf[0] = (char)('A' + i);
+		buf[1] = 0;
+	} else {
+		buf[0] = (char)('A' + i / 26 - 1);
+		buf[1] = (char)('A' + i % 26);
+		buf[2] = 0;
+	}
+}
+
+static void dot_append(hl_dot_t *d, const char *s, size_t n)
+{
+	if (dot_room(d, n)) {
+		memcpy(d->buf + d->len, s, n);
+		d->len += n;
+	}
+}
+
+static void put_mark(hl_dot_t *d, int head, int seq)
+{
+	char letter[4];
+	head_letter(head, letter);
+	const hl_dot_head_t *h = &d->heads[head];
+	dot_printf(d, " <B>%s", letter);
+	if (h->nlinks > 1 && seq > 0)
+		dot_printf(d, "%d", seq);
+	dot_printf(d, "</B>");
+}
+
+static void resolve_marks(hl_dot_t *d)
+{
+	char *old = d->buf;
+	size_t n = d->len, cap = d->cap;
+	if (!old || d->failed || !memchr(old, '\x02', n))
+		return;
+	d->buf = NULL;
+	d->len = d->cap = 0;
+	for (size_t i = 0; i < n;) {
+		const char *at = memchr(old + i, '\x02', n - i);
+		size_t upto = at ? (size_t)(at - old) : n;
+		dot_append(d, old + i, upto - i);
+		if (!at)
+			break;
+		const char *end = memchr(at, '\x03', n - upto);
+		if (!end)
+			break;
+		char key[80];
+		snprintf(key, sizeof key, "%.*s", (int)(end - at - 2), at + 2);
+		if (at[1] == 'H') {
+			int h = find_head(d, key);
+			if (h >= 0) {
+				const char *color = strchr(edge_styles[d->heads[h].kind].attrs, '#');
+				char letter[4];
+				head_letter(h, letter);
+				dot_printf(d, " <FONT COLOR=\"%.7s\"><B>&#8594; %s</B></FONT>", color, letter);
+			}
+		} else {
+			for (int k = 0; k < d->nlinks; k++)
+				if (!strcmp(d->links[k].target, key))
+					put_mark(d, d->links[k].head, d->links[k].seq);
+		}
+		i = (size_t)(end - old) + 1;
+	}
+	hl_os_boot_free(old, cap);
+}
+
+void hl_dot_legend_note(hl_dot_t *d, const char *key, const char *meaning)
+{
+	for (int i = 0; i < d->nnotes; i++)
+		if (!strcmp(d->notes[i][0], key))
+			return;
+	if (d->nnotes == HL_DOT_MAX_NOTES)
+		return;
+	snprintf(d->notes[d->nnotes][0], sizeof d->notes[0][0], "%s", key);
+	snprintf(d->notes[d->nnotes][1], sizeof d->notes[0][1], "%s", meaning);
+	d->nnotes++;
+}
+
 static void legend(hl_dot_t *d)
 {
 	dot_printf(d, "  subgraph cluster_legend {\n    label=\"legend\"; style=rounded; color=\"#adb5bd\";\n"
@@ -149,6 +243,18 @@ static void legend(hl_dot_t *d)
 		if (d->used_states & (1u << s))
 			dot_printf(d, "<TR><TD BGCOLOR=\"%s\" WIDTH=\"20\"> </TD><TD ALIGN=\"LEFT\">%s</TD></TR>",
 				palette[s].fill, palette[s].name);
+	for (int e = 0; e < HL_EDGE_NKINDS; e++)
+		if (d->used_marks & (1u << e))
+			dot_printf(d, "<TR><TD BORDER=\"0\"><FONT COLOR=\"%.7s\"><B>&#8594; B</B></FONT></TD>"
+				     "<TD ALIGN=\"LEFT\">%s: B1, B2, &#8230; mark what head B reaches, in order</TD></TR>",
+				strchr(edge_styles[e].attrs, '#'), edge_styles[e].name);
+	for (int i = 0; i < d->nnotes; i++) {
+		dot_printf(d, "<TR><TD BORDER=\"0\"><B>");
+		put_escaped(d, d->notes[i][0]);
+		dot_printf(d, "</B></TD><TD ALIGN=\"LEFT\">");
+		put_escaped(d, d->notes[i][1]);
+		dot_printf(d, "</TD></TR>");
+	}
 	dot_printf(d, "</TABLE>>];\n");
 	for (int e = 0; e < HL_EDGE_NKINDS; e++)
 		if (d->used_edges & (1u << e)) {
@@ -164,8 +270,38 @@ void hl_dot_end(hl_dot_t *d)
 {
 	if (d->used_states == 0)
 		d->used_states = 1u << HL_BLOCK_TOP;
+	resolve_marks(d);
 	legend(d);
 	dot_printf(d, "}\n");
+}
+
+const char *hl_dot_count(unsigned long long n, char *buf, size_t len)
+{
+	char digits[32];
+	int k = snprintf(digits, sizeof digits, "%llu", n), o = 0;
+	for (int i = 0; i < k && (size_t)o + 2 < len; i++) {
+		if (i && (k - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+const char *hl_dot_size(size_t bytes, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int u = 0;
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0 || v == (double)(unsigned long long)v)
+		snprintf(buf, len, "%llu %s", (unsigned long long)v, unit[u]);
+	else
+		snprintf(buf, len, "%.1f %s", v, unit[u]);
+	return buf;
 }
 
 void hl_dot_cluster_begin(hl_dot_t *d, const char *label)
@@ -187,11 +323,48 @@ void hl_dot_strip_begin(hl_dot_t *d, const char *node, const char *label, int co
 	d->strip_columns = columns;
 	d->ncells = 0;
 	d->dropped = 0;
+	d->dropped_bytes = 0;
+	d->last_dropped = false;
+}
+
+/* Whether @p b repeats @p a and may be folded into "label ×N".  A cell
+ * that names its block is kept apart (the stepper outlines it) unless
+ * the strip is so long that folding matters more. */
+static bool same_cell(const hl_dot_t *d, const hl_dot_cell_t *a, const hl_dot_cell_t *b)
+{
+	enum { BLOCK_CELLS_UP_TO = 256 };
+	bool named = (a->block || b->block) && d->ncells <= BLOCK_CELLS_UP_TO;
+	return !a->port[0] && !b->port[0] && !named && a->state == b->state && !strcmp(a->label, b->label);
+}
+
+/* A full strip folds its runs in place (each becomes one cell with a
+ * count), so a heap of any size is drawn in HL_DOT_MAX_CELLS cells. */
+static void fold_cells(hl_dot_t *d)
+{
+	int out = 0;
+	for (int i = 0; i < d->ncells; i++) {
+		hl_dot_cell_t *c = &d->cells[i];
+		if (out && same_cell(d, &d->cells[out - 1], c)) {
+			hl_dot_cell_t *run = &d->cells[out - 1];
+			run->repeat += c->repeat;
+			run->bytes += c->bytes;
+			run->block = NULL;
+			continue;
+		}
+		if (out != i)
+			d->cells[out] = *c;
+		out++;
+	}
+	d->ncells = out;
 }
 
 static hl_dot_cell_t *new_cell(hl_dot_t *d, hl_block_state_t st, const char *port)
 {
-	if (d->ncells == HL_DOT_MAX_CELLS) {
+	d->used_states |= 1u << st;
+	if (d->ncells == HL_DOT_MAX_CELLS)
+		fold_cells(d);
+	d->last_dropped = d->ncells == HL_DOT_MAX_CELLS;
+	if (d->last_dropped) {
 		d->dropped++;
 		return NULL;
 	}
@@ -199,7 +372,8 @@ static hl_dot_cell_t *new_cell(hl_dot_t *d, hl_block_state_t st, const char *por
 	c->state = st;
 	snprintf(c->port, sizeof c->port, "%s", port ? port : "");
 	c->block = NULL;
-	d->used_states |= 1u << st;
+	c->repeat = 1;
+	c->bytes = 0;
 	return c;
 }
 
@@ -211,6 +385,13 @@ static void vcell(hl_dot_t *d, hl_block_state_t st, const void *block, const cha
 		return;
 	vsnprintf(c->label, sizeof c->label, fmt, ap);
 	c->block = block;
+	/* the last cell may now repeat the one before: fold at once when the
+	 * strip is long (keeps runs of a huge heap in a few cells) */
+	if (d->ncells > 256 + 1 && same_cell(d, &d->cells[d->ncells - 2], c)) {
+		d->cells[d->ncells - 2].repeat += c->repeat;
+		d->cells[d->ncells - 2].block = NULL;
+		d->ncells--;
+	}
 }
 
 void hl_dot_cell(hl_dot_t *d, hl_block_state_t st, const char *port, const char *fmt, ...)
@@ -230,17 +411,130 @@ void hl_dot_block_cell(hl_dot_t *d, hl_block_state_t st, const void *block, cons
 	va_end(ap);
 }
 
-/* Whether @p b repeats @p a and may be folded into "label ×N".  A cell
- * that names its block is kept apart (the stepper outlines it) unless
- * the strip is so long that folding matters more. */
-static bool same_cell(const hl_dot_t *d, const hl_dot_cell_t *a, const hl_dot_cell_t *b)
+void hl_dot_run_cell(hl_dot_t *d, hl_block_state_t st, unsigned long count, size_t bytes, const char *fmt, ...)
 {
-	enum { BLOCK_CELLS_UP_TO = 256 };
-	bool named = (a->block || b->block) && d->ncells <= BLOCK_CELLS_UP_TO;
-	return !a->port[0] && !b->port[0] && !named && a->state == b->state && !strcmp(a->label, b->label);
+	va_list ap;
+	va_start(ap, fmt);
+	hl_dot_cell_t *c = new_cell(d, st, NULL);
+	if (c) {
+		vsnprintf(c->label, sizeof c->label, fmt, ap);
+		c->repeat = count;
+		c->bytes = bytes;
+	}
+	va_end(ap);
 }
 
-static void emit_cell(hl_dot_t *d, const hl_dot_cell_t *c, int repeat, bool name_block)
+void hl_dot_cell_bytes(hl_dot_t *d, size_t bytes)
+{
+	if (d->last_dropped || !d->ncells) {
+		d->dropped_bytes += d->last_dropped ? bytes : 0;
+		return;
+	}
+	hl_dot_cell_t *c = &d->cells[d->ncells - 1];
+	if (c->repeat > 1)   /* folded with the one before as it came */
+		c->bytes += bytes;
+	else
+		c->bytes = bytes;
+}
+
+/* " ×62,481 (61.0 MiB)": what a folded run adds to its label. */
+static void run_suffix(const hl_dot_cell_t *c, unsigned long repeat, size_t bytes, char *buf, size_t len)
+{
+	char n[32], sz[32];
+	buf[0] = 0;
+	(void)c;
+	if (repeat > 1 && bytes)
+		snprintf(buf, len, " &#215;%s (%s)", hl_dot_count(repeat, n, sizeof n), hl_dot_size(bytes, sz, sizeof sz));
+	else if (repeat > 1)
+		snprintf(buf, len, " &#215;%s", hl_dot_count(repeat, n, sizeof n));
+}
+
+/* Points a label of @p s takes at 10 points (Helvetica's mean advance),
+ * with the cell's padding and border. */
+static double text_width(const char *s)
+{
+	int chars = 0;
+	for (; *s; s++)
+		chars += ((unsigned char)*s & 0xC0) != 0x80;
+	return chars * 5.8 + 10;
+}
+
+/* The cells of a strip as drawn, group by group: a run of FOLD_AT alike
+ * cells or more (or of cells already folded) becomes one cell "label ×N";
+ * two cells that alternate three times or more (a slab, a free extent, a
+ * slab, ...) become one pair "(a | b) ×N". */
+enum { FOLD_AT = 4, PAIRS_AT = 3 };
+
+typedef struct group {
+	int cells;               /* cells of d->cells it takes */
+	int shown;               /* cells drawn for it: 1 or 2 when folded */
+	int period;              /* 1, or 2 for a pair */
+	unsigned long repeat[2]; /* what each drawn cell stands for */
+	size_t bytes[2];
+	bool fold;
+} group_t;
+
+static void group_at(const hl_dot_t *d, int i, group_t *g)
+{
+	int run = 1;
+	while (i + run < d->ncells && same_cell(d, &d->cells[i], &d->cells[i + run]))
+		run++;
+	memset(g, 0, sizeof *g);
+	g->period = 1;
+	g->fold = run >= FOLD_AT;
+	for (int k = 0; k < run; k++) {
+		g->repeat[0] += d->cells[i + k].repeat;
+		g->bytes[0] += d->cells[i + k].bytes;
+		g->fold |= d->cells[i + k].repeat > 1;
+	}
+	if (!g->fold && run == 1 && i + 1 < d->ncells) {
+		int pairs = 1;
+		while (i + 2 * pairs + 1 < d->ncells && same_cell(d, &d->cells[i], &d->cells[i + 2 * pairs]) &&
+		       same_cell(d, &d->cells[i + 1], &d->cells[i + 2 * pairs + 1]))
+			pairs++;
+		if (pairs >= PAIRS_AT && !same_cell(d, &d->cells[i], &d->cells[i + 1])) {
+			g->period = 2;
+			g->fold = true;
+			g->cells = 2 * pairs;
+			g->shown = 2;
+			g->repeat[0] = g->repeat[1] = (unsigned long)pairs;
+			for (int k = 0; k < 2 * pairs; k++)
+				g->bytes[k % 2] += d->cells[i + k].bytes;
+			return;
+		}
+	}
+	g->cells = run;
+	g->shown = g->fold ? 1 : run;
+}
+
+/* What group @p g draws as its @p k-th cell: the cell, its prefix and suffix. */
+static const hl_dot_cell_t *group_cell(const hl_dot_t *d, int i, const group_t *g, int k, char *pre,
+				       char *suffix, size_t len)
+{
+	pre[0] = 0;
+	if (!g->fold) {
+		suffix[0] = 0;
+		return &d->cells[i + k];
+	}
+	const hl_dot_cell_t *c = &d->cells[i + k];
+	if (g->period == 1) {
+		run_suffix(c, g->repeat[0], g->bytes[0], suffix, len);
+		return c;
+	}
+	char n[32], sz[32];
+	if (k == 0) {
+		snprintf(pre, 8, "(");
+		suffix[0] = 0;
+		if (g->bytes[0])
+			snprintf(suffix, len, " %s", hl_dot_size(g->bytes[0], sz, sizeof sz));
+	} else {
+		snprintf(suffix, len, "%s%s) &#215;%s", g->bytes[1] ? " " : "",
+			 g->bytes[1] ? hl_dot_size(g->bytes[1], sz, sizeof sz) : "", hl_dot_count(g->repeat[1], n, sizeof n));
+	}
+	return c;
+}
+
+static void emit_group_cell(hl_dot_t *d, const hl_dot_cell_t *c, const char *pre, const char *suffix, bool name_block)
 {
 	dot_printf(d, "<TD BGCOLOR=\"%s\"", palette[c->state].fill);
 	if (c->port[0])
@@ -254,45 +548,75 @@ static void emit_cell(hl_dot_t *d, const hl_dot_cell_t *c, int repeat, bool name
 		dot_printf(d, " ID=\"%s\" HREF=\"#%s\" TOOLTIP=\"%s, %s\"", id, id, name,
 			   hl_block_state_name(c->state));
 	}
-	dot_putc(d, '>');
+	dot_printf(d, ">%s", pre);
 	put_escaped(d, c->label[0] ? c->label : " ");
-	if (repeat > 1)
-		dot_printf(d, " &#215;%d", repeat);
+	dot_printf(d, "%s", suffix);
+	if (c->port[0])   /* the marks of the edges that end here (resolve_marks) */
+		dot_printf(d, "\x02" "C%s:%s\x03", d->strip_node, c->port);
 	dot_printf(d, "</TD>");
 }
 
 void hl_dot_strip_end(hl_dot_t *d)
 {
-	enum { FOLD_AT = 4 };
+	/* how many cells, how wide the widest */
+	int shown = 0;
+	double widest = 0;
+	group_t g;
+	char pre[8], suffix[96];
+	for (int i = 0; i < d->ncells; i += g.cells) {
+		group_at(d, i, &g);
+		for (int k = 0; k < g.shown; k++) {
+			const hl_dot_cell_t *c = group_cell(d, i, &g, k, pre, suffix, sizeof suffix);
+			double w = text_width(c->label) + text_width(suffix) + (pre[0] ? 5.8 : 0) - 10 -
+				   (strstr(suffix, "&#215;") ? 5 * 5.8 : 0) + (c->port[0] ? 24 : 0);
+			widest = w > widest ? w : widest;
+			shown++;
+		}
+	}
+	int fit = (int)(HL_DOT_STRIP_PT / (widest > 1 ? widest : 1));
+	fit = fit < 1 ? 1 : fit;
+	int columns = d->strip_columns > 0 ? d->strip_columns : shown;
+	if (columns > fit)
+		columns = fit;
+	if (columns > shown)
+		columns = shown;
+	if (columns < 1)
+		columns = 1;
+	if (columns > 1 && columns % 2 && columns < shown)
+		columns--;   /* an even width keeps a folded pair on one row */
 	dot_printf(d, "    %s [label=<<TABLE BORDER=\"0\" CELLBORDER=\"1\" CELLSPACING=\"0\" CELLPADDING=\"3\">",
 		d->strip_node);
 	if (d->strip_label[0]) {
-		dot_printf(d, "<TR><TD BORDER=\"0\" ALIGN=\"LEFT\" COLSPAN=\"%d\">",
-			d->strip_columns > 0 ? d->strip_columns : 1);
+		dot_printf(d, "<TR><TD BORDER=\"0\" ALIGN=\"LEFT\" COLSPAN=\"%d\">", columns);
 		put_escaped(d, d->strip_label);
 		dot_printf(d, "</TD></TR>");
 	}
 	dot_printf(d, "<TR>");
 	int col = 0;
-	for (int i = 0; i < d->ncells;) {
-		int run = 1;
-		while (i + run < d->ncells && same_cell(d, &d->cells[i], &d->cells[i + run]))
-			run++;
-		int shown = run >= FOLD_AT ? 1 : run;
-		for (int k = 0; k < shown; k++) {
-			if (d->strip_columns > 0 && col == d->strip_columns) {
+	for (int i = 0; i < d->ncells; i += g.cells) {
+		group_at(d, i, &g);
+		for (int k = 0; k < g.shown; k++) {
+			if (col == columns) {
 				dot_printf(d, "</TR><TR>");
 				col = 0;
 			}
-			emit_cell(d, &d->cells[i + k], run >= FOLD_AT ? run : 1, run < FOLD_AT);
+			const hl_dot_cell_t *c = group_cell(d, i, &g, k, pre, suffix, sizeof suffix);
+			emit_group_cell(d, c, pre, suffix, !g.fold);
 			col++;
 		}
-		i += run;
 	}
 	if (d->ncells == 0)
 		dot_printf(d, "<TD> </TD>");
-	if (d->dropped)
-		dot_printf(d, "<TD>... %d more</TD>", d->dropped);
+	if (d->dropped) {
+		char n[32], sz[32];
+		if (col == columns)
+			dot_printf(d, "</TR><TR>");
+		dot_printf(d, "<TD BORDER=\"0\" COLSPAN=\"%d\">&#8230; %s more cells not drawn", columns,
+			   hl_dot_count(d->dropped, n, sizeof n));
+		if (d->dropped_bytes)
+			dot_printf(d, " (%s)", hl_dot_size(d->dropped_bytes, sz, sizeof sz));
+		dot_printf(d, "</TD>");
+	}
 	dot_printf(d, "</TR></TABLE>>];\n");
 	d->ncells = 0;
 }
@@ -301,7 +625,7 @@ void hl_dot_list_node(hl_dot_t *d, const char *node, const char *label)
 {
 	dot_printf(d, "    %s [shape=box, style=\"rounded\", label=<", node);
 	put_escaped(d, label);
-	dot_printf(d, ">];\n");
+	dot_printf(d, "\x02" "H%s\x03>];\n", node);   /* its letter, if its edges end in cells */
 }
 
 void hl_dot_note(hl_dot_t *d, const char *node, const char *text)
@@ -311,13 +635,48 @@ void hl_dot_note(hl_dot_t *d, const char *node, const char *text)
 	dot_printf(d, ">];\n");
 }
 
+/* An edge into a cell becomes marks: the head's letter and the cell's
+ * mark (see dot.h). */
+static void mark_edge(hl_dot_t *d, const char *from, const char *to, hl_dot_edge_kind_t kind)
+{
+	int head = -1;
+	if (strchr(from, ':'))   /* from a marked cell: the same head goes on */
+		for (int k = d->nlinks; k-- > 0;)
+			if (!strcmp(d->links[k].target, from)) {
+				head = d->links[k].head;
+				break;
+			}
+	if (head < 0)
+		head = find_head(d, from);
+	if (head < 0) {
+		if (d->nheads == HL_DOT_MAX_HEADS)
+			return;
+		head = d->nheads++;
+		snprintf(d->heads[head].node, sizeof d->heads[head].node, "%s", from);
+		d->heads[head].kind = (unsigned char)kind;
+		d->heads[head].nlinks = 0;
+	}
+	if (d->nlinks == HL_DOT_MAX_LINKS)
+		return;
+	hl_dot_link_t *l = &d->links[d->nlinks++];
+	snprintf(l->target, sizeof l->target, "%s", to);
+	l->head = (short)head;
+	l->seq = ++d->heads[head].nlinks;
+	d->used_marks |= 1u << d->heads[head].kind;
+}
+
 void hl_dot_edge(hl_dot_t *d, const char *from, const char *to, hl_dot_edge_kind_t kind,
 		 const char *label)
 {
 	if (kind >= HL_EDGE_NKINDS)
 		kind = HL_EDGE_LIST;
+	if (strchr(to, ':')) {
+		mark_edge(d, from, to, kind);
+		return;
+	}
 	d->used_edges |= 1u << kind;
-	dot_printf(d, "    %s -> %s [%s", from, to, edge_styles[kind].attrs);
+	/* from a cell to a node: from the cell's node, not across its cells */
+	dot_printf(d, "    %.*s -> %s [%s", (int)strcspn(from, ":"), from, to, edge_styles[kind].attrs);
 	if (label && *label) {
 		dot_printf(d, ", label=<");
 		put_escaped(d, label);

@@ -35,9 +35,11 @@ tests_test_visualize_SOURCES = tests/test_visualize.c tests/testlib.h tests/test
 tests_test_visualize_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_visualize_LDADD = libhlvis.la libhlcore.la $(CHECK_LIBS)
 HL_VIS_CHECKS = tests/test_visualize_render.sh tests/test_visualize_quiz.sh \
-	tests/test_visualize_browser.sh tests/test_visualize_plot.sh tests/diagnose_browser.sh
+	tests/test_visualize_browser.sh tests/test_visualize_plot.sh tests/diagnose_browser.sh \
+	tests/test_visualize_readable.sh
 TESTS += tests/test_visualize $(HL_VIS_CHECKS)
-dist_noinst_SCRIPTS += $(HL_VIS_CHECKS) visualize/check-pictures.sh visualize/ci-deps.sh
+dist_noinst_SCRIPTS += $(HL_VIS_CHECKS) visualize/check-pictures.sh visualize/ci-deps.sh \
+	visualize/picture_geometry.py
 EXTRA_DIST += visualize/browser-test.mjs visualize/diagnose-browser-test.mjs visualize/browser-lib.mjs \
 	tests/browser_lib.sh
 

@@ -380,6 +380,7 @@ static int draw_block(const hl_block_t *b, void *arg)
 		break;
 	default: hl_dot_block_cell(d, b->state, b->addr, NULL, "%zu", b->size); break;
 	}
+	hl_dot_cell_bytes(d, b->size);   /* a folded run says its total */
 	return 0;
 }
 

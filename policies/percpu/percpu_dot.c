@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include "percpu.h"
 
-enum { PC_DOT_SPANS = 400, PC_DOT_HEADS = 12 };
+enum { PC_DOT_HEADS = 12 };
 
 /* A span's port: its first page within its region (the same from run to run). */
 static void pc_dot_port(const pc_state_t *s, char *buf, size_t len, const pc_span_t *sp)
@@ -33,28 +33,91 @@ static unsigned pc_dot_count(const uint64_t *bits)
 	return n;
 }
 
-static void pc_dot_cell(pc_state_t *s, hl_dot_t *d, const pc_span_t *sp)
+/* The spans edges point at: found first, so that they get ports (and
+ * their own cells) and the others can be folded. */
+enum { PC_DOT_TARGETS = 256 };
+typedef struct pc_dot_targets {
+	const pc_span_t *span[PC_DOT_TARGETS];
+	unsigned n;
+	bool collecting;
+} pc_dot_targets_t;
+
+static bool pc_dot_targeted(const pc_dot_targets_t *t, const pc_span_t *sp)
+{
+	for (unsigned i = 0; i < t->n; i++)
+		if (t->span[i] == sp)
+			return true;
+	return false;
+}
+
+/* A run of alike spans in address order (one class, or free, or returned). */
+typedef struct pc_dot_run {
+	int kind;                 /* class, or -1 free, -2 returned, -3 none */
+	unsigned long spans;
+	size_t pages, live, cached, nfree;
+} pc_dot_run_t;
+
+static void pc_dot_flush(pc_state_t *s, hl_dot_t *d, pc_dot_run_t *r)
+{
+	if (r->kind == -3 || !r->spans)
+		return;
+	size_t bytes = r->pages * PC_PAGE;
+	if (r->kind < 0)
+		hl_dot_run_cell(d, r->kind == -1 ? HL_BLOCK_DIRTY : HL_BLOCK_RETURNED, r->spans, r->spans > 1 ? bytes : 0,
+				"%s %zu pg", r->kind == -1 ? "free" : "returned", r->pages);
+	else {
+		hl_block_state_t st = r->live >= r->cached && r->live >= r->nfree ? HL_BLOCK_LIVE
+				      : r->cached >= r->nfree ? HL_BLOCK_CACHED : HL_BLOCK_FREE;
+		hl_dot_run_cell(d, st, r->spans, bytes, "c%d %uB: %zu live %zu cached %zu free", r->kind,
+				s->cl.size[r->kind], r->live, r->cached, r->nfree);
+	}
+	r->kind = -3;
+	r->spans = r->pages = r->live = r->cached = r->nfree = 0;
+}
+
+static void pc_dot_cell(pc_state_t *s, hl_dot_t *d, const pc_span_t *sp, bool port_it, pc_dot_run_t *run)
 {
 	char port[24];
 	pc_dot_port(s, port, sizeof port, sp);
+	const char *pt = port_it ? port : NULL;
+	unsigned nfree = 0, ncached = 0;
+	int kind = sp->state == PC_SPAN_FREE ? -1 : sp->state == PC_SPAN_RETURNED ? -2 : sp->state == PC_SPAN_LARGE ? -4
+		   : (int)sp->cls;
+	if (kind >= 0) {
+		nfree = pc_dot_count(sp->free_bits);
+		ncached = pc_dot_count(sp->mark);
+	}
+	if (!pt && kind != -4) {   /* folded with its alike neighbours */
+		if (run->kind != kind)
+			pc_dot_flush(s, d, run);
+		run->kind = kind;
+		run->spans++;
+		run->pages += sp->npages;
+		if (kind >= 0) {
+			run->live += sp->nobjs - nfree - ncached;
+			run->cached += ncached;
+			run->nfree += nfree;
+		}
+		return;
+	}
+	pc_dot_flush(s, d, run);
 	if (sp->state == PC_SPAN_FREE || sp->state == PC_SPAN_RETURNED) {
 		hl_dot_block_cell(d, sp->state == PC_SPAN_FREE ? HL_BLOCK_DIRTY : HL_BLOCK_RETURNED, (void *)sp->start,
-				  port, "%s %zu pg", sp->state == PC_SPAN_FREE ? "free" : "returned", sp->npages);
+				  pt, "%s %zu pg", sp->state == PC_SPAN_FREE ? "free" : "returned", sp->npages);
 		return;
 	}
 	if (sp->state == PC_SPAN_LARGE) {
-		hl_dot_block_cell(d, HL_BLOCK_LIVE, (void *)sp->start, port, "large %zu KiB", sp->npages * PC_PAGE >> 10);
+		hl_dot_block_cell(d, HL_BLOCK_LIVE, (void *)sp->start, pt, "large %zu KiB", sp->npages * PC_PAGE >> 10);
 		return;
 	}
-	unsigned nfree = pc_dot_count(sp->free_bits), ncached = pc_dot_count(sp->mark);
 	unsigned live = sp->nobjs - nfree - ncached;
 	hl_block_state_t st = live >= ncached && live >= nfree ? HL_BLOCK_LIVE
 			      : ncached >= nfree ? HL_BLOCK_CACHED : HL_BLOCK_FREE;
-	hl_dot_cell(d, st, port, "c%u %uB: %u live %u cached %u free", sp->cls, s->cl.size[sp->cls], live,
+	hl_dot_cell(d, st, pt, "c%u %uB: %u live %u cached %u free", sp->cls, s->cl.size[sp->cls], live,
 		    ncached, nfree);
 }
 
-static void pc_dot_regions(pc_state_t *s, hl_dot_t *d)
+static void pc_dot_regions(pc_state_t *s, hl_dot_t *d, const pc_dot_targets_t *t)
 {
 	char label[96], node[32], addr[48];
 	for (unsigned i = 0; i < s->ph.nregions; i++) {
@@ -63,43 +126,35 @@ static void pc_dot_regions(pc_state_t *s, hl_dot_t *d)
 			 sizeof addr), rg->frontier >> 20);
 		hl_dot_cluster_begin(d, label);
 		snprintf(node, sizeof node, "pcregion%u", i);
-		hl_dot_strip_begin(d, node, "spans", 8);
-		unsigned n = 0;
-		for (uintptr_t at = rg->base; at < rg->base + rg->frontier && n < PC_DOT_SPANS; n++) {
+		hl_dot_strip_begin(d, node, "spans in address order (alike neighbours folded)", 4);
+		pc_dot_run_t run = { -3, 0, 0, 0, 0, 0 };
+		for (uintptr_t at = rg->base; at < rg->base + rg->frontier;) {
 			pc_span_t *sp = pc_pagemap_get(&s->ph.map, at);
 			if (!sp || sp->start != at || !sp->npages)
 				break;
-			pc_dot_cell(s, d, sp);
+			pc_dot_cell(s, d, sp, pc_dot_targeted(t, sp), &run);
 			at += sp->npages * PC_PAGE;
 		}
+		pc_dot_flush(s, d, &run);
 		hl_dot_strip_end(d);
 		hl_dot_cluster_end(d);
 	}
 }
 
-/* True when span @sp has a cell: pc_dot_regions draws the first
- * PC_DOT_SPANS spans of each region only. */
-static bool pc_dot_drawn(const pc_state_t *s, const pc_span_t *sp)
-{
-	const pc_region_t *rg = &s->ph.regions[sp->region];
-	unsigned n = 0;
-	for (uintptr_t at = rg->base; at < rg->base + rg->frontier && n < PC_DOT_SPANS; n++) {
-		const pc_span_t *x = pc_pagemap_get(&s->ph.map, at);
-		if (!x || x->start != at || !x->npages)
-			return false;
-		if (x == sp)
-			return true;
-		at += x->npages * PC_PAGE;
-	}
-	return false;
-}
-
-/* An edge from head @node to the cell of the span holding @p (none when
- * that span is past the cells drawn). */
-static void pc_dot_edge_to(pc_state_t *s, hl_dot_t *d, const char *node, const void *p, hl_dot_edge_kind_t k)
+/* An edge from head @node to the cell of the span holding @p; while
+ * collecting, only notes the span. */
+static void pc_dot_edge_to(pc_state_t *s, hl_dot_t *d, pc_dot_targets_t *t, const char *node, const void *p,
+			   hl_dot_edge_kind_t k)
 {
 	pc_span_t *sp = pc_ph_span_of(&s->ph, p);
-	if (!sp || sp->region >= s->ph.nregions || !pc_dot_drawn(s, sp))
+	if (!sp || sp->region >= s->ph.nregions)
+		return;
+	if (t->collecting) {
+		if (t->n < PC_DOT_TARGETS && !pc_dot_targeted(t, sp))
+			t->span[t->n++] = sp;
+		return;
+	}
+	if (!pc_dot_targeted(t, sp))
 		return;
 	char to[64], port[24];
 	pc_dot_port(s, port, sizeof port, sp);
@@ -107,7 +162,7 @@ static void pc_dot_edge_to(pc_state_t *s, hl_dot_t *d, const char *node, const v
 	hl_dot_edge(d, node, to, k, NULL);
 }
 
-static void pc_dot_fronts(pc_state_t *s, hl_dot_t *d)
+static void pc_dot_fronts(pc_state_t *s, hl_dot_t *d, pc_dot_targets_t *t)
 {
 	char node[32], label[96];
 	for (unsigned cpu = 0; cpu < s->ncpus && s->mode != PC_MODE_THREAD; cpu++) {
@@ -117,11 +172,12 @@ static void pc_dot_fronts(pc_state_t *s, hl_dot_t *d)
 		snprintf(node, sizeof node, "pccpu%u", cpu);
 		snprintf(label, sizeof label, "cpu %u (%s): %zu B cached", cpu, s->mode == PC_MODE_RSEQ ? "rseq" : "lock",
 			 bytes);
-		hl_dot_list_node(d, node, label);
+		if (!t->collecting)
+			hl_dot_list_node(d, node, label);
 		pc_slab_t *sl = pc_slab(s, cpu);
 		for (unsigned cls = 1, shown = 0; cls < s->cl.n && shown < 3; cls++)
 			if (sl->stacks[cls].current) {
-				pc_dot_edge_to(s, d, node, pc_slots(s, sl, cls)[sl->stacks[cls].current - 1], HL_EDGE_CACHE);
+				pc_dot_edge_to(s, d, t, node, pc_slots(s, sl, cls)[sl->stacks[cls].current - 1], HL_EDGE_CACHE);
 				shown++;
 			}
 	}
@@ -129,26 +185,28 @@ static void pc_dot_fronts(pc_state_t *s, hl_dot_t *d)
 	for (pc_tcache_t *tc = s->tcaches; tc && n < PC_DOT_HEADS; tc = tc->next, n++) {
 		snprintf(node, sizeof node, "pcthread%u", n);
 		snprintf(label, sizeof label, "thread cache %u: %zu B", n, tc->size);
-		hl_dot_list_node(d, node, label);
+		if (!t->collecting)
+			hl_dot_list_node(d, node, label);
 		for (unsigned cls = 1, shown = 0; cls < s->cl.n && shown < 3; cls++)
 			if (tc->head[cls]) {
-				pc_dot_edge_to(s, d, node, tc->head[cls], HL_EDGE_CACHE);
+				pc_dot_edge_to(s, d, t, node, tc->head[cls], HL_EDGE_CACHE);
 				shown++;
 			}
 	}
 }
 
-static void pc_dot_middle(pc_state_t *s, hl_dot_t *d)
+static void pc_dot_middle(pc_state_t *s, hl_dot_t *d, pc_dot_targets_t *t)
 {
 	char node[32], label[96];
 	unsigned shown = 0;
 	for (unsigned cls = 1; cls < s->cl.n && shown < PC_DOT_HEADS; cls++) {
-		pc_transfer_t *t = &s->transfer[cls];
-		if (t->count) {
+		pc_transfer_t *tr = &s->transfer[cls];
+		if (tr->count) {
 			snprintf(node, sizeof node, "pctransfer%u", cls);
-			snprintf(label, sizeof label, "transfer c%u (%u B): %u objects", cls, s->cl.size[cls], t->count);
-			hl_dot_list_node(d, node, label);
-			pc_dot_edge_to(s, d, node, t->slots[t->count - 1], HL_EDGE_LIST);
+			snprintf(label, sizeof label, "transfer c%u (%u B): %u objects", cls, s->cl.size[cls], tr->count);
+			if (!t->collecting)
+				hl_dot_list_node(d, node, label);
+			pc_dot_edge_to(s, d, t, node, tr->slots[tr->count - 1], HL_EDGE_LIST);
 			shown++;
 		}
 		pc_central_t *c = &s->central[cls];
@@ -156,8 +214,9 @@ static void pc_dot_middle(pc_state_t *s, hl_dot_t *d)
 			if (c->lists[b].head) {
 				snprintf(node, sizeof node, "pccentral%u", cls);
 				snprintf(label, sizeof label, "central c%u: %zu spans, fullest list %u", cls, c->spans, b);
-				hl_dot_list_node(d, node, label);
-				pc_dot_edge_to(s, d, node, (void *)c->lists[b].head->start, HL_EDGE_LIST);
+				if (!t->collecting)
+					hl_dot_list_node(d, node, label);
+				pc_dot_edge_to(s, d, t, node, (void *)c->lists[b].head->start, HL_EDGE_LIST);
 				shown++;
 				break;
 			}
@@ -169,8 +228,14 @@ void pc_snapshot(void *st, hl_dot_t *d)
 	pc_state_t *s = st;
 	pthread_mutex_lock(&s->ph.lock);
 	pc_mark_cached(s, NULL);
-	pc_dot_regions(s, d);
-	pc_dot_fronts(s, d);
-	pc_dot_middle(s, d);
+	static pc_dot_targets_t t;   /* under the page heap's lock */
+	t.n = 0;
+	t.collecting = true;
+	pc_dot_fronts(s, d, &t);
+	pc_dot_middle(s, d, &t);
+	t.collecting = false;
+	pc_dot_regions(s, d, &t);
+	pc_dot_fronts(s, d, &t);
+	pc_dot_middle(s, d, &t);
 	pthread_mutex_unlock(&s->ph.lock);
 }

@@ -185,7 +185,7 @@ static void pl_draw_map(const pl_state_t *s, hl_dot_t *d, const pl_view_t *v, in
 	snprintf(node, sizeof node, "pl_m%d", k);
 	snprintf(label, sizeof label, "blocks of pool %d in arena %u (%uB class)", m->pool,
 		 a->index, pl_class_size(s, m->cls));
-	hl_dot_strip_begin(d, node, label, 32);
+	hl_dot_strip_begin(d, node, label, 16);
 	for (unsigned i = 0; i < m->n; i++)
 		if (m->state[i] == HL_BLOCK_TOP)   /* never carved: one run for the walker too */
 			hl_dot_cell(d, m->state[i], NULL, "%s", "");
@@ -194,24 +194,20 @@ static void pl_draw_map(const pl_state_t *s, hl_dot_t *d, const pl_view_t *v, in
 					  m->state[i] == HL_BLOCK_LIVE ? "L" : "f");
 	hl_dot_strip_end(d);
 	snprintf(from, sizeof from, "pl_a%u:p%d", a->index, m->pool);
-	hl_dot_edge(d, from, node, HL_EDGE_OWNER, "blocks");
+	hl_dot_edge(d, from, node, HL_EDGE_OWNER, NULL);   /* the strip's title says whose blocks */
 }
 
+/* usable_arenas in list order, written in its head (arrows from arena to
+ * arena would put every arena in a column of its own). */
 static void pl_draw_usable(hl_dot_t *d, const pl_view_t *v)
 {
-	char from[32], to[32];
-	hl_dot_list_node(d, "pl_usable", "usable_arenas (fewest free pools first)");
-	snprintf(from, sizeof from, "pl_usable");
-	for (uint32_t i = 0; i < v->nusable; i++) {
-		bool drawn = false;
-		for (uint32_t k = 0; k < v->narenas; k++)
-			drawn |= v->arena[k].index == v->usable[i];
-		if (!drawn)
-			break;
-		snprintf(to, sizeof to, "pl_a%u", v->usable[i]);
-		hl_dot_edge(d, from, to, HL_EDGE_LIST, i ? "next" : "first");
-		snprintf(from, sizeof from, "%s", to);
-	}
+	char label[256];
+	int n = snprintf(label, sizeof label, "usable_arenas (fewest free pools first):");
+	for (uint32_t i = 0; i < v->nusable && n < (int)sizeof label - 24; i++)
+		n += snprintf(label + n, sizeof label - (size_t)n, "%s arena %u", i ? "," : "", v->usable[i]);
+	if (!v->nusable)
+		snprintf(label + n, sizeof label - (size_t)n, " none");
+	hl_dot_list_node(d, "pl_usable", label);
 }
 
 static void pl_draw_heads(const pl_state_t *s, hl_dot_t *d, const pl_view_t *v)

@@ -14,6 +14,7 @@
  */
 #include "config.h"
 #include <stdio.h>
+#include <string.h>
 #include "sharded_page.h"
 
 enum { SHD_DOT_LINKS = 4 };   /* links drawn per list */
@@ -113,13 +114,41 @@ static void shd_dot_page(hl_dot_t *d, shd_state_t *st, const shd_segment_t *s, c
 	shd_dot_list(d, node, "local_free", pg, pg->local_free, HL_EDGE_CACHE);
 	shd_dot_list(d, node, "thread_free", pg,
 		     (const shd_block_t *)shd_tf_ptr(atomic_load(&pg->thread_free)), HL_EDGE_REMOTE);
-	if (owner) {
-		char tnode[32];
-		snprintf(tnode, sizeof tnode, "thread%u", owner->tid);
-		hl_dot_edge(d, tnode, node, HL_EDGE_OWNER, NULL);
-	}
 }
 
+/* Pages of a segment alike in block size, use and owner: drawn once, with a count. */
+typedef struct shd_dot_group {
+	size_t block_size;
+	uint32_t used, capacity, reserved;
+	const shd_heap_t *owner;
+	unsigned long n;
+} shd_dot_group_t;
+
+enum { SHD_DOT_PAGES = 3, SHD_DOT_GROUPS = 8, SHD_DOT_SEGMENTS = 1 };
+
+static void shd_dot_group(hl_dot_t *d, const shd_dot_group_t *g, unsigned sidx, unsigned k, bool other)
+{
+	char node[48], label[128], n[32];
+	snprintf(node, sizeof node, "s%u_g%u", sidx, k);
+	if (other)
+		snprintf(label, sizeof label, "× %s other pages: %u used of %u blocks carved, %u fit, in all",
+			 hl_dot_count(g->n, n, sizeof n), g->used, g->capacity, g->reserved);
+	else
+		snprintf(label, sizeof label, "× %s pages of %zu B blocks, used %u, capacity %u of %u each",
+			 hl_dot_count(g->n, n, sizeof n), g->block_size, g->used, g->capacity, g->reserved);
+	hl_dot_strip_begin(d, node, label, 0);
+	if (g->used)
+		hl_dot_run_cell(d, HL_BLOCK_LIVE, g->used, 0, "live");
+	if (g->capacity > g->used)
+		hl_dot_run_cell(d, HL_BLOCK_FREE, g->capacity - g->used, 0, "free or cached");
+	if (g->reserved > g->capacity)
+		hl_dot_run_cell(d, HL_BLOCK_TOP, g->reserved - g->capacity, 0, "unused");
+	hl_dot_strip_end(d);
+	if (!other)
+		hl_dot_raw(d, "  %s [color=\"%s\", penwidth=2];\n", node, shd_thread_color(g->owner));
+}
+
+/* Whether segment @p s is drawn page by page: the first few are. */
 static void shd_dot_segment(hl_dot_t *d, shd_state_t *st, const shd_segment_t *s, unsigned sidx)
 {
 	char label[128], addr[64];
@@ -127,8 +156,84 @@ static void shd_dot_segment(hl_dot_t *d, shd_state_t *st, const shd_segment_t *s
 	snprintf(label, sizeof label, "segment %s (%zu MiB, %u pages, %s)", hl_dot_addr(d, s, addr, sizeof addr),
 		 s->size >> 20, s->used, owner ? "owned" : "abandoned");
 	hl_dot_cluster_begin(d, label);
-	for (size_t i = shd_next_used(s, SHD_INFO_SLICES); i < SHD_SLICES; i = shd_next_page(s, i))
-		shd_dot_page(d, st, s, &s->pages[i], sidx);
+	shd_dot_group_t group[SHD_DOT_GROUPS + 1];
+	memset(group, 0, sizeof group);
+	unsigned drawn = 0, ngroups = 0;
+	for (size_t i = shd_next_used(s, SHD_INFO_SLICES); i < SHD_SLICES; i = shd_next_page(s, i)) {
+		const shd_page_t *pg = &s->pages[i];
+		if (drawn < SHD_DOT_PAGES || s->used <= SHD_DOT_PAGES + 1) {
+			shd_dot_page(d, st, s, pg, sidx);
+			drawn++;
+			continue;
+		}
+		const shd_heap_t *by = atomic_load(&pg->heap);
+		unsigned k;
+		for (k = 0; k < ngroups; k++)
+			if (group[k].block_size == pg->block_size && group[k].used == pg->used &&
+			    group[k].capacity == pg->capacity && group[k].reserved == pg->reserved && group[k].owner == by)
+				break;
+		if (k == ngroups && ngroups < SHD_DOT_GROUPS)
+			group[ngroups++] = (shd_dot_group_t){ pg->block_size, pg->used, pg->capacity, pg->reserved, by, 0 };
+		if (k == ngroups) {   /* past the groups drawn: summed in "other" */
+			k = SHD_DOT_GROUPS;
+			group[k].used += pg->used;
+			group[k].capacity += pg->capacity;
+			group[k].reserved += pg->reserved;
+		}
+		group[k].n++;
+	}
+	for (unsigned k = 0; k <= SHD_DOT_GROUPS; k++)
+		if (group[k].n)
+			shd_dot_group(d, &group[k], sidx, k, k == SHD_DOT_GROUPS);
+	hl_dot_cluster_end(d);
+}
+
+/* The segments past the first few, one cell each. */
+static void shd_dot_more_segments(hl_dot_t *d, shd_state_t *st, shd_segment_t *from, unsigned n)
+{
+	char label[128], addr[64], sz[32];
+	size_t bytes = 0, pages = 0;
+	for (shd_segment_t *s = from; s; s = s->gnext) {
+		bytes += s->size;
+		pages += s->used;
+	}
+	snprintf(label, sizeof label, "%u more segments, %s reserved, %zu pages in use", n,
+		 hl_dot_size(bytes, sz, sizeof sz), pages);
+	hl_dot_cluster_begin(d, label);
+	hl_dot_strip_begin(d, "more_segments", "one cell per segment (its pages are not drawn)", 4);
+	for (shd_segment_t *s = from; s; s = s->gnext) {
+		shd_heap_t *owner = atomic_load(&s->owner);
+		hl_dot_cell(d, s->used ? HL_BLOCK_LIVE : HL_BLOCK_FREE, NULL, "%s %s, %u pages%s",
+			    hl_dot_addr(d, s, addr, sizeof addr), hl_dot_size(s->size, sz, sizeof sz), s->used,
+			    owner ? "" : ", abandoned");
+	}
+	hl_dot_strip_end(d);
+	hl_dot_cluster_end(d);
+	(void)st;
+}
+
+/* The segment cache: segments parked whole, still committed until purged. */
+static void shd_dot_cache(hl_dot_t *d, shd_state_t *st)
+{
+	size_t n = 0, bytes = 0;
+	for (size_t i = 0; i < SHD_CACHE_SLOTS; i++)
+		if (st->cache[i]) {
+			n++;
+			bytes += st->cache[i]->size;
+		}
+	if (!n)
+		return;
+	char label[128], sz[32], addr[64];
+	snprintf(label, sizeof label, "segment cache: %zu parked segments, %s, kept committed until purged", n,
+		 hl_dot_size(bytes, sz, sizeof sz));
+	hl_dot_cluster_begin(d, label);
+	hl_dot_strip_begin(d, "segment_cache", "slots in order (a new segment takes the lowest)", 4);
+	for (size_t i = 0; i < SHD_CACHE_SLOTS; i++)
+		if (st->cache[i])
+			hl_dot_cell(d, st->cache_expire[i] || st->segment_purge_delay < 0 ? HL_BLOCK_DIRTY : HL_BLOCK_RETURNED,
+				    NULL, "%s %s", hl_dot_addr(d, st->cache[i], addr, sizeof addr),
+				    hl_dot_size(st->cache[i]->size, sz, sizeof sz));
+	hl_dot_strip_end(d);
 	hl_dot_cluster_end(d);
 }
 
@@ -139,13 +244,19 @@ void shd_snapshot(void *vst, hl_dot_t *d)
 	for (shd_heap_t *hp = st->heaps; hp; hp = hp->next) {
 		char node[32], label[48];
 		snprintf(node, sizeof node, "thread%u", hp->tid);
-		snprintf(label, sizeof label, "thread %u heap", hp->tid);
+		snprintf(label, sizeof label, "thread %u heap: the pages outlined in its colour", hp->tid);
 		hl_dot_list_node(d, node, label);
 		hl_dot_raw(d, "  %s [color=\"%s\", fontcolor=\"%s\", penwidth=2];\n", node,
 			shd_thread_color(hp), shd_thread_color(hp));
 	}
-	unsigned sidx = 0;
+	unsigned sidx = 0, nsegs = 0;
 	for (shd_segment_t *s = st->segs; s; s = s->gnext)
+		nsegs++;
+	shd_segment_t *s = st->segs;
+	for (; s && (sidx < SHD_DOT_SEGMENTS || nsegs <= SHD_DOT_SEGMENTS + 1); s = s->gnext)
 		shd_dot_segment(d, st, s, sidx++);
+	if (s)
+		shd_dot_more_segments(d, st, s, nsegs - sidx);
+	shd_dot_cache(d, st);
 	pthread_mutex_unlock(&st->lock);
 }
