@@ -59,6 +59,12 @@ static int bn_dot_chunk(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, hl_block_s
 	if (c->size & BN_FLAGS)
 		snprintf(flags, sizeof flags, " %s%s%s", c->size & BN_A ? "A" : "", c->size & BN_M ? "M" : "",
 			 c->size & BN_P ? "P" : "");
+	if (c->size & BN_A)
+		hl_dot_legend_note(sp->d, "A", "the chunk is not in the main arena");
+	if (c->size & BN_M)
+		hl_dot_legend_note(sp->d, "M", "the chunk has a mapping of its own");
+	if (c->size & BN_P)
+		hl_dot_legend_note(sp->d, "P", "the chunk below is in use (PREV_INUSE)");
 	/* the address the walker gives the block (bn_walk_one) */
 	const void *b = s == HL_BLOCK_LIVE ? bn_chunk2mem(c) : (void *)c;
 	switch (s) {
