@@ -82,7 +82,9 @@ run_block() {
 		cheaper "$line" >>"$script"
 	done
 	local rc=0
-	(cd "$tree" && timeout 600 bash "$script" </dev/null >"$out" 2>&1) || rc=$?
+	# as a person types them: not inside make check's make (whose jobserver
+	# a make in the block would warn about)
+	(cd "$tree" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL timeout 600 bash "$script" </dev/null >"$out" 2>&1) || rc=$?
 	if [ "$rc" -eq 0 ]; then
 		if grep -v "^libtool: warning: remember to run 'libtool --finish" "$out" | grep -E -q "$error_line"; then
 			failed=$((failed + 1))
