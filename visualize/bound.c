@@ -499,7 +499,9 @@ static int sample_resident(const hl_replay_t *rp, void *arg)
 int vis_bound_policy(const hl_trace_t *t, const char *policy, const char *conf, vis_bound_policy_t *p)
 {
 	memset(p, 0, sizeof *p);
-	hl_heap_t *h = hl_heap_new(policy, conf);
+	/* on the replay's clock: a trace without times lets no time pass, so
+	 * decay and purge delays act the same in every run */
+	hl_heap_t *h = hl_heap_new_replay(policy, conf);
 	if (!h)
 		return 2;
 	size_t ops = hl_trace_ops(t);
