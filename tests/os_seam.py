@@ -16,8 +16,8 @@ CALL = re.compile(r"\b(?:" + CALLS + r")\s*\(|\bSYS_(?:" + CALLS + r")\b")
 # Allowed by name, each with its reason.
 ALLOWED = {
     "core/os.c": "the page source itself",
-    "core/record_mmap.c": "the recorder's interposer: forwards the program's own mmap "
-    "to the C library's and names the mapping; it makes no mapping of its own",
+    "core/record_mmap.c": "the recorder's interposer: forwards the program's own mmap, "
+    "munmap and mremap to the C library's and notes their ranges; it maps nothing of its own",
     "bench/workloads/sysreplay.c": "drives the real glibc and reads its break, not heaplab's",
     "tests/misuse_program.c": "maps a page of its own, to free a pointer no heap handed out",
     "tests/limits_program.c": "fills the process's mappings so that free's munmap fails (glibc's tst-free-errno's way)",

@@ -38,6 +38,17 @@ static size_t wave_of(size_t live, size_t size)
 	return n > AD_MAX_WAVE ? AD_MAX_WAVE : n < 4 ? 4 : n;
 }
 
+/* One phase: @p n blocks of @p size, then all freed but every @p keep-th. */
+static void phase(ad_trace_t *t, size_t n, size_t size, size_t keep)
+{
+	long first = t->next_id;
+	for (size_t i = 0; i < n; i++)
+		fprintf(t->out, "a %ld %zu\n", t->next_id++, size);
+	for (size_t i = 0; i < n; i++)
+		if (i % keep)
+			fprintf(t->out, "f %ld\n", first + (long)i);
+}
+
 /* ladder: sizes grow k-fold a phase; every k-th block survives. */
 static void ladder(ad_trace_t *t, ad_rng_t *r, size_t live)
 {
@@ -48,13 +59,8 @@ static void ladder(ad_trace_t *t, ad_rng_t *r, size_t live)
 		size, k, k);
 	for (; size <= 64 * 1024; size *= k) {
 		size_t n = wave_of(live, size);
-		long first = t->next_id;
 		fprintf(t->out, "# phase: %zu blocks of %zu bytes\n", n, size);
-		for (size_t i = 0; i < n; i++)
-			fprintf(t->out, "a %ld %zu\n", t->next_id++, size);
-		for (size_t i = 0; i < n; i++)
-			if (i % k)
-				fprintf(t->out, "f %ld\n", first + (long)i);
+		phase(t, n, size, k);
 	}
 }
 
@@ -70,13 +76,8 @@ static void pin(ad_trace_t *t, ad_rng_t *r, size_t live)
 		phases, stride);
 	for (size_t j = 0; j < phases && from + j < sizeof classes / sizeof *classes; j++) {
 		size_t size = classes[from + j], n = wave_of(live, size), keep = stride > size ? stride / size : 1;
-		long first = t->next_id;
 		fprintf(t->out, "# phase: %zu blocks of %zu bytes, every %zu-th kept\n", n, size, keep);
-		for (size_t i = 0; i < n; i++)
-			fprintf(t->out, "a %ld %zu\n", t->next_id++, size);
-		for (size_t i = 0; i < n; i++)
-			if (i % keep)
-				fprintf(t->out, "f %ld\n", first + (long)i);
+		phase(t, n, size, keep);
 	}
 }
 
