@@ -244,7 +244,7 @@ typedef struct bn_state {
 	hl_heap_t *heap;           /**< owning heap (set once) */
 	hl_os_t *os;               /**< its page source (set once) */
 	/* options (set once at init, read without a lock) */
-	unsigned glibc_minor;      /**< the release modelled: glibc 2.<this> */
+	unsigned glibc_minor;      /**< the release modelled: the N of glibc 2.N */
 	unsigned tcache_count;     /**< per-bin cache depth, 0 = off */
 	unsigned arena_max;        /**< 0 = derive from arena_test and cores */
 	unsigned arena_test;       /**< arenas made before counting cores */
