@@ -1,6 +1,6 @@
 /* heaplab diagnose: record a real program on its own allocator, explain
  * what holds its memory, and what another allocator or setting would do
- * (visualize/diagnose.h does the work; this file runs the program and
+ * (diagnose/diagnose.h does the work; this file runs the program and
  * wires the steps). */
 #include "config.h"
 #include <dirent.h>
@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
-#include "../visualize/diagnose.h"
+#include "../diagnose/diagnose.h"
 
 static int usage(FILE *out)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
-#include "fidelity.h"
+#include "../fidelity/fidelity.h"
 
 #ifndef HL_FIDELITY_DIR
 #define HL_FIDELITY_DIR "fidelity"
@@ -261,11 +261,11 @@ static int run_rows(const fid_row_t *rows, size_t n, format_t fmt, bool check)
 	fid_result_t *res = calloc(n ? n : 1, sizeof *res);
 	if (!res)
 		return cli_error("fidelity: out of memory");
-	const char *probes = probes_dir(), *preload = cli_preload_path();
+	const fid_paths_t paths = { probes_dir(), cli_preload_path(), cli_record_path() };
 	size_t counts[3] = { 0 };
 	for (size_t i = 0; i < n; i++) {
 		progress(i, n, rows[i].id);
-		fid_row_run(&rows[i], probes, preload, &res[i]);
+		fid_row_run(&rows[i], &paths, &res[i]);
 		counts[res[i].status]++;
 	}
 	progress_clear();

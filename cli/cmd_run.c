@@ -22,7 +22,7 @@ static int usage(FILE *out)
 }
 
 /* Creates the sample file with its header and tells the shim (see the
- * sampling section of core/shim.c) where and how often to write. */
+ * sampling section of shim/shim.c) where and how often to write. */
 static int start_samples(const char *file, const char *policy, const char *every)
 {
 	long long ms = cli_parse_size(every);

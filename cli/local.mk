@@ -3,5 +3,5 @@ heaplab_SOURCES += cli/cmd_policies.c cli/cmd_replay.c cli/cmd_sizes.c cli/cmd_r
 heaplab_SOURCES += cli/cmd_render.c cli/cmd_step.c cli/cmd_diff.c cli/cmd_plot.c
 heaplab_SOURCES += cli/cmd_quiz.c cli/quiz_paths.c cli/quiz_paths.h
 heaplab_SOURCES += cli/cmd_grade.c cli/cmd_bound.c cli/cmd_adversary.c
-heaplab_SOURCES += cli/cmd_fidelity.c cli/fidelity.h cli/fidelity_rows.c cli/fidelity_run.c
+heaplab_SOURCES += cli/cmd_fidelity.c
 heaplab_SOURCES += cli/cmd_diagnose.c

@@ -77,7 +77,7 @@ typedef struct hl_fast_calls {
 	void *(*malloc_fn)(void *st, hl_thread_t *t, size_t n);
 	void (*free_fn)(void *st, hl_thread_t *t, void *p);
 	int path;        /**< which inline fast path the shim takes before the
-			      call (policies/fast_paths.h), 0 for none: equal to
+			      call (shim/fast_paths.h), 0 for none: equal to
 			      quiet_path while nobody listens, 0 while someone
 			      does (hl_heap_listening; read relaxed) */
 	int quiet_path;  /**< the heap's policy's inline fast path, set once by
@@ -90,7 +90,7 @@ extern hl_fast_calls_t hl_fast_calls __attribute__((visibility("hidden"))); /* o
 /** The record of a thread that has none in hl_fast_heap: policy_tls the
  *  policy's tls_empty (written once, when the shim builds hl_fast_heap),
  *  every counter 0, `exited` true, and never written otherwise.  The hits of the
- *  shim's fast path miss on it by themselves (policies/fast_paths.h), so
+ *  shim's fast path miss on it by themselves (shim/fast_paths.h), so
  *  the shim does not test for it before a hit, only before a call. */
 extern hl_thread_t hl_no_thread __attribute__((visibility("hidden")));
 /** The calling thread's record in hl_fast_heap, or &hl_no_thread (no

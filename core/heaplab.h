@@ -304,6 +304,11 @@ HL_API size_t hl_policy_count(void);
 HL_API const char *hl_policy_name(size_t i);
 /** One-line summary of a policy (NULL when not compiled in). */
 HL_API const char *hl_policy_summary(const char *name);
+/** The @p i-th what-if candidate of policy @p name (heaplab diagnose):
+ *  its options ("" for the defaults), and in *real (may be NULL) what
+ *  makes the real allocator do the same, or NULL when it has none.
+ *  @return NULL past the last, or when the policy is not compiled in. */
+HL_API const char *hl_policy_whatif(const char *name, size_t i, const char **real);
 /** The shim's default policy. */
 HL_API const char *hl_default_policy(void);
 /** Writes a policy's option table (key, type, default, range, help). */

@@ -71,6 +71,18 @@ typedef struct hl_thread hl_thread_t;
 /** Blocks of at most this many bytes need only be aligned to it. */
 #define HL_MIN_ALIGN 8
 
+/** Where Debian installs the real allocators' libraries: a what-if
+ *  candidate's real setting names them (LD_PRELOAD=...). */
+#define HL_SYSTEM_LIBDIR "/usr/lib/x86_64-linux-gnu/"
+
+/** One what-if candidate of a policy (heaplab diagnose): options of the
+ *  model, and the setting that makes the real allocator do the same. */
+typedef struct hl_whatif {
+	const char *conf; /**< the model's options ("" for its defaults) */
+	const char *real; /**< what to type for the real allocator, or NULL
+			       when the model has none (a textbook policy) */
+} hl_whatif_t;
+
 /** A policy: its name, its options and the functions the core calls.
  *  Each compiled-in policy defines one constant table (hl_policy_find);
  *  the first argument of every function is the state its init returned. */
@@ -110,6 +122,10 @@ typedef struct hl_policy {
 	 *  would and frees p, keeping p when that allocation fails.  The core
 	 *  does either. */
 	bool realloc_zero_allocates;
+	/** May be NULL: the knobs heaplab diagnose replays a recording under
+	 *  (a few that change how memory comes back), ended by {NULL}.  A
+	 *  policy with none (bump: free does nothing) is never a candidate. */
+	const hl_whatif_t *whatif;
 	/** Serves @p n bytes at an address that is a multiple of @p align (a
 	 *  power of two above 16); NULL when out of memory. */
 	void *(*memalign)(void *st, hl_thread_t *t, size_t align, size_t n);

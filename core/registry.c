@@ -35,6 +35,19 @@ const char *hl_policy_summary(const char *name)
 	return p && name && *name ? p->summary : NULL;
 }
 
+const char *hl_policy_whatif(const char *name, size_t i, const char **real)
+{
+	const hl_policy_t *p = name && *name ? hl_policy_find(name) : NULL;
+	if (!p || !p->whatif)
+		return NULL;
+	for (size_t k = 0; k < i; k++)
+		if (!p->whatif[k].conf)
+			return NULL;
+	if (real)
+		*real = p->whatif[i].real;
+	return p->whatif[i].conf;
+}
+
 const char *hl_default_policy(void) { return HL_DEFAULT_POLICY; }
 
 int hl_options_doc(const char *name, bool markdown, FILE *out)

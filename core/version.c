@@ -10,7 +10,7 @@ const char *hl_version(void)
 }
 
 /* libheaplab never replaces malloc: there is no default heap here (the
- * preload library's own definition is in core/shim.c). */
+ * preload library's own definition is in shim/shim.c). */
 hl_heap_t *hl_default_heap(void)
 {
 	return NULL;

@@ -1,4 +1,9 @@
-# heaplab fidelity: rows and probe programs, one fragment per allocator family.
+# heaplab fidelity: rows and probe programs, one fragment per allocator family,
+# and the library that reads the rows and runs one on both sides
+# (cli/cmd_fidelity.c prints the table).
+noinst_LTLIBRARIES += libhlfidelity.la
+libhlfidelity_la_SOURCES = fidelity/fidelity.h fidelity/fidelity_rows.c fidelity/fidelity_run.c
+libhlfidelity_la_LIBADD = -lm
 # heaplab fidelity reads the rows from the source tree (HL_FIDELITY_DIR) or,
 # once installed, from $(fidelitydir); the probes from the build tree's
 # fidelity/probes/ or, once installed, from $(pkglibexecdir).

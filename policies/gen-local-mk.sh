@@ -1,6 +1,8 @@
 #!/bin/sh
 # Writes policies/local.mk from policies/policies.list (run by ./bootstrap,
-# since automake must see every policy's fragment as a literal include).
+# since automake must see every policy's fragment as a literal include), and
+# shim/fast_rows.h: the fast-path rows of every policy whose folder has
+# a NAME_fast.h (shim/fast_paths.h builds the shim's copies from them).
 set -e
 cd "$(dirname "$0")/.."
 list=policies/policies.list
@@ -21,3 +23,27 @@ models=$(sed -n 's/^\([a-z][a-z0-9_]*\)[ 	][ 	]*all[ 	]*$/\1/p' "$list")
 	done
 } > "$out.tmp"
 mv "$out.tmp" "$out"
+
+rows=shim/fast_rows.h
+{
+	echo "/* Written by policies/gen-local-mk.sh from policies/policies.list: do not edit."
+	echo " * The fast-path rows of each compiled-in policy that has a NAME_fast.h. */"
+	echo "#ifndef HL_FAST_ROWS_H"
+	echo "#define HL_FAST_ROWS_H"
+	each=
+	for n in $names; do
+		[ -f "policies/$n/${n}_fast.h" ] || continue
+		N=$(echo "$n" | tr a-z A-Z)
+		grep -q "define HL_FAST_ROWS_$N(X)" "policies/$n/${n}_fast.h" || {
+			echo "gen-local-mk: policies/$n/${n}_fast.h defines no HL_FAST_ROWS_$N(X)" >&2; exit 1; }
+		echo "#ifdef HL_HAVE_POLICY_$N"
+		echo "#include \"../policies/$n/${n}_fast.h\""
+		echo "#else"
+		echo "#define HL_FAST_ROWS_$N(X)"
+		echo "#endif"
+		each="$each HL_FAST_ROWS_$N(X)"
+	done
+	echo "#define HL_FAST_EACH_PATH(X)$each"
+	echo "#endif"
+} > "$rows.tmp"
+mv "$rows.tmp" "$rows"

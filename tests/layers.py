@@ -11,6 +11,15 @@ an initializer (a function named in a table counts like a call).
     layers.py ROOT POLICY...   exit 0 when every call goes down, 1 (and the
                                list of upward calls) when not, 2 when a
                                policy's list is missing or incomplete
+
+The same rule holds between the folders of the library (FOLDERS below, the
+stack of HACKING.md): a file may use a function defined in its own folder
+or in a folder its folder stands on, never one above or beside it; a policy
+may use only its own folder and the core.
+
+    layers.py ROOT --folders   exit 0 when every use goes down, 1 (and the
+                               list) when not, 2 when a C file lies in a
+                               folder the stack does not name
 """
 import os
 import re
@@ -115,7 +124,95 @@ def check_policy(root, policy):
     return layers, upward
 
 
+# The library's folders, each with the folders it stands on (the stack of
+# HACKING.md).  "policies/*" is every policy folder, each on its own: no
+# policy uses another's code.  The programs around the library (tests,
+# bench, exercises, the book's generator, the fidelity probes) may use any
+# of it and are not listed.
+FOLDERS = {
+    "core": [],
+    "policies/*": ["core"],
+    "trace": ["policies/*", "core"],
+    "shim": ["trace", "policies/*", "core"],
+    "visualize": ["trace", "core"],
+    "diagnose": ["visualize", "trace", "core"],
+    "fidelity": ["trace", "core"],
+    "cli": ["diagnose", "fidelity", "visualize", "trace", "core"],
+}
+# Names the library defines for the C library's callers (the malloc family
+# of the preload shims, a program's main): a use of them is a call to the C
+# library, not to the folder that happens to define them too.
+LIBC_NAMES = set("""malloc free calloc realloc reallocarray memalign posix_memalign aligned_alloc valloc
+    pvalloc malloc_usable_size cfree mmap mmap64 munmap mremap fork main mallinfo mallinfo2 mallopt
+    malloc_stats malloc_info malloc_trim""".split())
+# Not checked: the probes are programs; heaplab.h declares the installed API
+# of every folder (its prototypes sit inside extern "C" braces).
+NOT_IN_STACK = ("fidelity/probes", "core/heaplab.h")
+
+
+def folder_of(rel):
+    parts = rel.split("/")
+    if parts[0] == "policies" and len(parts) > 2:
+        return "policies/" + parts[1]
+    return parts[0]
+
+
+def allowed(user, definer):
+    if user == definer:
+        return True
+    below = FOLDERS.get("policies/*" if user.startswith("policies/") else user, [])
+    return definer in below or (definer.startswith("policies/") and "policies/*" in below)
+
+
+def check_folders(root):
+    code, strays = {}, []
+    for top in sorted(os.listdir(root)):
+        if top.startswith((".", "_build")) or not os.path.isdir(os.path.join(root, top)):
+            continue
+        for d, dirs, files in os.walk(os.path.join(root, top)):
+            dirs[:] = sorted(x for x in dirs if not x.startswith("_build"))
+            for f in sorted(files):
+                rel = os.path.relpath(os.path.join(d, f), root)
+                if not f.endswith((".c", ".h")) or rel.startswith(NOT_IN_STACK):
+                    continue
+                folder = folder_of(rel)
+                key = "policies/*" if folder.startswith("policies/") else folder
+                if key not in FOLDERS:
+                    if top in ("core", "trace", "shim", "visualize", "diagnose", "fidelity", "cli", "policies"):
+                        strays.append(f"{rel}: in no folder of the stack")
+                    continue
+                with open(os.path.join(d, f), errors="replace") as fh:
+                    code[rel] = strip_comments_and_strings(fh.read())
+    defined_in = {}
+    for rel, text in code.items():
+        for name in definitions(text):
+            if name in LIBC_NAMES:
+                continue
+            if rel.endswith(".c") and re.search(r"^\s*static\b[^;{]*\b" + name + r"\s*\(", text, re.M):
+                continue
+            defined_in.setdefault(name, set()).add(folder_of(rel))
+    wrong = []
+    for rel, text in sorted(code.items()):
+        user = folder_of(rel)
+        _, inner = depth_split(text)
+        for lineno, line in enumerate(inner.split("\n"), 1):
+            for m in IDENT.finditer(line):
+                name = m.group(0)
+                before = line[:m.start()].rstrip()
+                if name not in defined_in or before.endswith((".", "->")):
+                    continue
+                owners = defined_in[name]
+                if not any(allowed(user, g) for g in owners):
+                    wrong.append(f"{rel}:{lineno}: {name} (defined in {', '.join(sorted(owners))}, "
+                                 f"which {user} does not stand on)")
+    for p in strays + wrong:
+        print(p)
+    return 2 if strays else 1 if wrong else 0
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[2] == "--folders":
+        return check_folders(sys.argv[1])
     if len(sys.argv) < 3:
         print("usage: layers.py ROOT POLICY...", file=sys.stderr)
         return 2

@@ -16,7 +16,7 @@ CALL = re.compile(r"\b(?:" + CALLS + r")\s*\(|\bSYS_(?:" + CALLS + r")\b")
 # Allowed by name, each with its reason.
 ALLOWED = {
     "core/os.c": "the page source itself",
-    "core/record_mmap.c": "the recorder's interposer: forwards the program's own mmap, "
+    "shim/record_mmap.c": "the recorder's interposer: forwards the program's own mmap, "
     "munmap and mremap to the C library's and notes their ranges; it maps nothing of its own",
     "bench/workloads/sysreplay.c": "drives the real glibc and reads its break, not heaplab's",
     "tests/misuse_program.c": "maps a page of its own, to free a pointer no heap handed out",

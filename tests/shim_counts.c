@@ -9,7 +9,7 @@
  * policy's copies that do) and none once it is unset.  Each
  * phase runs while no other thread of the program allocates.  Prints one
  * line per phase that is wrong and exits 1; prints "ok" otherwise.  The
- * malloc and free calls are the plain ones: their fast path (core/shim.c)
+ * malloc and free calls are the plain ones: their fast path (shim/shim.c)
  * is what it checks.  tests/shim_counts.sh runs it on every policy. */
 #include <dlfcn.h>
 #include <pthread.h>

@@ -9,7 +9,7 @@
  */
 #include "testlib.h"
 #include "policy.h"             /* hl_thread_get: the core's record of a thread */
-#include "trace.h"              /* hl_trace_parse: a trace from a string */
+#include "../trace/trace.h"            /* hl_trace_parse: a trace from a string */
 #include <gnu/libc-version.h>
 #include <pthread.h>
 #include <signal.h>

@@ -1,4 +1,4 @@
-# visualize: seeing the heap (issue 7): `heaplab render`, `step` (HTML page
+# visualize: seeing the heap: `heaplab render`, `step` (HTML page
 # and terminal walk with the quiz) and `plot`, their tests, and the example
 # stepper pages (`make examples`).  Appends to the lists in Makefile.am.
 
@@ -10,9 +10,7 @@
 noinst_LTLIBRARIES += libhlvis.la
 libhlvis_la_SOURCES = visualize/vis.h visualize/text.c visualize/render.c visualize/walk.c visualize/diff.c \
 	visualize/html.c visualize/tty.c visualize/plot.c visualize/explain.c visualize/paths.c \
-	visualize/diagnose.h visualize/attribute.c visualize/whatif.c visualize/report.c \
-	visualize/bound.h visualize/bound.c visualize/adversary.h visualize/adversary.c \
-	visualize/layers.c visualize/report_json.c
+	visualize/bound.h visualize/bound.c visualize/adversary.h visualize/adversary.c
 libhlvis_la_LIBADD = -lm
 
 # The stepper's style and script live in their own files and are compiled

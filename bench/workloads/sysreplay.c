@@ -234,7 +234,7 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* Replays the ops; the live-byte bookkeeping follows core/replay.c.
+/* Replays the ops; the live-byte bookkeeping follows trace/replay.c.
  * 0, op index + 1 when the allocator failed, -1 when out of memory. */
 static int replay(const sr_ops_t *t, sr_result_t *r)
 {

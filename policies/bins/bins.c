@@ -582,10 +582,23 @@ static void bn_destroy(void *stp)
 	pthread_mutex_destroy(&st->mmap_lock);
 }
 
+/* heaplab diagnose's candidates: knobs that change how memory comes back,
+ * each with what the real allocator needs to do the same. */
+static const hl_whatif_t bn_whatif[] = {
+	{ "", "the default (glibc malloc as it is)" },
+	{ "arena_max:2", "MALLOC_ARENA_MAX=2" },
+	{ "arena_max:1", "MALLOC_ARENA_MAX=1" },
+	{ "trim_threshold:32K", "GLIBC_TUNABLES=glibc.malloc.trim_threshold=32768" },
+	{ "mmap_threshold:32K", "GLIBC_TUNABLES=glibc.malloc.mmap_threshold=32768" },
+	{ "arena_max:2,trim_threshold:32K", "MALLOC_ARENA_MAX=2 GLIBC_TUNABLES=glibc.malloc.trim_threshold=32768" },
+	{ NULL, NULL },
+};
+
 const hl_policy_t hl_policy_bins = {
 	.name = "bins",
 	.summary = "dlmalloc / glibc ptmalloc: boundary tags, bins, tcache, arenas, mmap threshold",
 	.options = bn_options,
+	.whatif = bn_whatif,
 	.init = bn_init,
 	.destroy = bn_destroy,
 	.malloc = bn_malloc,

@@ -103,7 +103,7 @@
  *                            memalign entry points, binding a thread to an
  *                            arena, trim, thread exit, fork
  *   bins_fast.h              the tcache hit of malloc and free (the shim
- *                            inlines it too: policies/fast_paths.h)
+ *                            inlines it too: shim/fast_paths.h)
  *   bins_dot.c bins_stats.c  snapshot, statistics
  *   bins_check.c             checker, walker, chunk states
  *   bins_arena.c             the arena algorithm: arena lock, _int_malloc,

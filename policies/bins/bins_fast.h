@@ -3,7 +3,7 @@
  * @brief Policy `bins`, the hits of malloc and free: a pop from the
  *        thread's tcache bin, a put onto it.  bins.c's quiet and listening
  *        copies are built on these functions, and the malloc shim inlines
- *        the two hits (policies/fast_paths.h).  They call the tcache layer
+ *        the two hits (shim/fast_paths.h).  They call the tcache layer
  *        only.
  */
 #ifndef HL_BINS_FAST_H
@@ -81,4 +81,9 @@ static inline bool bn_free_hit(void *stp, hl_thread_t *t, void *p)
 	}
 	return false;
 }
+
+/* The shim's row for this policy (shim/fast_paths.h): path, table, prefix
+ * of the hits, always allowed, and free's hit does not screen (it reads
+ * the chunk header first). */
+#define HL_FAST_ROWS_BINS(X) X(HL_FAST_BINS, hl_policy_bins, bn, true, false)
 #endif

@@ -16,6 +16,10 @@
  *   └──────────────────────────────┘            └───────────────┴──────┴─────────┘
  *                                                                ▲cursor ▲limit   ▲end
  *
+ * Layers (top to bottom: tests/layers.sh checks this list)
+ *   bump.c                   the whole policy
+ *   bump.h                   types
+ *
  * Invariants
  *   base <= cursor <= limit <= base + size          (current region)
  *   cursor ≡ 0 (mod 16)

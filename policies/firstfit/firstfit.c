@@ -344,10 +344,18 @@ static void ff_fork_prepare(void *state) { pthread_mutex_lock(&((ff_state_t *)st
 static void ff_fork_parent(void *state) { pthread_mutex_unlock(&((ff_state_t *)state)->lock); }
 static void ff_fork_child(void *state) { pthread_mutex_init(&((ff_state_t *)state)->lock, NULL); }
 
+/* heaplab diagnose's candidates: knobs that change how memory comes back,
+ * each with what the real allocator needs to do the same. */
+static const hl_whatif_t ff_whatif[] = {
+	{ "", NULL },
+	{ NULL, NULL },
+};
+
 const hl_policy_t hl_policy_firstfit = {
 	.name = "firstfit",
 	.summary = "textbook free list: headers, splitting, coalescing; first/next/best/worst fit",
 	.options = ff_options,
+	.whatif = ff_whatif,
 	.init = ff_init,
 	.destroy = ff_destroy,
 	.malloc = ff_malloc,

@@ -40,6 +40,15 @@
  *   └─────┴──────┴─────▲─────┴──────┴───────▲───────┴──────────┴────┘
  *       list head ─────┘ ──────next─────────┘    (order: address)
  *
+ * Layers (top to bottom: a file calls functions of its own layer and of
+ * the layers below it, never above; tests/layers.sh checks this list)
+ *   firstfit.c               the policy: options, entry points
+ *   firstfit_dot.c firstfit_stats.c  snapshot, statistics
+ *   firstfit_check.c         checker, walker
+ *   firstfit_blocks.c        splitting, coalescing, growing the heap
+ *   firstfit_list.c          the free list: search, insert, unlink
+ *   firstfit.h               types, block accessors
+ *
  * Invariants (checked by ff_check, under the lock)
  *   lo = base + lead,  hi = (end == 0 ? lo : base + end - lead)
  *   Σ size(b) over every block            = hi - lo

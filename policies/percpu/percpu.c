@@ -372,10 +372,18 @@ static void pc_fork_child(void *st)
 	s->fork_orphans = pc_count_lost(s);
 }
 
+/* heaplab diagnose's candidates: knobs that change how memory comes back,
+ * each with what the real allocator needs to do the same. */
+static const hl_whatif_t pc_whatif[] = {
+	{ "", "LD_PRELOAD=" HL_SYSTEM_LIBDIR "libtcmalloc_minimal.so.4" },
+	{ NULL, NULL },
+};
+
 const hl_policy_t hl_policy_percpu = {
 	.name = "percpu",
 	.summary = "TCMalloc: per-CPU caches on rseq, transfer cache, central free lists, page heap",
 	.options = pc_options,
+	.whatif = pc_whatif,
 	.tls_empty = &pc_no_cache,
 	.init = pc_init,
 	.destroy = NULL,

@@ -4,7 +4,7 @@
  *        push onto this thread's list (front:thread) or this CPU's stack
  *        (rseq mode).  percpu.c's quiet copies and the thread front are
  *        built on them, and the malloc shim inlines them
- *        (policies/fast_paths.h).  In lock mode there is no hit: the
+ *        (shim/fast_paths.h).  In lock mode there is no hit: the
  *        shim calls the policy, which takes the CPU's mutex.
  *
  *   malloc(n)  n small ─► class ─► tc = t->policy_tls?
@@ -14,7 +14,7 @@
  *              in its span (the checks free keeps) ─► class ─► push as above
  *
  * Each front has its own pair of hits, and the shim its own copy of malloc
- * and free for each (two rows in policies/fast_paths.h), so neither copy
+ * and free for each (two rows in shim/fast_paths.h), so neither copy
  * tests the mode: t->policy_tls is the thread's cache in front:thread
  * (pc_no_cache until it is made, on which both hits miss: no NULL test),
  * and is not read in rseq mode.  Anything else — an empty list or stack, a
@@ -145,4 +145,10 @@ static inline bool pc_thread_free_hit(void *st, hl_thread_t *t, void *p)
 		return false;
 	return pc_thread_push(s, t->policy_tls, cls, p);
 }
+
+/* The shim's rows for this policy (shim/fast_paths.h), one per front:
+ * each copy holds one front's hits and tests no mode. */
+#define HL_FAST_ROWS_PERCPU(X)                                                                     \
+	X(HL_FAST_PERCPU_RSEQ, hl_policy_percpu, pc_rseq, pc_rseq_fast_allowed(st), true)           \
+	X(HL_FAST_PERCPU_THREAD, hl_policy_percpu, pc_thread, pc_thread_fast_allowed(st), true)
 #endif

@@ -68,7 +68,7 @@ static inline void pc_handoff_take(void *p) { (void)p; }
 
 /* The critical sections (x86-64 inline assembly; percpu_rseq.c's header
  * comment draws one).  They are inline so that the shim's malloc and free
- * run them without a call (policies/fast_paths.h). */
+ * run them without a call (shim/fast_paths.h). */
 #if PC_HAVE_RSEQ
 /* The calling thread's struct rseq, which glibc registered. */
 static inline struct rseq *pc_rseq_area(void)

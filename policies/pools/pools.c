@@ -476,10 +476,18 @@ static void pools_fork_child(void *st)
 	__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
 }
 
+/* heaplab diagnose's candidates: knobs that change how memory comes back,
+ * each with what the real allocator needs to do the same. */
+static const hl_whatif_t pl_whatif[] = {
+	{ "", NULL },
+	{ NULL, NULL },
+};
+
 const hl_policy_t hl_policy_pools = {
 	.name = "pools",
 	.summary = "CPython's pymalloc: 512-byte threshold, pools in arenas, most-used arena first",
 	.options = pl_options,
+	.whatif = pl_whatif,
 	.init = pools_init,
 	.destroy = pools_destroy,
 	.malloc = pools_malloc,

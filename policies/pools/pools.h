@@ -72,6 +72,19 @@
  *   used  ─(last block freed)→ empty (front of its arena's freepools)
  *   empty ─(malloc of any class)→ used
  *
+ * Layers (top to bottom: a file calls functions of its own layer and of
+ * the layers below it, never above; tests/layers.sh checks this list)
+ *   pools.c                  the policy: options, entry points, the
+ *                            fallback for large requests, fork
+ *   pools_dot.c pools_stats.c  snapshot, statistics
+ *   pools_check.c            checker, walker, free-block bitmaps
+ *   pools_fast.h             a pool's pop and push (the shim inlines them:
+ *                            shim/fast_paths.h)
+ *   pools_arena.c            arenas: carving pools, the usable list,
+ *                            giving an empty arena back
+ *   pools_map.c              the address map of arenas
+ *   pools_lock.c pools.h     the biased lock; types and inline accessors
+ *
  * Invariants (checked by pools_check):
  *   I1  for every carved pool P: P.count + |P.freeblock list|
  *         + untouched(P) = capacity(P.szidx)   (untouched = blocks at or

@@ -5,7 +5,7 @@
  *        and the push onto a block's pool, lock held, then the hits that
  *        enter by the lock's bias around them.  pools.c builds its quiet
  *        and listening copies on the same pop and push, and the malloc
- *        shim inlines the hits (policies/fast_paths.h).  They call the
+ *        shim inlines the hits (shim/fast_paths.h).  They call the
  *        pool lists and the lock of pools.h only.
  *
  *   malloc hit:  1 <= n <= 512, enter by bias ─► pl_pool_alloc ─► leave
@@ -110,4 +110,8 @@ static inline bool pl_free_hit(void *st, hl_thread_t *t, void *p)
 	pl_leave_bias(t);
 	return done;
 }
+
+/* The shim's row for this policy (shim/fast_paths.h): path, table, prefix
+ * of the hits, always allowed, free's hit screens by the arena map. */
+#define HL_FAST_ROWS_POOLS(X) X(HL_FAST_POOLS, hl_policy_pools, pl, true, true)
 #endif

@@ -96,7 +96,7 @@
  *   sharded.c                            the policy: options, malloc and free
  *                                        entry points, memalign, trim, init, fork
  *   sharded_fast.h                       the hits of malloc and free (the shim
- *                                        inlines them too: policies/fast_paths.h)
+ *                                        inlines them too: shim/fast_paths.h)
  *   sharded_dot.c sharded_stats.c        snapshot, statistics
  *   sharded_check.c                      checker, walker, page marks
  *   sharded_heap.c sharded_heap.h        heap: life cycle, page queues, direct

@@ -3,7 +3,7 @@
  * @brief Policy `sharded`, the hits of malloc and free: a pop from the
  *        direct page's `free` list, a push onto a page's `local_free`.
  *        The quiet and listening copies in sharded.c are built on them,
- *        and the malloc shim inlines them (policies/fast_paths.h).  They
+ *        and the malloc shim inlines them (shim/fast_paths.h).  They
  *        call the page layer only.
  */
 #ifndef HL_SHARDED_FAST_H
@@ -96,4 +96,10 @@ static inline bool shd_free_hit(void *vst, hl_thread_t *t, void *p)
 	shd_free_push(pg, p);
 	return true;
 }
+
+/* The shim's row for this policy (shim/fast_paths.h): path, table, prefix
+ * of the hits, whether a state may take the path (not with checks on, so
+ * the hits need not test them), whether free's hit screens foreign
+ * pointers by the segment map. */
+#define HL_FAST_ROWS_SHARDED(X) X(HL_FAST_SHARDED, hl_policy_sharded, shd, shd_fast_allowed(st), true)
 #endif

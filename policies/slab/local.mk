@@ -2,7 +2,7 @@
 if HL_POLICY_SLAB
 libhlcore_la_SOURCES += policies/slab/slab.h policies/slab/slab_fast.h policies/slab/slab.c \
 	policies/slab/slab_sz.c policies/slab/slab_rtree.c policies/slab/slab_extent.c \
-	policies/slab/slab_arena.c policies/slab/slab_tcache.c policies/slab/slab_decay.c \
+	policies/slab/slab_arena.c policies/slab/slab_tcache.c policies/slab/slab_decay.c policies/slab/slab_decay.h \
 	policies/slab/slab_check.c policies/slab/slab_stats.c policies/slab/slab_dot.c
 
 check_PROGRAMS += tests/test_slab

@@ -68,6 +68,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "slab_fast.h"
+#include "slab_decay.h"
 
 static const hl_option_t sl_options[] = {
 	{ "narenas", HL_OPT_INT, "0", 0, SL_MAX_ARENAS, NULL,
@@ -415,30 +416,6 @@ static hl_meta_pool_t *sl_pool(sl_state_t *s, int i)
 	return i == 0 ? &s->chunk_pool : &s->tc_pool;
 }
 
-void sl_lock_all(sl_state_t *s)
-{
-	pthread_mutex_lock(&s->arenas_lock);
-	sl_arena_t *a;
-	for (unsigned i = 0; (a = sl_arena_nth(s, i)); i++) {
-		for (unsigned b = 0; b < s->sc.nbins; b++)
-			pthread_mutex_lock(&a->bins[b].lock);
-		pthread_mutex_lock(&a->ext_lock);
-	}
-}
-
-void sl_unlock_all(sl_state_t *s)
-{
-	for (unsigned i = s->ninit + 1; i-- > 0;) {
-		sl_arena_t *a = sl_arena_nth(s, i);
-		if (!a)
-			continue;
-		pthread_mutex_unlock(&a->ext_lock);
-		for (unsigned b = s->sc.nbins; b-- > 0;)
-			pthread_mutex_unlock(&a->bins[b].lock);
-	}
-	pthread_mutex_unlock(&s->arenas_lock);
-}
-
 static void sl_fork_prepare(void *st)
 {
 	sl_state_t *s = st;
@@ -493,10 +470,21 @@ static void sl_fork_child(void *st)
 	s->bg_on = false;
 }
 
+/* heaplab diagnose's candidates: knobs that change how memory comes back,
+ * each with what the real allocator needs to do the same. */
+static const hl_whatif_t sl_whatif[] = {
+	{ "", "LD_PRELOAD=" HL_SYSTEM_LIBDIR "libjemalloc.so.2" },
+	{ "narenas:2,background_thread:on",
+	  "LD_PRELOAD=" HL_SYSTEM_LIBDIR "libjemalloc.so.2 MALLOC_CONF=narenas:2,background_thread:true" },
+	{ "dirty_decay_ms:0", "LD_PRELOAD=" HL_SYSTEM_LIBDIR "libjemalloc.so.2 MALLOC_CONF=dirty_decay_ms:0" },
+	{ NULL, NULL },
+};
+
 const hl_policy_t hl_policy_slab = {
 	.name = "slab",
 	.summary = "jemalloc: size classes, headerless slabs, extents, arenas, tcache, decay",
 	.options = sl_options,
+	.whatif = sl_whatif,
 	.tls_empty = &sl_no_tcache,
 	.init = sl_init,
 	.destroy = sl_destroy,

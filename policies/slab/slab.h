@@ -52,6 +52,23 @@
  *   chunk (one reservation):
  *   [ slab sc=4 ][ large 20K ][ dirty 12K ][ slab sc=9 ][ returned 1.9M   ]
  *
+ * Layers (top to bottom: a file calls functions of its own layer and of
+ * the layers below it, never above; tests/layers.sh checks this list)
+ *   slab.c                   the policy: options, entry points, thread
+ *                            binding, fork
+ *   slab_fast.h              the tcache hits of malloc and free (the shim
+ *                            inlines them too: shim/fast_paths.h)
+ *   slab_dot.c slab_stats.c  snapshot, statistics
+ *   slab_check.c             checker, walker, the cached-region census
+ *   slab_tcache.c            thread caches: fill, flush, GC, events
+ *   slab_arena.c             arenas and bins: slabs, large extents, every
+ *                            lock in order
+ *   slab_decay.c slab_decay.h  decay epochs, the background thread
+ *   slab_extent.c            extents: esets, split and merge, purging,
+ *                            chunks from the page source
+ *   slab_rtree.c             the radix tree from page to extent
+ *   slab_sz.c slab.h         size classes; types and inline accessors
+ *
  * Invariants (checked by slab_check.c)
  *   per slab:   nfree + |bits set| == nregs(sc)
  *   per bin:    curregs == sum over its slabs of (nregs - nfree);
@@ -554,6 +571,8 @@ void sl_eset_init(sl_eset_t *es, sl_estate_t st);
 void sl_eset_remove(sl_state_t *s, sl_eset_t *es, sl_extent_t *e);
 /** Moves @p npages of the oldest extents of eset @p from to the next state. */
 size_t sl_purge(sl_state_t *s, sl_arena_t *a, sl_estate_t from, size_t npages);
+/** Purges what a decay of 0 ms demands right away (ext lock held). */
+void sl_decay_immediate(sl_state_t *s, sl_arena_t *a);
 /** Pages in @p bytes (a page multiple) for heap state @p s. */
 static inline size_t sl_npages(const sl_state_t *s, size_t bytes) { return bytes >> s->sc.lg_page; }
 
@@ -562,11 +581,9 @@ static inline size_t sl_npages(const sl_state_t *s, size_t bytes) { return bytes
  *  first epoch starts at @p now; @p seed starts the jitter of deadlines. */
 void sl_decay_init(sl_decay_t *d, int64_t ms, uint64_t now, uint64_t seed);
 /** Nanoseconds of the heap's clock (hl_clock_now_ns): the clock decay runs on. */
-uint64_t sl_now_ns(const sl_state_t *s);
+static inline uint64_t sl_now_ns(const sl_state_t *s) { return hl_clock_now_ns(s->heap); }
 /** Runs both decays of @p a (ext lock held); returns ns until the next epoch, or 0 when idle. */
 uint64_t sl_decay_run(sl_state_t *s, sl_arena_t *a, uint64_t now);
-/** Purges what a decay of 0 ms demands right away (ext lock held). */
-void sl_decay_immediate(sl_state_t *s, sl_arena_t *a);
 /** A thread's ticker ran out: try a decay step of its arena. */
 void sl_decay_tick(sl_state_t *s, sl_arena_t *a);
 /** Starts the background purging thread of @p s.
@@ -575,13 +592,7 @@ int sl_bg_start(sl_state_t *s);
 /** Asks the background thread of @p s to end and joins it (no-op when it
  *  is not running). */
 void sl_bg_stop(sl_state_t *s);
-/** Wakes a background thread that may be sleeping long (no locks held). */
-static inline void sl_bg_maybe_kick(sl_state_t *s)
-{
-	extern void sl_bg_kick(sl_state_t *s);
-	if (HL_UNLIKELY(s->bg_on) && __atomic_load_n(&s->bg_idle, __ATOMIC_SEQ_CST))
-		sl_bg_kick(s);
-}
+/* sl_bg_maybe_kick(): slab_decay.h. */
 
 /* ---- arenas, bins, tcache (slab.c, slab_tcache.c) ----------------------- */
 /** Region index of @p p in slab @p e when p is a region start, else a
@@ -613,7 +624,10 @@ static inline void sl_decay_ticks(sl_tcache_t *tc, unsigned n)
 
 /** Arena @p i of @p s (acquire load, no lock), or NULL when it was not
  *  created or @p i is out of range. */
-sl_arena_t *sl_arena_get(sl_state_t *s, unsigned i);
+static inline sl_arena_t *sl_arena_get(sl_state_t *s, unsigned i)
+{
+	return i <= SL_HUGE_ARENA ? __atomic_load_n(&s->arenas[i], __ATOMIC_ACQUIRE) : NULL;
+}
 /** Creates and publishes arena @p i of @p s in metadata memory: its locks,
  *  empty esets, both decays and first chunk size (arenas lock held, or
  *  during init).  @p i == SL_HUGE_ARENA makes the huge arena, whose decay

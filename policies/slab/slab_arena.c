@@ -13,13 +13,9 @@
 #include "config.h"
 #include <string.h>
 #include "slab.h"
+#include "slab_decay.h"
 
 /* ---- arenas ------------------------------------------------------------ */
-
-sl_arena_t *sl_arena_get(sl_state_t *s, unsigned i)
-{
-	return i <= SL_HUGE_ARENA ? __atomic_load_n(&s->arenas[i], __ATOMIC_ACQUIRE) : NULL;
-}
 
 /* Creates arena @p i (arenas lock held, or at init). */
 sl_arena_t *sl_arena_create(sl_state_t *s, unsigned i)
@@ -275,4 +271,30 @@ void sl_large_free(sl_state_t *s, sl_extent_t *e)
 	sl_extent_dalloc(s, a, e);
 	pthread_mutex_unlock(&a->ext_lock);
 	sl_bg_maybe_kick(s);
+}
+
+/* ---- every lock, in order (checker, walker, snapshot, fork) ------------ */
+
+void sl_lock_all(sl_state_t *s)
+{
+	pthread_mutex_lock(&s->arenas_lock);
+	sl_arena_t *a;
+	for (unsigned i = 0; (a = sl_arena_nth(s, i)); i++) {
+		for (unsigned b = 0; b < s->sc.nbins; b++)
+			pthread_mutex_lock(&a->bins[b].lock);
+		pthread_mutex_lock(&a->ext_lock);
+	}
+}
+
+void sl_unlock_all(sl_state_t *s)
+{
+	for (unsigned i = s->ninit + 1; i-- > 0;) {
+		sl_arena_t *a = sl_arena_nth(s, i);
+		if (!a)
+			continue;
+		pthread_mutex_unlock(&a->ext_lock);
+		for (unsigned b = s->sc.nbins; b-- > 0;)
+			pthread_mutex_unlock(&a->bins[b].lock);
+	}
+	pthread_mutex_unlock(&s->arenas_lock);
 }

@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <string.h>
 #include "slab.h"
+#include "slab_decay.h"
 
 /* h((i + 1) / N) in fixed point with SL_SMOOTH_BFP fraction bits. */
 static uint64_t sl_smooth[SL_NSTEPS];
@@ -45,8 +46,6 @@ static void sl_smooth_build(void)
 		sl_smooth[i] = (uint64_t)(h * (double)(1ull << SL_SMOOTH_BFP) + 0.5);
 	}
 }
-
-uint64_t sl_now_ns(const sl_state_t *s) { return hl_clock_now_ns(s->heap); }
 
 static void sl_decay_deadline(sl_decay_t *d)
 {
@@ -117,14 +116,6 @@ uint64_t sl_decay_run(sl_state_t *s, sl_arena_t *a, uint64_t now)
 	if (!w0)
 		return w1;
 	return (!w1 || w0 < w1) ? w0 : w1;
-}
-
-void sl_decay_immediate(sl_state_t *s, sl_arena_t *a)
-{
-	if (a->decay[0].ms == 0 && a->esets[0].npages)
-		sl_purge(s, a, SL_DIRTY, a->esets[0].npages);
-	if (a->decay[1].ms == 0 && a->esets[1].npages)
-		sl_purge(s, a, SL_MUZZY, a->esets[1].npages);
 }
 
 void sl_decay_tick(sl_state_t *s, sl_arena_t *a)

@@ -481,3 +481,12 @@ bool sl_extent_expand(sl_state_t *s, sl_arena_t *a, sl_extent_t *e, size_t size)
 	sl_merge(s, e, n);
 	return true;
 }
+
+/* Purges what a decay time of 0 ms demands right away (ext lock held). */
+void sl_decay_immediate(sl_state_t *s, sl_arena_t *a)
+{
+	if (a->decay[0].ms == 0 && a->esets[0].npages)
+		sl_purge(s, a, SL_DIRTY, a->esets[0].npages);
+	if (a->decay[1].ms == 0 && a->esets[1].npages)
+		sl_purge(s, a, SL_MUZZY, a->esets[1].npages);
+}

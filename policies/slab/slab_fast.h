@@ -4,7 +4,7 @@
  *        thread's tcache bin of the request's class, a push onto the bin
  *        of the freed region's class.  The quiet and listening copies in
  *        slab.c are built on them, and the malloc shim inlines them
- *        (policies/fast_paths.h).  They use slab.h only.
+ *        (shim/fast_paths.h).  They use slab.h only.
  *
  *     malloc(n), n <= 4096                free(p)
  *       ind = lookup[(n + 7) >> 3]          e = rtree[p]: a slab of this heap
@@ -140,4 +140,8 @@ static inline bool sl_free_hit(void *vst, hl_thread_t *t, void *p)
 	sl_cache_put(tc, (size_t)ind, p);
 	return true;
 }
+
+/* The shim's row for this policy (shim/fast_paths.h): path, table, prefix
+ * of the hits, always allowed, free's hit screens by the radix tree. */
+#define HL_FAST_ROWS_SLAB(X) X(HL_FAST_SLAB, hl_policy_slab, sl, true, true)
 #endif

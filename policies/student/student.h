@@ -31,6 +31,10 @@
  *   one block:  │ size|a │ payload ........................ │ size|a │
  *               b        b+8                          b+size-8      b+size
  *
+ * Layers (top to bottom: tests/layers.sh checks this list)
+ *   student.c                the whole policy
+ *   student.h                types
+ *
  * Invariants (checked by st_check, under the lock)
  *   lo = base + 8,  lo ≤ hi,  hi + 8 ≤ break
  *   Σ size(b) over every block from lo  = hi - lo

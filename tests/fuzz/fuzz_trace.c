@@ -1,5 +1,5 @@
 /*
- * Fuzz harness: the trace reader (core/trace.c), then a replay of what it
+ * Fuzz harness: the trace reader (trace/trace.c), then a replay of what it
  * accepts.
  *
  * The bytes are a .rep file.  The reader must either refuse them with one
@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "heaplab.h"
-#include "trace.h"
+#include "../../trace/trace.h"
 #include "fuzz.h"
 
 static const char H[] = "fuzz_trace";

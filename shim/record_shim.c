@@ -35,7 +35,7 @@
 #include <unistd.h>
 #include <pthread.h>
 #include <time.h>
-#include "recorder.h"
+#include "../trace/recorder.h"
 
 #define SHIM_API __attribute__((visibility("default")))
 

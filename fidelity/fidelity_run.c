@@ -13,16 +13,26 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
-#include "cli.h"
+#include "heaplab.h"
 #include "fidelity.h"
 
 extern char **environ;
 
 enum { OUT_MAX = 1 << 20, ERR_TAIL = 200 };
+
+/* Seconds on the monotonic clock: the deadlines of the probes' pipes. */
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 /* The model a family's rows use when a row names none. */
 static const char *default_model(const char *family)
@@ -141,7 +151,7 @@ static void collect(int out_fd, int err_fd, double deadline, outcome_t *o)
 	struct pollfd fds[2] = { { out_fd, POLLIN, 0 }, { err_fd, POLLIN, 0 } };
 	int open_fds = 2;
 	while (open_fds) {
-		double left = deadline - cli_now();
+		double left = deadline - now_s();
 		if (left <= 0) {
 			o->timed_out = true;
 			return;
@@ -209,7 +219,7 @@ static bool run_side(const side_t *s, const words_t *argv, outcome_t *o)
 	close(err_pipe[1]);
 	words_free(&env);
 	if (rc == 0) {
-		collect(out_pipe[0], err_pipe[0], cli_now() + s->timeout, o);
+		collect(out_pipe[0], err_pipe[0], now_s() + s->timeout, o);
 		if (o->timed_out)
 			kill(pid, SIGKILL);
 		while (waitpid(pid, &o->status, 0) < 0 && errno == EINTR)
@@ -297,8 +307,8 @@ static bool side_value(const fid_row_t *row, const side_t *s, const words_t *arg
  * times (an idle gap passes as it did); the value is the heap's resident
  * bytes, its metadata's included (what heaplab diagnose predicts), once the
  * replay has reached the recording's end, in MiB. */
-static bool replay_value(const fid_row_t *row, const side_t *s, const words_t *argv, outcome_t *o, char *value,
-			 size_t len, fid_result_t *res)
+static bool replay_value(const fid_row_t *row, const side_t *s, const char *recorder, const words_t *argv, outcome_t *o,
+			 char *value, size_t len, fid_result_t *res)
 {
 	char dir[] = "/tmp/heaplab-fidelity-XXXXXX", prefix[64], env[512], path[320] = "";
 	if (!mkdtemp(dir)) {
@@ -307,7 +317,7 @@ static bool replay_value(const fid_row_t *row, const side_t *s, const words_t *a
 	}
 	snprintf(prefix, sizeof prefix, "%s/rec", dir);
 	snprintf(env, sizeof env, "HEAPLAB_RECORD=%s%s%s", prefix, s->env ? " " : "", s->env ? s->env : "");
-	side_t rec = { s->name, cli_record_path(), NULL, NULL, env, s->timeout };
+	side_t rec = { s->name, recorder, NULL, NULL, env, s->timeout };
 	char unused[128];
 	bool ok = side_value(row, &rec, argv, o, unused, sizeof unused, res);
 	DIR *d = opendir(dir);
@@ -393,8 +403,9 @@ static bool row_unrunnable(const fid_row_t *row, const char *probe_path, const c
 	return true;
 }
 
-void fid_row_run(const fid_row_t *row, const char *probes_dir, const char *preload, fid_result_t *res)
+void fid_row_run(const fid_row_t *row, const fid_paths_t *paths, fid_result_t *res)
 {
+	const char *probes_dir = paths->probes_dir, *preload = paths->preload;
 	memset(res, 0, sizeof *res);
 	words_t argv = { 0 }, model = { 0 };
 	words_split(&argv, row->probe);
@@ -418,7 +429,7 @@ void fid_row_run(const fid_row_t *row, const char *probes_dir, const char *prelo
 			exit(2);
 		}
 		if (side_value(row, &real, &argv, &outs[0], res->real, sizeof res->real, res) &&
-		    (row->model_by ? replay_value(row, &modeled, &argv, &outs[1], res->model, sizeof res->model, res)
+		    (row->model_by ? replay_value(row, &modeled, paths->recorder, &argv, &outs[1], res->model, sizeof res->model, res)
 				   : side_value(row, &modeled, &argv, &outs[1], res->model, sizeof res->model, res))) {
 			fid_compare(row, res);
 			if (res->status == FID_FAIL)

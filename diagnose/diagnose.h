@@ -8,7 +8,7 @@
 #ifndef HL_DIAGNOSE_H
 #define HL_DIAGNOSE_H
 
-#include "vis.h"
+#include "../visualize/vis.h"
 
 /** One cause per committed byte.  The walker's block states give the
  *  generic split; a policy's statistics refine a state into the rule that
@@ -92,7 +92,7 @@ void dx_run_free(dx_run_t *run);
 
 /** @name The layers of the process's memory (layers.c)
  *  From /proc/PID/smaps, read by the recorder at the largest RSS sample
- *  and at the end ("#@layers" lines, core/record_layers.c). */
+ *  and at the end ("#@layers" lines, shim/record_layers.c). */
 /**@{*/
 typedef enum dx_layer {
 	DX_L_HEAP = 0,    /**< [heap]: the C allocator's break */

@@ -26,7 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/mman.h>
-#include "recorder.h"
+#include "../trace/recorder.h"
 
 #define SHIM_API __attribute__((visibility("default")))
 

@@ -1,8 +1,8 @@
 /* heaplab fidelity: the rows (fidelity/<family>.rows), how one is run on the
  * real allocator and on its model, and the verdict.  The row format is
- * described in fidelity/README.md; cmd_fidelity.c prints the table. */
-#ifndef HL_CLI_FIDELITY_H
-#define HL_CLI_FIDELITY_H
+ * described in fidelity/README.md; the heaplab command (cli/cmd_fidelity.c) prints the table. */
+#ifndef HL_FIDELITY_H
+#define HL_FIDELITY_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -67,9 +67,15 @@ void fid_row_clear(fid_row_t *row);
 /** Frees @p n rows from fid_rows_read and the array itself. */
 void fid_rows_free(fid_row_t *rows, size_t n);
 
-/** Runs one row on both sides and compares.  @p probes_dir holds the probe
- *  programs, @p preload is heaplab's preload library. */
-void fid_row_run(const fid_row_t *row, const char *probes_dir, const char *preload, fid_result_t *out);
+/** Where a row's programs and libraries are. */
+typedef struct fid_paths {
+	const char *probes_dir; /**< the probe programs */
+	const char *preload;    /**< heaplab's preload library */
+	const char *recorder;   /**< heaplab's recorder library (`model_by replay`) */
+} fid_paths_t;
+
+/** Runs one row on both sides and compares. */
+void fid_row_run(const fid_row_t *row, const fid_paths_t *paths, fid_result_t *out);
 
 /** Compares two values as @p row says; fills out->status and out->verdict. */
 void fid_compare(const fid_row_t *row, fid_result_t *out);

@@ -36,7 +36,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "recorder.h"
+#include "../trace/recorder.h"
 
 enum { L_HEAP, L_MAPPED, L_MMAP, L_STACK, L_EXE, L_ALLOC, L_LIBS, L_FILES, L_RECORDER, L_OTHER, L_N };
 static const char *const layer_key[L_N] = { "heap", "mapped", "mmap", "stack", "exe",

@@ -54,10 +54,14 @@
  *    listens: hl_heap_listening (core/heap.c) sets fast.path to 0 while a
  *    listener or kept events are set, and back when they are gone.
  *
- * A policy joins with its number in enum hl_fast_path and one row below
- * (or one per variant of its hits, each with its own number: percpu has
- * one per front), inside `#ifdef HL_HAVE_POLICY_NAME`:
- *     X(path, policy table, prefix of its hits, may st take it?, screens?)
+ * A policy joins by writing its hits in policies/NAME/NAME_fast.h and, at
+ * the end of that header, its row (or one per variant of its hits, each
+ * with its own path name: percpu has one per front):
+ *     #define HL_FAST_ROWS_NAME(X) \
+ *         X(HL_FAST_NAME, policy table, prefix of its hits, may st take it?, screens?)
+ * ./bootstrap (policies/gen-local-mk.sh) finds the header and adds the
+ * rows of every compiled-in policy to HL_FAST_EACH_PATH, in the order of
+ * policies.list.  Nothing here names a policy.
  * where "may st take it" may refuse the path for some states of the
  * policy (sharded does with checks on, so its hits need not test them);
  * the first row whose table and test match is the heap's path.
@@ -71,49 +75,14 @@
 #include <stdbool.h>
 #include "policy.h"
 
-/** The inline fast paths the shim knows; 0 is "call through the table". */
-enum hl_fast_path { HL_FAST_NONE, HL_FAST_SHARDED, HL_FAST_BINS, HL_FAST_POOLS, HL_FAST_SLAB,
-		    HL_FAST_PERCPU_RSEQ, HL_FAST_PERCPU_THREAD, HL_FAST_NPATHS };
+/* HL_FAST_EACH_PATH(X): every compiled-in policy's rows, written by
+ * policies/gen-local-mk.sh from policies.list and the folders that hold a
+ * NAME_fast.h (which defines HL_FAST_ROWS_NAME). */
+#include "fast_rows.h"
 
-/* One row per compiled-in policy with hits:
- * X(path, table, prefix, allowed(st), screens) */
-#ifdef HL_HAVE_POLICY_SHARDED
-#include "sharded/sharded_fast.h"
-#define HL_FAST_ROW_SHARDED_(X) X(HL_FAST_SHARDED, hl_policy_sharded, shd, shd_fast_allowed(st), true)
-#else
-#define HL_FAST_ROW_SHARDED_(X)
-#endif
-#ifdef HL_HAVE_POLICY_BINS
-#include "bins/bins_fast.h"
-#define HL_FAST_ROW_BINS_(X) X(HL_FAST_BINS, hl_policy_bins, bn, true, false)
-#else
-#define HL_FAST_ROW_BINS_(X)
-#endif
-#ifdef HL_HAVE_POLICY_POOLS
-#include "pools/pools_fast.h"
-#define HL_FAST_ROW_POOLS_(X) X(HL_FAST_POOLS, hl_policy_pools, pl, true, true)
-#else
-#define HL_FAST_ROW_POOLS_(X)
-#endif
-#ifdef HL_HAVE_POLICY_SLAB
-#include "slab/slab_fast.h"
-#define HL_FAST_ROW_SLAB_(X) X(HL_FAST_SLAB, hl_policy_slab, sl, true, true)
-#else
-#define HL_FAST_ROW_SLAB_(X)
-#endif
-#ifdef HL_HAVE_POLICY_PERCPU
-#include "percpu/percpu_fast.h"
-/* one row per front: each copy holds one front's hits and tests no mode */
-#define HL_FAST_ROW_PERCPU_(X)                                                                     \
-	X(HL_FAST_PERCPU_RSEQ, hl_policy_percpu, pc_rseq, pc_rseq_fast_allowed(st), true)           \
-	X(HL_FAST_PERCPU_THREAD, hl_policy_percpu, pc_thread, pc_thread_fast_allowed(st), true)
-#else
-#define HL_FAST_ROW_PERCPU_(X)
-#endif
-/** X(path, table, prefix, allowed, screens) for every compiled-in row
- *  (the shim builds its malloc and free once per path). */
-#define HL_FAST_EACH_PATH(X) \
-	HL_FAST_ROW_SHARDED_(X) HL_FAST_ROW_BINS_(X) HL_FAST_ROW_POOLS_(X) HL_FAST_ROW_SLAB_(X) HL_FAST_ROW_PERCPU_(X)
+/** The inline fast paths the shim knows; 0 is "call through the table". */
+#define HL_FAST_ENUM_(path, table, pre, allowed, screens) path,
+enum hl_fast_path { HL_FAST_NONE, HL_FAST_EACH_PATH(HL_FAST_ENUM_) HL_FAST_NPATHS };
 
 #define HL_FAST_TABLE_DECL_(path, table, pre, allowed, screens) extern const hl_policy_t table;
 HL_FAST_EACH_PATH(HL_FAST_TABLE_DECL_)

@@ -25,8 +25,8 @@
 #include <unistd.h>
 #include "bits.h"
 #include "heap_internal.h"
-#include "recorder.h"
-#include "../policies/fast_paths.h"
+#include "../trace/recorder.h"
+#include "fast_paths.h"
 
 #define SHIM_API __attribute__((visibility("default")))
 

@@ -2,38 +2,14 @@
  * What if: the candidates a recording is replayed under, and their ranking
  * (diagnose.h).  Each candidate names the setting that makes the *real*
  * allocator do what the model was configured to do, so the report can
- * say what to type.
+ * say what to type.  The built-in grid is every compiled-in policy's own
+ * list (hl_policy_whatif: the `whatif` of its table), in the registry's
+ * order.
  */
 #include "config.h"
 #include <stdlib.h>
 #include <string.h>
 #include "diagnose.h"
-
-#define LIBDIR "/usr/lib/x86_64-linux-gnu/"
-
-/* The built-in grid: a few knobs per model that change how memory comes
- * back.  bump (free does nothing) and the student skeleton are left out. */
-static const dx_candidate_t grid[] = {
-	{ "bins", "", "the default (glibc malloc as it is)" },
-	{ "bins", "arena_max:2", "MALLOC_ARENA_MAX=2" },
-	{ "bins", "arena_max:1", "MALLOC_ARENA_MAX=1" },
-	{ "bins", "trim_threshold:32K", "GLIBC_TUNABLES=glibc.malloc.trim_threshold=32768" },
-	{ "bins", "mmap_threshold:32K", "GLIBC_TUNABLES=glibc.malloc.mmap_threshold=32768" },
-	{ "bins", "arena_max:2,trim_threshold:32K",
-	  "MALLOC_ARENA_MAX=2 GLIBC_TUNABLES=glibc.malloc.trim_threshold=32768" },
-	{ "slab", "", "LD_PRELOAD=" LIBDIR "libjemalloc.so.2" },
-	{ "slab", "narenas:2,background_thread:on",
-	  "LD_PRELOAD=" LIBDIR "libjemalloc.so.2 MALLOC_CONF=narenas:2,background_thread:true" },
-	{ "slab", "dirty_decay_ms:0", "LD_PRELOAD=" LIBDIR "libjemalloc.so.2 MALLOC_CONF=dirty_decay_ms:0" },
-	{ "sharded", "", "LD_PRELOAD=" LIBDIR "libmimalloc.so.2" },
-	/* mimalloc 2.0.9 (Debian's) names the delay decommit_delay and ignores
-	 * MIMALLOC_PURGE_DELAY, the name from 2.1 on: MIMALLOC_VERBOSE=1 shows
-	 * decommit_delay 25 under the one and 0 under the other. */
-	{ "sharded", "purge_delay:0", "LD_PRELOAD=" LIBDIR "libmimalloc.so.2 MIMALLOC_DECOMMIT_DELAY=0" },
-	{ "percpu", "", "LD_PRELOAD=" LIBDIR "libtcmalloc_minimal.so.4" },
-	{ "pools", "", NULL },
-	{ "firstfit", "", NULL },
-};
 
 static bool compiled_in(const char *name)
 {
@@ -137,13 +113,13 @@ dx_candidate_t *dx_grid(const char *policies, const char *knobs, const char *bin
 	if (check_names(policies) < 0)
 		return NULL;
 	dx_candidate_t *v = NULL;
-	for (size_t k = 0; k < sizeof grid / sizeof grid[0]; k++)
-		if (listed(policies, grid[k].policy) && compiled_in(grid[k].policy)) {
+	const char *name, *knob, *real;
+	for (size_t p = 0; (name = hl_policy_name(p)); p++)
+		for (size_t k = 0; listed(policies, name) && (knob = hl_policy_whatif(name, k, &real)); k++) {
 			char conf[256];
-			bool based = bins_base && *bins_base && !strcmp(grid[k].policy, "bins");
-			snprintf(conf, sizeof conf, "%s%s%s", based ? bins_base : "", based && *grid[k].conf ? "," : "",
-				 grid[k].conf);
-			if (add(&v, n, grid[k].policy, conf, grid[k].real) < 0)
+			bool based = bins_base && *bins_base && !strcmp(name, "bins");
+			snprintf(conf, sizeof conf, "%s%s%s", based ? bins_base : "", based && *knob ? "," : "", knob);
+			if (add(&v, n, name, conf, real) < 0)
 				return grid_failed(v, n);
 		}
 	return grid_done(v, n, knobs);

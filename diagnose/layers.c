@@ -1,7 +1,7 @@
 /*
  * The layers of the recorded process's memory (diagnose.h): the two
  * "#@layers" lines libheaplab-record.so writes at the end of a recording
- * (core/record_layers.c names each layer), read back from the file's tail.
+ * (shim/record_layers.c names each layer), read back from the file's tail.
  * The trace reader takes them for comments, so old readers still load
  * the recording.
  */

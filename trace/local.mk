@@ -1,0 +1,6 @@
+# The trace layer, above the allocator core and the policies: the trace
+# format (trace.c), replaying a trace on a heap (replay.c) and the recorder
+# that writes one from a running program (recorder.c).  It is compiled into
+# libhlcore.la with them; the preload libraries that drive the recorder are
+# in shim/.
+libhlcore_la_SOURCES += trace/trace.h trace/trace.c trace/replay.c trace/recorder.h trace/recorder.c
