@@ -176,6 +176,21 @@ parse_adversary() { # heaplab bound --json (model) against sysreplay --rss (real
 	num "$M" && num "$R" || return 1
 	X=$(ratio "$M" "$R")
 }
+parse_bound() { # heaplab bound --json: the best layout found over the bound, mean and widest
+	X=$(python3 -c '
+import json, sys
+text = sys.stdin.read()
+try:
+	objs = json.loads(text)
+	objs = objs if isinstance(objs, list) else [objs]
+except ValueError:
+	objs = [json.loads(l) for l in text.splitlines() if l.strip()]
+r = sorted((o["found_bytes"] / o["bound_bytes"], o["trace"].split("/")[-1]) for o in objs if o["bound_bytes"])
+print("%.2f× the bound on average over %d traces; widest %s (%.2f×)" % (sum(x for x, _ in r) / len(r), len(r), r[-1][1], r[-1][0]))
+' <<<"$out_model" 2>/dev/null)
+	[ -n "$X" ] || return 1
+	M="" R=""
+}
 parse_fidelity() { # the summary line
 	X=$(sed -n 's/^fidelity: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped.*/\1 \/ \2 \/ \3/p' <<<"$out_model" | tail -1)
 	[ -n "$X" ] || return 1
@@ -276,7 +291,9 @@ date it was measured and the command that measures it.  **This file is
 generated** by `bench/results.sh` from `bench/results.rows`; edit the rows,
 not this table.  How each figure came about — the dated sections of
 measurements, experiments and dead ends since 2026-11-30 — is the journal,
-[HISTORY.md](HISTORY.md), which `make bench` also appends to.
+[HISTORY.md](HISTORY.md), which `make bench` also appends to.  (A comment
+in the code that cites "bench/RESULTS.md" with a date, or a section's
+title, means that section of the journal, now in HISTORY.md.)
 
     bench/results.sh _build --list           # the rows and their commands
     bench/results.sh _build --cheap          # the rows that take seconds (a few minutes in all)
