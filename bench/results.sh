@@ -2,12 +2,16 @@
 # bench/RESULTS.md, the current figure of everything the project claims:
 # runs the commands of the rows in bench/results.rows and writes the table.
 # A row not run keeps the figure and the date RESULTS.md already has for it.
-#   bench/results.sh BUILD_DIR [--list] [--cheap] [--rewrite] [ROW-GLOB...]
+#   bench/results.sh BUILD_DIR [--list] [--cheap] [--rewrite | --check] [ROW-GLOB...]
 # ROW-GLOB: run the rows whose id matches (e.g. 'instructions.*');
 # --cheap: the rows marked cheap (a few minutes in all); with neither,
 # every row that can run here.  --list prints the rows and their commands
 # without running anything; --rewrite runs nothing and writes the table
-# again (after an edit of results.rows).
+# again (after an edit of results.rows); --check runs nothing and exits 1,
+# saying so, when RESULTS.md is not what --rewrite would write (rows added
+# or changed without writing it again, a hand edit of what the rows
+# define).  The figure cells are the table's own data: a manual row's
+# figure is updated by editing its cells, which --check accepts.
 # Rows marked external need programs built outside the project from the
 # mimalloc-bench snapshot (glibc-simple, cfrac, mstress): MB=DIR names
 # where they are, else those rows are left as they are.  Rows marked
@@ -16,19 +20,20 @@
 # the build directory; each row's raw output is kept in BUILD_DIR/results/.
 # A progress line per row goes to stderr.
 set -uo pipefail
-usage() { echo "usage: bench/results.sh BUILD_DIR [--list] [--cheap] [--rewrite] [ROW-GLOB...]" >&2; exit 2; }
+usage() { echo "usage: bench/results.sh BUILD_DIR [--list] [--cheap] [--rewrite | --check] [ROW-GLOB...]" >&2; exit 2; }
 src=$(cd "$(dirname "$0")/.." && pwd)
 rows_file="$src/bench/results.rows"
 results="$src/bench/RESULTS.md"
 [ $# -ge 1 ] || usage
 B=$(cd "$1" 2>/dev/null && pwd) || { echo "results: no build directory $1" >&2; exit 2; }
 shift
-list=0 cheap=0 rewrite=0 globs=()
+list=0 cheap=0 rewrite=0 check=0 globs=()
 for a in "$@"; do
 	case "$a" in
 	--list) list=1 ;;
 	--cheap) cheap=1 ;;
 	--rewrite) rewrite=1 ;;
+	--check) rewrite=1 check=1 ;;
 	-*) echo "results: unknown option '$a'" >&2; usage ;;
 	*) globs+=("$a") ;;
 	esac
@@ -325,6 +330,12 @@ EOF
 				"$(cell "$id" measured)" "$(shown "${f[$id,command]}")"
 		done
 	done
-} >"$results.new" && mv "$results.new" "$results"
+} >"$results.new" || exit 2
+if [ $check = 1 ]; then
+	cmp -s "$results.new" "$results" && { rm -f "$results.new"; exit 0; }
+	echo "results: $results is not what bench/results.sh writes from $rows_file (diff it with $results.new)" >&2
+	exit 1
+fi
+mv "$results.new" "$results"
 echo "results: wrote $results" >&2
 exit $status
