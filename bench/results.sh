@@ -15,7 +15,8 @@
 # Rows marked external need programs built outside the project from the
 # mimalloc-bench snapshot (glibc-simple, cfrac, mstress): MB=DIR names
 # where they are, else those rows are left as they are.  Rows marked
-# manual have no parser: run their command by hand and edit the row.
+# manual have no parser: run their command by hand and write the figures
+# and the date into the row's cells in RESULTS.md (where figures are kept).
 # Every command runs under `nice -n 10` from the source tree with B set to
 # the build directory; each row's raw output is kept in BUILD_DIR/results/.
 # A progress line per row goes to stderr.
@@ -293,8 +294,8 @@ sections=(instructions time scaling memory diagnose whole)
 One row per figure the project claims, each with the model beside the real
 allocator it models (where there is one), the ratio or comparison, the
 date it was measured and the command that measures it.  **This file is
-generated** by `bench/results.sh` from `bench/results.rows`; edit the rows,
-not this table.  How each figure came about — the dated sections of
+generated** by `bench/results.sh` from `bench/results.rows`: edit the rows,
+not this table (only a manual row's figure cells are written by hand).  How each figure came about — the dated sections of
 measurements, experiments and dead ends since 2026-11-30 — is the journal,
 [HISTORY.md](HISTORY.md), which `make bench` also appends to.  (A comment
 in the code that cites "bench/RESULTS.md" with a date, or a section's
