@@ -29,7 +29,9 @@ bench_pyring_LDADD = $(PYEMBED_LIBS)
 HL_BENCH_BINARIES += bench/pyring$(EXEEXT)
 endif
 CLEANFILES += $(HL_BENCH_BINARIES)
-EXTRA_DIST += bench/run.sh bench/allocators.sh bench/instructions.sh bench/rounds.sh bench/scaling.sh bench/demo.sh bench/RESULTS.md bench/FIDELITY.md
+EXTRA_DIST += bench/run.sh bench/allocators.sh bench/instructions.sh bench/rounds.sh bench/scaling.sh bench/demo.sh \
+	bench/results.sh bench/results.rows bench/RESULTS.md bench/HISTORY.md bench/FIDELITY.md \
+	bench/diagnose/repro.py bench/diagnose/peak_final.py
 BENCH ?=
 
 bench: $(HL_BENCH_BINARIES) heaplab$(EXEEXT) libheaplab-preload.la
@@ -43,7 +45,13 @@ bench-instructions: bench/ring$(EXEEXT) heaplab$(EXEEXT) libheaplab-preload.la
 
 demo: bench/halfgig$(EXEEXT) heaplab$(EXEEXT) libheaplab-preload.la
 	bash $(srcdir)/bench/demo.sh $(builddir)
-PHONY_TARGETS += bench bench-instructions demo
+
+# results: bench/RESULTS.md, the current figures, row by row
+# (bench/results.sh; RESULTS=--cheap, RESULTS='memory.*', RESULTS=--list).
+RESULTS ?= --cheap
+results: $(HL_BENCH_BINARIES) heaplab$(EXEEXT) libheaplab-preload.la
+	bash $(srcdir)/bench/results.sh $(builddir) $(RESULTS)
+PHONY_TARGETS += bench bench-instructions demo results
 
 # stress: a long run of one policy through the public API — threads,
 # cross-thread frees, realloc chains, forks, hl_check, contents checked,

@@ -5,7 +5,7 @@
 # wall time, the median CPU time (user + sys) and the median of the
 # per-round ratios of its CPU time to the first target's.  Times on a
 # shared machine move; the ratio within a round moves less, and the median
-# of several rounds less again (bench/RESULTS.md says how loaded the
+# of several rounds less again (bench/HISTORY.md says how loaded the
 # machine was).  Instruction counts (bench/instructions.sh) are the steady
 # figure; this is for the times that follow them.
 #   bench/rounds.sh BUILD_DIR ROUNDS TARGET[,TARGET...] -- COMMAND [ARG...]

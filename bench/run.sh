@@ -3,7 +3,8 @@
 # real allocators (glibc, jemalloc, mimalloc, tcmalloc) through LD_PRELOAD,
 # prints ns/op and RSS as ratios to glibc, adds the real CPython pymalloc on
 # the ring (bench/pyring, when libpython was found), and appends the tables
-# with the machine and the command to bench/RESULTS.md.
+# with the machine and the command to bench/HISTORY.md (the journal; the
+# current figures are bench/RESULTS.md, written by bench/results.sh).
 #   bench/run.sh BUILD_DIR SRC_DIR [quick]
 set -uo pipefail
 build=$(cd "${1:-.}" && pwd)
@@ -11,7 +12,7 @@ src=$(cd "${2:-$build}" && pwd)
 quick=${3:-}
 heaplab="$build/heaplab"
 preload="$build/.libs/libheaplab-preload.so"
-results="$src/bench/RESULTS.md"
+results="$src/bench/HISTORY.md"
 scale=1
 [ "$quick" = quick ] && scale=10
 

@@ -10,7 +10,7 @@
  * RING_PIN=0 prints those without pinning.  Scaling is then
  * read per CPU: a thread's time beside others against one thread's time
  * alone on the same CPU.  The two vCPUs of this machine do not run equally
- * fast (bench/RESULTS.md), so a wall time of two threads against one
+ * fast (bench/HISTORY.md, 2026-12-02 15:55), so a wall time of two threads against one
  * thread placed anywhere measures the CPUs as much as the allocator. */
 #include <pthread.h>
 #include <sched.h>

@@ -6,7 +6,8 @@
  * read as runs: a run is a stretch of one thread's blocks with none of
  * the other's in between.  Two runs mean each thread's blocks lie apart;
  * dozens mean the threads took turns in the same pages, the layout that
- * makes the 2-thread ring slow (bench/pagemates, bench/RESULTS.md).
+ * makes the 2-thread ring slow (bench/pagemates; bench/HISTORY.md,
+ * 2026-12-02 15:55).  bench/RESULTS.md has the current medians.
  * Prints one line: the number of runs, the 4 KiB pages holding blocks of
  * both threads, the 64-byte cache lines holding the first bytes of blocks
  * of both (the bytes the ring writes: each such line moves between the
