@@ -297,9 +297,7 @@ date it was measured and the command that measures it.  **This file is
 generated** by `bench/results.sh` from `bench/results.rows`: edit the rows,
 not this table (only a manual row's figure cells are written by hand).  How each figure came about — the dated sections of
 measurements, experiments and dead ends since 2026-11-30 — is the journal,
-[HISTORY.md](HISTORY.md), which `make bench` also appends to.  (A comment
-in the code that cites "bench/RESULTS.md" with a date, or a section's
-title, means that section of the journal, now in HISTORY.md.)
+[HISTORY.md](HISTORY.md), which `make bench` also appends to.
 
     bench/results.sh _build --list           # the rows and their commands
     bench/results.sh _build --cheap          # the rows that take seconds (a few minutes in all)

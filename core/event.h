@@ -20,7 +20,7 @@
  * fast path still needs after the emission point would have to live in a
  * callee-saved register, and the fast path would push and pop them on
  * every call (measured: 5 to 12 % more instructions per malloc+free pair,
- * bench/RESULTS.md).  The branch instead builds the event in a per-thread
+ * bench/HISTORY.md).  The branch instead builds the event in a per-thread
  * slot (on the stack it would cost the fast path a frame) and
  * calls hl_event_trampoline (event.c) from an asm statement that declares
  * no clobbered register: the trampoline saves every register an ordinary
@@ -31,7 +31,7 @@
  *
  * Quiet copies: that one test is still a compare and a jump at each point
  * a fast path passes, 4 instructions per free+malloc pair, 2.7 to 4.7 % of
- * the shortest paths (bench/RESULTS.md).  So a policy builds its malloc and
+ * the shortest paths (bench/HISTORY.md).  So a policy builds its malloc and
  * free twice from one body (HL_EV_MALLOC_TWICE, HL_EV_FREE_TWICE below):
  * the body takes `bool listening` and writes its fast path's emission
  * points `if (listening) HL_EV(...)`; NAME (listening true: every point, as

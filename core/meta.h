@@ -32,7 +32,7 @@ void hl_meta_init(hl_meta_pool_t *m, hl_os_t *os, size_t size);
  *  record takes whole cache lines, so two threads' records never share one
  *  (regions are page-aligned).  Packed, a thread's writes to its record
  *  evict the next record's first line from the other thread's cache (false
- *  sharing: bench/RESULTS.md, 2026-12-02, two threads at half speed). */
+ *  sharing: bench/HISTORY.md, 2026-12-02, two threads at half speed). */
 void hl_meta_init_private(hl_meta_pool_t *m, hl_os_t *os, size_t size);
 /** A zeroed record, or NULL when the page source is out of memory. */
 void *hl_meta_alloc(hl_meta_pool_t *m);

@@ -201,7 +201,7 @@ static inline void *hl_policy_tls_made(const hl_thread_t *t, const void *empty)
  * while its hits read other fields of its record.  Packed at 112 bytes,
  * thread A's `exited` shared a line with thread B's ops[0..1]; percpu's
  * rseq hit reads `exited` first, and two threads on the fixed 32-byte
- * ring took 3.6 times one thread's time (bench/RESULTS.md). */
+ * ring took 3.6 times one thread's time (bench/HISTORY.md). */
 
 /** The policy table of a compiled-in policy, or NULL. */
 const hl_policy_t *hl_policy_find(const char *name);

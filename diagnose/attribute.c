@@ -270,7 +270,7 @@ static int take_sample(dx_ctx_t *c, size_t ops, double ms, size_t rss)
 	s->committed = stat_size(c->h, "committed_bytes");
 	/* what the process's RSS would count: the heap's pages and the
 	 * allocator's own metadata (jemalloc's base: 5.1 MiB of the Python
-	 * case's 15.6 MiB at the end, bench/RESULTS.md) */
+	 * case's 15.6 MiB at the end, bench/HISTORY.md) */
 	s->resident = stat_size(c->h, "resident_bytes") + stat_size(c->h, "os.metadata_resident_bytes");
 	if (s->committed > run->peak_committed)
 		run->peak_committed = s->committed;

@@ -300,7 +300,7 @@ static void (*const free_copies[HL_FAST_NPATHS])(void *) = {
 /* The copies for hl_fast_calls.path, kept as two pointers so that malloc
  * and free are one indirect jump through memory: the path's load, the
  * table's address and the indexed jump were two instructions more for
- * each (bench/RESULTS.md).  Written only by repath(), which
+ * each (bench/HISTORY.md).  Written only by repath(), which
  * hl_heap_listening calls after changing the path (under the listener
  * table's lock, so the changes do not interleave). */
 static void *(*malloc_copy)(size_t) = malloc_HL_FAST_NONE;

@@ -634,7 +634,7 @@ typedef struct pc_cpu {
 } __attribute__((aligned(64))) pc_cpu_t;
 /* (aligned: the records sit side by side in s->cpus, and at 88 bytes CPU
  * 0's counters shared a line with CPU 1's mutex, which lock mode takes on
- * every call.  bench/RESULTS.md, 2026-12-02 09:00: two threads in lock
+ * every call.  bench/HISTORY.md, 2026-12-02 09:00: two threads in lock
  * mode, median of 5 runs, 1.57 s before and 1.28 s after, one thread
  * 1.23 s.) */
 

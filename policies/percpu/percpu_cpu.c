@@ -41,7 +41,7 @@
  * CPU is fenced with membarrier, which costs an interrupt there.  A fence
  * on every slow path also made two threads that start on one CPU hand
  * it to each other at every batch, so that their blocks came out
- * interleaved a batch at a time (bench/RESULTS.md, "blocks of two threads
+ * interleaved a batch at a time (bench/HISTORY.md, "blocks of two threads
  * in one page"). */
 static void pc_cpu_lock(pc_state_t *s, unsigned cpu)
 {

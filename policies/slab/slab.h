@@ -187,7 +187,7 @@ enum {
  *  counters).  The initialisation writes every class's heap and
  *  statistics in all six esets (src/eset.c: eset_init), the mutexes and
  *  the bins, so every page ends up resident: 7 threads on 7 new arenas
- *  add 88 KiB of RSS each more than on one arena (bench/RESULTS.md,
+ *  add 88 KiB of RSS each more than on one arena (bench/HISTORY.md,
  *  2026-12-02 12:00).  The model's sl_arena_t is the first part of it. */
 #define SL_ARENA_FOOTPRINT ((size_t)144 + 3968 + 78952 + 36 * 224)
 #define SL_TICKS_DUE ((int64_t)1 << 62) /**< gc_bytes is this much lower while ticks <= 0 */
