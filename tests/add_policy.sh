@@ -6,8 +6,12 @@
 # --with-policy=dummy and built, and then configure knows the name, the
 # command lists the policy and replays a trace on it, and the conformance
 # suite passes on it, and its fatal lines name it from its table (`.name`),
-# not from a name typed in its code.  Slow-ish (a bootstrap and a small build): about a
-# minute.
+# not from a name typed in its code.  The folder also holds a fast path
+# (dummy_fast.h with its HL_FAST_ROWS_DUMMY row) and a what-if knob (the
+# table's `whatif`): the preload library builds a malloc and a free for
+# dummy's path, and heaplab diagnose replays a recording under dummy's
+# knob — with nothing outside the folder edited.  Slow-ish (a bootstrap
+# and a small build): about a minute.
 set -u
 [ -z "${HL_SANITIZERS:-}" ] || { echo "SKIP: it builds and tests its own uninstrumented copy of the tree, not this -fsanitize=$HL_SANITIZERS build"; exit 77; }
 srcdir=${srcdir:-.}
@@ -34,9 +38,31 @@ for f in bump.h bump.c; do
 	sed 's/bump/dummy/g; s/BUMP/DUMMY/g; s/"dummy"/"bump"/g; s/\(\.name = \)"bump"/\1"dummy"/; s/HL_EV_DUMMY/HL_EV_BUMP/g' \
 		"$src/policies/bump/$f" > "$src/policies/dummy/${f/bump/dummy}"
 done
+# Its fast path: hits that always miss (the shim then calls the table),
+# and the row that puts them in the shim.
+cat > "$src/policies/dummy/dummy_fast.h" <<'C'
+#ifndef HL_DUMMY_FAST_H
+#define HL_DUMMY_FAST_H
+#include "dummy.h"
+static inline void *dm_malloc_hit(void *st, hl_thread_t *t, size_t n)
+{
+	(void)st, (void)t, (void)n;
+	return NULL;
+}
+static inline bool dm_free_hit(void *st, hl_thread_t *t, void *p)
+{
+	(void)st, (void)t, (void)p;
+	return false;
+}
+#define HL_FAST_ROWS_DUMMY(X) X(HL_FAST_DUMMY, hl_policy_dummy, dm, true, false)
+#endif
+C
+# Its what-if knob: one candidate for heaplab diagnose, in its own table.
+sed -i 's/^const hl_policy_t hl_policy_dummy = {/static const hl_whatif_t dm_whatif[] = { { "", "what dummy stands for" }, { NULL, NULL } };\n&/; s/^\t\.options = .*/&\n\t.whatif = dm_whatif,/' \
+	"$src/policies/dummy/dummy.c"
 cat > "$src/policies/dummy/local.mk" <<'MK'
 if HL_POLICY_DUMMY
-libhlcore_la_SOURCES += policies/dummy/dummy.h policies/dummy/dummy.c
+libhlcore_la_SOURCES += policies/dummy/dummy.h policies/dummy/dummy_fast.h policies/dummy/dummy.c
 endif
 MK
 # ... and one line in the one list.
@@ -53,8 +79,10 @@ case "$out" in
 *"valid policies: "*dummy*) say PASS "configure names dummy among the valid policies" ;;
 *) say FAIL "configure's error for an unknown policy does not name dummy: $out" ;;
 esac
-if ! "$src/configure" -q --with-policy=dummy >"$log" 2>&1; then
-	echo "FAIL: configure --with-policy=dummy"; tail -20 "$log"; exit 1
+# bins beside it: heaplab diagnose attributes a recording on bins, the
+# model of the C library it was recorded on
+if ! "$src/configure" -q --with-policy=dummy,bins >"$log" 2>&1; then
+	echo "FAIL: configure --with-policy=dummy,bins"; tail -20 "$log"; exit 1
 fi
 if ! make -s -j2 heaplab tests/test_conformance tests/misuse_program libheaplab-preload.la >"$log" 2>&1; then
 	echo "FAIL: make with the dummy policy"; tail -30 "$log"; exit 1
@@ -69,7 +97,7 @@ if ./heaplab replay --policy=dummy "$src/traces/short1-bal.rep" >"$log" 2>&1; th
 else
 	say FAIL "replay on dummy"; cat "$log"
 fi
-# dummy is the only policy compiled in, so every contract ran on it
+# the conformance suite runs every contract on every compiled-in policy
 if ./tests/test_conformance >"$log" 2>&1 && grep -q '^100%: Checks' "$log"; then
 	say PASS "the conformance suite passes on dummy ($(grep -E '^[0-9]+%: Checks' "$log"))"
 else
@@ -82,4 +110,18 @@ case "$out" in
 "heaplab: dummy: "*) say PASS "dummy's fatal line names it from its table ($out)" ;;
 *) say FAIL "dummy's fatal line does not start with 'heaplab: dummy: ': $out" ;;
 esac
+# the shim built dummy's own malloc and free from the row in its folder
+if nm -a .libs/libheaplab-preload.so | grep -q ' malloc_HL_FAST_DUMMY$' &&
+   nm -a .libs/libheaplab-preload.so | grep -q ' free_HL_FAST_DUMMY$'; then
+	say PASS "the preload library has a malloc and a free for dummy's fast path"
+else
+	say FAIL "no malloc_HL_FAST_DUMMY / free_HL_FAST_DUMMY in the preload library"
+fi
+# diagnose's grid holds dummy's knob, with the real setting from its table
+if ./heaplab diagnose --trace="$src/traces/short1-bal.rep" --json=- >"$log" 2>&1 &&
+   grep -q '"policy":"dummy"' "$log" && grep -q 'what dummy stands for' "$log"; then
+	say PASS "heaplab diagnose replays the trace under dummy's what-if knob"
+else
+	say FAIL "diagnose's candidates do not include dummy's knob"; tail -5 "$log"
+fi
 exit $fail
