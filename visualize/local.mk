@@ -34,9 +34,9 @@ libhlvis_la_SOURCES += visualize/lockstep.c
 # Its tests: the terminal's table against replay --explain of each policy,
 # and the page in headless Chromium (tests/lockstep_lib.sh works out what
 # each op did without the lockstep's code).
-TESTS += tests/test_visualize_lockstep.sh
-dist_noinst_SCRIPTS += tests/test_visualize_lockstep.sh
-EXTRA_DIST += tests/lockstep_lib.sh
+TESTS += tests/test_visualize_lockstep.sh tests/test_visualize_lockstep_browser.sh
+dist_noinst_SCRIPTS += tests/test_visualize_lockstep.sh tests/test_visualize_lockstep_browser.sh
+EXTRA_DIST += tests/lockstep_lib.sh visualize/lockstep-browser-test.mjs
 
 # Tests.  test_visualize: snapshot facts for every compiled-in policy;
 # the scripts drive the heaplab command (render, step --tty --quiz, the
