@@ -5,6 +5,15 @@
 # policies differ by each rule (visualize/vis.h says the rules).  Needs
 # ./heaplab.
 
+# The compiled-in policies, a word each ($policies) and as a list ($list);
+# a test of the lockstep is skipped (77) when there are fewer than two.
+policies=$(./heaplab policies | awk '{ print $1 }')
+list=$(echo $policies | tr ' ' ',')
+if [ "$(echo $policies | wc -w)" -lt 2 ]; then
+	echo "SKIP: one policy compiled in; the lockstep needs two"
+	exit 77
+fi
+
 # steady COMMAND...: runs it the same way every time, so that two runs of
 # a trace agree: on one CPU (the first this shell may use; percpu's caches
 # are per CPU, and a replay the kernel moves midway takes other paths) and

@@ -18,10 +18,6 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/heaplab-lockstep.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-policies=$(./heaplab policies | awk '{ print $1 }')
-list=$(echo $policies | tr ' ' ',')
-[ "$(echo $policies | wc -w)" -ge 2 ] || { echo "SKIP: one policy compiled in; the lockstep needs two"; exit 77; }
-
 # A trace with times: blocks freed, then ops 30 and 60 seconds later.
 {
 	echo "#@t 0"

@@ -19,10 +19,6 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/heaplab-lockstep-browser.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-policies=$(./heaplab policies | awk '{ print $1 }')
-list=$(echo $policies | tr ' ' ',')
-[ "$(echo $policies | wc -w)" -ge 2 ] || { echo "SKIP: one policy compiled in; the lockstep needs two"; exit 77; }
-
 lockstep_facts "$trace" $policies >"$tmp/facts" || fail "replay --explain failed"
 os=$(lockstep_diverging "$tmp/facts" os 10)
 os1=$(echo "$os" | sed -n 1p)

@@ -1,8 +1,10 @@
 /*
  * The stepper page: one HTML file that opens from disk with no network.
- * Its style and script (stepper.css, stepper.js, compiled in as strings
- * by embed.awk) come inline; the frames follow as JavaScript data, the
- * pictures as the SVG that dot drew for them.
+ * Its style and script (stepper.css, moves.js and stepper.js, compiled in
+ * as strings by embed.awk) come inline; the frames follow as JavaScript
+ * data, the pictures as the SVG that dot drew for them.  With several
+ * policies, the lockstep page: a column per policy (lockstep.css,
+ * moves.js and lockstep.js; visualize/lockstep.c).
  */
 #include "config.h"
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 extern const char vis_asset_stepper_css[];
 extern const char vis_asset_stepper_js[];
 extern const char vis_asset_heapdiff_js[];
+extern const char vis_asset_moves_js[];
 extern const char vis_asset_lockstep_css[];
 extern const char vis_asset_lockstep_js[];
 
@@ -45,15 +48,24 @@ static void every_note(FILE *out, const vis_walk_t *w)
 	fputs("</p>\n", out);
 }
 
-static void banner(FILE *out, const vis_walk_t *w, const char *trace, const char *policy, const char *conf)
+/* The banner's title and the start of its first line, up to the number of
+ * ops: "heaplab: TRACE on NAMES[TAIL]", the configuration. */
+static void banner_start(FILE *out, const char *trace, const char *id, const char *names, const char *tail,
+			 const char *conf, size_t nops)
 {
 	fputs("<body>\n<header>\n<h1>heaplab: <span id=\"trace\">", out);
 	vis_put_xml(out, base_name(trace));
-	fputs("</span> on <span id=\"policy\">", out);
-	vis_put_xml(out, policy);
-	fputs("</span></h1>\n<p>configuration: <code>", out);
+	fprintf(out, "</span> on <span id=\"%s\">", id);
+	vis_put_xml(out, names);
+	fprintf(out, "</span>%s</h1>\n<p>configuration: <code>", tail);
 	vis_put_xml(out, conf && *conf ? conf : "defaults");
-	fprintf(out, "</code> &middot; %zu ops</p>\n", w->nframes - 1);
+	fprintf(out, "</code> &middot; %zu ops", nops);
+}
+
+static void banner(FILE *out, const vis_walk_t *w, const char *trace, const char *policy, const char *conf)
+{
+	banner_start(out, trace, "policy", policy, "", conf, w->nframes - 1);
+	fputs("</p>\n", out);
 	every_note(out, w);
 	if (!w->result.ok && w->result.message[0]) {
 		fputs("<p id=\"failure\">The replay stopped: ", out);
@@ -205,8 +217,8 @@ int vis_html_write(FILE *out, const vis_walk_t *w, char *const *svgs, const char
 	view(out);
 	if (data(out, w, svgs) < 0)
 		return -1;
-	fprintf(out, "<script>\n%s</script>\n<script>\n%s</script>\n</body>\n</html>\n", vis_asset_heapdiff_js,
-		vis_asset_stepper_js);
+	fprintf(out, "<script>\n%s</script>\n<script>\n%s</script>\n<script>\n%s</script>\n</body>\n</html>\n",
+		vis_asset_heapdiff_js, vis_asset_moves_js, vis_asset_stepper_js);
 	return ferror(out) ? -1 : 0;
 }
 
@@ -221,14 +233,8 @@ static const char *const rule_text[VIS_NRULES] = {
 static void lockstep_banner(FILE *out, const vis_lockstep_t *ls, const char *trace, const char *policies,
 			    const char *conf)
 {
-	fputs("<body>\n<header>\n<h1>heaplab: <span id=\"trace\">", out);
-	vis_put_xml(out, base_name(trace));
-	fputs("</span> on <span id=\"policies\">", out);
-	vis_put_xml(out, policies);
-	fputs("</span>, in lockstep</h1>\n<p>configuration: <code>", out);
-	vis_put_xml(out, conf && *conf ? conf : "defaults");
-	fprintf(out, "</code> &middot; %zu ops &middot; each column replays the trace on its own heap, "
-		     "on the trace&rsquo;s clock</p>\n", ls->nframes - 1);
+	banner_start(out, trace, "policies", policies, ", in lockstep", conf, ls->nframes - 1);
+	fputs(" &middot; each column replays the trace on its own heap, on the trace&rsquo;s clock</p>\n", out);
 	every_note(out, &ls->col[0].walk);
 	for (size_t c = 0; c < ls->ncols; c++) {
 		const vis_walk_t *w = &ls->col[c].walk;
@@ -358,6 +364,7 @@ int vis_html_write_lockstep(FILE *out, const vis_lockstep_t *ls, char **const *s
 	lockstep_view(out);
 	if (lockstep_data(out, ls, svgs, rule, pct) < 0)
 		return -1;
-	fprintf(out, "<script>\n%s</script>\n</body>\n</html>\n", vis_asset_lockstep_js);
+	fprintf(out, "<script>\n%s</script>\n<script>\n%s</script>\n</body>\n</html>\n", vis_asset_moves_js,
+		vis_asset_lockstep_js);
 	return ferror(out) ? -1 : 0;
 }

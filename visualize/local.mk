@@ -17,8 +17,8 @@ libhlvis_la_LIBADD = -lm
 
 # The stepper's style and script live in their own files and are compiled
 # into heaplab as strings, so a page needs nothing but itself.
-HL_VIS_ASSETS = visualize/stepper.css visualize/heapdiff.js visualize/stepper.js visualize/lockstep.css \
-	visualize/lockstep.js
+HL_VIS_ASSETS = visualize/stepper.css visualize/heapdiff.js visualize/moves.js visualize/stepper.js \
+	visualize/lockstep.css visualize/lockstep.js
 nodist_libhlvis_la_SOURCES = visualize/stepper_assets.c
 BUILT_SOURCES += visualize/stepper_assets.c
 CLEANFILES += visualize/stepper_assets.c

@@ -18,8 +18,9 @@
  *              and not in another
  *   committed  the op changed a column's committed bytes, and after it the
  *              columns' committed bytes differ by more than N %
- * Keys: right/n next, left/p previous, Home first, End last, space play,
- * g jump box, d next divergence, D previous.  No network.
+ * The list of ops, the buttons, the jump box and the keys (right/n next,
+ * left/p previous, Home first, End last, space play, g jump box) are
+ * moves.js's; d goes to the next divergence, D to the previous.  No network.
  */
 (function () {
 	'use strict';
@@ -27,7 +28,7 @@
 	var LIVE = 0, COMMITTED = 2, RESIDENT = 3, OSCALLS = 5, PICTURE = 6, PICTURE_FRAME = 7,
 		REUSED = 8, REUSED_ID = 9, ADDR = 10, CELL = 11;
 	var ops = HL_OPS, columns = HL_COLUMNS, last = ops.length - 1;
-	var cur = -1, timer = null, views = [];
+	var cur = -1, views = [], moves = null;
 
 	function $(id) { return document.getElementById(id); }
 
@@ -175,20 +176,10 @@
 
 	function show(k) {
 		k = Math.max(0, Math.min(last, k));
-		var items = $('ops-list').children;
-		if (cur >= 0)
-			items[cur].classList.remove('current');
-		items[k].classList.add('current');
-		items[k].scrollIntoView({ block: 'nearest' });
+		moves.at(k);
 		cur = k;
-		$('now-what').textContent = k === 0 ? 'start, op' : 'after op';
-		$('step-index').textContent = String(k);
-		$('op-text').textContent = k === 0 ? 'the empty heap' : ops[k][TEXT];
-		$('op-line').textContent = k === 0 ? '' : '(line ' + ops[k][LINE] + ')';
-		$('op-label').textContent = ops[k][LABEL] === null ? '' : 'label: ' + ops[k][LABEL];
 		views.forEach(function (v) { showColumn(v, k); });
 		$('div-note').textContent = divNote(k);
-		$('jump-op').value = String(k);
 	}
 
 	/* The next (dir 1) or previous (dir -1) op where the columns differ. */
@@ -202,81 +193,19 @@
 		$('div-note').textContent = 'No ' + (dir > 0 ? 'later' : 'earlier') + ' op where the columns differ so.';
 	}
 
-	function jumpToLabel(name) {
-		for (var k = 1; k <= last; k++)
-			if (ops[k][LABEL] === name) { show(k); return true; }
-		return false;
-	}
-
-	function jump(text) {
-		text = text.trim();
-		if (/^\d+$/.test(text)) { show(parseInt(text, 10)); return; }
-		if (!jumpToLabel(text.replace(/^s\s+/, '')))
-			$('div-note').textContent = 'No op or label "' + text + '".';
-	}
-
-	function play() {
-		if (timer) {
-			clearInterval(timer);
-			timer = null;
-			$('play').textContent = 'play';
-			return;
-		}
-		if (cur === last)
-			show(0);
-		$('play').textContent = 'pause';
-		timer = setInterval(function () {
-			if (cur >= last) { play(); return; }
-			show(cur + 1);
-		}, 700);
-	}
-
-	function buildList() {
-		var ol = $('ops-list'), sel = $('jump-label');
-		ops.forEach(function (o, k) {
-			var li = element('li', null, ol);
-			element('span', 'n', li, k === 0 ? 'start' : String(k));
-			li.appendChild(document.createTextNode(k === 0 ? 'empty heap' : o[TEXT]));
-			if (o[LABEL] !== null) {
-				element('span', 'label', li, o[LABEL]);
-				var opt = element('option', null, sel, o[LABEL]);
-				opt.value = o[LABEL];
-			}
-			li.addEventListener('click', function () { show(k); });
-		});
-		sel.addEventListener('change', function () {
-			if (sel.value)
-				jumpToLabel(sel.value);
-		});
-	}
-
-	function onKey(e) {
-		var tag = e.target.tagName;
-		if (tag === 'INPUT' || tag === 'SELECT' || e.ctrlKey || e.metaKey || e.altKey)
-			return;
-		var actions = {
-			ArrowRight: function () { show(cur + 1); }, n: function () { show(cur + 1); },
-			ArrowLeft: function () { show(cur - 1); }, p: function () { show(cur - 1); },
-			Home: function () { show(0); }, End: function () { show(last); },
-			' ': play, g: function () { $('jump-op').select(); },
-			d: function () { divergence(1); }, D: function () { divergence(-1); }
-		};
-		if (actions[e.key]) {
-			e.preventDefault();
-			actions[e.key]();
-		}
-	}
-
-	buildList();
+	moves = hlMoves({
+		count: ops.length,
+		text: function (k) { return ops[k][TEXT]; },
+		line: function (k) { return ops[k][LINE]; },
+		label: function (k) { return ops[k][LABEL]; },
+		show: show,
+		current: function () { return cur; },
+		note: function (text) { $('div-note').textContent = text; },
+		keys: { d: function () { divergence(1); }, D: function () { divergence(-1); } }
+	});
 	views = columns.map(buildColumn);
-	$('first').addEventListener('click', function () { show(0); });
-	$('prev').addEventListener('click', function () { show(cur - 1); });
-	$('next').addEventListener('click', function () { show(cur + 1); });
-	$('last').addEventListener('click', function () { show(last); });
-	$('play').addEventListener('click', play);
 	$('next-div').addEventListener('click', function () { divergence(1); });
 	$('prev-div').addEventListener('click', function () { divergence(-1); });
-	$('jump-form').addEventListener('submit', function (e) { e.preventDefault(); jump($('jump-op').value); });
 	['change', 'input'].forEach(function (ev) {
 		$('rule').addEventListener(ev, function () { markList(); show(cur); });
 		$('pct').addEventListener(ev, function () { markList(); show(cur); });
@@ -286,7 +215,6 @@
 		if (e.target.closest && e.target.closest('a'))
 			e.preventDefault();
 	});
-	document.addEventListener('keydown', onKey);
 	markList();
 	show(0);
 }());
