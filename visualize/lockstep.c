@@ -7,10 +7,11 @@
  * freed earlier held.  Then the rules (vis.h says them) and the terminal's
  * table:
  *
- *                                         bins                     slab
- *    op line operation         live  committed   resident  os +op  ...    differs
- *     0      (the empty heap)     0  132.0 KiB     1         ...
- *     7   13 a 5 90              280  132.0 KiB  132.0 KiB   1      r ...      os reuse
+ *                                  | bins                              | slab  ...
+ *   op line operation           live |  committed   resident    os +op   |  ...   | differs
+ *    0      (the empty heap)       0 |        0 B        0 B     3       |  ...   |
+ *    1    6 a 0 32                32 |  132.0 KiB   4.00 KiB     6  +3   |  ...   | committed
+ *   10   15 a 5 90               234 |  132.0 KiB   4.00 KiB     6     r |  ...   | os reuse
  *
  * Places are counted inside a region ("region#k+0xoff"): a region the
  * page source maps later has a new number, so memory that went back to

@@ -65,7 +65,7 @@
 			cells = element('tr', null, table);
 		v.cells = {};
 		[['live', 'live requested'], ['committed', 'committed'], ['resident', 'resident'],
-			['oscalls', 'OS calls (this op)']].forEach(function (s) {
+			['oscalls', 'OS calls (+ by this op)']].forEach(function (s) {
 			element('th', null, names, s[1]);
 			v.cells[s[0]] = element('td', 'stat-' + s[0], cells);
 		});

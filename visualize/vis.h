@@ -285,9 +285,9 @@ vis_point_t *vis_samples_load(const char *path, long pid, size_t *n, char *title
 /**@}*/
 
 /** @name Lockstep: one trace on several policies, op by op (lockstep.c)
- * Every column is a walk of its own replay heap (the trace's clock, so a
- * run does the same every time); frame k of each column is the heap after
- * the same op.  The divergence rules say where the columns differ:
+ * Every column is a walk of its own replay heap (the trace's clock: the
+ * time-based rules act alike in every run); frame k of each column is the
+ * heap after the same op.  The divergence rules say where the columns differ:
  *   os         the op made an OS call in one column and none in another
  *   reuse      the block the op handed out holds bytes that a block the
  *              trace freed earlier held, in one column and not in another
