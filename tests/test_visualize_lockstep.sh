@@ -1,8 +1,9 @@
 #!/bin/sh
 # The lockstep in the terminal: `heaplab step --tty --policy=A,B,...` prints
 # a table, a row per op and a column per policy.  For every compiled-in
-# policy, on the teaching trace, a recorded program's trace and a trace
-# with times (so that decay and purge delays act on the replay's clock),
+# policy, on the teaching trace, a recorded program's trace, a trace with
+# times (so that decay and purge delays act on the replay's clock) and one
+# that frees bytes inside freed bytes,
 # each cell's OS calls (so far and by this op), its committed bytes and its
 # reuse mark must be what `heaplab replay --explain=json` of that policy
 # alone says for the op (tests/lockstep_lib.sh works them out), and the
@@ -30,9 +31,13 @@ fail() { echo "FAIL: $*"; exit 1; }
 	echo "#@t 60000000"
 	echo "a 41 5000"
 } >"$tmp/timed.rep"
+# Freed bytes inside freed bytes: a big block freed, a small one placed in
+# its bytes and freed in turn, then blocks across both.
+printf 'a 0 4000\na 1 16\nf 0\na 2 100\na 3 200\nf 2\na 4 64\na 5 3000\nf 3\nf 5\nr 4 2000\na 6 48\n' \
+	>"$tmp/nested.rep"
 
 checked=0
-for trace in "$src/visualize/traces/teach.rep" "$src/traces/hostname.rep" "$tmp/timed.rep"; do
+for trace in "$src/visualize/traces/teach.rep" "$src/traces/hostname.rep" "$tmp/timed.rep" "$tmp/nested.rep"; do
 	name=$(basename "$trace")
 	steady ./heaplab step --tty --policy="$list" "$trace" >"$tmp/table" || fail "$name: heaplab step --tty failed"
 	steady ./heaplab step --tty --policy="$list" "$trace" >"$tmp/again" || fail "$name: the second run failed"
