@@ -1,4 +1,5 @@
-/* heaplab step: a trace one op at a time, as an HTML page or in a terminal. */
+/* heaplab step: a trace one op at a time, as an HTML page or in a terminal;
+ * with several policies, in lockstep (a column each, visualize/lockstep.c). */
 #include "config.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -13,12 +14,20 @@ enum { STEP_MAX_OPS = 200000, STEP_SVG_BUDGET = 24 << 20 };
 /* Up to this many ops the page also says what each op changed and can
  * compare two steps (the block lists grow with the trace). */
 enum { STEP_DIFF_MAX_OPS = 20000 };
+/* Columns of a lockstep page or table at the most. */
+enum { STEP_MAX_POLICIES = 32 };
+/* The committed rule's N when --diverge=committed names none. */
+#define STEP_DEFAULT_PCT 10.0
 
 typedef struct step_args {
 	const char *trace, *policy, *conf, *out;
 	long long every;    /* -1: vis_default_every */
 	bool tty, quiz;
 	bool strict;        /* Graphviz warnings fail the run */
+	const char *policies[STEP_MAX_POLICIES];
+	size_t npolicies;   /* more than one: in lockstep */
+	int rule;           /* --diverge's rule, or -1 */
+	double pct;         /* the committed rule's N */
 } step_args_t;
 
 static int usage(FILE *out)
@@ -26,7 +35,10 @@ static int usage(FILE *out)
 	fprintf(out,
 		"usage: heaplab step TRACE [--policy=NAME] [--conf=S] [-o stepper.html] [--every N]\n"
 		"                    [--strict]\n"
+		"       heaplab step TRACE --policy=A,B,... [--diverge=RULE] [--conf=S] [-o stepper.html]\n"
+		"                    [--every N] [--strict]\n"
 		"       heaplab step --tty [--quiz] TRACE [--policy=NAME] [--conf=S]\n"
+		"       heaplab step --tty TRACE --policy=A,B,... [--diverge=RULE] [--conf=S]\n"
 		"Replays TRACE one op at a time.  The page (default stepper.html) shows the ops\n"
 		"beside the heap's picture after each one and its statistics, with buttons and\n"
 		"keys to move; it needs no network.  --every N keeps a picture every N ops and\n"
@@ -38,22 +50,52 @@ static int usage(FILE *out)
 		"--tty walks in the terminal: under each op the steps the policy took (as\n"
 		"replay --explain says them) and a map of the heap; --quiz asks\n"
 		"before each allocation which block it will take (answers read from stdin, one a\n"
-		"line: a number from the map, an address such as region#1+0x40, or 'new').\n",
-		STEP_SVG_BUDGET >> 20, STEP_DIFF_MAX_OPS);
+		"line: a number from the map, an address such as region#1+0x40, or 'new').\n"
+		"With several policies (a list, or 'all') the policies run in lockstep, each on\n"
+		"its own heap on the trace's clock: the page has a column per policy, all at the\n"
+		"same op, each with its picture, figures and steps, and 'next divergence' goes\n"
+		"to the next op where the columns differ by a rule: os (an OS call in one\n"
+		"column, none in another), reuse (the op's block reuses bytes a freed block held\n"
+		"in one column, not in another) or committed:N (the op changes a column's\n"
+		"committed bytes, and the columns' then differ by more than N %%; N is %g when\n"
+		"not given).  --diverge=RULE picks the page's rule at first.  With --tty the\n"
+		"lockstep is a table, a row per op and a column per policy, and --diverge keeps\n"
+		"only the rows where RULE holds.\n",
+		STEP_SVG_BUDGET >> 20, STEP_DIFF_MAX_OPS, STEP_DEFAULT_PCT);
 	return out == stdout ? 0 : 2;
+}
+
+/* "os", "reuse", "committed" or "committed:N". */
+static int parse_rule(const char *s, step_args_t *a)
+{
+	char name[32];
+	snprintf(name, sizeof name, "%s", s);
+	char *colon = strchr(name, ':');
+	if (colon)
+		*colon = 0;
+	a->rule = vis_rule_parse(name);
+	char *end = NULL;
+	if (colon && a->rule == VIS_RULE_COMMITTED)
+		a->pct = strtod(colon + 1, &end);
+	if (a->rule < 0 || (colon && (a->rule != VIS_RULE_COMMITTED || end == colon + 1 || *end || a->pct < 0)))
+		return cli_error("step: bad --diverge '%s' (os, reuse, or committed:N with N a percentage)", s);
+	return 0;
 }
 
 static int parse(int argc, char **argv, step_args_t *a)
 {
-	const char *every = NULL;
+	const char *every = NULL, *diverge = NULL;
 	memset(a, 0, sizeof *a);
 	a->every = -1;
+	a->rule = -1;
+	a->pct = STEP_DEFAULT_PCT;
 	for (int i = 1; i < argc; i++) {
 		int r;
 		if ((r = cli_opt(argc, argv, &i, "--policy", &a->policy)) ||
 		    (r = cli_opt(argc, argv, &i, "--conf", &a->conf)) || (r = cli_opt(argc, argv, &i, "-o", &a->out)) ||
 		    (r = cli_opt(argc, argv, &i, "--output", &a->out)) ||
-		    (r = cli_opt(argc, argv, &i, "--every", &every))) {
+		    (r = cli_opt(argc, argv, &i, "--every", &every)) ||
+		    (r = cli_opt(argc, argv, &i, "--diverge", &diverge))) {
 			if (r < 0)
 				return 2;
 		} else if (!strcmp(argv[i], "--tty"))
@@ -75,10 +117,18 @@ static int parse(int argc, char **argv, step_args_t *a)
 		return usage(stderr);
 	if (every && ((a->every = cli_parse_size(every)) < 1))
 		return cli_error("step: bad --every '%s' (a number of ops, at least 1)", every);
-	const char *names[1];
-	if (!cli_policy_list(a->policy ? a->policy : hl_default_policy(), names, 1))
+	if (diverge && parse_rule(diverge, a))
 		return 2;
-	a->policy = names[0];
+	const char *list = a->policy ? a->policy : hl_default_policy();
+	int n = cli_policy_list(list, a->policies, STEP_MAX_POLICIES);
+	if (!n)
+		return 2;
+	a->npolicies = (size_t)n;
+	a->policy = a->policies[0];
+	if (a->npolicies > 1 && a->quiz)
+		return cli_error("step: --quiz asks about one policy at a time (not '%s')", list);
+	if (a->npolicies == 1 && diverge)
+		return cli_error("step: --diverge compares policies: name two or more (--policy=bins,slab)");
 	return 0;
 }
 
@@ -132,14 +182,20 @@ static int write_page(const step_args_t *a, const vis_walk_t *w, char **svgs)
 	return 0;
 }
 
-static int html_step(const step_args_t *a, const hl_trace_t *t)
+/* 0 when a page of @p nops ops can be made (not too long, Graphviz there). */
+static int page_possible(const step_args_t *a, size_t nops)
 {
-	size_t nops = hl_trace_ops(t);
 	if (nops > STEP_MAX_OPS)
 		return cli_error("step: %s has %zu ops; a page holds at most %d (cut the trace, or use "
 				 "'heaplab plot' for the whole story)", a->trace, nops, STEP_MAX_OPS);
-	if (vis_need_dot())
-		return cli_last_error();
+	return vis_need_dot() ? cli_last_error() : 0;
+}
+
+static int html_step(const step_args_t *a, const hl_trace_t *t)
+{
+	size_t nops = hl_trace_ops(t);
+	if (page_possible(a, nops))
+		return 2;
 	size_t every = a->every > 0 ? (size_t)a->every : vis_default_every(nops);
 	vis_walk_t w;
 	int rc = nops <= STEP_DIFF_MAX_OPS
@@ -165,6 +221,111 @@ static int html_step(const step_args_t *a, const hl_trace_t *t)
 	return drawn ? drawn : rc;
 }
 
+/* The bytes of a walk's pictures. */
+static size_t svg_bytes(const vis_walk_t *w, char *const *svgs)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < w->kept; i++)
+		total += strlen(svgs[i]);
+	return total;
+}
+
+/* Keeps fewer pictures in every column alike (the columns keep pictures of
+ * the same ops) until all of them weigh at most the page's budget. */
+static void thin_columns(vis_lockstep_t *ls, char ***svgs)
+{
+	size_t total = 0, every = ls->col[0].walk.every, rounds = 0;
+	for (size_t c = 0; c < ls->ncols; c++)
+		total += svg_bytes(&ls->col[c].walk, svgs[c]);
+	while (total > STEP_SVG_BUDGET && every * 2 < ls->nframes) {
+		every *= 2;
+		rounds++;
+		total = 0;
+		for (size_t c = 0; c < ls->ncols; c++) {
+			vis_walk_thin_to(&ls->col[c].walk, svgs[c], every);
+			total += svg_bytes(&ls->col[c].walk, svgs[c]);
+		}
+	}
+	if (rounds)
+		fprintf(stderr, "heaplab: step: the pictures were too big for one page: keeping one every %zu ops\n",
+			every);
+}
+
+static int write_lockstep(const step_args_t *a, const vis_lockstep_t *ls, char **const *svgs)
+{
+	const char *path = a->out ? a->out : "stepper.html";
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return cli_error("step: cannot write %s: %s", path, strerror(errno));
+	int bad = vis_html_write_lockstep(f, ls, svgs, a->trace, a->conf,
+					  a->rule >= 0 ? (vis_rule_t)a->rule : VIS_RULE_OS, a->pct);
+	if (fclose(f) != 0 || bad)
+		return cli_error("step: writing %s failed", path);
+	fprintf(stderr, "heaplab: step: wrote %s (%zu ops, %zu policies in lockstep)\n", path, ls->nframes - 1,
+		ls->ncols);
+	return 0;
+}
+
+/* Walks every policy; says which replays stopped.  0, 1 or 2. */
+static int lockstep_walk(const step_args_t *a, const hl_trace_t *t, const vis_walk_opts_t *o, vis_lockstep_t *ls)
+{
+	int rc = vis_lockstep_walk(a->policies, a->npolicies, a->conf, t, o, ls);
+	if (rc == 2) {
+		vis_lockstep_free(ls);
+		return cli_last_error();
+	}
+	for (size_t c = 0; c < ls->ncols; c++)
+		if (ls->col[c].rc == 1)
+			fprintf(stderr, "heaplab: step: %s: %s\n", ls->col[c].policy, ls->col[c].walk.result.message);
+	return rc;
+}
+
+static int lockstep_page(const step_args_t *a, const hl_trace_t *t)
+{
+	size_t nops = hl_trace_ops(t);
+	if (page_possible(a, nops))
+		return 2;
+	vis_walk_opts_t o = {
+		.every = a->every > 0 ? (size_t)a->every : vis_default_every(nops),
+		.blocks = nops <= STEP_DIFF_MAX_OPS,   /* the steps of each op come with the blocks */
+		.progress = cli_progress_cb,
+	};
+	vis_lockstep_t ls;
+	int rc = lockstep_walk(a, t, &o, &ls);
+	if (rc == 2)
+		return 2;
+	char ***svgs = calloc(ls.ncols, sizeof *svgs);
+	int drawn = svgs ? 0 : cli_error("out of memory");
+	for (size_t c = 0; c < ls.ncols && drawn != 2; c++) {
+		int one = draw(&ls.col[c].walk, a->strict, &svgs[c]);
+		drawn = one > drawn ? one : drawn;
+	}
+	if (!drawn && a->every < 0)
+		thin_columns(&ls, svgs);
+	if (!drawn)
+		drawn = write_lockstep(a, &ls, svgs);
+	for (size_t c = 0; svgs && c < ls.ncols; c++) {
+		for (size_t i = 0; svgs[c] && i < ls.col[c].walk.kept; i++)
+			free(svgs[c][i]);
+		free(svgs[c]);
+	}
+	free(svgs);
+	vis_lockstep_free(&ls);
+	return drawn ? drawn : rc;
+}
+
+static int lockstep_table(const step_args_t *a, const hl_trace_t *t)
+{
+	vis_walk_opts_t o = { .every = 0 };
+	vis_lockstep_t ls;
+	int rc = lockstep_walk(a, t, &o, &ls);
+	if (rc == 2)
+		return 2;
+	vis_lockstep_table(stdout, &ls, t, a->rule, a->pct);
+	vis_lockstep_free(&ls);
+	return rc;
+}
+
 int cmd_step(int argc, char **argv)
 {
 	step_args_t a;
@@ -174,7 +335,9 @@ int cmd_step(int argc, char **argv)
 	hl_trace_t *t = cli_load_trace(a.trace, false);
 	if (!t)
 		return 2;
-	if (a.tty) {
+	if (a.npolicies > 1) {
+		rc = a.tty ? lockstep_table(&a, t) : lockstep_page(&a, t);
+	} else if (a.tty) {
 		vis_tty_opts_t o = {
 			.quiz = a.quiz,
 			.color = isatty(1) && getenv("NO_COLOR") == NULL,

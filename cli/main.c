@@ -20,7 +20,7 @@ static const struct command commands[] = {
 	{ "sizes", cmd_sizes, "the ladder of request -> usable size of a policy" },
 	{ "run", cmd_run, "run a real program on heaplab through LD_PRELOAD" },
 	{ "render", cmd_render, "render a DOT snapshot to SVG or PNG with Graphviz" },
-	{ "step", cmd_step, "step through a trace: HTML page, or --tty in a terminal" },
+	{ "step", cmd_step, "step through a trace: HTML page, or --tty in a terminal; several policies in lockstep" },
 	{ "diff", cmd_diff, "what changed in the heap between two moments of a trace" },
 	{ "plot", cmd_plot, "plot live, committed and resident bytes over time (SVG)" },
 	{ "quiz", cmd_quiz, "drill the question bank in a terminal" },

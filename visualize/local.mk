@@ -15,7 +15,8 @@ libhlvis_la_LIBADD = -lm
 
 # The stepper's style and script live in their own files and are compiled
 # into heaplab as strings, so a page needs nothing but itself.
-HL_VIS_ASSETS = visualize/stepper.css visualize/heapdiff.js visualize/stepper.js
+HL_VIS_ASSETS = visualize/stepper.css visualize/heapdiff.js visualize/moves.js visualize/stepper.js \
+	visualize/lockstep.css visualize/lockstep.js
 nodist_libhlvis_la_SOURCES = visualize/stepper_assets.c
 BUILT_SOURCES += visualize/stepper_assets.c
 CLEANFILES += visualize/stepper_assets.c
@@ -24,6 +25,16 @@ visualize/stepper_assets.c: $(HL_VIS_ASSETS:%=$(srcdir)/%) $(srcdir)/visualize/e
 	$(AM_V_GEN)$(MKDIR_P) visualize && \
 	cd $(srcdir) && $(AWK) -f visualize/embed.awk $(HL_VIS_ASSETS) > $(abs_builddir)/$@-t && \
 	mv $(abs_builddir)/$@-t $(abs_builddir)/$@
+
+# The lockstep: one trace on several policies, a column each (heaplab step
+# --policy=A,B: the page's columns and the terminal's table).
+libhlvis_la_SOURCES += visualize/lockstep.c
+# Its tests: the terminal's table against replay --explain of each policy,
+# and the page in headless Chromium (tests/lockstep_lib.sh works out what
+# each op did without the lockstep's code).
+TESTS += tests/test_visualize_lockstep.sh tests/test_visualize_lockstep_browser.sh
+dist_noinst_SCRIPTS += tests/test_visualize_lockstep.sh tests/test_visualize_lockstep_browser.sh
+EXTRA_DIST += tests/lockstep_lib.sh visualize/lockstep-browser-test.mjs
 
 # Tests.  test_visualize: snapshot facts for every compiled-in policy;
 # the scripts drive the heaplab command (render, step --tty --quiz, the

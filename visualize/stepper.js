@@ -7,15 +7,16 @@
  * With HL_DELTAS (heapdiff.js) the page also says what each op changed,
  * outlines those blocks in the picture, and compares any two steps
  * ("compare with"): time travel is stepping back and forth.
- * Keys: right/n next, left/p previous, Home first, End last, space play,
- * g jump box, c compare box.  Nothing here talks to the network.
+ * The list of ops, the buttons, the jump box and the keys (right/n next,
+ * left/p previous, Home first, End last, space play, g jump box) are
+ * moves.js's; c goes to the compare box.  Nothing here talks to the network.
  */
 (function () {
 	'use strict';
 	var TEXT = 0, LINE = 1, LABEL = 2, LIVE = 3, PEAK = 4, COMMITTED = 5, RESIDENT = 6,
 		UTIL = 7, OSCALLS = 8, PICTURE = 9, PICTURE_FRAME = 10;
 	var steps = HL_STEPS, svgs = HL_SVGS, last = steps.length - 1;
-	var cur = -1, shownPicture = -1, timer = null, compareWith = null;
+	var cur = -1, shownPicture = -1, compareWith = null;
 
 	function $(id) { return document.getElementById(id); }
 
@@ -113,21 +114,12 @@
 
 	function show(k) {
 		k = Math.max(0, Math.min(last, k));
-		var s = steps[k], items = $('ops-list').children;
-		if (cur >= 0)
-			items[cur].classList.remove('current');
-		items[k].classList.add('current');
-		items[k].scrollIntoView({ block: 'nearest' });
+		var s = steps[k];
+		moves.at(k);
 		cur = k;
-		$('now-what').textContent = k === 0 ? 'start, op' : 'after op';
-		$('step-index').textContent = String(k);
-		$('op-text').textContent = k === 0 ? 'the empty heap' : s[TEXT];
-		$('op-line').textContent = k === 0 ? '' : '(line ' + s[LINE] + ')';
-		$('op-label').textContent = s[LABEL] === null ? '' : 'label: ' + s[LABEL];
 		showStats(s);
 		showPicture(k, s);
 		showChanges(k);
-		$('jump-op').value = String(k);
 	}
 
 	/* "compare with": a step number, or empty to go back to op by op. */
@@ -144,97 +136,20 @@
 		show(cur);
 	}
 
-	function jumpToLabel(name) {
-		for (var k = 1; k <= last; k++)
-			if (steps[k][LABEL] === name) { show(k); return true; }
-		return false;
-	}
-
-	/* A number is an op; "s name" or a bare name is a label. */
-	function jump(text) {
-		text = text.trim();
-		if (/^\d+$/.test(text)) { show(parseInt(text, 10)); return; }
-		if (!jumpToLabel(text.replace(/^s\s+/, '')))
-			$('diagram-note').textContent = 'No op or label "' + text + '".';
-	}
-
-	function play() {
-		if (timer) {
-			clearInterval(timer);
-			timer = null;
-			$('play').textContent = 'play';
-			return;
-		}
-		if (cur === last)
-			show(0);
-		$('play').textContent = 'pause';
-		timer = setInterval(function () {
-			if (cur >= last) { play(); return; }
-			show(cur + 1);
-		}, 700);
-	}
-
-	function buildList() {
-		var ol = $('ops-list');
-		steps.forEach(function (s, k) {
-			var li = document.createElement('li'), n = document.createElement('span');
-			n.className = 'n';
-			n.textContent = k === 0 ? 'start' : String(k);
-			li.appendChild(n);
-			li.appendChild(document.createTextNode(k === 0 ? 'empty heap' : s[TEXT]));
-			if (s[LABEL] !== null) {
-				var badge = document.createElement('span');
-				badge.className = 'label';
-				badge.textContent = s[LABEL];
-				li.appendChild(badge);
-			}
-			if (s[PICTURE_FRAME] === k)
+	var moves = hlMoves({
+		count: steps.length,
+		text: function (k) { return steps[k][TEXT]; },
+		line: function (k) { return steps[k][LINE]; },
+		label: function (k) { return steps[k][LABEL]; },
+		show: show,
+		current: function () { return cur; },
+		note: function (text) { $('diagram-note').textContent = text; },
+		item: function (li, k) {
+			if (steps[k][PICTURE_FRAME] === k)
 				li.classList.add('kept');
-			li.addEventListener('click', function () { show(k); });
-			ol.appendChild(li);
-		});
-	}
-
-	function buildLabels() {
-		var sel = $('jump-label');
-		steps.forEach(function (s) {
-			if (s[LABEL] === null)
-				return;
-			var o = document.createElement('option');
-			o.value = o.textContent = s[LABEL];
-			sel.appendChild(o);
-		});
-		sel.addEventListener('change', function () {
-			if (sel.value)
-				jumpToLabel(sel.value);
-		});
-	}
-
-	function onKey(e) {
-		var tag = e.target.tagName;
-		if (tag === 'INPUT' || tag === 'SELECT' || e.ctrlKey || e.metaKey || e.altKey)
-			return;
-		var actions = {
-			ArrowRight: function () { show(cur + 1); }, n: function () { show(cur + 1); },
-			ArrowLeft: function () { show(cur - 1); }, p: function () { show(cur - 1); },
-			Home: function () { show(0); }, End: function () { show(last); },
-			' ': play, g: function () { $('jump-op').select(); },
-			c: function () { $('compare-op').select(); }
-		};
-		if (actions[e.key]) {
-			e.preventDefault();
-			actions[e.key]();
-		}
-	}
-
-	buildList();
-	buildLabels();
-	$('first').addEventListener('click', function () { show(0); });
-	$('prev').addEventListener('click', function () { show(cur - 1); });
-	$('next').addEventListener('click', function () { show(cur + 1); });
-	$('last').addEventListener('click', function () { show(last); });
-	$('play').addEventListener('click', play);
-	$('jump-form').addEventListener('submit', function (e) { e.preventDefault(); jump($('jump-op').value); });
+		},
+		keys: { c: function () { $('compare-op').select(); } }
+	});
 	$('compare-form').addEventListener('submit', function (e) { e.preventDefault(); compare($('compare-op').value); });
 	$('compare-off').addEventListener('click', function () { $('compare-op').value = ''; compare(''); });
 	/* a cell's link only names its block (hover shows it): no navigation */
@@ -242,6 +157,5 @@
 		if (e.target.closest && e.target.closest('a'))
 			e.preventDefault();
 	});
-	document.addEventListener('keydown', onKey);
 	show(0);
 }());

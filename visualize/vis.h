@@ -170,6 +170,22 @@ int vis_walk_trace(const char *policy, const char *conf, const hl_trace_t *t, si
  *  the steps the policy took for the op (explain.c). */
 int vis_walk_trace_blocks(const char *policy, const char *conf, const hl_trace_t *t, size_t every,
 			  const char *what, vis_progress_fn progress, vis_walk_t *w);
+/** Called after each op of a walk, once frame @p k is recorded; a
+ *  non-zero return stops the walk as a failure (after hl_set_error()). */
+typedef int (*vis_walk_hook_fn)(const hl_replay_t *rp, size_t k, void *arg);
+
+/** How vis_walk_run walks. */
+typedef struct vis_walk_opts {
+	size_t every;             /**< a picture every N ops (0: statistics only) */
+	bool blocks;              /**< as vis_walk_trace_blocks: deltas and steps */
+	const char *what;         /**< what progress calls the walk */
+	vis_progress_fn progress; /**< may be NULL */
+	vis_walk_hook_fn hook;    /**< may be NULL */
+	void *arg;                /**< passed to hook */
+} vis_walk_opts_t;
+/** vis_walk_trace or vis_walk_trace_blocks, as @p o says, with a hook. */
+int vis_walk_run(const char *policy, const char *conf, const hl_trace_t *t, const vis_walk_opts_t *o,
+		 vis_walk_t *w);
 /** The path one op took (paths.c). */
 typedef struct vis_path_op {
 	char kind;           /**< the trace op: 'a', 'f', 'r', 's', ... */
@@ -200,6 +216,9 @@ void vis_walk_free(vis_walk_t *w);
  * @return how many times `every` was doubled.
  */
 size_t vis_walk_thin(vis_walk_t *w, char **svgs, size_t budget);
+/** Keeps fewer pictures, as vis_walk_thin does, until `every` is at least
+ *  @p every (so that walks of one trace keep the same frames). */
+size_t vis_walk_thin_to(vis_walk_t *w, char **svgs, size_t every);
 
 /** @name Graphviz (render.c) */
 /**@{*/
@@ -263,6 +282,67 @@ int vis_plot_svg(FILE *out, const vis_point_t *p, size_t n, const char *title, c
  *  or (pid <= 0) of the process that wrote the most; NULL when it cannot
  *  (hl_last_error() says why). */
 vis_point_t *vis_samples_load(const char *path, long pid, size_t *n, char *title, size_t title_len);
+/**@}*/
+
+/** @name Lockstep: one trace on several policies, op by op (lockstep.c)
+ * Every column is a walk of its own replay heap (the trace's clock: the
+ * time-based rules act alike in every run); frame k of each column is the
+ * heap after the same op.  The divergence rules say where the columns differ:
+ *   os         the op made an OS call in one column and none in another
+ *   reuse      the block the op handed out holds bytes that a block the
+ *              trace freed earlier held, in one column and not in another
+ *   committed  the op changed the committed bytes of a column, and after
+ *              it the largest committed figure of a column is more than
+ *              N % above the smallest (where the gap is made or moves) */
+/**@{*/
+typedef enum vis_rule { VIS_RULE_OS, VIS_RULE_REUSE, VIS_RULE_COMMITTED, VIS_NRULES } vis_rule_t;
+
+/** What one op did in one column, beside its frame. */
+typedef struct vis_lockstep_op {
+	bool reused;        /**< its block holds bytes a freed block held */
+	long reused_id;     /**< the trace id of (one) such freed block, or -1 */
+	char addr[40];      /**< hl_addr_name of the op's block, "" when none */
+	char block_id[48];  /**< hl_block_id of it (the picture's cell), "" when none */
+} vis_lockstep_op_t;
+
+typedef struct vis_lockstep_column {
+	const char *policy;     /**< the caller's string */
+	vis_walk_t walk;
+	vis_lockstep_op_t *op;  /**< walk.nframes entries (frame 0: none) */
+	int rc;                 /**< the walk's: 0, or 1 when the replay stopped */
+} vis_lockstep_column_t;
+
+typedef struct vis_lockstep {
+	vis_lockstep_column_t *col;
+	size_t ncols;
+	size_t nframes;         /**< the most frames of any column */
+} vis_lockstep_t;
+
+/** The rule's name ("os", "reuse", "committed"). */
+const char *vis_rule_name(vis_rule_t r);
+/** The rule named @p name, or -1. */
+int vis_rule_parse(const char *name);
+/**
+ * Walks @p t on each of @p n policies with @p conf (@p o as vis_walk_run
+ * takes it, without a hook).  @return 0 when every replay held, 1 when one
+ * stopped (its column's walk says why, its frames up to there are kept),
+ * 2 when a heap could not be made or memory ran out (hl_last_error()).
+ */
+int vis_lockstep_walk(const char *const *policies, size_t n, const char *conf, const hl_trace_t *t,
+		      const vis_walk_opts_t *o, vis_lockstep_t *ls);
+void vis_lockstep_free(vis_lockstep_t *ls);
+/** Whether the columns differ at frame @p k (k >= 1) by rule @p r;
+ *  @p pct is the committed rule's N. */
+bool vis_lockstep_differs(const vis_lockstep_t *ls, size_t k, vis_rule_t r, double pct);
+/** The terminal's table: one row per op, a column per policy, the rules
+ *  on which the columns differ at the end of each row; with @p only >= 0
+ *  only the rows where that rule holds (and the start). */
+void vis_lockstep_table(FILE *out, const vis_lockstep_t *ls, const hl_trace_t *t, int only, double pct);
+/** The lockstep page: a column per policy, each with its pictures
+ *  (svgs[c][i]: column c's i-th kept frame), figures and steps, and the
+ *  "next divergence" control, set to @p rule and @p pct. */
+int vis_html_write_lockstep(FILE *out, const vis_lockstep_t *ls, char **const *svgs, const char *trace,
+			    const char *conf, vis_rule_t rule, double pct);
 /**@}*/
 
 /** Writes @p s with the characters XML and HTML reserve escaped. */

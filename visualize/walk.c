@@ -49,6 +49,8 @@ typedef struct walk_ctx {
 	vis_progress_fn progress;
 	bool failed;        /* out of memory for the block lists */
 	vis_explain_t *explain;   /* the steps of each op, when blocks are recorded */
+	vis_walk_hook_fn hook;    /* the caller's, after each frame (may be NULL) */
+	void *hook_arg;
 } walk_ctx_t;
 
 /* Whether frame @p k (already holding its label) keeps a picture, when
@@ -169,27 +171,29 @@ static int after_op(const hl_replay_t *rp, void *arg)
 	if (c->explain && !(c->w->frames[op + 1].explain = steps_text(c->explain, rp)))
 		c->failed = true;
 	record(c, hl_replay_heap(rp), op + 1);
+	if (c->hook && c->hook(rp, op + 1, c->hook_arg))
+		c->failed = true;
 	if (c->progress)
 		c->progress(c->what, op + 1, hl_trace_ops(hl_replay_trace(rp)));
 	return c->failed;
 }
 
-static int walk(const char *policy, const char *conf, const hl_trace_t *t, size_t every,
-		const char *what, vis_progress_fn progress, vis_walk_t *w, bool blocks)
+int vis_walk_run(const char *policy, const char *conf, const hl_trace_t *t, const vis_walk_opts_t *wo,
+		 vis_walk_t *w)
 {
 	memset(w, 0, sizeof *w);
-	w->blocks = blocks;
+	w->blocks = wo->blocks;
 	size_t nops = hl_trace_ops(t);
 	w->frames = calloc(nops + 1, sizeof *w->frames);
 	if (!w->frames)
 		return vis_fail("out of memory for %zu frames", nops + 1);
-	w->every = every;
+	w->every = wo->every;
 	hl_heap_t *h = hl_heap_new_replay(policy, conf);
 	if (!h)
 		return 2;
-	walk_ctx_t c = { w, t, what, progress, false, NULL };
+	walk_ctx_t c = { w, t, wo->what, wo->progress, false, NULL, wo->hook, wo->arg };
 	record(&c, h, 0);
-	if (blocks && !(c.explain = vis_explain_new(h))) {
+	if (wo->blocks && !(c.explain = vis_explain_new(h))) {
 		hl_heap_destroy(h);
 		return 2;
 	}
@@ -202,8 +206,8 @@ static int walk(const char *policy, const char *conf, const hl_trace_t *t, size_
 		.arg = &c,
 	};
 	int rc = c.failed ? 2 : hl_replay(h, t, &o, &w->result) == 0 ? 0 : 1;
-	if (progress)
-		progress(what, nops, nops);
+	if (wo->progress)
+		wo->progress(wo->what, nops, nops);
 	vis_explain_free(c.explain);
 	hl_heap_destroy(h);
 	return c.failed ? 2 : rc;
@@ -212,13 +216,15 @@ static int walk(const char *policy, const char *conf, const hl_trace_t *t, size_
 int vis_walk_trace(const char *policy, const char *conf, const hl_trace_t *t, size_t every,
 		   const char *what, vis_progress_fn progress, vis_walk_t *w)
 {
-	return walk(policy, conf, t, every, what, progress, w, false);
+	vis_walk_opts_t o = { .every = every, .what = what, .progress = progress };
+	return vis_walk_run(policy, conf, t, &o, w);
 }
 
 int vis_walk_trace_blocks(const char *policy, const char *conf, const hl_trace_t *t, size_t every,
 			  const char *what, vis_progress_fn progress, vis_walk_t *w)
 {
-	return walk(policy, conf, t, every, what, progress, w, true);
+	vis_walk_opts_t o = { .every = every, .blocks = true, .what = what, .progress = progress };
+	return vis_walk_run(policy, conf, t, &o, w);
 }
 
 /* Applies one frame's delta to the sorted list @p s. */
@@ -276,17 +282,29 @@ static void drop_unkept(vis_walk_t *w, char **svgs, size_t *total)
 	w->kept = kept;
 }
 
-size_t vis_walk_thin(vis_walk_t *w, char **svgs, size_t budget)
+/* Doubles `every` while the pictures weigh more than @p budget or
+ * `every` is below @p at_least. */
+static size_t thin(vis_walk_t *w, char **svgs, size_t budget, size_t at_least)
 {
 	size_t total = 0, rounds = 0;
 	for (size_t i = 0; i < w->kept; i++)
 		total += strlen(svgs[i]);
-	while (total > budget && w->every > 0 && w->every * 2 < w->nframes) {
+	while ((total > budget || w->every < at_least) && w->every > 0 && w->every * 2 < w->nframes) {
 		w->every *= 2;
 		drop_unkept(w, svgs, &total);
 		rounds++;
 	}
 	return rounds;
+}
+
+size_t vis_walk_thin(vis_walk_t *w, char **svgs, size_t budget)
+{
+	return thin(w, svgs, budget, 0);
+}
+
+size_t vis_walk_thin_to(vis_walk_t *w, char **svgs, size_t every)
+{
+	return thin(w, svgs, (size_t)-1, every);
 }
 
 void vis_walk_free(vis_walk_t *w)
