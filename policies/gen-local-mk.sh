@@ -14,8 +14,11 @@ models=$(sed -n 's/^\([a-z][a-z0-9_]*\)[ 	][ 	]*all[ 	]*$/\1/p' "$list")
 	echo "HL_MODEL_POLICIES =" $models
 	echo "HL_EVERY_POLICY =" $names
 	# literal words: automake must see each test's name to make its rules
-	echo "HL_GOLDEN_TESTS =" $(for n in $models; do printf 'tests/golden/%s.test ' $n; done)
-	echo "HL_GOLDEN_DIRS =" $(for n in $models; do printf 'tests/golden/%s ' $n; done)
+	# a model's golden pictures: policies/NAME/golden.test lists the
+	# traces, policies/NAME/golden/ holds the snapshots
+	goldens=$(for n in $models; do [ -f "policies/$n/golden.test" ] && echo "$n"; done)
+	echo "HL_GOLDEN_TESTS =" $(for n in $goldens; do printf 'policies/%s/golden.test ' $n; done)
+	echo "HL_GOLDEN_DIRS =" $(for n in $goldens; do printf 'policies/%s/golden ' $n; done)
 	echo "EXTRA_DIST += policies/policies.list policies/gen-local-mk.sh"
 	for n in $names; do
 		[ -f "policies/$n/local.mk" ] || { echo "gen-local-mk: policies/$n/local.mk is missing" >&2; exit 1; }

@@ -2,7 +2,7 @@
 # heaplab render (issue 7): SVG and PNG from a snapshot, --strict fails
 # on a Graphviz warning, and a clear error when dot is missing.  (That
 # every picture of every policy renders without a warning is checked per
-# policy by visualize/check-pictures.sh, the tests/golden/POLICY.test.)
+# policy by visualize/check-pictures.sh, policies/POLICY/golden.test.)
 set -u
 src=${srcdir:-.}
 if ! ./heaplab render --help >/dev/null; then

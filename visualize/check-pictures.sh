@@ -1,17 +1,17 @@
 #!/bin/sh
-# check-pictures.sh tests/golden/POLICY.test: the pictures of one policy.
+# check-pictures.sh policies/POLICY/golden.test: the pictures of one policy.
 #
 # 1. Every picture renders cleanly: on every short shipped trace (under
 #    2 KiB in traces/) and the teaching traces, `heaplab step --every 1
 #    --strict` draws the heap after every op with Graphviz and fails on
 #    any warning; the page must hold ops + 1 pictures.
 # 2. Goldens: the snapshots of the traces the manifest lists equal the
-#    files under tests/golden/POLICY/.  The manifest
+#    files under policies/POLICY/golden/.  The manifest
 # has one line per trace: its path in the source tree, then optionally the
 # configuration string to use and the other policies that configuration
 # needs ('#' starts a comment).  For each trace,
 # `heaplab replay --snapshot-dir` writes one DOT file per `s label` op,
-# which must equal tests/golden/POLICY/TRACE-LABEL.dot byte for byte; a
+# which must equal policies/POLICY/golden/TRACE-LABEL.dot byte for byte; a
 # second run must give the same bytes again; every golden file must have
 # been produced; and each must render with Graphviz without a warning.
 # A policy that is not compiled in is a SKIP (exit 77), not a pass.
@@ -19,10 +19,10 @@
 # (then read them: a golden is a claim about the model, not a recording).
 set -u
 manifest=$1
-policy=$(basename "$manifest" .test)
+policy=$(basename "$(dirname "$manifest")")
 src=${srcdir:-.}
 heaplab=./heaplab
-golden=$(dirname "$manifest")/$policy
+golden=$(dirname "$manifest")/golden
 
 compiled_in() {
 	$heaplab policies | awk '{print $1}' | grep -qx "$1"

@@ -54,16 +54,17 @@ EXTRA_DIST += visualize/browser-test.mjs visualize/diagnose-browser-test.mjs vis
 
 # The pictures of each policy (visualize/check-pictures.sh): every picture
 # of the short traces renders without a Graphviz warning, and the
-# snapshots of the traces tests/golden/POLICY.test lists equal
-# tests/golden/POLICY/*.dot.  A policy that is not compiled in is reported
+# snapshots of the traces policies/POLICY/golden.test lists equal
+# policies/POLICY/golden/*.dot.  A policy that is not compiled in is reported
 # as SKIP.  (.test is automake's default test extension; only these files
 # use it.)
 # (HL_GOLDEN_TESTS and HL_GOLDEN_DIRS: one per allocator model of
-# policies/policies.list, written by ./bootstrap into policies/local.mk)
+# policies/policies.list whose folder has a golden.test, written by
+# ./bootstrap into policies/local.mk)
 TESTS += $(HL_GOLDEN_TESTS)
 TEST_LOG_COMPILER = $(SHELL) $(srcdir)/visualize/check-pictures.sh
-# The golden folders and lists by name: the folder tests/golden itself would
-# also carry a build tree's test logs into the tarball (make dist copies a
+# The golden folders and lists by name: a policy's whole folder would also
+# carry a build tree's test logs into the tarball (make dist copies a
 # listed folder from the build tree as well as from the sources).
 EXTRA_DIST += $(HL_GOLDEN_TESTS) $(HL_GOLDEN_DIRS)
 
