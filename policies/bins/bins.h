@@ -104,7 +104,9 @@
  *                            arena, trim, thread exit, fork
  *   bins_fast.h              the tcache hit of malloc and free (the shim
  *                            inlines it too: policies/fast_paths.h)
- *   bins_dot.c bins_stats.c  snapshot, statistics
+ *   bins_dot.c bins_stats.c bins_libc.c  snapshot, statistics, and the
+ *                            C library's mallinfo, mallopt, malloc_stats,
+ *                            malloc_info as glibc answers them
  *   bins_check.c             checker, walker, chunk states
  *   bins_arena.c             the arena algorithm: arena lock, _int_malloc,
  *                            _int_free, filing into bins, consolidation,
@@ -281,6 +283,7 @@ typedef struct bn_state {
 	size_t n_mmaps;            /**< how many (read racily by sysmalloc) */
 	size_t mmapped_bytes;      /**< bytes they map */
 	size_t peak_mmapped;       /**< highest mmapped_bytes */
+	size_t peak_n_mmaps;       /**< highest n_mmaps (malloc_stats) */
 } bn_state_t;
 
 /* --- chunk accessors --------------------------------------------------- */
@@ -452,6 +455,9 @@ int bn_walk(void *st, hl_walk_fn fn, void *arg);
 void bn_snapshot(void *st, hl_dot_t *d);
 /** Emits the policy's statistics (bins_stats.c). */
 void bn_stats(void *st, hl_statw_t *w);
+/** mallinfo, mallopt, malloc_stats, malloc_info as glibc 2.36 answers
+ *  them, from the model's arenas (bins_libc.c). */
+extern const struct hl_libc_api bn_libc_api;
 /** Visits each chunk of arena @p a in address order (lock held). */
 typedef int (*bn_chunk_fn)(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, hl_block_state_t s, void *arg);
 /** Calls @p fn on every chunk of arena @p a in address order (sub-heaps
