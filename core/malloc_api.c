@@ -20,23 +20,20 @@
  * state, or nobody (NULL: the C library's own). */
 typedef struct answer {
 	hl_heap_t *heap;
-	const hl_policy_t *policy;
 	void *st;
 	const hl_libc_api_t *api;
 } answer_t;
 
 static answer_t who_answers(void)
 {
-	answer_t a = { hl_shim_heap(), NULL, NULL, NULL };
+	answer_t a = { hl_shim_heap(), NULL, NULL };
 	if (!a.heap)
 		return a;
-	a.policy = a.heap->policy;
 	a.st = a.heap->state;
-	a.api = a.policy->libc_api;
+	a.api = a.heap->policy->libc_api;
 	if (a.api && a.api->delegate) {
 		void *gst = NULL;
 		const hl_policy_t *g = a.api->delegate(a.st, &gst);
-		a.policy = g;
 		a.st = gst;
 		a.api = g ? g->libc_api : NULL;
 	}
@@ -127,11 +124,9 @@ SHIM_API int malloc_info(int options, FILE *fp)
 SHIM_API int malloc_trim(size_t pad)
 {
 	answer_t a = who_answers();
-	if (a.api && a.api->trims) {
-		if (a.st == a.heap->state)
-			return hl_trim(a.heap, pad) > 0;
-		return a.policy->trim && a.policy->trim(a.st, pad) > 0;
-	}
+	/* a delegating host's trim is its guest's (pools: the fallback) */
+	if (a.api && a.api->trims)
+		return hl_trim(a.heap, pad) > 0;
 	int (*fn)(size_t) = (int (*)(size_t))libc_fn("malloc_trim");
 	return fn ? fn(pad) : 0;
 }

@@ -48,8 +48,9 @@ typedef struct hl_libc_api {
 	bool trims;
 	/** A host whose real allocator leaves these calls to the allocator
 	 *  under it (pools: CPython's pymalloc, over glibc): returns the
-	 *  guest's table and stores its state in @p guest_st; the guest
-	 *  answers instead (its trim, when it trims).  NULL for the others. */
+	 *  guest's table and stores its state in @p guest_st; the guest's
+	 *  table answers instead (malloc_trim, when it trims, is the heap's
+	 *  trim, which such a host passes to its guest).  NULL for the others. */
 	const struct hl_policy *(*delegate)(void *st, void **guest_st);
 } hl_libc_api_t;
 
