@@ -245,7 +245,8 @@ _Static_assert(sizeof(bn_heap_t) % 16 == 0, "sub-heap header keeps chunks aligne
 typedef struct bn_state {
 	hl_heap_t *heap;           /**< owning heap (set once) */
 	hl_os_t *os;               /**< its page source (set once) */
-	/* options (set once at init, read without a lock) */
+	/* options (set at init, read without a lock; mallopt changes the knobs
+	 * glibc's mallopt changes, with relaxed stores: bins_libc.c) */
 	unsigned glibc_minor;      /**< the release modelled: the N of glibc 2.N */
 	unsigned tcache_count;     /**< per-bin cache depth, 0 = off */
 	unsigned arena_max;        /**< 0 = derive from arena_test and cores */
