@@ -16,6 +16,11 @@
  *                             <heap> elements of malloc_info, written into
  *                             an open_memstream (whose buffer comes from
  *                             the allocator being described)
+ *   malloc_api_probe threads N  N threads one after the other, each filling
+ *                             its cache and ending; mallinfo2's uordblks
+ *                             after the first and after the last (what a
+ *                             thread cached goes back when it ends: glibc's
+ *                             tst-malloc-tcache-leak asks the same)
  * Nothing is printed before the figures are taken: stdio's buffer would
  * be one more block.
  */
@@ -141,12 +146,43 @@ static int arena_probe(int max)
 	return 0;
 }
 
+/* A thread that fills its cache: blocks of ten sizes, freed. */
+static void *cache_filler(void *arg)
+{
+	static __thread void *volatile b[10];
+	for (int i = 0; i < 10; i++)
+		b[i] = malloc((size_t)(i + 1) * 48);
+	for (int i = 0; i < 10; i++)
+		free(b[i]);
+	return arg;
+}
+
+/* Threads that end one after the other: what they cached must go back,
+ * so the bytes in use after the last are those after the first. */
+static int thread_probe(int rounds)
+{
+	size_t first = 0;
+	for (int i = 0; i < rounds; i++) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, cache_filler, NULL))
+			return printf("pthread_create failed\n"), 1;
+		pthread_join(t, NULL);
+		if (i == 0)
+			first = mallinfo2().uordblks;
+	}
+	size_t last = mallinfo2().uordblks;
+	printf("uordblks after the first thread %zu, after %d %zu\n", first, rounds, last);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "heap"))
 		return heap_probe();
 	if (argc >= 3 && !strcmp(argv[1], "arenas"))
 		return arena_probe(atoi(argv[2]));
-	fprintf(stderr, "usage: malloc_api_probe heap | arenas N\n");
+	if (argc >= 3 && !strcmp(argv[1], "threads"))
+		return thread_probe(atoi(argv[2]));
+	fprintf(stderr, "usage: malloc_api_probe heap | arenas N | threads N\n");
 	return 2;
 }
