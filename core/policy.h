@@ -163,6 +163,11 @@ typedef struct hl_policy {
 	 *  re-initialises those locks (the core has already marked the other
 	 *  threads' records exited).  May be NULL. */
 	void (*fork_child)(void *st);
+
+	/** How the preload library's mallinfo, mallinfo2, mallopt,
+	 *  malloc_stats, malloc_info and malloc_trim answer under this policy
+	 *  (malloc_api.h); NULL: as under an allocator that exports none. */
+	const struct hl_libc_api *libc_api;
 } hl_policy_t;
 
 /** Per (thread, heap) record kept by the core. */

@@ -25,6 +25,8 @@
 #include <unistd.h>
 #include "bits.h"
 #include "heap_internal.h"
+#include "malloc_api.h"
+#include "shim.h"
 #include "../trace/recorder.h"
 #include "fast_paths.h"
 
@@ -432,10 +434,10 @@ SHIM_API size_t malloc_usable_size(void *p)
 	return hl_usable_size(h, p);
 }
 
-SHIM_API int malloc_trim(size_t pad)
+/* For the rest of the malloc API (malloc_api.c: mallinfo, mallopt, ...). */
+hl_heap_t *hl_shim_heap(void)
 {
-	hl_heap_t *h = get_heap();
-	return h && hl_trim(h, pad) > 0;
+	return get_heap();
 }
 
 /* ---- sampling ------------------------------------------------------------

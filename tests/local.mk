@@ -20,6 +20,16 @@ tests_limits_program_SOURCES = tests/limits_program.c
 tests_limits_program_LDADD = -lpthread -ldl
 # never instrumented: the same binary runs on the real glibc as the reference
 tests_limits_program_CFLAGS = $(HL_CFLAGS)
+# The rest of the C library's malloc API (mallinfo, mallinfo2, mallopt,
+# malloc_stats, malloc_info, malloc_trim) under each policy beside its real
+# allocator (tests/malloc_api.sh, with tests/malloc_api_probe.c).
+check_PROGRAMS += tests/malloc_api_probe
+TESTS += tests/malloc_api.sh
+EXTRA_DIST += tests/malloc_api.sh
+tests_malloc_api_probe_SOURCES = tests/malloc_api_probe.c
+tests_malloc_api_probe_LDADD = -lpthread
+# never instrumented: the same binary runs on the real allocators
+tests_malloc_api_probe_CFLAGS = $(HL_CFLAGS)
 # Decision events (issue 17): each policy's events against its counters.
 check_PROGRAMS += tests/test_events
 TESTS += tests/test_events

@@ -619,4 +619,5 @@ const hl_policy_t hl_policy_bins = {
 	.fork_prepare = bn_fork_prepare,
 	.fork_parent = bn_fork_parent,
 	.fork_child = bn_fork_child,
+	.libc_api = &bn_libc_api,
 };

@@ -104,7 +104,9 @@
  *                            arena, trim, thread exit, fork
  *   bins_fast.h              the tcache hit of malloc and free (the shim
  *                            inlines it too: shim/fast_paths.h)
- *   bins_dot.c bins_stats.c  snapshot, statistics
+ *   bins_dot.c bins_stats.c bins_libc.c  snapshot, statistics, and the
+ *                            C library's mallinfo, mallopt, malloc_stats,
+ *                            malloc_info as glibc answers them
  *   bins_check.c             checker, walker, chunk states
  *   bins_arena.c             the arena algorithm: arena lock, _int_malloc,
  *                            _int_free, filing into bins, consolidation,
@@ -243,7 +245,8 @@ _Static_assert(sizeof(bn_heap_t) % 16 == 0, "sub-heap header keeps chunks aligne
 typedef struct bn_state {
 	hl_heap_t *heap;           /**< owning heap (set once) */
 	hl_os_t *os;               /**< its page source (set once) */
-	/* options (set once at init, read without a lock) */
+	/* options (set at init, read without a lock; mallopt changes the knobs
+	 * glibc's mallopt changes, with relaxed stores: bins_libc.c) */
 	unsigned glibc_minor;      /**< the release modelled: the N of glibc 2.N */
 	unsigned tcache_count;     /**< per-bin cache depth, 0 = off */
 	unsigned arena_max;        /**< 0 = derive from arena_test and cores */
@@ -281,6 +284,7 @@ typedef struct bn_state {
 	size_t n_mmaps;            /**< how many (read racily by sysmalloc) */
 	size_t mmapped_bytes;      /**< bytes they map */
 	size_t peak_mmapped;       /**< highest mmapped_bytes */
+	size_t peak_n_mmaps;       /**< highest n_mmaps (malloc_stats) */
 } bn_state_t;
 
 /* --- chunk accessors --------------------------------------------------- */
@@ -452,6 +456,9 @@ int bn_walk(void *st, hl_walk_fn fn, void *arg);
 void bn_snapshot(void *st, hl_dot_t *d);
 /** Emits the policy's statistics (bins_stats.c). */
 void bn_stats(void *st, hl_statw_t *w);
+/** mallinfo, mallopt, malloc_stats, malloc_info as glibc 2.36 answers
+ *  them, from the model's arenas (bins_libc.c). */
+extern const struct hl_libc_api bn_libc_api;
 /** Visits each chunk of arena @p a in address order (lock held). */
 typedef int (*bn_chunk_fn)(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, hl_block_state_t s, void *arg);
 /** Calls @p fn on every chunk of arena @p a in address order (sub-heaps

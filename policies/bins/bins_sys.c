@@ -43,7 +43,8 @@ void *bn_mmap_chunk(bn_state_t *st, size_t nb)
 	if (st->mmaps)
 		st->mmaps->prev = mh;
 	st->mmaps = mh;
-	st->n_mmaps++;
+	if (++st->n_mmaps > st->peak_n_mmaps)
+		st->peak_n_mmaps = st->n_mmaps;
 	st->mmapped_bytes += map;
 	if (st->mmapped_bytes > st->peak_mmapped)
 		st->peak_mmapped = st->mmapped_bytes;

@@ -3,7 +3,8 @@ if HL_POLICY_BINS
 libhlcore_la_SOURCES += policies/bins/bins.h policies/bins/bins.c \
 	policies/bins/bins_arena.c policies/bins/bins_sys.c policies/bins/bins_list.c \
 	policies/bins/bins_tcache.h policies/bins/bins_fast.h policies/bins/bins_tcache.c \
-	policies/bins/bins_check.c policies/bins/bins_stats.c policies/bins/bins_dot.c
+	policies/bins/bins_check.c policies/bins/bins_stats.c policies/bins/bins_dot.c \
+	policies/bins/bins_libc.c
 
 check_PROGRAMS += tests/test_bins
 TESTS += tests/test_bins

@@ -8,7 +8,7 @@ libhlcore_la_SOURCES += policies/percpu/percpu.h policies/percpu/percpu.c \
 	policies/percpu/percpu_fast.h \
 	policies/percpu/percpu_rseq.c policies/percpu/percpu_cpu.c \
 	policies/percpu/percpu_thread.c policies/percpu/percpu_check.c \
-	policies/percpu/percpu_stats.c policies/percpu/percpu_dot.c
+	policies/percpu/percpu_stats.c policies/percpu/percpu_dot.c policies/percpu/percpu_libc.c
 
 check_PROGRAMS += tests/test_percpu
 TESTS += tests/test_percpu

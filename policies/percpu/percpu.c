@@ -405,4 +405,5 @@ const hl_policy_t hl_policy_percpu = {
 	.fork_prepare = pc_fork_prepare,
 	.fork_parent = pc_fork_parent,
 	.fork_child = pc_fork_child,
+	.libc_api = &pc_libc_api,
 };

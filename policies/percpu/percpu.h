@@ -145,7 +145,9 @@
  * ------
  *   percpu.c                          the policy: options, entry points,
  *                                     memalign, trim, init, fork
- *   percpu_dot.c percpu_stats.c       snapshot, statistics
+ *   percpu_dot.c percpu_stats.c percpu_libc.c  snapshot, statistics,
+ *                                     the C library's mallinfo, mallopt,
+ *                                     malloc_stats as gperftools answers
  *   percpu_check.c                    checker, walker, object marks
  *   percpu_cpu.c percpu_thread.c      the fronts: per-CPU slabs, per-thread
  *                                     lists (gperftools)
@@ -737,6 +739,9 @@ int pc_check(void *st, hl_report_t *r);
 int pc_walk(void *st, hl_walk_fn fn, void *arg);
 /** The statistics (hl_policy_t.stats), see percpu_stats.c. */
 void pc_stats(void *st, hl_statw_t *w);
+/** mallinfo, mallopt and malloc_stats as gperftools 2.10 answers them
+ *  (percpu_libc.c). */
+extern const struct hl_libc_api pc_libc_api;
 /** The picture (hl_policy_t.snapshot), see percpu_dot.c. */
 void pc_snapshot(void *st, hl_dot_t *d);
 /** Marks every cached object in its span's `mark` bits (checker's and

@@ -114,6 +114,7 @@
 #include <errno.h>
 #include <string.h>
 #include "pools_fast.h"
+#include "../../core/malloc_api.h"
 
 static const hl_option_t pl_options[] = {
 	{ "arena_size", HL_OPT_SIZE, "1M", 64 << 10, 64 << 20, NULL,
@@ -451,6 +452,18 @@ static size_t pools_trim(void *st, size_t pad)
 	return hl_guest_trim(&s->fallback, pad);
 }
 
+/* CPython leaves the C library's mallinfo, mallopt, malloc_stats,
+ * malloc_info and malloc_trim alone: a program calling them reaches the
+ * allocator under pymalloc, which here is the fallback. */
+static const hl_policy_t *pools_libc_delegate(void *st, void **guest_st)
+{
+	pl_state_t *s = st;
+	*guest_st = s->fallback.state;
+	return s->fallback.policy;
+}
+
+static const hl_libc_api_t pools_libc_api = { .delegate = pools_libc_delegate };
+
 /* ------------------------------------------------------------------ */
 /* fork                                                                */
 
@@ -508,4 +521,5 @@ const hl_policy_t hl_policy_pools = {
 	.fork_prepare = pools_fork_prepare,
 	.fork_parent = pools_fork_parent,
 	.fork_child = pools_fork_child,
+	.libc_api = &pools_libc_api,
 };
