@@ -7,6 +7,7 @@
 # prose instead of a list holds at least one such section.  Doxygen leaves
 # these sections out of the student's edition (see book/local.mk).
 . "${srcdir:-.}/tests/book_lib.sh"
+answers_needed "model answers"
 items=0
 for readme in "$top"/exercises/[0-9][0-9]-*/README.md; do
 	lab=${readme%/README.md}; lab=${lab##*/}

@@ -4,6 +4,8 @@
 # in prints the stated answer (heaplab quiz --verify runs them with this
 # build's heaplab first on PATH).  Questions about a missing policy are
 # reported as SKIP, never counted as passed.
+. "${srcdir:-.}/tests/book_lib.sh"
+answers_needed "answers in its question bank"
 bank="${srcdir:-.}/book/questions.txt"
 total=$(grep -c '^id:' "$bank")
 verified=$(grep -c '^run:' "$bank")

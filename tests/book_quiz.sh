@@ -1,7 +1,8 @@
 #!/bin/sh
 # heaplab quiz, driven by a script: answers come from the bank itself, in
 # bank order (--seed 0), so the expected score follows from what is fed in.
-set -u
+. "${srcdir:-.}/tests/book_lib.sh"
+answers_needed "answers in its question bank"
 bank="${srcdir:-.}/book/questions.txt"
 chapter=6
 tmp=${TMPDIR:-/tmp}/book_quiz.$$

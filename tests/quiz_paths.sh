@@ -7,7 +7,8 @@
 # full score; one wrong letter loses exactly one point; the bank holds at
 # least 20 such questions, all verified by `heaplab quiz --verify`
 # (tests/book_questions.sh runs them).
-set -u
+. "${srcdir:-.}/tests/book_lib.sh"
+answers_needed "answers in its question bank"
 src=${srcdir:-.}
 trace="$src/book/traces/paths.rep"
 bank="$src/book/questions.txt"
