@@ -24,8 +24,17 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 say() { echo "$1: $2"; [ "$1" = PASS ] || fail=1; }
 
-(cd "$top" && tar cf - --exclude='./_build*' --exclude=./.git --exclude=./autom4te.cache \
-	--exclude=./config.status --exclude=./config.log --exclude=./Makefile .) | (cd "$tmp" && tar xf -)
+# The copy holds the sources only: from a git checkout the files git knows
+# and those it does not ignore (a tree built in place keeps its objects
+# beside the sources, and the copy's build would take them for its own);
+# from a release tarball, which is built out of tree, the tree as it is.
+if git -C "$top" rev-parse --show-toplevel 2>/dev/null | grep -qx "$top"; then
+	(cd "$top" && git ls-files -z --cached --others --exclude-standard | tar cf - --null -T -) |
+		(cd "$tmp" && tar xf -)
+else
+	(cd "$top" && tar cf - --exclude='./_build*' --exclude=./autom4te.cache \
+		--exclude=./config.status --exclude=./config.log --exclude=./Makefile .) | (cd "$tmp" && tar xf -)
+fi
 src=$tmp
 chmod -R u+w "$src"
 

@@ -74,6 +74,11 @@ fi
 
 for policy in $(sed -n 's/^\([a-z][a-z0-9_]*\)[ 	].*/\1/p' "$top/policies/policies.list"); do
 	[ -d "$top/policies/$policy" ] || continue
+	if ! ls "$top/policies/$policy"/*.c >/dev/null 2>&1; then
+		# the student's edition ships firstfit compiled, without sources
+		echo "note: $policy has no sources here (shipped compiled): its layers are not checked"
+		continue
+	fi
 	out=$(python3 "$here/layers.py" "$top" "$policy"); rc=$?
 	if [ $rc -eq 0 ]; then
 		echo "PASS: $policy calls only downward between its files"
