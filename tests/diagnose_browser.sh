@@ -18,8 +18,7 @@ src=${srcdir:-.}
 hand="$src/tests/diagnose/hand.rep"
 model=tcache_count:7,fastbins:on
 . "$src/tests/browser_lib.sh"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/heaplab-diagnose-browser.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+hl_tmpdir heaplab-diagnose-browser
 # peak and final resident bytes of one candidate
 figures() {
 	local heap_peak meta heap

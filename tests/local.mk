@@ -27,6 +27,12 @@ tests_test_events_SOURCES = tests/test_events.c tests/testlib.h tests/testlib.c
 tests_test_events_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_events_LDADD = libhlcore.la $(CHECK_LIBS) -lpthread
 
+# What the test scripts share (the compiled-in policies, the sanitizer
+# skip, temporary folders, where the build is), and the check that no
+# script repeats it.
+TESTS += tests/lib_used.sh
+EXTRA_DIST += tests/lib.sh tests/lib_used.sh
+
 # Real programs and every shipped trace, under every policy.
 check_PROGRAMS += tests/mt_program
 tests_mt_program_SOURCES = tests/mt_program.c

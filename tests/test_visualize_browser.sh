@@ -18,9 +18,8 @@ src=${srcdir:-.}
 trace="$src/visualize/traces/teach.rep"
 . "$src/tests/browser_lib.sh"
 policy=firstfit
-./heaplab policies | awk '{print $1}' | grep -qx firstfit || policy=$(./heaplab policies | awk 'NR == 1 {print $1}')
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/heaplab-browser-test.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+hl_compiled firstfit || policy=$(hl_policies | sed -n 1p)
+hl_tmpdir heaplab-browser-test
 
 # The trace's ops, without comments or header lines.
 grep '^[arfcmts] ' "$trace" >"$tmp/ops"
