@@ -1,6 +1,5 @@
 #!/bin/sh
-# Chapters 1-8 teach from worked examples generated at build time (issue
-# 20).  Each chapter: at least MIN_WORDS words in the student's edition; includes at least one file
+# Chapters 1-8 teach from worked examples generated at build time.  Each chapter: at least MIN_WORDS words in the student's edition; includes at least one file
 # that book/gen_explain.sh or book/gen_examples.sh writes, and every file
 # it includes is written; embeds its stepper (an <iframe> of
 # chNN-stepper.html inside \htmlonly, a page book/gen_steppers.sh writes,

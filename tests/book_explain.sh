@@ -1,6 +1,6 @@
 #!/bin/sh
 # Each policy chapter walks book/traces/explain.rep with `replay --explain`
-# output made at build time (issue 17): book/gen_explain.sh writes one file
+# output made at build time: book/gen_explain.sh writes one file
 # per chapter, and the chapter includes it.  Checked here: every chapter
 # of gen_explain.sh's table includes its file; the script writes, for each
 # compiled-in policy of the table, a file with the command and one entry

@@ -1,5 +1,5 @@
 #!/bin/sh
-# A chapter's embedded stepper in a real browser (issue 20): the stepper
+# A chapter's embedded stepper in a real browser: the stepper
 # chapter 3 embeds (book/gen_steppers.sh writes it, make doc copies it next
 # to the chapter's page) is put in a host page with the chapter's own
 # \htmlonly block, and tests/book_stepper_browser.mjs drives it in headless

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# heaplab diagnose (issue 18): the causes of a hand-built recording, worked
+# heaplab diagnose: the causes of a hand-built recording, worked
 # out from glibc's rules below, not from the output; bad input; old traces;
 # and (without sanitizers) a real C program recorded with its sites.
 set -u

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The report of heaplab diagnose in a real browser (issue 18): headless
+# The report of heaplab diagnose in a real browser: headless
 # Chromium (visualize/diagnose-browser-test.mjs) finds the stacked causes
 # and one line per candidate, and the figures they carry equal those
 # worked out here without the page: the committed bytes of tests/diagnose/

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# heaplab replay --explain and --explain=json (issue 17), under every
+# heaplab replay --explain and --explain=json, under every
 # compiled-in policy: the JSON is one valid object per operation with the
 # documented fields, the operations are all there (their number is what the
 # ordinary replay reports), every malloc and free names at least one step,

@@ -26,8 +26,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 hl_skip_sanitized "every run preloads heaplab into tests/limits_program; a -fsanitize=$hl_sanitizer build owns malloc"
 program="$build/tests/limits_program"
-preload="$build/.libs/libheaplab-preload.so"
-runs="${LIMITS_RUNS:-6}"   # the issue asks 20: LIMITS_RUNS=20 (a few minutes on a busy machine)
+runs="${LIMITS_RUNS:-6}"   # a longer run: LIMITS_RUNS=20 (a few minutes on a busy machine)
 as_limit=$((256 << 20))
 # what the threads must have held when NULL came: a quarter of the limit
 # (glibc held about 150 MiB here)

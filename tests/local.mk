@@ -20,7 +20,7 @@ tests_limits_program_SOURCES = tests/limits_program.c
 tests_limits_program_LDADD = -lpthread -ldl
 # never instrumented: the same binary runs on the real glibc as the reference
 tests_limits_program_CFLAGS = $(HL_CFLAGS)
-# Decision events (issue 17): each policy's events against its counters.
+# Decision events: each policy's events against its counters.
 check_PROGRAMS += tests/test_events
 TESTS += tests/test_events
 tests_test_events_SOURCES = tests/test_events.c tests/testlib.h tests/testlib.c
@@ -50,7 +50,7 @@ EXTRA_DIST += tests/real_programs.sh tests/python_regrtest.sh tests/replay_trace
 # every command of README.md and of heaplab(1)'s EXAMPLES, run as written in a copy of the tree
 TESTS += tests/readme_commands.sh
 EXTRA_DIST += tests/readme_commands.sh
-# heaplab replay --explain[=json] under every policy (issue 17)
+# heaplab replay --explain[=json] under every policy
 TESTS += tests/explain.sh
 EXTRA_DIST += tests/explain.sh
 # heaplab bound: the bound against optima known by construction or search

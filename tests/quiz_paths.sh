@@ -1,5 +1,5 @@
 #!/bin/sh
-# "Which path will the next call take?" (issue 17): heaplab quiz --paths
+# "Which path will the next call take?": heaplab quiz --paths
 # drills a trace's calls, the right answer taken from the policy's own
 # decision events.  Here the answers fed in are worked out without the
 # drill: for each call, `heaplab quiz --path-of N` names its path, and the

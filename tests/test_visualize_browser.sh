@@ -1,5 +1,5 @@
 #!/bin/sh
-# The stepper page in a real browser (issue 7): headless Chromium driven by
+# The stepper page in a real browser: headless Chromium driven by
 # playwright-core (visualize/browser-test.mjs) presses "next" three times
 # and checks the op and statistics shown, steps with the keyboard, and
 # jumps to a label.  The expected values are worked out here without the

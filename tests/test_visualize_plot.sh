@@ -1,5 +1,5 @@
 #!/bin/sh
-# heaplab plot (issue 7): a trace replay and a sampled run as SVG.
+# heaplab plot: a trace replay and a sampled run as SVG.
 #  - teach.rep (21 ops) gives 22 points (before the first op and after
 #    each), drawn as steps: 2 * 22 - 1 vertices per series; all three
 #    series are there; live requested ends at 0 (the trace frees all), so

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The terminal stepper's quiz, driven by answers on stdin (issue 7).
+# The terminal stepper's quiz, driven by answers on stdin.
 #
 # firstfit (default: first fit over an address-ordered list, 16-byte
 # headers, sizes rounded up to 16 with the header) on teach.rep asks

@@ -1,5 +1,5 @@
 #!/bin/sh
-# heaplab render (issue 7): SVG and PNG from a snapshot, --strict fails
+# heaplab render: SVG and PNG from a snapshot, --strict fails
 # on a Graphviz warning, and a clear error when dot is missing.  (That
 # every picture of every policy renders without a warning is checked per
 # policy by visualize/check-pictures.sh, the tests/golden/POLICY.test.)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Thread exit in recordings (issue 18), side by side with the real glibc:
+# Thread exit in recordings, side by side with the real glibc:
 # tests/diagnose/waves.c runs waves of 8 threads on glibc under
 # libheaplab-record.so and prints how many arenas glibc made; the recording
 # replayed under bins (glibc's model) must end with as many.  glibc's rule
