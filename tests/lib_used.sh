@@ -7,11 +7,11 @@
 # the check's.  The check is first shown to catch each of
 # these on scripts made here (and to leave a comment and a quoted
 # message alone), then the real tree must be clean.
-# Run from anywhere: srcdir=SOURCE-TREE tests/lib_used.sh (make check sets
-# srcdir).
+# Run from anywhere (the tree checked is the one the script is in, or
+# $srcdir when set, as make check sets it).
 set -u
 . "$(dirname "$0")/lib.sh"
-top=${srcdir:-.}
+top=${srcdir:-$(dirname "$0")/..}
 
 # offences DIR: one "FILE:LINE: what it repeats" line per offence in the
 # shell scripts under DIR/tests and DIR/exercises, lib.sh and this check
@@ -59,7 +59,7 @@ if [ "$got" != "$want" ]; then
 fi
 echo "PASS: the check finds each repeated concern, not a comment, a message or lib.sh"
 
-[ -f "$top/tests/lib.sh" ] || { echo "FAIL: no $top/tests/lib.sh (set srcdir to the source tree)"; exit 1; }
+[ -f "$top/tests/lib.sh" ] || { echo "FAIL: no $top/tests/lib.sh"; exit 1; }
 got=$(offences "$top")
 if [ -n "$got" ]; then
 	echo "$got"
