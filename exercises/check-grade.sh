@@ -3,13 +3,11 @@
 # low without crashing; it reads both malloc-lab header styles.
 # Run from the top of the build tree (make check does).
 set -u
-heaplab=${HEAPLAB:-./heaplab}
+. "$(dirname "$0")/../tests/lib.sh"
 traces=${srcdir:-.}/traces
-[ -x "$heaplab" ] || { echo "SKIP: no $heaplab"; exit 77; }
-has() { "$heaplab" policies | awk '{print $1}' | grep -qx "$1"; }
-has firstfit || { echo "SKIP: the reference policy firstfit is not compiled in"; exit 77; }
-tmp=$(mktemp -d) || exit 2
-trap 'rm -rf "$tmp"' EXIT
+[ -x "$heaplab" ] || hl_skip "no $heaplab"
+hl_compiled firstfit || hl_skip "the reference policy firstfit is not compiled in"
+hl_tmpdir
 failed=0
 expect() { # expect "what" command...
 	what=$1; shift
@@ -59,7 +57,7 @@ expect "a damaged trace is rejected with exit 2" [ $? = 2 ]
 #    is coalescing-bal (where doing no coalescing is fast).  Utilization is
 #    deterministic; the index also holds the throughput, which is noisy on a
 #    busy machine, so it is only compared with firstfit's.
-if has student; then
+if hl_compiled student; then
 	set -- short1-bal amptjp-bal cccp-bal random-bal random2-bal binary-bal
 	"$heaplab" grade --policy=student --repeat 1 --json "$@" >"$tmp/st.json"
 	rc=$?

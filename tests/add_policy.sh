@@ -13,14 +13,14 @@
 # knob — with nothing outside the folder edited.  Slow-ish (a bootstrap
 # and a small build): about a minute.
 set -u
-[ -z "${HL_SANITIZERS:-}" ] || { echo "SKIP: it builds and tests its own uninstrumented copy of the tree, not this -fsanitize=$HL_SANITIZERS build"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+hl_skip_sanitized "it builds and tests its own uninstrumented copy of the tree, not this -fsanitize=$hl_sanitizer build"
 srcdir=${srcdir:-.}
 top=$(cd "$srcdir" && pwd)
 for tool in autoreconf tar sed make; do
-	command -v $tool >/dev/null || { echo "SKIP: $tool is needed"; exit 77; }
+	command -v $tool >/dev/null || hl_skip "$tool is needed"
 done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+hl_tmpdir
 fail=0
 say() { echo "$1: $2"; [ "$1" = PASS ] || fail=1; }
 
@@ -96,10 +96,10 @@ fi
 if ! make -s -j2 heaplab tests/test_conformance tests/misuse_program libheaplab-preload.la >"$log" 2>&1; then
 	echo "FAIL: make with the dummy policy"; tail -30 "$log"; exit 1
 fi
-if ./heaplab policies | grep -q '^dummy '; then
+if hl_policies ./heaplab | grep -qx dummy; then
 	say PASS "heaplab policies lists dummy"
 else
-	say FAIL "heaplab policies does not list dummy: $(./heaplab policies | tr '\n' ' ')"
+	say FAIL "heaplab policies does not list dummy: $(hl_policies ./heaplab | tr '\n' ' ')"
 fi
 if ./heaplab replay --policy=dummy "$src/traces/short1-bal.rep" >"$log" 2>&1; then
 	say PASS "a trace replays on dummy, every check held"

@@ -10,24 +10,22 @@
 # the agreement is reported and counted as skipped, never as passed, until
 # the model is fixed.
 set -u
-[ -z "${HL_SANITIZERS:-}" ] || { echo "SKIP: the real allocators are preloaded into bench/sysreplay, which a -fsanitize=$HL_SANITIZERS build's malloc rules out"; exit 77; }
-build="${abs_top_builddir:-.}"
+. "$(dirname "$0")/lib.sh"
+hl_skip_sanitized "the real allocators are preloaded into bench/sysreplay, which a -fsanitize=$hl_sanitizer build's malloc rules out"
 src="${srcdir:-.}"
-heaplab="$build/heaplab"
 sysreplay="$build/bench/sysreplay"
 lib=/usr/lib/x86_64-linux-gnu
 passed=0 failed=0 skipped=0
 pass() { passed=$((passed + 1)); }
 fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
 skip() { skipped=$((skipped + 1)); echo "SKIP: $*"; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-compiled() { "$heaplab" policies | awk '{print $1}' | grep -qx "$1"; }
+hl_tmpdir
 json() { python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 
 # 1. bump never reuses, so the waves family (the same wave, four times or
 #    more) makes it hold at least four times its bound; the written trace,
 #    measured again by heaplab bound, gives the ratio the search printed.
-if compiled bump; then
+if hl_compiled bump; then
 	"$heaplab" adversary --policy=bump --budget=4 --live=64K -o "$tmp/bump.rep" > "$tmp/out" 2>&1 || fail "adversary exit $?: $(cat "$tmp/out")"
 	said=$(sed -n 's/.*: \([0-9.]*\) x bound.*/\1/p' "$tmp/out")
 	"$heaplab" bound --policy=bump --json "$tmp/bump.rep" > "$tmp/b.json"
@@ -46,13 +44,13 @@ fi
 while read -r policy real conf departs; do
 	[ "$conf" = - ] && conf=""
 	t="$src/traces/adversarial/$policy.rep"
-	compiled "$policy" || { skip "$policy is not compiled in"; continue; }
-	preload=""
+	hl_compiled "$policy" || { skip "$policy is not compiled in"; continue; }
+	real_lib=""
 	if [ "$real" != glibc ]; then
 		[ -e "$lib/$real" ] || { skip "$real is not installed"; continue; }
-		preload="$lib/$real"
+		real_lib="$lib/$real"
 	fi
-	LD_PRELOAD=$preload "$sysreplay" --rss "$t" > "$tmp/real" 2>&1 || { fail "$policy: sysreplay on $real: $(cat "$tmp/real")"; continue; }
+	LD_PRELOAD=$real_lib "$sysreplay" --rss "$t" > "$tmp/real" 2>&1 || { fail "$policy: sysreplay on $real: $(cat "$tmp/real")"; continue; }
 	"$heaplab" bound --policy="$policy" ${conf:+--conf="$conf"} --json "$t" > "$tmp/model.json" || { fail "$policy: heaplab bound"; continue; }
 	real_x=$(awk '/\.rep /{ printf "%.2f", $5 / $4 }' "$tmp/real")
 	model_x=$(json "$tmp/model.json" '"%.2f" % (o["policies"][0]["peak_resident"] / o["bound_bytes"])')

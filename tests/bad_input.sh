@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Bad input gets one clear line and a non-zero exit, never a crash.
 set -u
-heaplab="${abs_top_builddir:-.}/heaplab"
+. "$(dirname "$0")/lib.sh"
 src="${srcdir:-.}"
 passed=0 failed=0
 expect() { # description, wanted exit status, wanted text in stderr, command...
@@ -14,7 +14,7 @@ expect() { # description, wanted exit status, wanted text in stderr, command...
 		failed=$((failed + 1)); echo "FAIL: $what: exit $rc (want $want_rc), stderr: $err"
 	fi
 }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+hl_tmpdir
 printf 'a 0 10\nq 1 2\n' > "$tmp/unknown.rep"
 printf 'a 0 10\nf 3\n' > "$tmp/notlive.rep"
 expect "damaged trace" 2 "damaged/alaska.rep:7: missing size" "$heaplab" replay "$src/traces/damaged/alaska.rep"
@@ -22,7 +22,7 @@ expect "unknown op" 2 "unknown.rep:2: unknown op 'q'" "$heaplab" replay "$tmp/un
 expect "free of a dead id" 2 "notlive.rep:2: free of block 3, which is not live" "$heaplab" replay "$tmp/notlive.rep"
 expect "missing file" 2 "no-such.rep: No such file" "$heaplab" replay "$tmp/no-such.rep"
 expect "unknown policy" 2 "unknown policy 'nope'" "$heaplab" replay --policy=nope "$src/traces/short1.rep"
-p=$("$heaplab" policies | awk 'NR==1{print $1}')
+p=$(hl_policies | sed -n 1p)
 expect "unknown option" 2 "unknown option 'colour'" "$heaplab" replay --policy="$p" --conf=colour:red "$src/traces/short1.rep"
 expect "bad value" 2 "bad value 'maybe'" "$heaplab" replay --policy="$p" --conf=debug:maybe "$src/traces/short1.rep"
 expect "bad --explain" 2 "bad --explain 'xml' (text or json)" "$heaplab" replay --explain=xml "$src/traces/short1.rep"
@@ -68,14 +68,14 @@ expect "fidelity: unknown family" 2 "unknown family 'ptmalloc'" "$heaplab" fidel
 expect "fidelity: no row matches" 2 "no row matches 'glibc.nope*'" "$heaplab" fidelity --row 'glibc.nope*'
 expect "fidelity: unknown argument" 2 "unknown argument '--fast'" "$heaplab" fidelity --fast
 expect "run: bad conf reaches the user" 2 "unknown option 'colour'" "$heaplab" run --policy="$p" --conf=colour:red -- true
-if [ -z "${HL_SANITIZERS:-}" ]; then
+if ! hl_sanitized; then
 	# the shim itself refuses a bad HEAPLAB_CONF with one line and exit 2
 	expect "shim: bad HEAPLAB_CONF" 2 "heaplab: cannot start the default heap" \
 		env HEAPLAB_CONF=colour:red LD_PRELOAD="${abs_top_builddir:-.}/.libs/libheaplab-preload.so" ls /
 else
 	# a sanitizer's runtime owns malloc: the shim cannot be preloaded, and
 	# heaplab run says so instead of letting the program crash
-	expect "run: a sanitizer build does not preload" 2 "built with -fsanitize=$HL_SANITIZERS" \
+	expect "run: a sanitizer build does not preload" 2 "built with -fsanitize=$hl_sanitizer" \
 		"$heaplab" run --policy="$p" -- true
 fi
 echo "bad input: $passed passed, $failed failed"

@@ -11,17 +11,14 @@
 # crash, an abort or a hang.  (Not under debug:on: the guard's own maps
 # run out of memory first and end the run by design.)
 set -u
-[ -z "${HL_SANITIZERS:-}" ] || { echo "SKIP: bins runs preloaded; a -fsanitize=$HL_SANITIZERS build owns malloc"; exit 77; }
-build=${abs_top_builddir:-.}
-heaplab="$build/heaplab"
-preload="$build/.libs/libheaplab-preload.so"
+. "$(dirname "$0")/lib.sh"
+hl_skip_sanitized "bins runs preloaded; a -fsanitize=$hl_sanitizer build owns malloc"
 program="$build/tests/oom_threads_to_limit"
 limit=$((200 << 20))
 runs=${HL_OOM_RUNS:-4}
-"$heaplab" policies | awk '{print $1}' | grep -qx bins || { echo "SKIP: bins is not compiled in"; exit 77; }
-command -v prlimit >/dev/null || { echo "SKIP: no prlimit (util-linux)"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+hl_compiled bins || hl_skip "bins is not compiled in"
+command -v prlimit >/dev/null || hl_skip "no prlimit (util-linux)"
+hl_tmpdir
 n=0
 
 # run LABEL CONF MODE: one run, its verdict in a file of its own (runs go

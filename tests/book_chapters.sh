@@ -4,10 +4,9 @@
 # book/gen_figures really draws from a heap (so no picture can be hand-made
 # or go stale), and each drawing is valid DOT when Graphviz is installed.
 set -u
+. "$(dirname "$0")/lib.sh"
 book="${srcdir:-.}/book"
-tmp=${TMPDIR:-/tmp}/book_chapters.$$
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp"
+hl_tmpdir book-chapters
 ./book/gen_figures "$tmp" || { echo "FAIL: gen_figures failed"; exit 1; }
 bad=0
 n=0

@@ -1,6 +1,5 @@
 #!/bin/sh
-# Chapters 1-8 teach from worked examples generated at build time (issue
-# 20).  Each chapter: at least MIN_WORDS words in the student's edition; includes at least one file
+# Chapters 1-8 teach from worked examples generated at build time.  Each chapter: at least MIN_WORDS words in the student's edition; includes at least one file
 # that book/gen_explain.sh or book/gen_examples.sh writes, and every file
 # it includes is written; embeds its stepper (an <iframe> of
 # chNN-stepper.html inside \htmlonly, a page book/gen_steppers.sh writes,
@@ -14,9 +13,7 @@
 . "${srcdir:-.}/tests/book_lib.sh"
 MIN_WORDS=2500
 book="$top/book"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/book-examples.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-has() { ./heaplab policies | awk '{print $1}' | grep -qx "$1"; }
+hl_tmpdir book-examples
 
 sh "$book/gen_explain.sh" ./heaplab "$tmp" || fail "gen_explain.sh failed"
 sh "$book/gen_examples.sh" ./heaplab "$tmp" || fail "gen_examples.sh failed"
@@ -39,7 +36,7 @@ for n in 01 02 03 04 05 06 07 08; do
 	line=$(echo "$steppers" | awk -v n="$n" '$1 == n')
 	[ -n "$line" ] || fail "book/gen_steppers.sh has no line for chapter $n"
 	set -- $line
-	if [ -n "$line" ] && has "$2"; then
+	if [ -n "$line" ] && hl_compiled "$2"; then
 		[ -s "$tmp/ch$n-stepper.html" ] || fail "gen_steppers.sh did not write ch$n-stepper.html"
 		! grep -q '<script[^>]*src=\|<link[^>]*href=' "$tmp/ch$n-stepper.html" ||
 			fail "ch$n-stepper.html loads something from outside the page"
@@ -60,7 +57,7 @@ round16() { echo $(( ($1 + 15) / 16 * 16 )); }
 
 # ch03: each allocation moves bump's cursor by a 16-byte header plus the
 # request rounded up to 16
-if has bump; then
+if hl_compiled bump; then
 	want=$(awk '$1 == "a" { print $3 }' "$book/traces/bump-arith.rep" | while read -r n; do
 		echo "cursor moved $((16 + $(round16 "$n"))) B"; done)
 	got=$(grep -o 'cursor moved [0-9]* B' "$tmp/ch03-ex-bump.txt")
@@ -68,7 +65,7 @@ if has bump; then
 fi
 # ch04: best fit takes the smallest freed block that holds the last request
 # (blocks are max(48, round_up(n + 16, 16)) bytes)
-if has firstfit; then
+if hl_compiled firstfit; then
 	need=$(round16 $(( $(awk '$1 == "a" { n = $3 } END { print n }' "$book/traces/fits.rep") + 16 )))
 	best=$(awk '$1 == "a" { size[$2] = $3 } $1 == "f" { print size[$2] }' "$book/traces/fits.rep" |
 		while read -r n; do round16 $((n + 16)); done | awk -v need="$need" '$1 >= need' | sort -n | head -1)
@@ -77,7 +74,7 @@ if has firstfit; then
 fi
 # ch06: with the tcache off, each free merges with each free neighbour
 # (blocks side by side in the order allocated; the last block is a live guard)
-if has bins; then
+if hl_compiled bins; then
 	nblocks=$(grep -c '^a [0-5] ' "$book/traces/coalesce.rep")
 	freed=" " merges=""
 	for i in $(awk '$1 == "f" { print $2 }' "$book/traces/coalesce.rep"); do
@@ -96,7 +93,7 @@ if has bins; then
 fi
 # ch07: a tcache bin is a stack of 2 (the trace's conf), the unsorted bin a
 # queue, a miss refills the stack from the queue: the order blocks come back
-if has bins; then
+if hl_compiled bins; then
 	order=$(grep '^[arfcmts] ' "$book/traces/tcache-order.rep" | awk '
 		$1 == "a" && $3 == 200 && !($2 in home) { home[$2] = $2 }
 		$1 == "f" && $2 in home { if (nt < 2) t[nt++] = $2; else q[nq++] = $2 }
@@ -119,7 +116,7 @@ if has bins; then
 fi
 # ch08: the bytes left dirty by the default delay are the bytes a zero delay
 # purges, and then nothing of them stays resident
-if has slab; then
+if hl_compiled slab; then
 	kept=$(awk '/^\$/ { run++ } run == 1 && $1 == "dirty_bytes:" { print $2 }' "$tmp/ch08-ex-decay-stats.txt")
 	purged=$(awk '/^\$/ { run++ } run == 2 && $1 == "purged_bytes:" { print $2 }' "$tmp/ch08-ex-decay-stats.txt")
 	res=$(awk '/^\$/ { run++ } run == 2 && $1 == "resident_bytes:" { print $2 }' "$tmp/ch08-ex-decay-stats.txt")

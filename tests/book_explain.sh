@@ -1,6 +1,6 @@
 #!/bin/sh
 # Each policy chapter walks book/traces/explain.rep with `replay --explain`
-# output made at build time (issue 17): book/gen_explain.sh writes one file
+# output made at build time: book/gen_explain.sh writes one file
 # per chapter, and the chapter includes it.  Checked here: every chapter
 # of gen_explain.sh's table includes its file; the script writes, for each
 # compiled-in policy of the table, a file with the command and one entry
@@ -8,9 +8,9 @@
 # glibc takes it: with tcache_count:0 a freed 40-byte chunk goes to the
 # unsorted bin and the next request of that size takes it from there.
 set -u
+. "$(dirname "$0")/lib.sh"
 src=${srcdir:-.}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/book-explain.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+hl_tmpdir book-explain
 fail() { echo "FAIL: $*"; exit 1; }
 
 table=$(sed -n '/^TABLE$/q; /<<.TABLE.$/,$p' "$src/book/gen_explain.sh" | sed 1d)
@@ -21,7 +21,7 @@ made=0
 echo "$table" | while read -r chapter policy conf; do
 	md=$(ls "$src"/book/"$chapter"-*.md) || fail "no chapter $chapter"
 	grep -q "^\\\\verbinclude ch$chapter-explain.txt\$" "$md" || fail "$md does not include ch$chapter-explain.txt"
-	if ! ./heaplab policies | awk '{print $1}' | grep -qx "$policy"; then
+	if ! hl_compiled "$policy"; then
 		echo "chapter $chapter: $policy is not compiled in"
 		continue
 	fi
@@ -32,7 +32,7 @@ echo "$table" | while read -r chapter policy conf; do
 	[ "$n" -eq "$ops" ] || fail "$f explains $n ops of $ops"
 	echo "chapter $chapter: $policy, $n ops explained"
 done || exit 1
-if ./heaplab policies | awk '{print $1}' | grep -qx bins; then
+if hl_compiled bins; then
 	f="$tmp/ch06-explain.txt"
 	sed -n '/^op 4 /,/^op 5 /p' "$f" | grep -q 'unsorted bin' || fail "ch06: the freed chunk is not put in the unsorted bin"
 	sed -n '/^op 5 /,/^op 6 /p' "$f" | grep -q 'exact fit: unsorted bin' ||

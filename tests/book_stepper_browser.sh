@@ -1,5 +1,5 @@
 #!/bin/sh
-# A chapter's embedded stepper in a real browser (issue 20): the stepper
+# A chapter's embedded stepper in a real browser: the stepper
 # chapter 3 embeds (book/gen_steppers.sh writes it, make doc copies it next
 # to the chapter's page) is put in a host page with the chapter's own
 # \htmlonly block, and tests/book_stepper_browser.mjs drives it in headless
@@ -11,15 +11,14 @@ set -u
 src=${srcdir:-.}
 chapter="$src/book/03-bump-regions.md"
 . "$src/tests/browser_lib.sh"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/book-stepper-browser.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+hl_tmpdir book-stepper-browser
 fail() { echo "FAIL: $*"; exit 1; }
 
 sh "$src/book/gen_steppers.sh" ./heaplab "$tmp" || fail "gen_steppers.sh failed"
 line=$(sed -n '/^TABLE$/q; /<<.TABLE.$/,$p' "$src/book/gen_steppers.sh" | awk '$1 == "03"')
 [ -n "$line" ] || fail "chapter 3 has no line in book/gen_steppers.sh"
 set -- $line
-./heaplab policies | awk '{print $1}' | grep -qx "$2" || { echo "SKIP: $2 is not compiled in"; exit 77; }
+hl_compiled "$2" || hl_skip "$2 is not compiled in"
 trace="$src/book/traces/$4"
 [ -s "$tmp/ch03-stepper.html" ] || fail "no stepper page for chapter 3"
 block=$(sed -n '/^\\htmlonly$/,/^\\endhtmlonly$/p' "$chapter" | sed '1d;$d')

@@ -14,12 +14,11 @@
 # more, common mistakes, a prediction to run, and exercises graded
 # Warm-up, Core, Challenge with the warm-ups answered (instructor only).
 set -u
+. "$(dirname "$0")/lib.sh"
 src=${srcdir:-.}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/book-worked.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+hl_tmpdir book-worked
 bad=0
 fail() { echo "FAIL: $*"; bad=1; }
-has() { ./heaplab policies | awk '{print $1}' | grep -qx "$1"; }
 
 table=$(sed -n '/^TABLE$/q; /<<.TABLE.$/,$p' "$src/book/gen_worked.sh" | sed 1d)
 [ -n "$table" ] || { echo "FAIL: no table in book/gen_worked.sh"; exit 1; }
@@ -44,7 +43,7 @@ while read -r chapter kind trace policy conf ranges; do
 	*) grep -q "^\\\\verbinclude $f\$" "$md" || fail "${md##*/} does not include $f" ;;
 	esac
 	case $kind in explain | step | stats)
-		has "$policy" || { echo "chapter $chapter: $policy is not compiled in"; continue; } ;;
+		hl_compiled "$policy" || { echo "chapter $chapter: $policy is not compiled in"; continue; } ;;
 	esac
 	[ -s "$tmp/$f" ] || { fail "$f was not written"; continue; }
 	case $kind in
@@ -77,14 +76,14 @@ done
 # op N's lines of a --explain file
 op() { sed -n "/^op $2 /,/^op $(($2 + 1)) /p" "$1"; }
 
-if has sharded; then
+if hl_compiled sharded; then
 	f=$tmp/ch09-worked.txt
 	[ "$(grep -c 'remote free: ' "$f")" -eq 2 ] || fail "ch09: thread 1's two frees are not remote frees"
 	op "$f" 11 | grep -q 'collected: thread_free' || fail "ch09: op 11 does not collect thread_free"
 	op "$f" 11 | grep -q 'collected: free list empty: local_free' || fail "ch09: op 11 does not swap in local_free"
 	op "$f" 12 | grep -q 'direct table' || fail "ch09: op 12 is not a fast-path pop"
 fi
-if has pools; then
+if hl_compiled pools; then
 	f=$tmp/ch10-worked.txt
 	op "$f" 31 | grep -q 'pool full: leaves usedpools' || fail "ch10: the 31st block does not fill the pool"
 	op "$f" 33 | grep -q 'pool was full: first on usedpools' || fail "ch10: the free does not put the pool back"
@@ -92,7 +91,7 @@ if has pools; then
 	op "$f" 36 | grep -q 'fallback allocator (above 512 bytes)' || fail "ch10: 513 bytes does not go to the fallback"
 	grep -q '^\.\.\. (ops 3 to 29 left out)$' "$f" || fail "ch10: ops 3 to 29 are not left out in one line"
 fi
-if has bins; then
+if hl_compiled bins; then
 	f=$tmp/ch11-worked.txt
 	op "$f" 17 | grep -q 'unsorted bin' || fail "ch11: the freed chunks are not kept below the last block"
 	op "$f" 18 | grep -q 'shrink: systrim' || fail "ch11: the last free does not trim"
@@ -102,12 +101,12 @@ if has bins; then
 		fail "ch13: bins does not abort in glibc's words"
 fi
 for p in bins slab sharded pools percpu; do
-	has "$p" || continue
+	hl_compiled "$p" || continue
 	grep -q "^$p  *debug:on  aborted: heaplab: $p: free of a freed block (double free) .* during op 5 'f 1' " "$tmp/ch13-misuse.txt" ||
 		fail "ch13: $p's debug mode does not name the double free at op 5"
 done
 for p in bump firstfit bins slab sharded pools percpu; do
-	has "$p" || continue
+	hl_compiled "$p" || continue
 	for c in 11 14; do
 		grep -q "^$p  *[0-9.]*% " "$tmp/ch$c-compare.txt" || fail "ch$c: no row for $p"
 	done

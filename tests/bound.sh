@@ -4,12 +4,12 @@
 # policy beats the bound.  The optimum of the small traces is found here by
 # an exhaustive search (tests/bound_optimum.py), not by heaplab.
 set -u
-heaplab="${abs_top_builddir:-.}/heaplab"
+. "$(dirname "$0")/lib.sh"
 src="${srcdir:-.}"
 passed=0 failed=0
 pass() { passed=$((passed + 1)); }
 fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+hl_tmpdir
 
 # field FILE KEY: a number of the --json object
 field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }

@@ -16,8 +16,8 @@
 #   93 musl's mallocng against glibc: the usable-size ladder and what a
 #      freed burst leaves resident (claims_musl.c, built here with musl-gcc)
 set -u
-[ -z "${HL_SANITIZERS:-}" ] || { echo "SKIP: the claims are measured on the real allocators, preloaded into probes; a -fsanitize=$HL_SANITIZERS build owns malloc"; exit 77; }
-build="${abs_top_builddir:-.}"
+. "$(dirname "$0")/lib.sh"
+hl_skip_sanitized "the claims are measured on the real allocators, preloaded into probes; a -fsanitize=$hl_sanitizer build owns malloc"
 src="${abs_top_srcdir:-${srcdir:-.}}"
 probes="$build/fidelity/probes"
 libdir=/usr/lib/x86_64-linux-gnu
@@ -25,8 +25,7 @@ jemalloc="${HEAPLAB_FIDELITY_JEMALLOC:-$libdir/libjemalloc.so.2}"
 tcmalloc="${HEAPLAB_FIDELITY_TCMALLOC:-$libdir/libtcmalloc_minimal.so.4}"
 # The probes run in this environment minus anything that picks an allocator.
 unset LD_PRELOAD MALLOC_CONF GLIBC_TUNABLES PYTHONMALLOC $(compgen -v HEAPLAB_) $(compgen -v TCMALLOC_)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+hl_tmpdir
 passed=0 failed=0 skipped=0
 
 pass() { echo "PASS $1"; passed=$((passed + 1)); }

@@ -1,14 +1,12 @@
 #!/usr/bin/env bash
-# heaplab diagnose (issue 18): the causes of a hand-built recording, worked
+# heaplab diagnose: the causes of a hand-built recording, worked
 # out from glibc's rules below, not from the output; bad input; old traces;
 # and (without sanitizers) a real C program recorded with its sites.
 set -u
-build=${abs_top_builddir:-.}
+. "$(dirname "$0")/lib.sh"
 src=${abs_top_srcdir:-..}
-heaplab="$build/heaplab"
 hand="$src/tests/diagnose/hand.rep"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+hl_tmpdir
 failed=0 passed=0
 pass() { passed=$((passed + 1)); }
 fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
@@ -117,7 +115,7 @@ bad() {  # NAME EXPECTED-LINE ARGS...
 }
 bad "no command" "heaplab: diagnose: no command to run (give one after --, or --trace=FILE.rep; try --help)"
 bad "missing program" "heaplab: diagnose: cannot run no-such-program-xyz: no such program" -- no-such-program-xyz
-compiled=$("$heaplab" policies | awk '{ printf "%s%s", sep, $1; sep = ", " }')
+compiled=$(hl_policies | awk '{ printf "%s%s", sep, $1; sep = ", " }')
 bad "unknown policy" "heaplab: unknown policy 'nosuch'; compiled in: $compiled" --policies=nosuch --trace="$hand"
 printf 'a 0 10 @1\n' > "$tmp/undeclared.rep"
 bad "verify a trace" "heaplab: diagnose: --verify runs the program again: give the command, not --trace" --verify --trace="$hand"
@@ -133,8 +131,8 @@ out=$("$heaplab" diagnose --model=tcache_count:x --trace="$hand" 2>&1 >/dev/null
 "$heaplab" help diagnose | grep -q '^usage: heaplab diagnose' && pass || fail "help diagnose"
 
 # --- a real program, recorded with its sites ------------------------------------
-if [ -n "${HL_SANITIZERS:-}" ]; then
-	echo "SKIP (part): recording a program preloads heaplab; a -fsanitize=$HL_SANITIZERS build owns malloc"
+if hl_sanitized; then
+	echo "SKIP (part): recording a program preloads heaplab; a -fsanitize=$hl_sanitizer build owns malloc"
 elif ! command -v addr2line >/dev/null; then
 	echo "SKIP (part): no addr2line"
 else
@@ -178,8 +176,8 @@ else
 fi
 
 # --- a recorder that follows the program -----------------------------------------
-if [ -n "${HL_SANITIZERS:-}" ]; then
-	echo "SKIP (part): following a program preloads the recorder; a -fsanitize=$HL_SANITIZERS build owns malloc"
+if hl_sanitized; then
+	echo "SKIP (part): following a program preloads the recorder; a -fsanitize=$hl_sanitizer build owns malloc"
 else
 	anchors="$build/tests/diagnose_anchors"
 	# RSS by the clock: sleep allocates at its start and then sleeps 0.5 s;
@@ -221,8 +219,8 @@ else
 fi
 
 # --- --json: every field there, and the same figures as the summary -------------
-if [ -n "${HL_SANITIZERS:-}" ]; then
-	echo "SKIP (part): --json is checked on a recorded program; a -fsanitize=$HL_SANITIZERS build cannot record"
+if hl_sanitized; then
+	echo "SKIP (part): --json is checked on a recorded program; a -fsanitize=$hl_sanitizer build cannot record"
 else
 	"$heaplab" diagnose --policies=bins,slab --json="$tmp/d.json" -- "$build/tests/diagnose_anchors" >"$tmp/d.txt" 2>/dev/null
 	"$heaplab" diagnose --policies=bins --json=- -- "$build/tests/diagnose_anchors" >"$tmp/stdout.json" 2>/dev/null
@@ -345,8 +343,8 @@ setting_takes() {  # SETTING...: one check per variable
 	done
 }
 loader=$(ls /lib64/ld-linux-x86-64.so.2 /lib/ld-linux-*.so.* 2>/dev/null | head -1)
-if [ -n "${HL_SANITIZERS:-}" ]; then
-	echo "SKIP (part): real settings are checked by preloading the real allocators, beside a -fsanitize=$HL_SANITIZERS runtime"
+if hl_sanitized; then
+	echo "SKIP (part): real settings are checked by preloading the real allocators, beside a -fsanitize=$hl_sanitizer runtime"
 else
 	settings=$("$heaplab" diagnose --trace="$hand" 2>/dev/null |
 		awk '/^what if/ { on = 1; next } on && $1 ~ /^[0-9]+$/ && NF >= 9 {

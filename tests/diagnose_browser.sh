@@ -1,5 +1,5 @@
 #!/bin/sh
-# The report of heaplab diagnose in a real browser (issue 18): headless
+# The report of heaplab diagnose in a real browser: headless
 # Chromium (visualize/diagnose-browser-test.mjs) finds the stacked causes
 # and one line per candidate, and the figures they carry equal those
 # worked out here without the page: the committed bytes of tests/diagnose/
@@ -18,8 +18,7 @@ src=${srcdir:-.}
 hand="$src/tests/diagnose/hand.rep"
 model=tcache_count:7,fastbins:on
 . "$src/tests/browser_lib.sh"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/heaplab-diagnose-browser.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+hl_tmpdir heaplab-diagnose-browser
 # peak and final resident bytes of one candidate
 figures() {
 	local heap_peak meta heap

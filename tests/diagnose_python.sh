@@ -11,16 +11,11 @@
 #    cover at least 90 % of the measured peak, and no more than it;
 #  - the candidates name CPython on each allocator with its real setting.
 set -u
-build=${abs_top_builddir:-.}
-heaplab="$build/heaplab"
-if [ -n "${HL_SANITIZERS:-}" ]; then
-	echo "SKIP: recording preloads heaplab's recorder; a -fsanitize=$HL_SANITIZERS build owns malloc"
-	exit 77
-fi
+. "$(dirname "$0")/lib.sh"
+hl_skip_sanitized "recording preloads heaplab's recorder; a -fsanitize=$hl_sanitizer build owns malloc"
 py=/usr/bin/python3
-[ -x "$py" ] || { echo "SKIP: no $py"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+[ -x "$py" ] || hl_skip "no $py"
+hl_tmpdir
 failed=0 passed=0
 pass() { passed=$((passed + 1)); }
 fail() { failed=$((failed + 1)); echo "FAIL: $*"; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# heaplab replay --explain and --explain=json (issue 17), under every
+# heaplab replay --explain and --explain=json, under every
 # compiled-in policy: the JSON is one valid object per operation with the
 # documented fields, the operations are all there (their number is what the
 # ordinary replay reports), every malloc and free names at least one step,
@@ -7,14 +7,14 @@
 # ending in its "net:" line.  (free(NULL), "f -1", is no step: nothing to
 # report.)
 set -u
-heaplab="${abs_top_builddir:-.}/heaplab"
+. "$(dirname "$0")/lib.sh"
 src="${srcdir:-.}"
-command -v python3 >/dev/null || { echo "SKIP: no python3 to read the JSON"; exit 77; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+command -v python3 >/dev/null || hl_skip "no python3 to read the JSON"
+hl_tmpdir
 passed=0 failed=0
 fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
 for trace in short2.rep corners.rep hostname.rep; do
-	for p in $("$heaplab" policies | awk '{print $1}'); do
+	for p in $(hl_policies); do
 		ops=$("$heaplab" replay --policy="$p" --repeat 0 --json "$src/traces/$trace" 2>/dev/null |
 		      python3 -c 'import json,sys; print(json.load(sys.stdin)["ops"])')
 		if ! "$heaplab" replay --policy="$p" --explain=json "$src/traces/$trace" > "$tmp/x.json" 2>"$tmp/err"; then

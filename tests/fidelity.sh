@@ -6,8 +6,8 @@
 # library or probe is missing is SKIP; the script fails when a row fails,
 # and is itself a SKIP when no row could run.
 set -u
-[ -z "${HL_SANITIZERS:-}" ] || { echo "SKIP: every row preloads heaplab and the real allocator into a probe; a -fsanitize=$HL_SANITIZERS build owns malloc"; exit 77; }
-build="${abs_top_builddir:-.}"
+. "$(dirname "$0")/lib.sh"
+hl_skip_sanitized "every row preloads heaplab and the real allocator into a probe; a -fsanitize=$hl_sanitizer build owns malloc"
 out=$("$build/heaplab" fidelity --check --brief)
 status=$?
 echo "$out"

@@ -9,10 +9,9 @@
 #     whose glibc version is not this machine's, is SKIP, never PASS;
 #   - a row that agrees is PASS.
 set -u
-build="${abs_top_builddir:-.}"
+. "$(dirname "$0")/lib.sh"
 src="${srcdir:-.}"
-heaplab="$build/heaplab"
-"$heaplab" policies | awk '{print $1}' | grep -qx bins || { echo "bins is not compiled in"; exit 77; }
+hl_compiled bins || hl_skip "bins is not compiled in"
 failed=0
 expect() { # expect WHAT ACTUAL WANTED
 	if [ "$2" = "$3" ]; then echo "ok: $1"; else echo "FAILED: $1: got '$2', wanted '$3'"; failed=1; fi
@@ -24,8 +23,7 @@ expect "damaged file: the message" "$(echo "$err" | sed 's|.*/tests/fidelity/||'
 	"damaged/glibc.rows:9: bad compare 'roughly' (equal, within N%, within N, deviation)"
 
 # more damage, each in a rows file of its own: "LINE: MESSAGE" wanted
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+hl_tmpdir
 damage() { # [family=F] damage WANTED < rows text: exit 2 and F.rows:WANTED
 	local fam=${family:-glibc} err rc
 	rm -f "$tmp"/*.rows
@@ -83,8 +81,8 @@ ROWS
 
 # running rows preloads heaplab and the real allocators into probes, which a
 # sanitizer build cannot do: there only the rows files' checks above run
-if [ -n "${HL_SANITIZERS:-}" ]; then
-	echo "SKIP: running rows (they preload heaplab into probes; a -fsanitize=$HL_SANITIZERS build owns malloc)"
+if hl_sanitized; then
+	echo "SKIP: running rows (they preload heaplab into probes; a -fsanitize=$hl_sanitizer build owns malloc)"
 	exit $failed
 fi
 out=$(HEAPLAB_FIDELITY_DIR="$src/tests/fidelity" HEAPLAB_FIDELITY_JEMALLOC=/nonexistent/libjemalloc.so.2 \

@@ -19,19 +19,16 @@
 # -> glibc (pymalloc takes no lock of its own; above 512 bytes it is the C
 # library); bump, firstfit, student model none: the C library they replace.
 set -u
-[ -z "${HL_SANITIZERS:-}" ] || { echo "SKIP: every run preloads heaplab or a real allocator; a -fsanitize=$HL_SANITIZERS build owns malloc"; exit 77; }
-build=${abs_top_builddir:-.}
-heaplab="$build/heaplab"
-preload="$build/.libs/libheaplab-preload.so"
+. "$(dirname "$0")/lib.sh"
+hl_skip_sanitized "every run preloads heaplab or a real allocator; a -fsanitize=$hl_sanitizer build owns malloc"
 libdir=/usr/lib/x86_64-linux-gnu
 limit=${HL_FORK_TIMEOUT:-60}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+hl_tmpdir
 failed=0 passed=0
 pass() { passed=$((passed + 1)); }
 fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
 
-policies=$("$heaplab" policies | awk '{print $1}')
+policies=$(hl_policies)
 for prog in signal stdio; do
 	[ -x "$build/tests/fork_$prog" ] || { echo "no $build/tests/fork_$prog"; exit 99; }
 done

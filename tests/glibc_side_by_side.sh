@@ -11,14 +11,13 @@
 #     chunk, 2.36's is 656, which can move a page boundary).
 # The figures are those of glibc 2.36 (Debian 12); elsewhere this is a SKIP.
 set -u
-[ -z "${HL_SANITIZERS:-}" ] || { echo "SKIP: bench/sysreplay would measure the sanitizer's malloc, not glibc's; a -fsanitize=$HL_SANITIZERS build owns malloc"; exit 77; }
-build="${abs_top_builddir:-.}"
+. "$(dirname "$0")/lib.sh"
+hl_skip_sanitized "bench/sysreplay would measure the sanitizer's malloc, not glibc's; a -fsanitize=$hl_sanitizer build owns malloc"
 src="${srcdir:-.}"
-heaplab="$build/heaplab"
 sysreplay="$build/bench/sysreplay"
-"$heaplab" policies | awk '{print $1}' | grep -qx bins || { echo "bins is not compiled in"; exit 77; }
+hl_compiled bins || hl_skip "bins is not compiled in"
 version=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')
-[ "$version" = 2.36 ] || { echo "bins' side-by-side settings are for glibc 2.36; this is glibc ${version:-unknown}"; exit 77; }
+[ "$version" = 2.36 ] || hl_skip "bins' side-by-side settings are for glibc 2.36; this is glibc ${version:-unknown}"
 [ -x "$sysreplay" ] || { echo "no $sysreplay"; exit 99; }
 page=$(getconf PAGESIZE)
 failed=0

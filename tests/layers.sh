@@ -7,10 +7,11 @@
 # string and a prototype) on a small policy made here, then the real
 # policies must be clean.
 set -u
-command -v python3 >/dev/null || { echo "SKIP: python3 is needed"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || hl_skip "python3 is needed"
 here=$(cd "$(dirname "$0")" && pwd) top=$(cd "${srcdir:-.}" && pwd)
-tmp=$(mktemp -d) fail=0
-trap 'rm -rf "$tmp"' EXIT
+hl_tmpdir
+fail=0
 mkdir -p "$tmp/policies/demo"
 cat > "$tmp/policies/demo/demo.h" <<'C'
 /* demo.h

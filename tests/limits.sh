@@ -23,27 +23,24 @@
 #  cgroup      the same fill under `systemd-run --scope -p MemoryMax=`,
 #              where systemd runs; otherwise a SKIP line (never a pass)
 set -u
-[ -z "${HL_SANITIZERS:-}" ] || { echo "SKIP: every run preloads heaplab into tests/limits_program; a -fsanitize=$HL_SANITIZERS build owns malloc"; exit 77; }
-build="${abs_top_builddir:-.}"
-heaplab="$build/heaplab"
+. "$(dirname "$0")/lib.sh"
+hl_skip_sanitized "every run preloads heaplab into tests/limits_program; a -fsanitize=$hl_sanitizer build owns malloc"
 program="$build/tests/limits_program"
-preload="$build/.libs/libheaplab-preload.so"
-runs="${LIMITS_RUNS:-6}"   # the issue asks 20: LIMITS_RUNS=20 (a few minutes on a busy machine)
+runs="${LIMITS_RUNS:-6}"   # a longer run: LIMITS_RUNS=20 (a few minutes on a busy machine)
 as_limit=$((256 << 20))
 # what the threads must have held when NULL came: a quarter of the limit
 # (glibc held about 150 MiB here)
 min_held=64
 
-policies=$("$heaplab" policies | awk '{print $1}')
+policies=$(hl_policies)
 if [ ! -x "$program" ] || [ ! -f "$preload" ] || [ -z "$policies" ]; then
 	echo "limits: the program, the preload library or the policy list is missing"
 	exit 1
 fi
-command -v prlimit >/dev/null || { echo "SKIP: prlimit (util-linux) is not installed"; exit 77; }
+command -v prlimit >/dev/null || hl_skip "prlimit (util-linux) is not installed"
 
 failures=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+hl_tmpdir
 
 # run NAME POLICY LIMITS... -- ARGS: one run; POLICY "glibc" is the real one.
 # Passes when the program exits 0 (its own checks and the checker), and,

@@ -30,12 +30,18 @@ tests_malloc_api_probe_SOURCES = tests/malloc_api_probe.c
 tests_malloc_api_probe_LDADD = -lpthread
 # never instrumented: the same binary runs on the real allocators
 tests_malloc_api_probe_CFLAGS = $(HL_CFLAGS)
-# Decision events (issue 17): each policy's events against its counters.
+# Decision events: each policy's events against its counters.
 check_PROGRAMS += tests/test_events
 TESTS += tests/test_events
 tests_test_events_SOURCES = tests/test_events.c tests/testlib.h tests/testlib.c
 tests_test_events_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_events_LDADD = libhlcore.la $(CHECK_LIBS) -lpthread
+
+# What the test scripts share (the compiled-in policies, the sanitizer
+# skip, temporary folders, where the build is), and the check that no
+# script repeats it.
+TESTS += tests/lib_used.sh
+EXTRA_DIST += tests/lib.sh tests/lib_used.sh
 
 # Real programs and every shipped trace, under every policy.
 check_PROGRAMS += tests/mt_program
@@ -54,7 +60,7 @@ EXTRA_DIST += tests/real_programs.sh tests/python_regrtest.sh tests/replay_trace
 # every command of README.md and of heaplab(1)'s EXAMPLES, run as written in a copy of the tree
 TESTS += tests/readme_commands.sh
 EXTRA_DIST += tests/readme_commands.sh
-# heaplab replay --explain[=json] under every policy (issue 17)
+# heaplab replay --explain[=json] under every policy
 TESTS += tests/explain.sh
 EXTRA_DIST += tests/explain.sh
 # heaplab bound: the bound against optima known by construction or search

@@ -9,13 +9,13 @@
 #    prints the committed bytes that `heaplab replay --stats` reports for
 #    the same malloc and free.
 set -u
+. "$(dirname "$0")/lib.sh"
 src=${srcdir:-.}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/man-pages.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+hl_tmpdir man-pages
 fail() { echo "FAIL: $*"; exit 1; }
 page1="$src/man/heaplab.1"
 page3="$src/man/hl_heap_new.3"
-command -v groff >/dev/null 2>&1 || { echo "SKIP: no groff"; exit 77; }
+command -v groff >/dev/null 2>&1 || hl_skip "no groff"
 for p in "$page1" "$page3"; do
 	groff -man -ww -z "$p" 2>"$tmp/warn" || fail "groff failed on $p"
 	[ ! -s "$tmp/warn" ] || { cat "$tmp/warn"; fail "groff warned about $p"; }
@@ -45,11 +45,8 @@ done
 awk '/^\.SH EXAMPLES/ { on = 1; next } on && /^\.nf/ { code = 1; next } code && /^\.fi/ { exit } code' "$page3" |
 	sed 's/\\e/\\/g' >"$tmp/example.c"
 grep -q hl_heap_new "$tmp/example.c" || fail "no example program in hl_heap_new(3)"
-if ! ./heaplab policies | awk '{print $1}' | grep -qx bins; then
-	echo "SKIP: the example needs bins"
-	exit 77
-fi
-${CC:-cc} -I"$src/core" -o "$tmp/example" "$tmp/example.c" -L.libs -lheaplab -Wl,-rpath,"$(pwd)/.libs" ${HL_SANITIZERS:+-fsanitize=$HL_SANITIZERS} ||
+hl_compiled bins || hl_skip "the example needs bins"
+${CC:-cc} -I"$src/core" -o "$tmp/example" "$tmp/example.c" -L.libs -lheaplab -Wl,-rpath,"$(pwd)/.libs" ${hl_sanitizer:+-fsanitize=$hl_sanitizer} ||
 	fail "the example does not compile"
 "$tmp/example" >"$tmp/out" || fail "the example failed"
 printf 'a 0 100\nf 0\n' >"$tmp/one.rep"

@@ -13,12 +13,10 @@
 #             operation.
 # Any signal other than SIGABRT fails the cell: heaplab must never crash.
 set -u
-[ -z "${HL_SANITIZERS:-}" ] || { echo "SKIP: every cell preloads heaplab or a real allocator into tests/misuse_program; a -fsanitize=$HL_SANITIZERS build owns malloc"; exit 77; }
-build="${abs_top_builddir:-.}"
+. "$(dirname "$0")/lib.sh"
+hl_skip_sanitized "every cell preloads heaplab or a real allocator into tests/misuse_program; a -fsanitize=$hl_sanitizer build owns malloc"
 src="${srcdir:-.}"
-heaplab="$build/heaplab"
 program="$build/tests/misuse_program"
-preload="$build/.libs/libheaplab-preload.so"
 libdir=/usr/lib/x86_64-linux-gnu
 
 cases="double-free interior stack overflow write-after-free large-double-free"
@@ -109,8 +107,7 @@ pass() { passed=$((passed + 1)); echo "PASS: $*"; }
 fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
 skip() { skipped=$((skipped + 1)); echo "SKIP: $*"; }
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+hl_tmpdir
 
 # run [ENV=VALUE...] -- COMMAND...: sets rc, err (stderr), out (stdout).
 run() {
@@ -142,10 +139,9 @@ message_of() { # policy
 	printf '%s\n' "$err" | sed -n "s/^heaplab: \(.*\) (0x[0-9a-f]*)\$/\1/p" | head -n 1 | sed "s/^$1: //"
 }
 
-policies=$("$heaplab" policies | awk '{print $1}')
+policies=$(hl_policies)
 if [ ! -x "$program" ] || [ ! -f "$preload" ] || [ -z "$policies" ]; then
-	echo "misuse: the program, the preload library or the policy list is missing"
-	exit 77
+	hl_skip "misuse: the program, the preload library or the policy list is missing"
 fi
 for p in $policies; do
 	for c in $cases $relatives; do

@@ -10,14 +10,14 @@
 # Each checker is first shown to catch a call (and to ignore comments and
 # strings) on a small tree made here, then the real tree must be clean.
 set -u
+. "$(dirname "$0")/lib.sh"
 srcdir=${srcdir:-.}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$srcdir" && pwd)
-command -v python3 >/dev/null || { echo "SKIP: python3 is needed"; exit 77; }
+command -v python3 >/dev/null || hl_skip "python3 is needed"
 fail=0
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+hl_tmpdir
 mkdir -p "$tmp/core" "$tmp/policies/demo"
 printf 'void *os(void) { return mmap(0, 4096, 3, 0x22, -1, 0); }\n' > "$tmp/core/os.c"
 printf 'long now(void) { struct timespec t; clock_gettime(1, &t); return t.tv_sec; }\n' > "$tmp/core/clock.c"

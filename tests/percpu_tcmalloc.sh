@@ -6,18 +6,17 @@
 # LD_PRELOAD); the model's come from the same probe under heaplab's
 # preload library.  No library: SKIP.
 set -u
-heaplab="${abs_top_builddir:-.}/heaplab"
-probe="${abs_top_builddir:-.}/tests/usable_probe"
+. "$(dirname "$0")/lib.sh"
+probe="$build/tests/usable_probe"
 lib=
 for l in /usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4 /usr/lib64/libtcmalloc_minimal.so.4 \
 	/usr/lib/libtcmalloc_minimal.so.4; do
 	[ -e "$l" ] && lib=$l && break
 done
-if [ -z "$lib" ]; then echo "SKIP: no libtcmalloc_minimal.so.4 here"; exit 77; fi
-if [ -n "${HL_SANITIZERS:-}" ]; then echo "SKIP: a sanitizer owns malloc, nothing can be preloaded"; exit 77; fi
-"$heaplab" policies | grep -q '^percpu' || { echo "SKIP: percpu is not compiled in"; exit 77; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+[ -n "$lib" ] || hl_skip "no libtcmalloc_minimal.so.4 here"
+hl_skip_sanitized "a sanitizer owns malloc, nothing can be preloaded"
+hl_compiled percpu || hl_skip "percpu is not compiled in"
+hl_tmpdir; work=$tmp
 fail=0
 for range in "1 70000 1" "70001 2000000 4093"; do
 	LD_PRELOAD=$lib "$probe" $range > "$work/real" || { echo "FAIL: probe on $lib"; exit 1; }

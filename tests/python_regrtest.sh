@@ -14,15 +14,14 @@
 # in a sanitizer build, which owns malloc, and where python3 has no test
 # package.
 set -u
-heaplab="${abs_top_builddir:-.}/heaplab"
-[ -n "${HL_SANITIZERS:-}" ] && { echo "python regrtest: not run: built with -fsanitize=$HL_SANITIZERS, which owns malloc"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+hl_skip_sanitized "python regrtest: not run: built with -fsanitize=$hl_sanitizer, which owns malloc"
 python3 -c 'import test.libregrtest' 2>/dev/null ||
-	{ echo "python regrtest: not run: python3 has no test package (Debian: libpython3-testsuite)"; exit 77; }
+	hl_skip "python regrtest: not run: python3 has no test package (Debian: libpython3-testsuite)"
 export HEAPLAB_CONF=debug:off PYTHONMALLOC=malloc
 modules="test_dict test_list test_set test_tuple test_deque test_collections test_unicode test_bytes
 	test_json test_re test_gc test_weakref test_thread test_descr"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+hl_tmpdir; work=$tmp
 cd "$work" || exit 99
 
 # Runs the modules with "$@" in front of python3; prints "MODULE RESULT"
@@ -41,7 +40,7 @@ if [ "$n" -lt 10 ]; then
 	exit 1
 fi
 failed=0 passed=0
-for p in $("$heaplab" policies | awk '$1 != "student" && $1 != "firstfit" { print $1 }') percpu/front:thread; do
+for p in $(hl_policies | grep -vx -e student -e firstfit) percpu/front:thread; do
 	policy=${p%%/*} conf=
 	[ "$p" != "$policy" ] && conf=,${p#*/}
 	regrtest "$heaplab" run --policy="$policy" --conf="debug:off$conf" -- > "$work/got"

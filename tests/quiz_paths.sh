@@ -1,5 +1,5 @@
 #!/bin/sh
-# "Which path will the next call take?" (issue 17): heaplab quiz --paths
+# "Which path will the next call take?": heaplab quiz --paths
 # drills a trace's calls, the right answer taken from the policy's own
 # decision events.  Here the answers fed in are worked out without the
 # drill: for each call, `heaplab quiz --path-of N` names its path, and the
@@ -7,13 +7,12 @@
 # full score; one wrong letter loses exactly one point; the bank holds at
 # least 20 such questions, all verified by `heaplab quiz --verify`
 # (tests/book_questions.sh runs them).
-. "${srcdir:-.}/tests/book_lib.sh"
+. "$(dirname "$0")/book_lib.sh"
 answers_needed "answers in its question bank"
 src=${srcdir:-.}
 trace="$src/book/traces/paths.rep"
 bank="$src/book/questions.txt"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/quiz-paths.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+hl_tmpdir quiz-paths
 fail() { echo "FAIL: $*"; exit 1; }
 
 n=$(grep -c '^id: path-' "$bank")
@@ -22,7 +21,7 @@ echo "bank: $n which-path questions, $v verified by --path-of"
 [ "$n" -ge 20 ] && [ "$v" -ge 20 ] || fail "fewer than 20 verified which-path questions"
 
 policy=slab
-./heaplab policies | awk '{print $1}' | grep -qx "$policy" || policy=$(./heaplab policies | awk 'NR == 1 {print $1}')
+hl_compiled "$policy" || policy=$(hl_policies | sed -n 1p)
 count=6
 # the drill's questions, answered 'x' (wrong, unknown letter) to see the choices
 yes x | head -n "$count" | ./heaplab quiz --paths "$trace" --policy="$policy" --count "$count" >"$tmp/seen" ||

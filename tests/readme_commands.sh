@@ -30,14 +30,11 @@
 # Under a sanitizer build the blocks that preload heaplab into a program
 # (heaplab run, diagnose, the install) cannot run: the test exits 77.
 set -u
+. "$(dirname "$0")/lib.sh"
 src=$(cd "${srcdir:-.}" && pwd)
-build=$(cd "${abs_top_builddir:-.}" && pwd)
-if [ -n "${HL_SANITIZERS:-}" ]; then
-	echo "SKIP: built with -fsanitize=$HL_SANITIZERS: README's heaplab run and diagnose preload heaplab, which a sanitizer's runtime forbids"
-	exit 77
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/readme-commands.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+build=$(cd "$build" && pwd)
+hl_skip_sanitized "built with -fsanitize=$hl_sanitizer: README's heaplab run and diagnose preload heaplab, which a sanitizer's runtime forbids"
+hl_tmpdir readme-commands
 tree="$tmp/clone"
 mkdir -p "$tree" "$tmp/bin" "$tmp/home"
 tar -C "$src" --exclude='./_build*' --exclude=./.git -cf - . | tar -C "$tree" -xf - || exit 99

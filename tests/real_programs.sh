@@ -4,18 +4,17 @@
 # python3 building and dropping a million small objects with
 # PYTHONMALLOC=malloc, and a multi-threaded program that also forks; that
 # last one also on a heaplab heap through the API (tests/mt_api).
-# In a sanitizer build (HL_SANITIZERS set) the sanitizer owns malloc, so
+# In a sanitizer build the sanitizer owns malloc, so
 # nothing can be preloaded: only the API run is left.
 set -u
+. "$(dirname "$0")/lib.sh"
 # In an --enable-debug build every call would run the heap checker, which
 # makes these big programs quadratic: they run with the checker off (the
 # debug code is still compiled in; the small suites exercise it).
 export HEAPLAB_CONF=debug:off
-heaplab="${abs_top_builddir:-.}/heaplab"
-mt="${abs_top_builddir:-.}/tests/mt_program"
-mt_api="${abs_top_builddir:-.}/tests/mt_api"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+mt="$build/tests/mt_program"
+mt_api="$build/tests/mt_api"
+hl_tmpdir; work=$tmp
 awk 'BEGIN { srand(7); for (i = 0; i < 200000; i++) printf "%08d line %d\n", int(rand() * 1e8), i }' > "$work/lines"
 py='import sys
 objs = [{"k": i, "v": str(i) * (i % 7)} for i in range(1000000)]
@@ -23,8 +22,8 @@ total = sum(len(o["v"]) for o in objs)
 del objs
 ls = [tuple(range(i % 10)) for i in range(200000)]
 print(total, len(ls))'
-[ -n "${HL_SANITIZERS:-}" ] || sort "$work/lines" > "$work/sort.want"
-[ -n "${HL_SANITIZERS:-}" ] || PYTHONMALLOC=malloc python3 -c "$py" > "$work/py.want"
+hl_sanitized || sort "$work/lines" > "$work/sort.want"
+hl_sanitized || PYTHONMALLOC=malloc python3 -c "$py" > "$work/py.want"
 "$mt" > "$work/mt.want"
 failed=0 passed=0
 check() { # name want got
@@ -32,11 +31,11 @@ check() { # name want got
 		failed=$((failed + 1)); echo "FAIL: $1 differs from the system allocator's output"; diff "$2" "$3" | head -5
 	fi
 }
-for p in $("$heaplab" policies | awk '{print $1}'); do
+for p in $(hl_policies); do
 	[ "$p" = student ] && continue
 	"$mt_api" "$p" > "$work/mt.got" 2> "$work/err" || echo "mt_api exited $? on $p: $(head -3 "$work/err")"
 	check "threads+fork through the API on $p" "$work/mt.want" "$work/mt.got"
-	[ -n "${HL_SANITIZERS:-}" ] && continue
+	hl_sanitized && continue
 	"$heaplab" run --policy="$p" -- sort "$work/lines" > "$work/sort.got" 2> "$work/err" || echo "sort exited $? on $p: $(head -3 "$work/err")"
 	check "sort on $p" "$work/sort.want" "$work/sort.got"
 	PYTHONMALLOC=malloc "$heaplab" run --policy="$p" -- python3 -c "$py" > "$work/py.got" 2> "$work/err" || echo "python3 exited $? on $p: $(head -3 "$work/err")"
@@ -48,6 +47,6 @@ for p in $("$heaplab" policies | awk '{print $1}'); do
 	if "$heaplab" replay --policy="$p" --repeat 0 "$work/ls.rep" > /dev/null 2> "$work/err"; then passed=$((passed + 1)); else
 		failed=$((failed + 1)); echo "FAIL: recorded trace of ls does not replay on $p: $(head -2 "$work/err")"; fi
 done
-[ -n "${HL_SANITIZERS:-}" ] && echo "real programs: sort, python3, mt_program and the recorder under LD_PRELOAD not run: built with -fsanitize=$HL_SANITIZERS, which owns malloc"
+hl_sanitized && echo "real programs: sort, python3, mt_program and the recorder under LD_PRELOAD not run: built with -fsanitize=$hl_sanitizer, which owns malloc"
 echo "real programs: $passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -2,7 +2,7 @@
 # Every shipped trace replays clean (payloads, overlap, alignment, the heap
 # checker) under every compiled-in policy.
 set -u
-heaplab="${abs_top_builddir:-.}/heaplab"
+. "$(dirname "$0")/lib.sh"
 # (debug:off: in an --enable-debug build the replay's own checker passes
 # stand in for the checker after every call, which would be quadratic here)
 out=$("$heaplab" replay --policy=all --conf=debug:off --repeat 0 --json "${srcdir:-.}"/traces/*.rep 2>&1)

@@ -4,13 +4,11 @@
 # default heap (the fast path) and with the ledger on (the careful one);
 # percpu in both of its fronts.
 set -u
-[ -z "${HL_SANITIZERS:-}" ] || { echo "SKIP: preloads heaplab into tests/shim_counts; a -fsanitize=$HL_SANITIZERS build owns malloc"; exit 77; }
-build=${abs_top_builddir:-.}
-heaplab="$build/heaplab"
-preload="$build/.libs/libheaplab-preload.so"
+. "$(dirname "$0")/lib.sh"
+hl_skip_sanitized "preloads heaplab into tests/shim_counts; a -fsanitize=$hl_sanitizer build owns malloc"
 program="$build/tests/shim_counts"
 failed=0 passed=0
-for p in $("$heaplab" policies | awk '{print $1}'); do
+for p in $(hl_policies); do
 	[ "$p" = student ] && continue
 	confs=("" "ledger:on")
 	# percpu's two fronts take different copies of the shim's malloc and free

@@ -81,7 +81,7 @@ START_TEST(usable_sizes_follow_the_chunk_rule)
 		prev = p;
 		prev_chunk = chunk_of(req[i]);
 	}
-	/* the issue's two worked examples */
+	/* two worked examples of the rounding: 1 byte and 25 bytes */
 	ck_assert_uint_eq(chunk_of(1), 32);
 	ck_assert_uint_eq(chunk_of(1) - OVERHEAD, 24);
 	ck_assert_uint_eq(chunk_of(25), 48);
@@ -425,7 +425,7 @@ START_TEST(arena_max_makes_threads_share)
 }
 END_TEST
 
-/* A replayed "#@exit" (issue 18), by glibc's rule: a thread's exit
+/* A replayed "#@exit", by glibc's rule: a thread's exit
  * flushes its tcache into its arena and puts the arena on the free list
  * (arena_thread_freeres), and the next new thread takes it from there
  * (get_free_list) before it would make one. */

@@ -119,7 +119,7 @@ END_TEST
 
 START_TEST(trace_reader_reads_thread_exits)
 {
-	/* "#@exit N" (issue 18): an op of its own on thread N, not a block op;
+	/* "#@exit N": an op of its own on thread N, not a block op;
 	 * a later op or "t N" is a new thread numbered N */
 	const char *path = write_temp("1\n3\n3\n1\na 0 10\nt 1\na 1 10\n#@exit 1\nt 1\nf 1\n#@exits 9\n");
 	hl_trace_t *t = hl_trace_load(path);

@@ -1,5 +1,5 @@
 /*
- * test_events.c -- decision events (issue 17): every policy, on a workload
+ * test_events.c -- decision events: every policy, on a workload
  * built to go down each of its paths, reports a path's event exactly when
  * the statistic that counts the path moves.  Every expected number is the
  * growth of a counter the heap keeps anyway (policy_stats, os.*, ops.*),

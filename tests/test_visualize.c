@@ -1,5 +1,5 @@
 /*
- * Facts the pictures rest on, for every compiled-in policy (issue 7):
+ * Facts the pictures rest on, for every compiled-in policy:
  *  - a snapshot is deterministic: two heaps given the same ops draw
  *    byte-identical DOT (so no raw pointer, no clock, no hash order);
  *  - the walker's live blocks are the trace's live ids, after every op
@@ -14,7 +14,7 @@
  *  - the visualize library (libhlvis) is usable without the command: a
  *    walk keeps a frame per op and reports progress through its callback,
  *    and a failure is left in hl_last_error(), never printed.
- *  - the heap diff (issue 17): each shape of change gets its name; the
+ *  - the heap diff: each shape of change gets its name; the
  *    moments a walk rebuilds from its per-op deltas equal the walker's
  *    own list taken at that op; and a block that an op changed has its
  *    cell, by id, in that op's picture (the stepper outlines it).

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The stepper page in a real browser (issue 7): headless Chromium driven by
+# The stepper page in a real browser: headless Chromium driven by
 # playwright-core (visualize/browser-test.mjs) presses "next" three times
 # and checks the op and statistics shown, steps with the keyboard, and
 # jumps to a label.  The expected values are worked out here without the
@@ -18,9 +18,8 @@ src=${srcdir:-.}
 trace="$src/visualize/traces/teach.rep"
 . "$src/tests/browser_lib.sh"
 policy=firstfit
-./heaplab policies | awk '{print $1}' | grep -qx firstfit || policy=$(./heaplab policies | awk 'NR == 1 {print $1}')
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/heaplab-browser-test.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+hl_compiled firstfit || policy=$(hl_policies | sed -n 1p)
+hl_tmpdir heaplab-browser-test
 
 # The trace's ops, without comments or header lines.
 grep '^[arfcmts] ' "$trace" >"$tmp/ops"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# heaplab plot (issue 7): a trace replay and a sampled run as SVG.
+# heaplab plot: a trace replay and a sampled run as SVG.
 #  - teach.rep (21 ops) gives 22 points (before the first op and after
 #    each), drawn as steps: 2 * 22 - 1 vertices per series; all three
 #    series are there; live requested ends at 0 (the trace frees all), so
@@ -10,11 +10,11 @@
 #    times of one pid never go back, and plot --samples draws the
 #    process with the most samples (sh or its sleep: a tie is either).
 set -u
+. "$(dirname "$0")/lib.sh"
 src=${srcdir:-.}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/heaplab-plot.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+hl_tmpdir heaplab-plot
 fail=0
-policy=$(./heaplab policies | awk 'NR == 1 {print $1}')
+policy=$(hl_policies | sed -n 1p)
 
 ./heaplab plot --policy="$policy" -o "$tmp/trace.svg" "$src/visualize/traces/teach.rep" || exit 1
 n=$(grep -c '<polyline class="series"' "$tmp/trace.svg")
@@ -25,9 +25,9 @@ vertices=$(echo "$live" | wc -w)
 last_y=$(echo "$live" | awk '{ split($NF, xy, ","); print xy[2] }')
 [ "$last_y" = 370.0 ] || { echo "FAIL: live ends at y=$last_y, not on the axis (370.0)"; fail=1; }
 
-if [ -n "${HL_SANITIZERS:-}" ]; then
+if hl_sanitized; then
 	# heaplab run preloads the library, which a sanitizer build cannot
-	[ "$fail" = 0 ] && echo "PASS: plot of a trace (the sampled run is not run: built with -fsanitize=$HL_SANITIZERS)"
+	[ "$fail" = 0 ] && echo "PASS: plot of a trace (the sampled run is not run: built with -fsanitize=$hl_sanitizer)"
 	exit "$fail"
 fi
 ./heaplab run --policy="$policy" --sample-ms 5 --sample-file "$tmp/run.samples" -- sh -c 'sleep 0.3' || fail=1

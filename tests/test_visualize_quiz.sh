@@ -1,5 +1,5 @@
 #!/bin/sh
-# The terminal stepper's quiz, driven by answers on stdin (issue 7).
+# The terminal stepper's quiz, driven by answers on stdin.
 #
 # firstfit (default: first fit over an address-ordered list, 16-byte
 # headers, sizes rounded up to 16 with the header) on teach.rep asks
@@ -18,12 +18,10 @@
 # wrong, and expects "score: 5 of 7".  Then: only 3 answers (stdin ends)
 # scores 3 of 3 and says the quiz stopped; no ANSI escape reaches a pipe.
 set -u
+. "$(dirname "$0")/lib.sh"
 src=${srcdir:-.}
 trace="$src/visualize/traces/teach.rep"
-if ! ./heaplab policies | awk '{print $1}' | grep -qx firstfit; then
-	echo "SKIP: the quiz test needs the firstfit policy"
-	exit 77
-fi
+hl_compiled firstfit || hl_skip "the quiz test needs the firstfit policy"
 fail=0
 out=$(printf 'new\n0\nregion#1+0xc0\n5\n0\n0\n1\n' | ./heaplab step --tty --quiz --policy=firstfit "$trace") || fail=1
 echo "$out" | grep -q '^score: 5 of 7 right$' || { echo "FAIL: expected 5 of 7:"; echo "$out" | grep quiz; fail=1; }

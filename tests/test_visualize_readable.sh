@@ -9,12 +9,12 @@
 # is (dot -Tjson); visualize/picture_geometry.py judges it, and is first
 # shown to catch both faults on pictures made here to have them.
 set -u
+. "$(dirname "$0")/lib.sh"
 src=${srcdir:-.}
 check="$src/visualize/picture_geometry.py"
-command -v python3 >/dev/null || { echo "SKIP: python3 is needed"; exit 77; }
-command -v dot >/dev/null || { echo "SKIP: Graphviz dot is needed"; exit 77; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/heaplab-readable.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+command -v python3 >/dev/null || hl_skip "python3 is needed"
+command -v dot >/dev/null || hl_skip "Graphviz dot is needed"
+hl_tmpdir heaplab-readable
 fail=0
 
 # Lays out DOT file $1 and judges it; prints the faults.
@@ -54,7 +54,7 @@ awk 'BEGIN {
 	for (i = 0; i < n; i += 10) print "f " i
 	print "s after-free-all"
 }' >"$tmp/demo.rep"
-policies=$(./heaplab policies | awk '$1 != "student" {print $1}')
+policies=$(hl_policies | grep -vx student)
 for p in $policies; do
 	mkdir -p "$tmp/demo/$p"
 	if ! ./heaplab replay --policy="$p" --repeat 0 --check-every 250000 --snapshot-dir "$tmp/demo/$p" "$tmp/demo.rep" >/dev/null; then

@@ -1,20 +1,20 @@
 #!/bin/sh
-# heaplab render (issue 7): SVG and PNG from a snapshot, --strict fails
+# heaplab render: SVG and PNG from a snapshot, --strict fails
 # on a Graphviz warning, and a clear error when dot is missing.  (That
 # every picture of every policy renders without a warning is checked per
 # policy by visualize/check-pictures.sh, policies/POLICY/golden.test.)
 set -u
+. "$(dirname "$0")/lib.sh"
 src=${srcdir:-.}
 if ! ./heaplab render --help >/dev/null; then
 	echo "FAIL: no render command"
 	exit 1
 fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/heaplab-render.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+hl_tmpdir heaplab-render
 fail=0
 
 # render: a snapshot to SVG and PNG, warnings are errors with --strict
-p=$(./heaplab policies | awk 'NR == 1 {print $1}')
+p=$(hl_policies | sed -n 1p)
 ./heaplab replay --policy="$p" --repeat 0 --snapshot "$tmp/end.dot" "$src/visualize/traces/teach.rep" >/dev/null || fail=1
 ./heaplab render --strict "$tmp/end.dot" || { echo "FAIL: render to the default name"; fail=1; }
 [ -s "$tmp/end.svg" ] && grep -q '<svg' "$tmp/end.svg" || { echo "FAIL: no $tmp/end.svg"; fail=1; }

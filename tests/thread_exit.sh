@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Thread exit in recordings (issue 18), side by side with the real glibc:
+# Thread exit in recordings, side by side with the real glibc:
 # tests/diagnose/waves.c runs waves of 8 threads on glibc under
 # libheaplab-record.so and prints how many arenas glibc made; the recording
 # replayed under bins (glibc's model) must end with as many.  glibc's rule
@@ -7,13 +7,11 @@
 # the free list and the next new thread takes it, so every wave after the
 # first uses the first wave's arenas: 1 + 8 = 9, however many waves.
 set -u
-[ -z "${HL_SANITIZERS:-}" ] || { echo "SKIP: recording a program preloads heaplab; a -fsanitize=$HL_SANITIZERS build owns malloc"; exit 77; }
-build=${abs_top_builddir:-.}
-heaplab="$build/heaplab"
+. "$(dirname "$0")/lib.sh"
+hl_skip_sanitized "recording a program preloads heaplab; a -fsanitize=$hl_sanitizer build owns malloc"
 program="$build/tests/diagnose_waves"
-"$heaplab" policies | awk '{print $1}' | grep -qx bins || { echo "bins is not compiled in"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+hl_compiled bins || hl_skip "bins is not compiled in"
+hl_tmpdir
 failed=0 passed=0
 pass() { passed=$((passed + 1)); }
 fail() { failed=$((failed + 1)); echo "FAIL: $*"; }

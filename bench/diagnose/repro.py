@@ -1,4 +1,4 @@
-"""Fragmentation repro for heaplab diagnose (issue 18): 8 threads build
+"""Fragmentation repro for heaplab diagnose: 8 threads build
 bursts of small objects, keep a few of each burst for good and drop the
 rest; the process's RSS (from /proc/self/statm) is printed after each
 burst.  Live data stays nearly flat; whether RSS does depends on the

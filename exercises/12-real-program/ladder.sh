@@ -11,7 +11,7 @@
 # 77 when python3 or the policies it needs are missing (automake SKIP).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-heaplab=${HEAPLAB:-./heaplab}
+. "$here/../../tests/lib.sh"
 check=no waves="--waves 2 --per-wave 15000"
 for a in "$@"; do
 	case $a in
@@ -20,17 +20,14 @@ for a in "$@"; do
 	*) echo "usage: $0 [--check] [--full]" >&2; exit 2 ;;
 	esac
 done
-skip() { echo "SKIP: $*"; exit 77; }
-[ -x "$heaplab" ] || skip "no heaplab command at $heaplab (run from the build tree)"
-[ -z "${HL_SANITIZERS:-}" ] || skip "heaplab run preloads the library into python3, which a -fsanitize=$HL_SANITIZERS build cannot"
-command -v python3 >/dev/null 2>&1 || skip "python3 is not installed"
+[ -x "$heaplab" ] || hl_skip "no heaplab command at $heaplab (run from the build tree)"
+hl_skip_sanitized "heaplab run preloads the library into python3, which a -fsanitize=$hl_sanitizer build cannot"
+command -v python3 >/dev/null 2>&1 || hl_skip "python3 is not installed"
 # The interpreter itself, not a wrapper script (pyenv's shims run many
 # programs of their own, each of which would print its statistics).
-python=$(python3 -c 'import sys; print(sys.executable)') || skip "python3 does not run"
-has() { "$heaplab" policies | awk '{print $1}' | grep -qx "$1"; }
-has bins || skip "policy bins is not compiled in"
-tmp=$(mktemp -d) || exit 2
-trap 'rm -rf "$tmp"' EXIT
+python=$(python3 -c 'import sys; print(sys.executable)') || hl_skip "python3 does not run"
+hl_compiled bins || hl_skip "policy bins is not compiled in"
+hl_tmpdir
 failed=0
 
 # run NAME POLICY CONF [workload options]: the program with samples of its
@@ -72,7 +69,7 @@ echo "== Lab 12: a real program on every policy =="
 echo "rung 1: resident / live bytes while the program holds its anchors (the bloat factor)"
 printf '%-22s %12s %10s %8s\n' run "resident MiB" "live MiB" bloat
 for p in bins slab sharded pools firstfit; do
-	has "$p" || { echo "(policy $p is not compiled in)"; continue; }
+	hl_compiled "$p" || { echo "(policy $p is not compiled in)"; continue; }
 	run "$p" "$p" ""
 	printf '%-22s %12s %10s %8s\n' "$p" "$(mib "$p" 5)" "$(mib "$p" 3)" "$(bloat "$p")"
 done
@@ -81,7 +78,7 @@ run arena1 bins arena_max:1
 run trim bins "" --trim
 printf '%-22s %12s %10s %8s   arenas %s\n' "bins arena_max:1" "$(mib arena1 5)" "$(mib arena1 3)" "$(bloat arena1)" "$(stat arena1 arenas)"
 printf '%-22s %12s %10s %8s\n' "bins + malloc_trim(0)" "$(mib trim 5)" "$(mib trim 3)" "$(bloat trim)"
-if has slab; then
+if hl_compiled slab; then
 	echo "rung 3: another allocator, decay tuned"
 	run decay0 slab dirty_decay_ms:0
 	printf '%-22s %12s %10s %8s\n' "slab dirty_decay_ms:0" "$(mib decay0 5)" "$(mib decay0 3)" "$(bloat decay0)"
@@ -92,7 +89,7 @@ if [ $check = yes ]; then
 	expect "arena_max:1 keeps one arena" [ "$(stat arena1 arenas)" = 1 ]
 	expect "malloc_trim(0) gives back what free kept (retention, not a leak)" \
 		gt "$(steady bins 5)" "$(awk -v t="$(steady trim 5)" 'BEGIN { print 1.5 * t }')"
-	if has slab; then
+	if hl_compiled slab; then
 		expect "slab with dirty_decay_ms:0 keeps less than slab's default" \
 			gt "$(steady slab 5)" "$(steady decay0 5)"
 	fi

@@ -1,0 +1,40 @@
+# What the test scripts share (sourced, never run; POSIX sh, so the /bin/sh
+# scripts and the bash ones read the same file).  A script sources it with
+#     . "$(dirname "$0")/lib.sh"
+# (a script outside tests/ names the way to it), so it is found both when
+# make check runs the script from the top of the build tree and when a
+# person runs it by hand as its header says.  tests/lib_used.sh fails when
+# a script does again what this file does.
+#
+#   build              the build tree (abs_top_builddir under make check,
+#                      the current folder by hand)
+#   heaplab, preload   the built command and the preload library in it;
+#                      HEAPLAB overrides the command, as the labs' Makefiles
+#                      set it
+#   hl_skip REASON     print "SKIP: REASON" and exit 77 (automake's SKIP:
+#                      never counted as a pass)
+#   hl_policies [CMD]  the compiled-in policies, one name a line (of CMD,
+#                      another build's heaplab, when given)
+#   hl_compiled NAME   true when policy NAME is compiled in
+#   hl_sanitizer       the -fsanitize= list of a sanitizer build, else empty
+#   hl_sanitized       true in a sanitizer build (HL_SANITIZERS set by make)
+#   hl_skip_sanitized REASON
+#                      hl_skip REASON in a sanitizer build: the sanitizer's
+#                      runtime owns malloc, so nothing can be preloaded
+#   hl_tmpdir [NAME]   a new folder in $tmp (NAME names it), removed when the
+#                      script exits
+
+build=${abs_top_builddir:-.}
+heaplab=${HEAPLAB:-$build/heaplab}
+preload=$build/.libs/libheaplab-preload.so
+hl_sanitizer=${HL_SANITIZERS:-}
+
+hl_skip() { echo "SKIP: $*"; exit 77; }
+hl_policies() { "${1:-$heaplab}" policies | awk '{print $1}'; }
+hl_compiled() { hl_policies | grep -qx "$1"; }
+hl_sanitized() { [ -n "$hl_sanitizer" ]; }
+hl_skip_sanitized() { if hl_sanitized; then hl_skip "$@"; fi; }
+hl_tmpdir() {
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/${1:-heaplab-test}.XXXXXX") || { echo "no temporary folder"; exit 99; }
+	trap 'rm -rf "$tmp"' EXIT
+}
