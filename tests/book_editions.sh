@@ -13,11 +13,10 @@
 . "${srcdir:-.}/tests/book_lib.sh"
 src=${abs_top_srcdir:?run me from make check}
 build=${abs_top_builddir:?run me from make check}
-[ -z "${HL_SANITIZERS:-}" ] || { echo "SKIP: a sanitizer build cannot make the handout (its firstfit object must not be instrumented)"; exit 77; }
+hl_skip_sanitized "a sanitizer build cannot make the handout (its firstfit object must not be instrumented)"
 grep -q '^#define HL_HAVE_POLICY_FIRSTFIT 1' "$build/config.h" || { echo "SKIP: firstfit is not compiled in (configure --with-policy=all)"; exit 77; }
 command -v autoreconf > /dev/null || { echo "SKIP: autoreconf is missing (Debian: apt-get install autoconf automake libtool)"; exit 77; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/book_editions.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+hl_tmpdir book_editions
 
 # make from inside make check: as a person would type it (no jobserver)
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$build" dist-student > "$tmp/dist.log" 2>&1 ||

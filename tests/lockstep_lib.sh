@@ -7,11 +7,10 @@
 
 # The compiled-in policies, a word each ($policies) and as a list ($list);
 # a test of the lockstep is skipped (77) when there are fewer than two.
-policies=$(./heaplab policies | awk '{ print $1 }')
+policies=$(hl_policies ./heaplab)
 list=$(echo $policies | tr ' ' ',')
 if [ "$(echo $policies | wc -w)" -lt 2 ]; then
-	echo "SKIP: one policy compiled in; the lockstep needs two"
-	exit 77
+	hl_skip "one policy compiled in; the lockstep needs two"
 fi
 
 # steady COMMAND...: runs it the same way every time, so that two runs of

@@ -26,16 +26,16 @@
 #          exits 0 (no crash), and what the man page says they answer.
 # A missing real library is SKIP for its comparison, never PASS.
 set -u
-heaplab="${abs_top_builddir:-.}/heaplab"
-probe="${abs_top_builddir:-.}/tests/malloc_api_probe"
-if [ -n "${HL_SANITIZERS:-}" ]; then echo "SKIP: a sanitizer owns malloc, nothing can be preloaded"; exit 77; fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/lib.sh"
+probe="$build/tests/malloc_api_probe"
+hl_skip_sanitized "a sanitizer owns malloc, nothing can be preloaded"
+hl_tmpdir malloc-api
+work=$tmp
 fail=0 checked=0
 libdir=/usr/lib/x86_64-linux-gnu
 pass() { echo "PASS: $*"; checked=$((checked + 1)); }
 bad() { echo "FAIL: $*"; fail=1; }
-has() { "$heaplab" policies | grep -q "^$1\b"; }
+has() { hl_compiled "$1"; }
 
 # run NAME [POLICY CONF]: the probe's heap run, NAME.out and NAME.err;
 # no POLICY: glibc, or the library in $preload
@@ -150,7 +150,7 @@ fi
 
 # ---- every policy: safe, and what the man page says ---------------------------
 idle='mallinfo2.after.arena 0'
-for policy in $("$heaplab" policies | awk '{print $1}'); do
+for policy in $(hl_policies); do
 	for conf in "" debug:on; do
 		name="$policy${conf:+-debug}"
 		run "$name" "$policy" "$conf" || continue

@@ -14,9 +14,9 @@
 # one line and exit 2.
 set -u
 src=${srcdir:-.}
+. "$src/tests/lib.sh"
 . "$src/tests/lockstep_lib.sh"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/heaplab-lockstep.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+hl_tmpdir heaplab-lockstep
 fail() { echo "FAIL: $*"; exit 1; }
 
 # A trace with times: blocks freed, then ops 30 and 60 seconds later.

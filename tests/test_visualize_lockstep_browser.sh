@@ -14,9 +14,9 @@ set -u
 src=${srcdir:-.}
 trace="$src/visualize/traces/teach.rep"
 . "$src/tests/browser_lib.sh"
+. "$src/tests/lib.sh"
 . "$src/tests/lockstep_lib.sh"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/heaplab-lockstep-browser.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+hl_tmpdir heaplab-lockstep-browser
 fail() { echo "FAIL: $*"; exit 1; }
 
 lockstep_facts "$trace" $policies >"$tmp/facts" || fail "replay --explain failed"

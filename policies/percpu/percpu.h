@@ -658,7 +658,7 @@ typedef struct pc_link {
  *  gperftools' FreeList (head, length, max_length, low water, overages).
  *  The lists are kept as one array per field, so that every field of
  *  class cls is one load or store with cls as a scaled index and no
- *  address to compute first (the hits' instructions, issue 19).  Written
+ *  address to compute first (fewer instructions on the hits).  Written
  *  by its thread only; the list of caches under pc_state_t.threads_lock. */
 typedef struct pc_tcache {
 	pc_link_t *head[PC_MAX_CLASSES];    /**< first free object, NULL when empty */
