@@ -61,6 +61,8 @@ typedef struct qz_bank {
 	qz_question_t *v;   /**< questions in file order */
 	size_t n, cap;      /**< used and allocated entries */
 	char path[PATH_MAX];/**< file it came from */
+	bool answerless;    /**< no question has a: or why: (the student's
+				 edition): asked without a score */
 } qz_bank_t;
 
 /* ---- small string helpers ------------------------------------------ */
@@ -229,27 +231,31 @@ static int qz_parse_line(qz_bank_t *b, char *line, unsigned ln, bool *open, char
 /** Every question needs id, chapter, q, a and why; ids are unique; a
  *  multiple-choice answer is the letter of one of its choices (its `run:`,
  *  if any, must print that choice's text: qz_verify_one). */
-static int qz_validate(const qz_bank_t *b)
+static int qz_validate(qz_bank_t *b)
 {
+	enum { SHOWN = 5 };     /* a broken bank: its first problems, then a count */
 	int bad = 0;
+	b->answerless = b->n > 0;
+	for (size_t i = 0; i < b->n; i++)
+		if (b->v[i].a || b->v[i].why)
+			b->answerless = false;
+#define QZ_BAD(...) (++bad <= SHOWN ? cli_error(__VA_ARGS__) : 0)
 	for (size_t i = 0; i < b->n; i++) {
 		const qz_question_t *q = &b->v[i];
-		if (!q->id || !q->q || !q->a || !q->why || q->chapter <= 0) {
-			cli_error("%s:%u: a question needs id, chapter, q, a and why", b->path, q->line);
-			bad++;
+		if (!q->id || !q->q || q->chapter <= 0 || (!b->answerless && (!q->a || !q->why))) {
+			QZ_BAD("%s:%u: a question needs id, chapter, q, a and why", b->path, q->line);
 			continue;
 		}
 		for (size_t j = 0; j < i; j++)
-			if (b->v[j].id && !strcmp(b->v[j].id, q->id)) {
-				cli_error("%s:%u: duplicate id '%s'", b->path, q->line, q->id);
-				bad++;
-			}
-		if (q->nchoices && !(strlen(q->a) == 1 && q->a[0] >= 'a' && q->a[0] < 'a' + q->nchoices)) {
-			cli_error("%s:%u: the answer of a multiple-choice question is one of the letters a..%c",
-				  b->path, q->line, 'a' + q->nchoices - 1);
-			bad++;
-		}
+			if (b->v[j].id && !strcmp(b->v[j].id, q->id))
+				QZ_BAD("%s:%u: duplicate id '%s'", b->path, q->line, q->id);
+		if (q->a && q->nchoices && !(strlen(q->a) == 1 && q->a[0] >= 'a' && q->a[0] < 'a' + q->nchoices))
+			QZ_BAD("%s:%u: the answer of a multiple-choice question is one of the letters a..%c", b->path,
+			       q->line, 'a' + q->nchoices - 1);
 	}
+#undef QZ_BAD
+	if (bad > SHOWN)
+		cli_error("%s: %d more problems like these", b->path, bad - SHOWN);
 	return bad ? -1 : 0;
 }
 
@@ -431,15 +437,21 @@ static bool qz_ask(qz_session_t *s, const qz_question_t *q, size_t k, size_t tot
 	if (!strcmp(ans, "q") || !strcmp(ans, "quit"))
 		return false;
 	s->asked++;
-	char shown[QZ_LINE];
-	qz_show_answer(q, shown, sizeof shown);
-	if (qz_is_right(q, ans)) {
-		s->right++;
-		printf("%sright%s: %s\n", qz_col(s, "\033[32m"), qz_col(s, "\033[0m"), shown);
+	if (!q->a) {
+		/* the student's edition: the answer is the instructor's */
+		printf("noted (this edition has no answers)\n");
 	} else {
-		printf("%swrong%s: the answer is %s\n", qz_col(s, "\033[31m"), qz_col(s, "\033[0m"), shown);
+		char shown[QZ_LINE];
+		qz_show_answer(q, shown, sizeof shown);
+		if (qz_is_right(q, ans)) {
+			s->right++;
+			printf("%sright%s: %s\n", qz_col(s, "\033[32m"), qz_col(s, "\033[0m"), shown);
+		} else {
+			printf("%swrong%s: the answer is %s\n", qz_col(s, "\033[31m"), qz_col(s, "\033[0m"),
+			       shown);
+		}
+		printf("why: %s\n", q->why);
 	}
-	printf("why: %s\n", q->why);
 	if (q->run) {
 		/* the command as the user can type it: $BOOK is the bank's folder */
 		printf("see for yourself: ");
@@ -477,10 +489,17 @@ static int qz_drill(const qz_bank_t *b, int chapter, uint64_t seed, size_t count
 		printf(" from chapter %d", chapter);
 	printf(", seed %llu.  Type the answer (where choices a), b) ... are listed, its letter); q quits.\n",
 	       (unsigned long long)seed);
+	if (b->answerless)
+		printf("This bank has no answers (the student's edition): no score; where a question has a\n"
+		       "command that checks it, it is shown after your answer.\n");
 	for (size_t k = 0; k < n; k++)
 		if (!qz_ask(&s, &b->v[ix[k]], k + 1, n))
 			break;
 	free(ix);
+	if (b->answerless) {
+		printf("\nanswered: %zu (no score: this edition has no answers)\n", s.asked);
+		return 0;
+	}
 	printf("\nscore: %zu/%zu", s.right, s.asked);
 	if (s.asked)
 		printf(" (%.0f%%)", 100.0 * (double)s.right / (double)s.asked);
@@ -696,6 +715,7 @@ int cmd_quiz(int argc, char **argv)
 	char buf[PATH_MAX];
 	qz_bank_t b = { 0 };
 	int rc = qz_load(&b, qz_find_bank(bank, buf, sizeof buf)) ? 2
+		 : verify && b.answerless ? cli_error("quiz: --verify: %s has no answers to verify (the student's edition)", b.path)
 		 : verify ? qz_verify(&b)
 		 : qz_drill(&b, (int)chapter, seed, (size_t)count);
 	qz_free(&b);

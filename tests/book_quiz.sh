@@ -54,4 +54,15 @@ grep -q "^see for yourself: .*$(dirname "$bank")/traces/" "$tmp/all" || { cp "$t
 
 # 7. bad usage is exit status 2
 ./heaplab quiz --chapter x > /dev/null 2>&1; [ $? -eq 2 ] || fail "--chapter x should exit 2"
+# 8. the student's edition's bank (no a: and no why: lines, as
+#    book/make-edition.sh writes it) is asked without a score, each
+#    question once, with its checking command; --verify refuses it in one line
+awk '/^(a|why):/ { skip = 1; next } skip && /^[ \t]/ { next } { skip = 0; print }' "$bank" > "$tmp/questions.txt"
+cp -r "$(dirname "$bank")/traces" "$tmp/traces"
+./heaplab quiz --chapter $chapter --seed 0 --bank "$tmp/questions.txt" < "$tmp/wrong" > "$tmp/student" 2>&1 ||
+	{ cp "$tmp/student" "$tmp/out"; fail "quiz on the student's bank exited non-zero"; }
+grep -q "^answered: $n (no score" "$tmp/student" || { cp "$tmp/student" "$tmp/out"; fail "the student's bank: $n answered, no score"; }
+if grep -qE '^(right|wrong|why):' "$tmp/student"; then cp "$tmp/student" "$tmp/out"; fail "the student's bank showed an answer"; fi
+./heaplab quiz --verify --bank "$tmp/questions.txt" > /dev/null 2> "$tmp/err"
+[ $? -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] || fail "--verify on the student's bank: one line and exit 2 ($(head -c 200 "$tmp/err"))"
 echo "quiz: scripted answers scored as expected ($n questions of chapter $chapter)"
