@@ -309,6 +309,9 @@ HL_API const char *hl_policy_summary(const char *name);
  *  makes the real allocator do the same, or NULL when it has none.
  *  @return NULL past the last, or when the policy is not compiled in. */
 HL_API const char *hl_policy_whatif(const char *name, size_t i, const char **real);
+/** The compiled-in policy that models the real allocators of @p family
+ *  (heaplab fidelity's names: glibc, jemalloc, ...), or NULL. */
+HL_API const char *hl_policy_of_family(const char *family);
 /** The shim's default policy. */
 HL_API const char *hl_default_policy(void);
 /** Writes a policy's option table (key, type, default, range, help). */

@@ -122,6 +122,10 @@ typedef struct hl_policy {
 	 *  would and frees p, keeping p when that allocation fails.  The core
 	 *  does either. */
 	bool realloc_zero_allocates;
+	/** May be NULL: the family of real allocators the policy models, as
+	 *  heaplab fidelity names it (fidelity/FAMILY.rows): a row that names
+	 *  no model runs on the policy that models its family. */
+	const char *fidelity_family;
 	/** May be NULL: the knobs heaplab diagnose replays a recording under
 	 *  (a few that change how memory comes back), ended by {NULL}.  A
 	 *  policy with none (bump: free does nothing) is never a candidate. */

@@ -48,6 +48,14 @@ const char *hl_policy_whatif(const char *name, size_t i, const char **real)
 	return p->whatif[i].conf;
 }
 
+const char *hl_policy_of_family(const char *family)
+{
+	for (size_t i = 0; family && i < NPOLICIES; i++)
+		if (policies[i]->fidelity_family && !strcmp(policies[i]->fidelity_family, family))
+			return policies[i]->name;
+	return NULL;
+}
+
 const char *hl_default_policy(void) { return HL_DEFAULT_POLICY; }
 
 int hl_options_doc(const char *name, bool markdown, FILE *out)

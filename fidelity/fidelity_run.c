@@ -34,19 +34,6 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* The model a family's rows use when a row names none. */
-static const char *default_model(const char *family)
-{
-	static const char *const models[][2] = {
-		{ "glibc", "bins" }, { "jemalloc", "slab" }, { "mimalloc", "sharded" }, { "pymalloc", "pools" },
-		{ "tcmalloc", "percpu" },
-	};
-	for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
-		if (!strcmp(family, models[i][0]))
-			return models[i][1];
-	return NULL;
-}
-
 /* Variables that would change which allocator a side runs on, or how:
  * the parent's are dropped, each side sets its own. */
 static bool inherited_allocator_setting(const char *var)
@@ -393,7 +380,7 @@ static bool row_unrunnable(const fid_row_t *row, const char *probe_path, const c
 	else if (access(probe_path, X_OK) != 0)
 		set_verdict(res, FID_SKIP, "probe %s was not built", probe_path);
 	else if (!policy)
-		set_verdict(res, FID_SKIP, "no model named for family %s", row->family);
+		set_verdict(res, FID_SKIP, "no compiled-in policy models family %s (the row names none)", row->family);
 	else if (!hl_policy_summary(policy))
 		set_verdict(res, FID_SKIP, "policy %s is not compiled in", policy);
 	else if (access(preload, R_OK) != 0)
@@ -413,7 +400,7 @@ void fid_row_run(const fid_row_t *row, const fid_paths_t *paths, fid_result_t *r
 	argv.v[0] = malloc(strlen(probes_dir) + strlen(probe_path) + 2);
 	sprintf(argv.v[0], "%s/%s", probes_dir, probe_path);
 	free(probe_path);
-	words_split(&model, row->model ? row->model : default_model(row->family));
+	words_split(&model, row->model ? row->model : hl_policy_of_family(row->family));
 	const char *policy = model.n ? model.v[0] : NULL;
 	const char *conf = row->model ? strpbrk(row->model, " \t") : NULL;
 	while (conf && (*conf == ' ' || *conf == '\t'))

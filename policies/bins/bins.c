@@ -598,6 +598,7 @@ const hl_policy_t hl_policy_bins = {
 	.name = "bins",
 	.summary = "dlmalloc / glibc ptmalloc: boundary tags, bins, tcache, arenas, mmap threshold",
 	.options = bn_options,
+	.fidelity_family = "glibc",
 	.whatif = bn_whatif,
 	.init = bn_init,
 	.destroy = bn_destroy,

@@ -383,6 +383,7 @@ const hl_policy_t hl_policy_percpu = {
 	.name = "percpu",
 	.summary = "TCMalloc: per-CPU caches on rseq, transfer cache, central free lists, page heap",
 	.options = pc_options,
+	.fidelity_family = "tcmalloc",
 	.whatif = pc_whatif,
 	.tls_empty = &pc_no_cache,
 	.init = pc_init,

@@ -500,6 +500,7 @@ const hl_policy_t hl_policy_pools = {
 	.name = "pools",
 	.summary = "CPython's pymalloc: 512-byte threshold, pools in arenas, most-used arena first",
 	.options = pl_options,
+	.fidelity_family = "pymalloc",
 	.whatif = pl_whatif,
 	.init = pools_init,
 	.destroy = pools_destroy,

@@ -364,6 +364,7 @@ const hl_policy_t hl_policy_sharded = {
 	.summary = "mimalloc: segments and pages, three free lists per page, atomic remote free, "
 		   "per-thread heaps",
 	.options = shd_options,
+	.fidelity_family = "mimalloc",
 	.whatif = shd_whatif,
 	.tls_empty = &shd_no_heap,
 	.init = shd_init,

@@ -484,6 +484,7 @@ const hl_policy_t hl_policy_slab = {
 	.name = "slab",
 	.summary = "jemalloc: size classes, headerless slabs, extents, arenas, tcache, decay",
 	.options = sl_options,
+	.fidelity_family = "jemalloc",
 	.whatif = sl_whatif,
 	.tls_empty = &sl_no_tcache,
 	.init = sl_init,
