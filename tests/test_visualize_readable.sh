@@ -1,11 +1,14 @@
 #!/bin/sh
 # Pictures that stay readable at any heap size: the heaps the demo draws
 # (bench/demo.sh's workload, 500,000 x 1 KiB, free 90%, free the rest,
-# replayed as a trace on every allocator model, a picture after each step)
+# replayed as a trace on every allocator model, a picture after each step;
+# and bump's picture of 100,000 small blocks of mixed sizes)
 # and every lab's pictures (each lab program with --pictures, its quick
 # run) must each be at most 1,600 pixels wide at their natural size, and
 # no edge may cross the box of a text (a cell's, a node's, a cluster's
-# title, an edge's label).  Graphviz's own layout says where everything
+# title, an edge's label), and in bump's pictures a head's letter must
+# mark some cell (--marks; the other policies' large pictures do not keep
+# every mark yet).  Graphviz's own layout says where everything
 # is (dot -Tjson); visualize/picture_geometry.py judges it, and is first
 # shown to catch both faults on pictures made here to have them.
 set -u
@@ -17,13 +20,13 @@ command -v dot >/dev/null || hl_skip "Graphviz dot is needed"
 hl_tmpdir heaplab-readable
 fail=0
 
-# Lays out DOT file $1 and judges it; prints the faults.
+# Lays out DOT file $1 and judges it (with option $2, if given); prints the faults.
 judge() {
 	if ! dot -Tjson "$1" >"${1%.dot}.json" 2>"$tmp/dot.err"; then
 		echo "FAIL: dot could not lay out $1: $(head -1 "$tmp/dot.err")"
 		return 1
 	fi
-	python3 "$check" "${1%.dot}.json"
+	python3 "$check" ${2:+"$2"} "${1%.dot}.json"
 }
 
 # 1. The checker sees both faults, and passes a clean picture.
@@ -42,6 +45,12 @@ DOT
 judge "$tmp/self/wide.dot" | grep -q "px wide" || { echo "FAIL: the checker passed a picture too wide"; fail=1; }
 judge "$tmp/self/through.dot" | grep -q 'crosses the text "middle label"' ||
 	{ echo "FAIL: the checker missed an edge through a label"; fail=1; }
+cat >"$tmp/self/lost.dot" <<'DOT'
+digraph { rankdir=LR; node [shape=plaintext]; head [shape=box, label=<cursor <B>&#8594; A</B>>];
+  cells [label=<<TABLE><TR><TD>48</TD><TD>unused</TD></TR></TABLE>>]; }
+DOT
+judge "$tmp/self/lost.dot" --marks | grep -q 'head → A of head marks no cell' ||
+	{ echo "FAIL: the checker missed a head whose marks were left out"; fail=1; }
 out=$(judge "$tmp/self/clean.dot") || { echo "FAIL: the checker failed a clean picture: $out"; fail=1; }
 
 # 2. The demo's heaps, after each of its steps, on every model.
@@ -63,6 +72,20 @@ for p in $policies; do
 	fi
 done
 
+# 2b. bump on a heap of many small blocks of mixed sizes (16, 32, 48 B
+# in turn, so no run of one size): the region must fold what it cannot
+# draw into cells that say what they hold, and keep the cursor's cell
+# (the cursor's head "→ A" must mark a cell: the checker sees to it).
+awk 'BEGIN { for (i = 0; i < 100000; i++) print "a " i " " 16 * (1 + i % 3); print "s small-mixed" }' >"$tmp/small.rep"
+mkdir -p "$tmp/demo/bump-small"
+if ! ./heaplab replay --policy=bump --repeat 0 --snapshot-dir "$tmp/demo/bump-small" "$tmp/small.rep" >/dev/null; then
+	echo "FAIL: bump could not replay 100,000 small mallocs"
+	fail=1
+elif grep -q "cells not drawn" "$tmp/demo/bump-small/bump-small-mixed.dot"; then
+	echo "FAIL: bump's picture of 100,000 small blocks leaves cells out without saying of what"
+	fail=1
+fi
+
 # 3. Every lab's pictures (quick runs).
 mkdir -p "$tmp/labs"
 for lab in exercises/*/lab; do
@@ -81,7 +104,8 @@ pictures=0
 for f in "$tmp"/demo/*/*.dot "$tmp"/labs/*/*.dot; do
 	[ -f "$f" ] || continue
 	pictures=$((pictures + 1))
-	out=$(judge "$f") && continue
+	case $f in */bump*.dot) marks=--marks ;; *) marks= ;; esac
+	out=$(judge "$f" $marks) && continue
 	echo "FAIL: ${f#"$tmp"/} is not readable:"
 	echo "$out" | sed "s|$tmp/||" | head -5
 	[ "$(echo "$out" | wc -l)" -gt 5 ] && echo "  ... $(echo "$out" | wc -l) faults in all"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""picture_geometry.py [--max-width PX] LAYOUT.json...: is each picture readable?
+"""picture_geometry.py [--max-width PX] [--marks] LAYOUT.json...: is each picture readable?
 
 Each argument is Graphviz's own layout of one picture (`dot -Tjson`).  A
 picture fails when
@@ -9,7 +9,10 @@ picture fails when
     to the inch, with a 4-point margin each side (what `dot -Tpng` gives);
   - the box of a piece of text (a node's or a cell's label, a cluster's
     title, an edge's label) is crossed by an edge: by its curve or by its
-    arrowhead.
+    arrowhead;
+  - with --marks, a head's letter ("\u2192 B", an edge drawn as marks) marks no cell:
+    no text is "B", "B1", "B2", ... (the cells it reaches were left out;
+    the legend's example "\u2192 B" excepted).
 
 Text boxes come from the "T" drawing operations (position, alignment,
 width; the height from the font size of the "F" before it: from the
@@ -114,7 +117,7 @@ def name_of(objects, i):
     return o.get("name", "?")
 
 
-def check(path, max_width):
+def check(path, max_width, marks=False):
     with open(path) as f:
         g = json.load(f)
     bad = []
@@ -146,6 +149,14 @@ def check(path, max_width):
                 bad.append("%s: edge %s -> %s crosses the text \"%s\" of %s at (%.0f, %.0f)" % (
                     path, name_of(objects, e.get("tail", -1)), name_of(objects, e.get("head", -1)),
                     box[4], box[5], (box[0] + box[2]) / 2, (box[1] + box[3]) / 2))
+    words = set(b[4].strip() for b in boxes)
+    for b in boxes if marks else []:
+        text = b[4].strip()
+        if b[5].startswith("legend") or not text.startswith("\u2192 ") or not text[2:].isalpha():
+            continue
+        letter = text[2:]
+        if not any(w == letter or (w.startswith(letter) and w[len(letter):].isdigit()) for w in words):
+            bad.append("%s: the head %s of %s marks no cell" % (path, text, b[5]))
     return bad
 
 
@@ -155,13 +166,15 @@ def main(argv):
     if len(args) >= 2 and args[0] == "--max-width":
         max_width = int(args[1])
         args = args[2:]
+    marks = bool(args) and args[0] == "--marks"
+    args = args[1:] if marks else args
     if not args:
-        print("usage: picture_geometry.py [--max-width PX] LAYOUT.json...", file=sys.stderr)
+        print("usage: picture_geometry.py [--max-width PX] [--marks] LAYOUT.json...", file=sys.stderr)
         return 2
     failures = 0
     for path in args:
         try:
-            bad = check(path, max_width)
+            bad = check(path, max_width, marks)
         except (OSError, ValueError, KeyError, TypeError) as err:
             print("%s: cannot read the layout: %s" % (path, err), file=sys.stderr)
             return 2

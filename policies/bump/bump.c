@@ -350,18 +350,97 @@ static void bump_stats(void *st, hl_statw_t *w)
 	pthread_mutex_unlock(&s->lock);
 }
 
+/* Drawing.  A small heap shows every block as a cell of its own (the
+ * stepper outlines the one that changed).  A heap of more than FOLD_OVER
+ * blocks folds, as the other policies fold their slabs and spans: a run
+ * of RUN_AT or more blocks of one size becomes one cell "blocks of 16 B
+ * ×62,481 (976 KiB)", and once a region has drawn REGION_CELLS cells,
+ * its remaining blocks become one cell that says how many there are,
+ * their sizes and their bytes.  The region's descriptor, padding and the
+ * cursor's cell are always drawn. */
+enum { FOLD_OVER = 256, RUN_AT = 4, REGION_CELLS = 64 };
+
+typedef struct draw_run {
+	unsigned long count;
+	size_t size, bytes, min, max;  /**< one size (a run), or min..max (the rest) */
+	const void *addr[RUN_AT - 1];  /**< a short run's blocks, drawn one by one */
+} draw_run_t;
+
 typedef struct draw {
 	hl_dot_t *d;
+	const bump_state_t *s;
 	int region;
 	int strips;
+	bool fold;        /**< the heap is large: fold runs of alike blocks */
+	int cells;        /**< cells drawn in this region */
+	draw_run_t run;   /**< blocks of one size, not drawn yet */
+	draw_run_t rest;  /**< the region's blocks beyond REGION_CELLS */
 } draw_t;
+
+static void draw_live(draw_t *dr, const void *addr, size_t size)
+{
+	hl_dot_block_cell(dr->d, HL_BLOCK_LIVE, addr, NULL, "%zu", size);
+	hl_dot_cell_bytes(dr->d, size);   /* a folded run says its total */
+	dr->cells++;
+}
+
+static void flush_runs(draw_t *dr)
+{
+	draw_run_t *r = &dr->run;
+	if (r->count >= RUN_AT) {
+		hl_dot_run_cell(dr->d, HL_BLOCK_LIVE, r->count, r->bytes, "blocks of %zu B", r->size);
+		dr->cells++;
+	} else {
+		for (unsigned long i = 0; i < r->count; i++)
+			draw_live(dr, r->addr[i], r->size);
+	}
+	r->count = 0;
+	draw_run_t *x = &dr->rest;
+	if (x->count == 1)
+		hl_dot_run_cell(dr->d, HL_BLOCK_LIVE, 1, x->bytes, "1 more block of %zu B", x->min);
+	else if (x->count && x->min == x->max)
+		hl_dot_run_cell(dr->d, HL_BLOCK_LIVE, x->count, x->bytes, "more blocks of %zu B", x->min);
+	else if (x->count)
+		hl_dot_run_cell(dr->d, HL_BLOCK_LIVE, x->count, x->bytes, "more blocks of %zu–%zu B", x->min,
+				x->max);
+	x->count = 0;
+}
+
+/* Adds a live block to the runs not drawn yet. */
+static void fold_live(draw_t *dr, const hl_block_t *b)
+{
+	draw_run_t *r = &dr->run;
+	if (dr->cells >= REGION_CELLS) {
+		draw_run_t *x = &dr->rest;
+		x->min = x->count && x->min < b->size ? x->min : b->size;
+		x->max = x->count && x->max > b->size ? x->max : b->size;
+		x->count++;
+		x->bytes += b->size;
+		return;
+	}
+	if (r->count && r->size != b->size) {
+		flush_runs(dr);
+		if (dr->cells >= REGION_CELLS) {
+			fold_live(dr, b);
+			return;
+		}
+	}
+	if (r->count < RUN_AT - 1)
+		r->addr[r->count] = b->addr;
+	r->bytes = r->count ? r->bytes + b->size : b->size;
+	r->size = b->size;
+	r->count++;
+}
 
 static int draw_block(const hl_block_t *b, void *arg)
 {
 	draw_t *dr = arg;
 	hl_dot_t *d = dr->d;
+	if (dr->region < 0)   /* the walker holds the lock now */
+		dr->fold = dr->s->blocks > FOLD_OVER;
 	if (b->region != dr->region) {
 		if (dr->region >= 0) {
+			flush_runs(dr);
 			hl_dot_strip_end(d);
 			hl_dot_cluster_end(d);
 		}
@@ -371,7 +450,13 @@ static int draw_block(const hl_block_t *b, void *arg)
 		hl_dot_cluster_begin(d, label);
 		hl_dot_strip_begin(d, node, "address →", 0);
 		dr->region = b->region;
+		dr->cells = 0;
 	}
+	if (b->state == HL_BLOCK_LIVE && dr->fold) {
+		fold_live(dr, b);
+		return 0;
+	}
+	flush_runs(dr);
 	switch (b->state) {
 	case HL_BLOCK_TOP: hl_dot_block_cell(d, b->state, b->addr, "cursor", "unused %zu", b->size); break;
 	case HL_BLOCK_META:
@@ -381,15 +466,17 @@ static int draw_block(const hl_block_t *b, void *arg)
 	default: hl_dot_block_cell(d, b->state, b->addr, NULL, "%zu", b->size); break;
 	}
 	hl_dot_cell_bytes(d, b->size);   /* a folded run says its total */
+	dr->cells++;
 	return 0;
 }
 
 static void bump_snapshot(void *st, hl_dot_t *d)
 {
 	bump_state_t *s = st;
-	draw_t dr = { d, -1, 0 };
+	draw_t dr = { .d = d, .s = s, .region = -1 };
 	bump_walk(s, draw_block, &dr);
 	if (dr.region >= 0) {
+		flush_runs(&dr);
 		hl_dot_strip_end(d);
 		hl_dot_cluster_end(d);
 		hl_dot_list_node(d, "cursor_ptr", "cursor");
