@@ -28,7 +28,8 @@ src="${abs_top_srcdir:-${srcdir:-.}}"
 heaplab="$build/heaplab"
 preload="$build/.libs/libheaplab-preload.so"
 libc="$src/tests/libc"
-short="${LIBC_TESTS_TIMEOUT:-3}"
+short="${LIBC_TESTS_TIMEOUT:-6}"
+parallel="${LIBC_TESTS_JOBS:-4}"
 libdir=/usr/lib/x86_64-linux-gnu
 declare -A reallib=(
 	[jemalloc]=$libdir/libjemalloc.so.2
@@ -46,7 +47,7 @@ declare -A model_of=(
 # (a deadlock it does not always hit), so the pair may also agree.
 departures=$(cat <<'TABLE'
 tst-calloc student the course skeleton searches its list on every call: 50 000 callocs took over 60 s, killed at the timeout (hang)
-tst-trim1 student the course skeleton searches its list on every call: 10 000 allocations outlast the timeout (hang)
+tst-trim1 student flaky: the course skeleton searches its list on every call: its 10 000 allocations take about the timeout on a busy machine (hang)
 tst-mallinfo2 firstfit no mallinfo figures (mallinfo2 gives zeros, as jemalloc's libc-provided one does): uordblks does not grow
 tst-mallinfo2 bump no mallinfo figures (mallinfo2 gives zeros): uordblks does not grow
 tst-mallinfo2 student no mallinfo figures (mallinfo2 gives zeros): uordblks does not grow
@@ -57,6 +58,7 @@ tst-malloc-stats-cancellation bump the same malloc_stats as bins
 tst-malloc-stats-cancellation student the same malloc_stats as bins
 tst-malloc-fork-deadlock slab flaky: jemalloc 5.3 hung here (fork while threads allocate), slab does not
 tst-malloc-fork-deadlock percpu flaky: gperftools 2.10 hung here (fork while threads allocate), percpu does not
+tst-mallocfork slab flaky: jemalloc 5.3 sometimes hangs forking from a signal handler that interrupted malloc; slab does not
 tst-mallocfork percpu flaky: gperftools 2.10 sometimes hangs forking from a signal handler that interrupted malloc; percpu does not
 tst-mallocalign1 percpu gperftools gives malloc(1..8) an 8-byte size class, 8-aligned; percpu gives 16 (MALLOC_ALIGNMENT, what the test wants)
 tst-memalign slab jemalloc leaves errno alone when memalign refuses an impossible request; heaplab's entry point sets it as glibc does
@@ -154,7 +156,14 @@ for f in "${tests[@]}"; do
 		for c in "${columns[@]}"; do res[$c]=build; done
 		sed 's/^/    /' "$tmp/cc.out" | head -5
 	else
-		for c in "${columns[@]}"; do res[$c]=$(result "$bin" "$c" 2>/dev/null); done
+		# a few runs at a time (each its own output file); the timeout is
+		# several times the longest run of a passing test (about 1 s)
+		for c in "${columns[@]}"; do
+			while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n; done
+			result "$bin" "$c" >"$tmp/res.$c" 2>/dev/null &
+		done
+		wait
+		for c in "${columns[@]}"; do res[$c]=$(cat "$tmp/res.$c"); done
 	fi
 	printf '%-30s' "$name"
 	for c in "${columns[@]}"; do printf ' %-9s' "${res[$c]}"; done
@@ -166,7 +175,11 @@ for f in "${tests[@]}"; do
 		listed=$(awk -v t="$name" -v p="$c" '$1 == t && $2 == p' <<<"$departures")
 		if [ "${res[$c]}" = "${res[$m]}" ]; then
 			agreed=$((agreed + 1))
-			[ -z "$listed" ] || echo "NOTE: $name under $c: the named departure is no longer seen (${res[$c]} as $m); update the table"
+			case $listed in
+			"") ;;
+			*" flaky:"*) echo "NOTE: $name under $c: the flaky departure did not show this run (${res[$c]} as $m)" ;;
+			*) echo "NOTE: $name under $c: the named departure is no longer seen (${res[$c]} as $m); update the table" ;;
+			esac
 		elif [ -n "$listed" ]; then
 			named=$((named + 1))
 		else
