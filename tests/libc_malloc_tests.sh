@@ -73,6 +73,10 @@ tst-tcfree1 bump bump keeps no record of a freed block, so a double free is not 
 tst-tcfree2 bump bump keeps no record of a freed block, so a double free is not detected (glibc aborts)
 malloc-brk-fail slab jemalloc serves malloc (10000) from memory it had mapped before the address space was filled; slab has none spare and refuses (ENOMEM), then succeeds once 64 KiB is unmapped
 malloc-brk-fail percpu gperftools serves malloc (10000) from spans it had mapped before the address space was filled; percpu has none spare and refuses (ENOMEM), then succeeds
+tst-malloc-too-large slab (LIBC_TESTS_LONG=1 only) jemalloc leaves errno alone when reallocarray and memalign refuse sizes near SIZE_MAX; heaplab's entry points set ENOMEM as glibc does
+tst-malloc-too-large sharded (LIBC_TESTS_LONG=1 only) mimalloc did not finish in 40 s (its refusals of sizes near SIZE_MAX are slow or loop); sharded passes
+tst-malloc-too-large percpu (LIBC_TESTS_LONG=1 only) gperftools' pvalloc of sizes near SIZE_MAX succeeds (the size wraps when rounded to a page); percpu refuses with ENOMEM as glibc does
+tst-malloc_info student (LIBC_TESTS_LONG=1 only) the course skeleton's list search: 4 threads' allocations outlast 40 s
 TABLE
 )
 
