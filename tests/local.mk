@@ -163,3 +163,8 @@ tests_oom_threads_to_limit_SOURCES = tests/oom/threads_to_limit.c
 tests_oom_threads_to_limit_CFLAGS = $(AM_CFLAGS) -pthread
 TESTS += tests/bins_oom_threads.sh
 EXTRA_DIST += tests/bins_oom_threads.sh
+# glibc 2.36's and libc-test's own malloc tests, vendored unchanged under
+# their licences in tests/libc/ (tests/libc/README), under the real
+# allocators and every policy (tests/libc_malloc_tests.sh)
+TESTS += tests/libc_malloc_tests.sh
+EXTRA_DIST += tests/libc_malloc_tests.sh tests/libc
