@@ -22,11 +22,9 @@
 # exit), unsup (exit 77), hang (timeout), SIGNAME (died of a signal),
 # build (did not compile).
 set -u
-[ -z "${HL_SANITIZERS:-}" ] || { echo "SKIP: every run preloads heaplab into the C libraries' malloc tests; a -fsanitize=$HL_SANITIZERS build owns malloc"; exit 77; }
-build="${abs_top_builddir:-.}"
+. "$(dirname "$0")/lib.sh"
+hl_skip_sanitized "every run preloads heaplab into the C libraries' malloc tests; a -fsanitize=$hl_sanitizer build owns malloc"
 src="${abs_top_srcdir:-${srcdir:-.}}"
-heaplab="$build/heaplab"
-preload="$build/.libs/libheaplab-preload.so"
 libc="$src/tests/libc"
 short="${LIBC_TESTS_TIMEOUT:-6}"
 parallel="${LIBC_TESTS_JOBS:-4}"
@@ -51,11 +49,9 @@ tst-trim1 student flaky: the course skeleton searches its list on every call: it
 tst-mallinfo2 firstfit no mallinfo figures (mallinfo2 gives zeros, as jemalloc's libc-provided one does): uordblks does not grow
 tst-mallinfo2 bump no mallinfo figures (mallinfo2 gives zeros): uordblks does not grow
 tst-mallinfo2 student no mallinfo figures (mallinfo2 gives zeros): uordblks does not grow
-tst-malloc-stats-cancellation bins heaplab's malloc_stats writes to stderr through a cancellation point: a thread cancelled inside it stops before "max mmap bytes" (glibc's disables cancellation while it writes)
-tst-malloc-stats-cancellation pools the same malloc_stats as bins (CPython leaves malloc_stats to glibc, which passes)
-tst-malloc-stats-cancellation firstfit the same malloc_stats as bins
-tst-malloc-stats-cancellation bump the same malloc_stats as bins
-tst-malloc-stats-cancellation student the same malloc_stats as bins
+tst-malloc-stats-cancellation firstfit no real allocator: malloc_stats is glibc's, called under another malloc, where it fails as under jemalloc and mimalloc
+tst-malloc-stats-cancellation bump the same as firstfit
+tst-malloc-stats-cancellation student the same as firstfit
 tst-malloc-fork-deadlock slab flaky: jemalloc 5.3 hung here (fork while threads allocate), slab does not
 tst-malloc-fork-deadlock percpu flaky: gperftools 2.10 hung here (fork while threads allocate), percpu does not
 tst-mallocfork slab flaky: jemalloc 5.3 sometimes hangs forking from a signal handler that interrupted malloc; slab does not
@@ -101,8 +97,7 @@ if [ ! -f "$preload" ] || [ -z "$policies" ] || [ ! -d "$libc/glibc-2.36" ]; the
 	exit 1
 fi
 cc="${CC:-cc}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+hl_tmpdir libc-malloc-tests
 
 # the columns: glibc, then each real allocator beside its policy
 columns=(glibc)

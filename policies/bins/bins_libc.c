@@ -21,6 +21,7 @@
 #include "bins.h"
 #include "../../core/malloc_api.h"
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 
 /** One size range of malloc_info's <sizes>: a fastbin, then bins 1..127. */
@@ -122,9 +123,15 @@ static void bn_mallinfo(void *stp, struct mallinfo2 *m)
 }
 
 /* __malloc_stats: each arena's system and in-use bytes, then the totals
- * with the mapped chunks, as unsigned int (glibc's casts). */
+ * with the mapped chunks, as unsigned int (glibc's casts).  Written whole,
+ * as glibc's is (it marks stderr not-cancellable and holds its lock): a
+ * thread cancelled meanwhile ends after the last line, not inside the
+ * report (glibc's tst-malloc-stats-cancellation). */
 static void bn_malloc_stats(void *stp, FILE *err)
 {
+	int was;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &was);
+	flockfile(err);
 	bn_state_t *st = stp;
 	pthread_mutex_lock(&st->mmap_lock);
 	size_t mapped = st->mmapped_bytes, peak_mapped = st->peak_mmapped, peak_n = st->peak_n_mmaps;
@@ -150,6 +157,8 @@ static void bn_malloc_stats(void *stp, FILE *err)
 	fprintf(err, "in use bytes     = %10u\n", in_use_b);
 	fprintf(err, "max mmap regions = %10u\n", (unsigned int)peak_n);
 	fprintf(err, "max mmap bytes   = %10lu\n", (unsigned long)peak_mapped);
+	funlockfile(err);
+	pthread_setcancelstate(was, NULL);
 }
 
 /* __malloc_info's XML: per arena the non-empty fastbins and bins (the
