@@ -256,7 +256,7 @@ typedef struct bn_state {
 	size_t trim_threshold;     /**< auto-trim when top reaches it (relaxed
 				        atomic: self-tuning raises it) */
 	size_t top_pad;            /**< extra grown / kept at the top */
-	size_t mmap_max;           /**< most mappings at once */
+	size_t mmap_max;           /**< most mappings at once; relaxed atomic */
 	size_t max_fast;           /**< largest fastbin chunk, 0 = fastbins off */
 	bool dyn_threshold;        /**< self-tuning allowed (nothing set) */
 	uint64_t key;              /**< tcache double-free key */
@@ -281,7 +281,7 @@ typedef struct bn_state {
 	hl_meta_pool_t tcache_pool;/**< per-thread records (own lock) */
 	pthread_mutex_t mmap_lock; /**< guards the fields below */
 	bn_mmap_t *mmaps;          /**< every mapped chunk */
-	size_t n_mmaps;            /**< how many (read racily by sysmalloc) */
+	size_t n_mmaps;            /**< how many; relaxed atomic (sysmalloc reads it unlocked) */
 	size_t mmapped_bytes;      /**< bytes they map */
 	size_t peak_mmapped;       /**< highest mmapped_bytes */
 	size_t peak_n_mmaps;       /**< highest n_mmaps (malloc_stats) */

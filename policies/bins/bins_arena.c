@@ -312,7 +312,8 @@ static void *bn_from_top(bn_arena_t *a, size_t nb)
  *  freed first), else a mapping after all.  NULL with ENOMEM. */
 static void *bn_sysmalloc(bn_state_t *st, bn_arena_t *a, size_t nb)
 {
-	bool mapped_first = nb >= bn_mmap_threshold(st) && st->n_mmaps < st->mmap_max;
+	bool mapped_first = nb >= bn_mmap_threshold(st) &&
+		__atomic_load_n(&st->n_mmaps, __ATOMIC_RELAXED) < __atomic_load_n(&st->mmap_max, __ATOMIC_RELAXED);
 	void *m;
 	if (mapped_first && (m = bn_mmap_chunk(st, nb))) {
 		HL_EV(st->heap, HL_EV_MAP, "sysmalloc: chunk at or above the mmap threshold", -1, nb, m);

@@ -43,8 +43,9 @@ void *bn_mmap_chunk(bn_state_t *st, size_t nb)
 	if (st->mmaps)
 		st->mmaps->prev = mh;
 	st->mmaps = mh;
-	if (++st->n_mmaps > st->peak_n_mmaps)
-		st->peak_n_mmaps = st->n_mmaps;
+	size_t n = __atomic_add_fetch(&st->n_mmaps, 1, __ATOMIC_RELAXED);
+	if (n > st->peak_n_mmaps)
+		st->peak_n_mmaps = n;
 	st->mmapped_bytes += map;
 	if (st->mmapped_bytes > st->peak_mmapped)
 		st->peak_mmapped = st->mmapped_bytes;
@@ -81,7 +82,7 @@ void bn_munmap_chunk(bn_state_t *st, bn_chunk_t *c)
 		st->mmaps = mh->next;
 	if (mh->next)
 		mh->next->prev = mh->prev;
-	st->n_mmaps--;
+	__atomic_sub_fetch(&st->n_mmaps, 1, __ATOMIC_RELAXED);
 	st->mmapped_bytes -= mh->map_size;
 	pthread_mutex_unlock(&st->mmap_lock);
 	hl_os_release(st->os, base, mh->map_size);
