@@ -45,7 +45,7 @@ declare -A model_of=(
 # (a deadlock it does not always hit), so the pair may also agree.
 departures=$(cat <<'TABLE'
 tst-calloc student the course skeleton searches its list on every call: 50 000 callocs took over 60 s, killed at the timeout (hang)
-tst-trim1 student flaky: the course skeleton searches its list on every call: its 10 000 allocations take about the timeout on a busy machine (hang)
+tst-trim1 student flaky: the course skeleton searches its list on every call: its 10 000 allocations take about the timeout, four times over, on a busy machine (hang)
 tst-mallinfo2 firstfit no mallinfo figures (mallinfo2 gives zeros, as jemalloc's libc-provided one does): uordblks does not grow
 tst-mallinfo2 bump no mallinfo figures (mallinfo2 gives zeros): uordblks does not grow
 tst-mallinfo2 student no mallinfo figures (mallinfo2 gives zeros): uordblks does not grow
@@ -166,6 +166,12 @@ for f in "${tests[@]}"; do
 		done
 		wait
 		for c in "${columns[@]}"; do res[$c]=$(cat "$tmp/res.$c"); done
+		# a hang may be a busy machine's slowness: each short run that hit
+		# its limit runs once more, alone, with four times the time
+		for c in "${columns[@]}"; do
+			[ "${res[$c]}" = hang ] && [ "$limit" = "$short" ] || continue
+			res[$c]=$(limit=$((short * 4)) result "$bin" "$c" 2>/dev/null)
+		done
 	fi
 	printf '%-30s' "$name"
 	for c in "${columns[@]}"; do printf ' %-9s' "${res[$c]}"; done
