@@ -48,7 +48,8 @@ student)
 	mv "$dir/book/questions.txt.tmp" "$dir/book/questions.txt"
 	# 3. firstfit compiled, its sources out
 	ff=$dir/policies/firstfit
-	rm -f "$ff"/*.c "$ff"/*.h
+	# (its Check suite stays: it tests behaviour, it is not the solution)
+	find "$ff" -maxdepth 1 \( -name "*.c" -o -name "*.h" \) ! -name "test_*" -delete
 	cp "$obj" "$ff/firstfit-prebuilt.o"
 	cat > "$ff/firstfit.h" <<'EOF'
 /**

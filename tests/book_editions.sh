@@ -71,9 +71,10 @@ n_q=$(grep -c '^id:' "$hand/book/questions.txt")
 [ "$n_q" = "$(grep -c '^id:' "$src/book/questions.txt")" ] || fail "the handout's bank has $n_q questions, the source's $(grep -c '^id:' "$src/book/questions.txt")"
 
 # 2. the solution: lines (trimmed, 25 characters or more) of firstfit's
-# sources found in no other source file.
-src_files | grep -v '/policies/firstfit/' | xargs cat | sed 's/^[ \t]*//; s/[ \t]*$//' > "$tmp/others"
-cat "$src"/policies/firstfit/*.c "$src"/policies/firstfit/firstfit.h | sed 's/^[ \t]*//; s/[ \t]*$//' |
+# sources found in no other source file (its Check suite, test_firstfit.c,
+# tests behaviour and ships).
+src_files | awk '!/\/policies\/firstfit\// || /\/policies\/firstfit\/test_[^\/]*$/' | xargs cat | sed 's/^[ \t]*//; s/[ \t]*$//' > "$tmp/others"
+ls "$src"/policies/firstfit/*.c | grep -v '/test_[^/]*$' | xargs cat - "$src"/policies/firstfit/firstfit.h < /dev/null | sed 's/^[ \t]*//; s/[ \t]*$//' |
 	awk 'length($0) >= 25' | sort -u > "$tmp/ff"
 awk 'NR == FNR { seen[$0] = 1; next } !($0 in seen)' "$tmp/others" "$tmp/ff" > "$tmp/solution"
 n_sol=$(wc -l < "$tmp/solution")
@@ -81,7 +82,8 @@ n_sol=$(wc -l < "$tmp/solution")
 hits=$(found_in_handout "$tmp/solution")
 [ -z "$hits" ] || fail "the handout holds firstfit's sources:
 $hits"
-ls "$hand"/policies/firstfit/*.c > /dev/null 2>&1 && fail "the handout has C files of firstfit: $(ls "$hand"/policies/firstfit/*.c)"
+solution_c=$(ls "$hand"/policies/firstfit/*.c 2> /dev/null | grep -v '/test_[^/]*$')
+[ -z "$solution_c" ] || fail "the handout has C files of firstfit: $solution_c"
 globals=$(nm -g --defined-only "$hand/policies/firstfit/firstfit-prebuilt.o" 2> /dev/null | awk '{ print $3 }' | tr '\n' ' ')
 [ "$globals" = "hl_policy_firstfit " ] || fail "the shipped firstfit object defines '$globals', not only hl_policy_firstfit"
 
@@ -90,7 +92,7 @@ globals=$(nm -g --defined-only "$hand/policies/firstfit/firstfit-prebuilt.o" 2> 
 mkdir "$tmp/b"
 (cd "$tmp/b" && "$hand/configure" -q --with-policy=bins,firstfit,student > "$tmp/configure.log" 2>&1) ||
 	{ tail -n 20 "$tmp/configure.log"; echo "FAIL: the handout does not configure"; exit 1; }
-checks="tests/test_student tests/test_firstfit exercises/03-free-lists/lab exercises/06-heap-wont-shrink/lab"
+checks="policies/student/test_student policies/firstfit/test_firstfit exercises/03-free-lists/lab exercises/06-heap-wont-shrink/lab"
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL nice make -s -C "$tmp/b" -j2 heaplab $checks > "$tmp/make.log" 2>&1 ||
 	{ tail -n 20 "$tmp/make.log"; echo "FAIL: the handout does not build"; exit 1; }
 for t in $checks; do

@@ -120,8 +120,8 @@ EXTRA_DIST += tests/fidelity.sh tests/fidelity_runner.sh tests/fidelity/glibc.ro
 # that starts threads: the others are tagged single-threaded).
 # (TSan's lock-order detector is off for every test: see AM_TESTS_ENVIRONMENT
 # in Makefile.am for why.)
-HL_THREADED_TESTS = tests/test_conformance tests/test_core tests/test_faults tests/test_bins tests/test_slab tests/test_percpu \
-	tests/test_sharded tests/test_pools tests/real_programs.sh \
+# (each policy's folder adds its own Check suite when it starts threads)
+HL_THREADED_TESTS += tests/test_conformance tests/test_core tests/test_faults tests/real_programs.sh \
 	exercises/08-arenas-tcache/lab exercises/10-cross-thread/lab exercises/13-threads-outnumber-cpus/lab
 check-threads:
 	CK_EXCLUDE_TAGS=single-threaded $(MAKE) $(AM_MAKEFLAGS) check TESTS='$(filter $(HL_THREADED_TESTS),$(TESTS))'

@@ -145,7 +145,7 @@ static inline struct rseq *pc_rseq_area(void)
 /* The sections are `asm goto` (GCC 11+: outputs on the fall-through
  * path), so a hit needs no result code, and marked volatile although the
  * manual says asm goto always is: GCC 12 deleted the push, whose outputs
- * nobody reads, and every freed object was lost (tests/test_percpu's
+ * nobody reads, and every freed object was lost (policies/percpu/test_percpu's
  * restarts_lose_and_duplicate_nothing saw it). */
 /** @cond HL_COMPILE_CHECKS */
 _Static_assert(sizeof(pc_stack_t) == 8 && offsetof(pc_stack_t, capacity) == 4, "the sections' addressing");

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include "testlib.h"
 #include "side_state.h"
-#include "../policies/percpu/percpu_fast.h"
+#include "percpu_fast.h"
 
 /* The front's mode as the statistics name it. */
 static int front_mode_is(hl_heap_t *h, const char *mode)

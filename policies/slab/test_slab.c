@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include "testlib.h"
 #include "side_state.h"
-#include "../policies/slab/slab_fast.h"
+#include "slab_fast.h"
 
 /* A policy statistic named printf-style, e.g. "classes.%u.slabs". */
 static double pstat(hl_heap_t *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
