@@ -22,6 +22,20 @@ models=$(sed -n 's/^\([a-z][a-z0-9_]*\)[ 	][ 	]*all[ 	]*$/\1/p' "$list")
 	echo "EXTRA_DIST += policies/policies.list policies/gen-local-mk.sh"
 	for n in $names; do
 		[ -f "policies/$n/local.mk" ] || { echo "gen-local-mk: policies/$n/local.mk is missing" >&2; exit 1; }
+		# its Check suite, policies/NAME/test_NAME.c, when it has one (its
+		# local.mk may add sources to it and put it in HL_THREADED_TESTS)
+		if [ -f "policies/$n/test_$n.c" ]; then
+			N=$(echo "$n" | tr a-z A-Z)
+			t=policies/$n/test_$n v=policies_${n}_test_$n
+			echo "if HL_POLICY_$N"
+			echo "check_PROGRAMS += $t"
+			echo "TESTS += $t"
+			echo "${v}_SOURCES = $t.c tests/testlib.h tests/testlib.c"
+			echo "${v}_CPPFLAGS = \$(AM_CPPFLAGS) -I\$(top_srcdir)/tests"
+			echo "${v}_CFLAGS = \$(AM_CFLAGS) \$(CHECK_CFLAGS)"
+			echo "${v}_LDADD = libhlcore.la \$(CHECK_LIBS)"
+			echo "endif"
+		fi
 		echo "include policies/$n/local.mk"
 	done
 } > "$out.tmp"

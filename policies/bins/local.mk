@@ -6,11 +6,6 @@ libhlcore_la_SOURCES += policies/bins/bins.h policies/bins/bins.c \
 	policies/bins/bins_check.c policies/bins/bins_stats.c policies/bins/bins_dot.c \
 	policies/bins/bins_libc.c
 
-check_PROGRAMS += policies/bins/test_bins
-TESTS += policies/bins/test_bins
+# its Check suite (policies/local.mk wires test_bins.c) starts threads
 HL_THREADED_TESTS += policies/bins/test_bins
-policies_bins_test_bins_SOURCES = policies/bins/test_bins.c tests/testlib.h tests/testlib.c
-policies_bins_test_bins_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
-policies_bins_test_bins_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-policies_bins_test_bins_LDADD = libhlcore.la $(CHECK_LIBS)
 endif

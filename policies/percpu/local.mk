@@ -10,13 +10,9 @@ libhlcore_la_SOURCES += policies/percpu/percpu.h policies/percpu/percpu.c \
 	policies/percpu/percpu_thread.c policies/percpu/percpu_check.c \
 	policies/percpu/percpu_stats.c policies/percpu/percpu_dot.c policies/percpu/percpu_libc.c
 
-check_PROGRAMS += policies/percpu/test_percpu
-TESTS += policies/percpu/test_percpu
+# its Check suite (policies/local.mk wires test_percpu.c) starts threads
 HL_THREADED_TESTS += policies/percpu/test_percpu
-policies_percpu_test_percpu_SOURCES = policies/percpu/test_percpu.c tests/testlib.h tests/testlib.c tests/side_state.h tests/side_state.c
-policies_percpu_test_percpu_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
-policies_percpu_test_percpu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-policies_percpu_test_percpu_LDADD = libhlcore.la $(CHECK_LIBS)
+policies_percpu_test_percpu_SOURCES += tests/side_state.h tests/side_state.c
 
 # front:thread beside the real gperftools tcmalloc: usable sizes
 check_PROGRAMS += tests/usable_probe

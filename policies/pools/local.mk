@@ -5,11 +5,6 @@ libhlcore_la_SOURCES += policies/pools/pools.h policies/pools/pools_fast.h polic
 	policies/pools/pools_check.c policies/pools/pools_dot.c \
 	policies/pools/pools_stats.c policies/pools/pools_lock.c
 
-check_PROGRAMS += policies/pools/test_pools
-TESTS += policies/pools/test_pools
+# its Check suite (policies/local.mk wires test_pools.c) starts threads
 HL_THREADED_TESTS += policies/pools/test_pools
-policies_pools_test_pools_SOURCES = policies/pools/test_pools.c tests/testlib.h tests/testlib.c
-policies_pools_test_pools_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
-policies_pools_test_pools_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-policies_pools_test_pools_LDADD = libhlcore.la $(CHECK_LIBS)
 endif

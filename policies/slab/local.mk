@@ -5,11 +5,7 @@ libhlcore_la_SOURCES += policies/slab/slab.h policies/slab/slab_fast.h policies/
 	policies/slab/slab_arena.c policies/slab/slab_tcache.c policies/slab/slab_decay.c policies/slab/slab_decay.h \
 	policies/slab/slab_check.c policies/slab/slab_stats.c policies/slab/slab_dot.c
 
-check_PROGRAMS += policies/slab/test_slab
-TESTS += policies/slab/test_slab
+# its Check suite (policies/local.mk wires test_slab.c) starts threads
 HL_THREADED_TESTS += policies/slab/test_slab
-policies_slab_test_slab_SOURCES = policies/slab/test_slab.c tests/testlib.h tests/testlib.c tests/side_state.h tests/side_state.c
-policies_slab_test_slab_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
-policies_slab_test_slab_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-policies_slab_test_slab_LDADD = libhlcore.la $(CHECK_LIBS)
+policies_slab_test_slab_SOURCES += tests/side_state.h tests/side_state.c
 endif
