@@ -176,8 +176,8 @@ parse_side_by_side() { # the test's summary lines
 	[ -n "$X" ] || return 1
 	M="" R=""
 }
-parse_adversary() { # heaplab bound --json (model) against sysreplay --rss (real), or the model alone
-	M=$(python3 -c 'import json,sys; o=json.load(sys.stdin); print("%.2f" % (o["policies"][0]["peak_resident"] / o["bound_bytes"]))' <<<"$out_model" 2>/dev/null)
+parse_adversary() { # heaplab bound --json (model, resident with its metadata) against sysreplay --rss (real), or the model alone
+	M=$(python3 -c 'import json,sys; o=json.load(sys.stdin); print("%.2f" % (o["policies"][0]["peak_resident_with_metadata"] / o["bound_bytes"]))' <<<"$out_model" 2>/dev/null)
 	if [ "$out_real" = "$out_model" ]; then num "$M"; return; fi
 	R=$(awk '/\.rep /{ printf "%.2f", $5 / $4 }' <<<"$out_real")
 	num "$M" && num "$R" || return 1

@@ -4,7 +4,9 @@
 # they hurt the models: each is replayed on the real allocator by
 # bench/sysreplay --rss (peak anonymous resident growth, every trace thread
 # on a thread of its own) and on its model by heaplab bound (peak resident
-# bytes); the real ratio to the bound must be large and the model's within
+# bytes plus the growth of the model's resident metadata, which the real
+# RSS counts too: jemalloc's arena and tcache for each new thread are about
+# 125 KB); the real ratio to the bound must be large and the model's within
 # 25 % of it.  Rows marked "departs" are models that hold less than their
 # allocator on their worst trace (bench/FIDELITY.md, "Adversarial traces"):
 # the agreement is reported and counted as skipped, never as passed, until
@@ -64,7 +66,7 @@ while read -r policy real conf departs; do
 	LD_PRELOAD=$real_lib "$sysreplay" --rss "$t" > "$tmp/real" 2>&1 || { fail "$policy: sysreplay on $real: $(cat "$tmp/real")"; continue; }
 	"$heaplab" bound --policy="$policy" ${conf:+--conf="$conf"} --json "$t" > "$tmp/model.json" || { fail "$policy: heaplab bound"; continue; }
 	real_x=$(awk '/\.rep /{ printf "%.2f", $5 / $4 }' "$tmp/real")
-	model_x=$(json "$tmp/model.json" '"%.2f" % (o["policies"][0]["peak_resident"] / o["bound_bytes"])')
+	model_x=$(json "$tmp/model.json" '"%.2f" % (o["policies"][0]["peak_resident_with_metadata"] / o["bound_bytes"])')
 	echo "$policy: model $model_x x bound, $real $real_x x bound (peak resident)"
 	awk -v r="$real_x" 'BEGIN { exit !(r >= 3) }' && pass || fail "$policy: $real holds only $real_x x the bound"
 	agree=0
@@ -74,7 +76,7 @@ while read -r policy real conf departs; do
 		"$policy: model $model_x x bound, $real $real_x x bound: more than 25 % apart"
 done <<'EOF'
 bins glibc -
-slab libjemalloc.so.2 - departs
+slab libjemalloc.so.2 -
 sharded libmimalloc.so.2 -
 percpu libtcmalloc_minimal.so.4 front:thread
 EOF
