@@ -176,11 +176,20 @@ parse_side_by_side() { # the test's summary lines
 	[ -n "$X" ] || return 1
 	M="" R=""
 }
-parse_adversary() { # heaplab bound --json (model) against sysreplay --rss (real)
-	M=$(python3 -c 'import json,sys; o=json.load(sys.stdin); print("%.2f" % (o["policies"][0]["peak_resident"] / o["bound_bytes"]))' <<<"$out_model" 2>/dev/null)
+parse_adversary() { # heaplab bound --json (model, resident with its metadata) against sysreplay --rss (real), or the model alone
+	M=$(python3 -c 'import json,sys; o=json.load(sys.stdin); print("%.2f" % (o["policies"][0]["peak_resident_with_metadata"] / o["bound_bytes"]))' <<<"$out_model" 2>/dev/null)
+	if [ "$out_real" = "$out_model" ]; then num "$M"; return; fi
 	R=$(awk '/\.rep /{ printf "%.2f", $5 / $4 }' <<<"$out_real")
 	num "$M" && num "$R" || return 1
 	X=$(ratio "$M" "$R")
+}
+parse_adversary_rules() { # tests/adversary.sh's "(rule)" lines: each hand-built trace against the policy's worst
+	X=$(sed -n 's/^\([a-z]*\) (rule): model committed \([0-9.]*\) x bound (worst shipped \([0-9.]*\)), resident \([0-9.]*\) (worst \([0-9.]*\))\(; \([^ ]*\) \([0-9.]*\) x bound (worst shipped \([0-9.]*\))\)\{0,1\}.*/\1 \2 \3 \4 \5 \7 \8 \9/p' <<<"$out_model" |
+		awk '{ printf "%s%s: committed %.2f (worst %.2f), resident %.2f (worst %.2f)", sep, $1, $2, $3, $4, $5
+		       if (NF == 8) { r = $6; sub(/\.so.*/, "", r); sub(/^lib/, "", r); printf ", %s %.2f (worst %.2f)", r, $7, $8 }
+		       sep = "; " }')
+	[ -n "$X" ] || return 1
+	M="" R=""
 }
 parse_bound() { # heaplab bound --json: the best layout found over the bound, mean and widest
 	X=$(python3 -c '

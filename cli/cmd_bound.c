@@ -139,9 +139,9 @@ static int bound_one(const bound_args_t *a, const char *path)
 		if (a->json) {
 			printf("%s{", n++ ? "," : "");
 			cli_json_str("policy", a->policies[p], true);
-			printf("\"peak_committed\":%zu,\"peak_resident\":%zu,\"committed_x_bound\":%.4f,"
-			       "\"resident_x_bound\":%.4f}",
-			       m.peak_committed, m.peak_resident, times(m.peak_committed, b.bound),
+			printf("\"peak_committed\":%zu,\"peak_resident\":%zu,\"peak_resident_with_metadata\":%zu,"
+			       "\"committed_x_bound\":%.4f,\"resident_x_bound\":%.4f}",
+			       m.peak_committed, m.peak_resident, m.peak_resident_meta, times(m.peak_committed, b.bound),
 			       times(m.peak_resident, b.bound));
 		} else {
 			printf("  %-10s %16s %9.3f %16s %9.3f\n", a->policies[p],

@@ -480,7 +480,8 @@ int vis_bound(const hl_trace_t *t, size_t offline_max, bool verify_layouts, vis_
 /* ---- a policy beside the bound --------------------------------------------- */
 
 typedef struct bd_sampler {
-	size_t every, peak;
+	size_t every, peak, peak_meta;
+	double meta0; /* the metadata resident when the heap was made */
 } bd_sampler_t;
 
 static int sample_resident(const hl_replay_t *rp, void *arg)
@@ -489,10 +490,14 @@ static int sample_resident(const hl_replay_t *rp, void *arg)
 	size_t op = hl_replay_op(rp);
 	if (op % s->every && op + 1 != hl_trace_ops(hl_replay_trace(rp)))
 		return 0;
-	double resident = 0;
+	double resident = 0, meta = 0;
 	hl_stat(hl_replay_heap(rp), "resident_bytes", &resident);
+	hl_stat(hl_replay_heap(rp), "os.metadata_resident_bytes", &meta);
 	if ((size_t)resident > s->peak)
 		s->peak = (size_t)resident;
+	double with_meta = resident + (meta > s->meta0 ? meta - s->meta0 : 0);
+	if ((size_t)with_meta > s->peak_meta)
+		s->peak_meta = (size_t)with_meta;
 	return 0;
 }
 
@@ -505,7 +510,8 @@ int vis_bound_policy(const hl_trace_t *t, const char *policy, const char *conf, 
 	if (!h)
 		return 2;
 	size_t ops = hl_trace_ops(t);
-	bd_sampler_t s = { ops <= 2000 ? 1 : ops / 1000, 0 };
+	bd_sampler_t s = { ops <= 2000 ? 1 : ops / 1000, 0, 0, 0 };
+	hl_stat(h, "os.metadata_resident_bytes", &s.meta0);
 	hl_replay_opts_t o = { .verify = false, .repeat = 1, .after_op = sample_resident, .arg = &s, .touch = true };
 	hl_replay_result_t r;
 	int rc = hl_replay(h, t, &o, &r);
@@ -514,5 +520,6 @@ int vis_bound_policy(const hl_trace_t *t, const char *policy, const char *conf, 
 		return vis_fail("%s: the replay failed at op %zu: %s", policy, r.failed_op, r.message);
 	p->peak_committed = r.peak_committed;
 	p->peak_resident = s.peak;
+	p->peak_resident_meta = s.peak_meta;
 	return 0;
 }

@@ -75,6 +75,10 @@ typedef struct vis_bound_policy {
 	size_t peak_resident;  /**< the largest resident bytes sampled (every
 	                            op up to 2,000 ops, else 1,000 times), the
 	                            program's writes counted (a touching pass) */
+	size_t peak_resident_meta; /**< the largest sampled resident bytes plus
+	                            the growth of the policy's resident metadata
+	                            since the heap was made: what a real
+	                            allocator's RSS growth counts */
 } vis_bound_policy_t;
 
 /** Replays @p t once on a fresh heap of @p policy with @p conf (NULL for
