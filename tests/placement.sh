@@ -23,7 +23,7 @@ hl_tmpdir placement
 # family and the fewest equal traces of the 61
 floors="glibc 0
 jemalloc 41
-mimalloc 15
+mimalloc 34
 tcmalloc 22"
 
 # family trace | where the two part and why ("*" for every trace).  A row
@@ -52,52 +52,33 @@ jemalloc random2-bal.rep | op 1465 (a 1127 19148): jemalloc opened region 776, s
 jemalloc random2.rep | op 1465 (a 1127 19148): jemalloc opened region 776, slab reused the place of block 1010 (freed at op 1286)
 jemalloc realloc2-bal.rep | op 2463 (r 0 8197): jemalloc reused the place of block 0 (freed at op 618), slab opened region 7
 jemalloc realloc2.rep | op 2463 (r 0 8197): jemalloc reused the place of block 0 (freed at op 618), slab opened region 7
-mimalloc amptjp-bal.rep | op 391 (a 379 4072): mimalloc opened region 21, sharded a fresh place in region 19
-mimalloc amptjp.rep | op 391 (a 379 4072): mimalloc opened region 21, sharded a fresh place in region 19
-mimalloc bash.rep | op 13 (a 11 168): mimalloc reused the place of block 0 (freed at op 2), sharded opened region 10
-mimalloc binary-bal.rep | op 3763 (a 2762 512): mimalloc opened region 9, sharded reused the place of block 1741 (freed at op 2871)
-mimalloc binary.rep | op 3763 (a 2762 512): mimalloc opened region 9, sharded reused the place of block 1741 (freed at op 2871)
-mimalloc binary2-bal.rep | op 4619 (a 3418 128): mimalloc opened region 5, sharded reused the place of block 2325 (freed at op 3563)
-mimalloc binary2.rep | op 4619 (a 3418 128): mimalloc opened region 5, sharded reused the place of block 2325 (freed at op 3563)
+mimalloc amptjp-bal.rep | op 1071 (a 774 4072): mimalloc reused the place of block 670 (freed at op 873), sharded reused the place of block 608 (freed at op 917)
+mimalloc amptjp.rep | op 1071 (a 774 4072): mimalloc reused the place of block 670 (freed at op 873), sharded reused the place of block 608 (freed at op 917)
 mimalloc boat.rep | op 51511 (a 35026 20): mimalloc reused the place of block 20362 (freed at op 43151), sharded reused the place of block 0 (freed at op 32971)
-mimalloc cccp-bal.rep | op 598 (a 500 4072): mimalloc opened region 22, sharded a fresh place in region 20
-mimalloc cccp.rep | op 598 (a 500 4072): mimalloc opened region 22, sharded a fresh place in region 20
-mimalloc chrome.rep | op 13 (a 11 168): mimalloc reused the place of block 0 (freed at op 2), sharded opened region 10
-mimalloc coalesce-big.rep | op 1201 (a 600 224): mimalloc opened region 7, sharded reused the place of block 0 (freed at op 101)
+mimalloc cccp-bal.rep | op 1373 (a 938 4072): mimalloc reused the place of block 623 (freed at op 1066), sharded reused the place of block 500 (freed at op 1150)
+mimalloc cccp.rep | op 1373 (a 938 4072): mimalloc reused the place of block 623 (freed at op 1066), sharded reused the place of block 500 (freed at op 1150)
+mimalloc coalesce-big.rep | op 4285 (a 2184 704): mimalloc reused the place of block 600 (freed at op 1301), sharded reused the place of block 2000 (freed at op 4101)
 mimalloc corners.rep | op 10 (r 8 50): mimalloc opened region 6, sharded kept block 8 in place
-mimalloc cp-decl-bal.rep | op 1384 (a 990 5476): mimalloc a fresh place in region 32, sharded reused the place of block 844 (freed at op 1285)
-mimalloc cp-decl.rep | op 1384 (a 990 5476): mimalloc a fresh place in region 32, sharded reused the place of block 844 (freed at op 1285)
-mimalloc expr-bal.rep | op 1162 (a 871 5476): mimalloc a fresh place in region 33, sharded reused the place of block 618 (freed at op 791)
-mimalloc expr.rep | op 1162 (a 871 5476): mimalloc a fresh place in region 33, sharded reused the place of block 618 (freed at op 791)
-mimalloc firefox-reddit.rep | op 506 (a 442 344): mimalloc a fresh place in region 13, sharded opened region 26
-mimalloc firefox-reddit2.rep | op 506 (a 442 344): mimalloc a fresh place in region 13, sharded opened region 26
-mimalloc firefox.rep | op 13 (a 11 168): mimalloc reused the place of block 0 (freed at op 2), sharded opened region 10
-mimalloc freeciv.rep | op 2554 (a 2347 272): mimalloc opened region 23, sharded reused the place of block 99 (freed at op 750)
-mimalloc hostname.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded opened region 14
-mimalloc login.rep | op 87 (a 79 72): mimalloc a fresh place in region 7, sharded opened region 16
-mimalloc ls.1.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded opened region 14
-mimalloc ls.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded opened region 14
-mimalloc merry-go-round.rep | op 222 (a 111 24): mimalloc opened region 20, sharded reused the place of block 21 (freed at op 52)
-mimalloc mutt.rep | op 2714 (a 2625 1224): mimalloc opened region 22, sharded a fresh place in region 20
-mimalloc needle.rep | op 30035 (a 15034 773): mimalloc reused the place of block 6288 (freed at op 16381), sharded reused the place of block 14142 (freed at op 29143)
+mimalloc expr-bal.rep | op 3789 (a 2332 4072): mimalloc reused the place of block 1961 (freed at op 3247), sharded reused the place of block 1573 (freed at op 3447)
+mimalloc expr.rep | op 3789 (a 2332 4072): mimalloc reused the place of block 1961 (freed at op 3247), sharded reused the place of block 1573 (freed at op 3447)
+mimalloc freeciv.rep | op 9930 (a 8927 12): mimalloc a fresh place in region 26, sharded reused the place of block 2365 (freed at op 2663)
+mimalloc hostname.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6)
+mimalloc login.rep | op 13586 (r 9817 35): mimalloc a fresh place in region 11, sharded kept block 9817 in place
+mimalloc ls.1.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6)
+mimalloc ls.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6)
+mimalloc mutt.rep | op 2749 (r 2655 15): mimalloc a fresh place in region 1, sharded kept block 2655 in place
+mimalloc needle.rep | op 30133 (a 15132 2593): mimalloc reused the place of block 5260 (freed at op 22533), sharded reused the place of block 10168 (freed at op 25169)
 mimalloc perl.1.rep | op 638 (r 591 35): mimalloc a fresh place in region 13, sharded kept block 591 in place
 mimalloc perl.2.rep | op 638 (r 591 35): mimalloc a fresh place in region 13, sharded kept block 591 in place
 mimalloc perl.3.rep | op 638 (r 591 35): mimalloc a fresh place in region 13, sharded kept block 591 in place
 mimalloc perl.rep | op 638 (r 591 35): mimalloc a fresh place in region 13, sharded kept block 591 in place
-mimalloc pulseaudio.rep | op 11 (a 6 32808): mimalloc reused the place of block 2 (freed at op 5), sharded opened region 7
-mimalloc random-bal.rep | op 739 (a 624 14183): mimalloc opened region 169, sharded a fresh place in region 145
-mimalloc random.rep | op 937 (a 792 8983): mimalloc opened region 210, sharded a fresh place in region 201
-mimalloc random2-bal.rep | op 1192 (a 949 7461): mimalloc opened region 220, sharded a fresh place in region 188
-mimalloc random2.rep | op 1192 (a 949 7461): mimalloc opened region 220, sharded a fresh place in region 188
-mimalloc realloc-bal.rep | op 51 (r 0 2688): mimalloc a fresh place in region 1, sharded opened region 12
-mimalloc realloc.rep | op 51 (r 0 2688): mimalloc a fresh place in region 1, sharded opened region 12
-mimalloc realloc2-bal.rep | op 12291 (r 0 24577): mimalloc opened region 13, sharded reused the place of block 0 (freed at op 9834)
-mimalloc realloc2.rep | op 12291 (r 0 24577): mimalloc opened region 13, sharded reused the place of block 0 (freed at op 9834)
-mimalloc rm.1.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded opened region 14
-mimalloc rm.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded opened region 14
-mimalloc stty.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded opened region 14
-mimalloc tty.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded opened region 14
-mimalloc xterm.rep | op 87 (a 79 72): mimalloc a fresh place in region 7, sharded opened region 16
+mimalloc pulseaudio.rep | op 32 (a 22 80): mimalloc reused the place of block 4 (freed at op 9), sharded opened region 12
+mimalloc random2-bal.rep | op 3936 (a 2204 117): mimalloc a fresh place in region 34, sharded a fresh place in region 4
+mimalloc random2.rep | op 3936 (a 2204 117): mimalloc a fresh place in region 34, sharded a fresh place in region 4
+mimalloc rm.1.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6)
+mimalloc rm.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6)
+mimalloc stty.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6)
+mimalloc tty.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6)
 tcmalloc amptjp-bal.rep | op 569 (a 478 4072): gperftools reused the place of block 399 (freed at op 459), percpu reused the place of block 393 (freed at op 465)
 tcmalloc amptjp.rep | op 569 (a 478 4072): gperftools reused the place of block 399 (freed at op 459), percpu reused the place of block 393 (freed at op 465)
 tcmalloc bash.rep | op 655 (a 578 32): gperftools a fresh place in region 13, percpu reused the place of block 250 (freed at op 651)
