@@ -28,6 +28,7 @@ static int usage(FILE *out)
 	fprintf(out,
 		"usage: heaplab fidelity [--family F[,F...]]... [--row GLOB] [--check]\n"
 		"                        [--json | --markdown | --brief | --list]\n"
+		"       heaplab fidelity --placement [--family F[,F...]]... [--check] TRACE...\n"
 		"Runs each row's probe on the real allocator and on the heaplab policy that\n"
 		"models it, and prints claim | real | model | verdict.  Families: glibc,\n"
 		"jemalloc, mimalloc, tcmalloc, pymalloc (default: every family with a rows\n"
@@ -36,7 +37,14 @@ static int usage(FILE *out)
 		"table of bench/FIDELITY.md, --json one object; --list prints the rows\n"
 		"without running them.  Rows come from $HEAPLAB_FIDELITY_DIR, the source\n"
 		"tree or %s/fidelity; probes from $HEAPLAB_FIDELITY_PROBES, the\n"
-		"build tree or %s.  The row format: fidelity/README.md.\n",
+		"build tree or %s.  The row format: fidelity/README.md.\n"
+		"--placement runs each TRACE through a driver program on the real allocator\n"
+		"and on its model (glibc/bins, jemalloc/slab, mimalloc/sharded, tcmalloc/\n"
+		"percpu front:thread; default: all four), reads every address as (region,\n"
+		"offset) with regions numbered in order of first use, and prints per trace\n"
+		"\"equal\" or the first op where the two part, with both addresses and what\n"
+		"each allocator did; then per family \"placement F: N of M traces equal\".\n"
+		"--check exits 1 when a trace is not equal.\n",
 		HL_PKGDATADIR, HL_PKGLIBEXECDIR);
 	return out == stdout ? 0 : 2;
 }
@@ -256,6 +264,52 @@ static void print_brief(const fid_row_t *rows, const fid_result_t *res, size_t n
 	}
 }
 
+/* --placement: every trace on every chosen family (all four when none). */
+static int run_placement(const char **fams, size_t nfams, char **traces, size_t ntraces, bool check)
+{
+	const fid_paths_t paths = { probes_dir(), cli_preload_path(), cli_record_path() };
+	const char *all[MAX_FAMILIES];
+	size_t nall = 0, unequal = 0;
+	for (size_t i = 0; i < nfams; i++)
+		if (!fid_placement_family(fams[i]))
+			return cli_error("fidelity: --placement compares glibc, jemalloc, mimalloc and tcmalloc, not %s", fams[i]);
+	if (!nfams)
+		for (size_t i = 0; fid_families[i]; i++)
+			if (fid_placement_family(fid_families[i]))
+				all[nall++] = fid_families[i];
+	if (!nfams) {
+		fams = all;
+		nfams = nall;
+	}
+	/* every trace is read and checked before the first line is printed */
+	for (size_t i = 0; i < ntraces; i++) {
+		hl_trace_t *t = cli_load_trace(traces[i], false);
+		if (!t)
+			return 2;
+		hl_trace_free(t);
+	}
+	fid_placement_t *res = malloc(sizeof *res);
+	if (!res)
+		return cli_error("fidelity: out of memory");
+	for (size_t f = 0; f < nfams; f++) {
+		size_t equal = 0, run = 0;
+		for (size_t i = 0; i < ntraces; i++) {
+			progress(i, ntraces, traces[i]);
+			fid_placement_run(fams[f], traces[i], &paths, res);
+			progress_clear();
+			const char *base = strrchr(traces[i], '/') ? strrchr(traces[i], '/') + 1 : traces[i];
+			printf("%s %s: %s%s\n", fams[f], base, res->status == FID_SKIP ? "SKIP: " : "", res->text);
+			equal += res->status == FID_PASS;
+			run += res->status != FID_SKIP;
+		}
+		printf("placement %s (%s): %zu of %zu traces equal\n", fams[f], fid_placement_model(fams[f]), equal, run);
+		unequal += run - equal;
+	}
+	fflush(stdout);
+	free(res);
+	return check && unequal ? 1 : 0;
+}
+
 static int run_rows(const fid_row_t *rows, size_t n, format_t fmt, bool check)
 {
 	fid_result_t *res = calloc(n ? n : 1, sizeof *res);
@@ -289,7 +343,9 @@ int cmd_fidelity(int argc, char **argv)
 	const char *fams[MAX_FAMILIES], *glob = NULL, *value;
 	size_t nfams = 0;
 	format_t fmt = FMT_TABLE;
-	bool check = false;
+	bool check = false, placement = false;
+	char *traces[argc];
+	size_t ntraces = 0;
 	for (int i = 1; i < argc; i++) {
 		int r;
 		if ((r = cli_opt(argc, argv, &i, "--family", &value))) {
@@ -308,11 +364,23 @@ int cmd_fidelity(int argc, char **argv)
 			fmt = FMT_LIST;
 		else if (!strcmp(argv[i], "--check"))
 			check = true;
+		else if (!strcmp(argv[i], "--placement"))
+			placement = true;
 		else if (!strcmp(argv[i], "--help"))
 			return usage(stdout);
+		else if (argv[i][0] != '-')
+			traces[ntraces++] = argv[i];
 		else
 			return cli_error("fidelity: unknown argument '%s' (try --help)", argv[i]);
 	}
+	if (placement && (glob || fmt != FMT_TABLE))
+		return cli_error("fidelity: --placement takes --family, --check and traces only");
+	if (placement && !ntraces)
+		return cli_error("fidelity: --placement needs at least one trace (e.g. traces/*.rep)");
+	if (ntraces && !placement)
+		return cli_error("fidelity: unknown argument '%s' (try --help)", traces[0]);
+	if (placement)
+		return run_placement(fams, nfams, traces, ntraces, check);
 	fid_row_t *rows = NULL;
 	size_t n = 0;
 	int rc = 2;

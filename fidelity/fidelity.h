@@ -80,4 +80,26 @@ void fid_row_run(const fid_row_t *row, const fid_paths_t *paths, fid_result_t *o
 /** Compares two values as @p row says; fills out->status and out->verdict. */
 void fid_compare(const fid_row_t *row, fid_result_t *out);
 
+/** One trace's placement on a real allocator and on its model
+ *  (fidelity_placement.c). */
+typedef struct fid_placement {
+	fid_status_t status; /**< PASS: equal; FAIL: they part, or a side failed */
+	size_t ops;          /**< the trace's block ops */
+	size_t placed;       /**< ops placed alike before the first parting */
+	size_t parted_at;    /**< the op (from 1) where they part; 0 when equal */
+	char text[1024];     /**< "equal (...)", or where and how they part */
+} fid_placement_t;
+
+/** True when --placement compares @p family (glibc, jemalloc, mimalloc,
+ *  tcmalloc). */
+bool fid_placement_family(const char *family);
+
+/** The policy that models @p family in the placement comparison. */
+const char *fid_placement_model(const char *family);
+
+/** Runs the trace at @p trace_path through the placement driver on the real
+ *  allocator of @p family and on its model, and compares where every block
+ *  goes. */
+void fid_placement_run(const char *family, const char *trace_path, const fid_paths_t *paths, fid_placement_t *out);
+
 #endif

@@ -1,8 +1,7 @@
-/* heaplab fidelity: running one row.  The probe runs twice through
- * posix_spawn, each side in an environment of its own (the real allocator,
- * then heaplab's preload library with the row's policy); its key=value
- * output is read through a pipe under a deadline, and the two values of
- * the row's key are compared. */
+/* heaplab fidelity: running one row.  The probe runs twice
+ * (fidelity_spawn.c), each side in an environment of its own (the real
+ * allocator, then heaplab's preload library with the row's policy); the two
+ * values of the row's key in its key=value output are compared. */
 #include "config.h"
 #include <dirent.h>
 #include <errno.h>
@@ -21,206 +20,10 @@
 #include <unistd.h>
 #include "heaplab.h"
 #include "fidelity.h"
-
-extern char **environ;
-
-enum { OUT_MAX = 1 << 20, ERR_TAIL = 200 };
-
-/* Seconds on the monotonic clock: the deadlines of the probes' pipes. */
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* Variables that would change which allocator a side runs on, or how:
- * the parent's are dropped, each side sets its own. */
-static bool inherited_allocator_setting(const char *var)
-{
-	static const char *const prefixes[] = { "LD_PRELOAD=", "HEAPLAB_", "GLIBC_TUNABLES=", "MALLOC_",
-						"MIMALLOC_", "JE_MALLOC_CONF=", "TCMALLOC_", "PYTHONMALLOC",
-						"FIDELITY_SIDE=" };
-	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
-		if (!strncmp(var, prefixes[i], strlen(prefixes[i])))
-			return true;
-	return false;
-}
-
-/* A growable NULL-terminated list of strings (argv or envp). */
-typedef struct words {
-	char **v;
-	size_t n, cap;
-} words_t;
-
-static void words_add(words_t *w, const char *s)
-{
-	if (w->n + 2 > w->cap) {
-		w->cap = w->cap ? 2 * w->cap : 32;
-		w->v = realloc(w->v, w->cap * sizeof *w->v);
-		if (!w->v) {
-			fputs("heaplab: fidelity: out of memory\n", stderr);
-			exit(2);
-		}
-	}
-	w->v[w->n++] = strdup(s);
-	w->v[w->n] = NULL;
-}
-
-static void words_addf(words_t *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void words_addf(words_t *w, const char *fmt, ...)
-{
-	char buf[4096];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	words_add(w, buf);
-}
-
-/* Splits @p text on blanks and adds each word. */
-static void words_split(words_t *w, const char *text)
-{
-	if (!text)
-		return;
-	char *copy = strdup(text);
-	for (char *save = NULL, *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
-		words_add(w, t);
-	free(copy);
-}
-
-static void words_free(words_t *w)
-{
-	for (size_t i = 0; i < w->n; i++)
-		free(w->v[i]);
-	free(w->v);
-}
-
-/* What one side of a row needs to run. */
-typedef struct side {
-	const char *name;     /* "real" or "model" */
-	const char *preload;  /* library for LD_PRELOAD, "" for none */
-	const char *policy;   /* model side: HEAPLAB_POLICY */
-	const char *conf;     /* model side: HEAPLAB_CONF, may be NULL */
-	const char *env;      /* the row's extra NAME=value words */
-	double timeout;       /* seconds */
-} side_t;
-
-/* How a run ended, and what it printed. */
-typedef struct outcome {
-	int status;           /* waitpid status */
-	bool timed_out;
-	char out[OUT_MAX];    /* stdout (truncated) */
-	size_t out_len;
-	char err[ERR_TAIL];   /* the end of stderr */
-} outcome_t;
-
-static void keep_tail(outcome_t *o, const char *buf, size_t n)
-{
-	size_t have = strlen(o->err);
-	if (n >= sizeof o->err - 1) {
-		memcpy(o->err, buf + n - (sizeof o->err - 1), sizeof o->err - 1);
-		o->err[sizeof o->err - 1] = 0;
-		return;
-	}
-	if (have + n >= sizeof o->err) {
-		size_t drop = have + n - (sizeof o->err - 1);
-		memmove(o->err, o->err + drop, have - drop + 1);
-		have -= drop;
-	}
-	memcpy(o->err + have, buf, n);
-	o->err[have + n] = 0;
-}
-
-/* Reads both pipes until they close or the deadline passes. */
-static void collect(int out_fd, int err_fd, double deadline, outcome_t *o)
-{
-	struct pollfd fds[2] = { { out_fd, POLLIN, 0 }, { err_fd, POLLIN, 0 } };
-	int open_fds = 2;
-	while (open_fds) {
-		double left = deadline - now_s();
-		if (left <= 0) {
-			o->timed_out = true;
-			return;
-		}
-		int r = poll(fds, 2, (int)(left * 1000) + 1);
-		if (r < 0 && errno != EINTR)
-			return;
-		for (int i = 0; i < 2 && r > 0; i++) {
-			if (fds[i].fd < 0 || !fds[i].revents)
-				continue;
-			char buf[4096];
-			ssize_t n = read(fds[i].fd, buf, sizeof buf);
-			if (n <= 0) {
-				fds[i].fd = -1;
-				open_fds--;
-			} else if (i == 1) {
-				keep_tail(o, buf, (size_t)n);
-			} else {
-				size_t room = sizeof o->out - 1 - o->out_len;
-				size_t take = (size_t)n < room ? (size_t)n : room;
-				memcpy(o->out + o->out_len, buf, take);
-				o->out_len += take;
-			}
-		}
-	}
-}
-
-static void build_env(const side_t *s, words_t *env)
-{
-	for (char **e = environ; *e; e++)
-		if (!inherited_allocator_setting(*e))
-			words_add(env, *e);
-	words_addf(env, "FIDELITY_SIDE=%s", s->name);
-	if (*s->preload)
-		words_addf(env, "LD_PRELOAD=%s", s->preload);
-	if (s->policy)
-		words_addf(env, "HEAPLAB_POLICY=%s", s->policy);
-	if (s->conf)
-		words_addf(env, "HEAPLAB_CONF=%s", s->conf);
-	words_split(env, s->env);
-}
-
-/* Runs the probe on one side; returns false (with *o untouched but for
- * err) when it could not even start. */
-static bool run_side(const side_t *s, const words_t *argv, outcome_t *o)
-{
-	memset(o, 0, sizeof *o);
-	words_t env = { 0 };
-	build_env(s, &env);
-	int out_pipe[2], err_pipe[2];
-	/* close-on-exec: the child keeps only the copies dup2 makes (1 and 2) */
-	if (pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC)) {
-		snprintf(o->err, sizeof o->err, "pipe: %s", strerror(errno));
-		words_free(&env);
-		return false;
-	}
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
-	pid_t pid;
-	int rc = posix_spawn(&pid, argv->v[0], &fa, NULL, argv->v, env.v);
-	posix_spawn_file_actions_destroy(&fa);
-	close(out_pipe[1]);
-	close(err_pipe[1]);
-	words_free(&env);
-	if (rc == 0) {
-		collect(out_pipe[0], err_pipe[0], now_s() + s->timeout, o);
-		if (o->timed_out)
-			kill(pid, SIGKILL);
-		while (waitpid(pid, &o->status, 0) < 0 && errno == EINTR)
-			;
-	} else {
-		snprintf(o->err, sizeof o->err, "cannot run %s: %s", argv->v[0], strerror(rc));
-	}
-	close(out_pipe[0]);
-	close(err_pipe[0]);
-	return rc == 0;
-}
+#include "fidelity_spawn.h"
 
 /* The value of "key=value" in the probe's output, into @p value. */
-static bool find_key(const outcome_t *o, const char *key, char *value, size_t len)
+static bool find_key(const fid_outcome_t *o, const char *key, char *value, size_t len)
 {
 	size_t klen = strlen(key);
 	for (const char *line = o->out; line && *line;) {
@@ -239,37 +42,20 @@ static bool find_key(const outcome_t *o, const char *key, char *value, size_t le
 	return false;
 }
 
-/* The last line of what the probe said on stderr, for a verdict. */
-static const char *last_err_line(outcome_t *o)
-{
-	size_t n = strlen(o->err);
-	while (n && o->err[n - 1] == '\n')
-		o->err[--n] = 0;
-	char *nl = strrchr(o->err, '\n');
-	return nl ? nl + 1 : o->err;
-}
 
-static void set_verdict(fid_result_t *r, fid_status_t st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_verdict(fid_result_t *r, fid_status_t st, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(r->verdict, sizeof r->verdict, fmt, ap);
-	va_end(ap);
-	r->status = st;
-}
+#define set_verdict(r, st, ...) fid_say((r)->verdict, sizeof (r)->verdict, &(r)->status, (st), __VA_ARGS__)
 
 /* One side, start to value (its output kept in *o).  Returns true with the
  * value in @p value, or false with the row's verdict set (SKIP when the
  * probe exits 77). */
-static bool side_value(const fid_row_t *row, const side_t *s, const words_t *argv, outcome_t *o, char *value,
+static bool side_value(const fid_row_t *row, const fid_side_t *s, const fid_words_t *argv, fid_outcome_t *o, char *value,
 		       size_t len, fid_result_t *res)
 {
-	if (!run_side(s, argv, o)) {
+	if (!fid_side_run(s, argv, o)) {
 		set_verdict(res, FID_FAIL, "%s side: %s", s->name, o->err);
 		return false;
 	}
-	const char *why = last_err_line(o);
+	const char *why = fid_outcome_last_line(o);
 	if (o->timed_out) {
 		set_verdict(res, FID_FAIL, "%s side timed out after %g s", s->name, s->timeout);
 	} else if (WIFSIGNALED(o->status)) {
@@ -294,7 +80,7 @@ static bool side_value(const fid_row_t *row, const side_t *s, const words_t *arg
  * times (an idle gap passes as it did); the value is the heap's resident
  * bytes, its metadata's included (what heaplab diagnose predicts), once the
  * replay has reached the recording's end, in MiB. */
-static bool replay_value(const fid_row_t *row, const side_t *s, const char *recorder, const words_t *argv, outcome_t *o,
+static bool replay_value(const fid_row_t *row, const fid_side_t *s, const char *recorder, const fid_words_t *argv, fid_outcome_t *o,
 			 char *value, size_t len, fid_result_t *res)
 {
 	char dir[] = "/tmp/heaplab-fidelity-XXXXXX", prefix[64], env[512], path[320] = "";
@@ -304,7 +90,7 @@ static bool replay_value(const fid_row_t *row, const side_t *s, const char *reco
 	}
 	snprintf(prefix, sizeof prefix, "%s/rec", dir);
 	snprintf(env, sizeof env, "HEAPLAB_RECORD=%s%s%s", prefix, s->env ? " " : "", s->env ? s->env : "");
-	side_t rec = { s->name, recorder, NULL, NULL, env, s->timeout };
+	fid_side_t rec = { s->name, recorder, NULL, NULL, env, s->timeout };
 	char unused[128];
 	bool ok = side_value(row, &rec, argv, o, unused, sizeof unused, res);
 	DIR *d = opendir(dir);
@@ -346,7 +132,7 @@ static bool replay_value(const fid_row_t *row, const side_t *s, const char *reco
 
 /* Under a failed row: the first line where the two sides' outputs part
  * (for a ladder or an order, the first size or block that differs). */
-static void note_first_difference(const outcome_t *a, const outcome_t *b, fid_result_t *res)
+static void note_first_difference(const fid_outcome_t *a, const fid_outcome_t *b, fid_result_t *res)
 {
 	const char *p = a->out, *q = b->out, *pend = a->out + a->out_len, *qend = b->out + b->out_len;
 	while (p < pend && q < qend) {
@@ -394,13 +180,13 @@ void fid_row_run(const fid_row_t *row, const fid_paths_t *paths, fid_result_t *r
 {
 	const char *probes_dir = paths->probes_dir, *preload = paths->preload;
 	memset(res, 0, sizeof *res);
-	words_t argv = { 0 }, model = { 0 };
-	words_split(&argv, row->probe);
+	fid_words_t argv = { 0 }, model = { 0 };
+	fid_words_split(&argv, row->probe);
 	char *probe_path = argv.v[0];
 	argv.v[0] = malloc(strlen(probes_dir) + strlen(probe_path) + 2);
 	sprintf(argv.v[0], "%s/%s", probes_dir, probe_path);
 	free(probe_path);
-	words_split(&model, row->model ? row->model : hl_policy_of_family(row->family));
+	fid_words_split(&model, row->model ? row->model : hl_policy_of_family(row->family));
 	const char *policy = model.n ? model.v[0] : NULL;
 	const char *conf = row->model ? strpbrk(row->model, " \t") : NULL;
 	while (conf && (*conf == ' ' || *conf == '\t'))
@@ -408,9 +194,9 @@ void fid_row_run(const fid_row_t *row, const fid_paths_t *paths, fid_result_t *r
 	double timeout = row->timeout > 0 ? row->timeout : 20;
 	const char *real_lib = fid_real_preload(row->family);
 	if (!row_unrunnable(row, argv.v[0], real_lib, policy, preload, res)) {
-		side_t real = { "real", real_lib, NULL, NULL, row->real_env, timeout };
-		side_t modeled = { "model", preload, policy, conf && *conf ? conf : NULL, row->model_env, timeout };
-		outcome_t *outs = calloc(2, sizeof *outs);
+		fid_side_t real = { "real", real_lib, NULL, NULL, row->real_env, timeout };
+		fid_side_t modeled = { "model", preload, policy, conf && *conf ? conf : NULL, row->model_env, timeout };
+		fid_outcome_t *outs = calloc(2, sizeof *outs);
 		if (!outs) {
 			fputs("heaplab: fidelity: out of memory\n", stderr);
 			exit(2);
@@ -424,8 +210,8 @@ void fid_row_run(const fid_row_t *row, const fid_paths_t *paths, fid_result_t *r
 		}
 		free(outs);
 	}
-	words_free(&argv);
-	words_free(&model);
+	fid_words_free(&argv);
+	fid_words_free(&model);
 }
 
 /* A number with an optional K/M/G suffix (binary); false if not one. */

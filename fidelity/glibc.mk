@@ -2,7 +2,8 @@
 # file is installed by fidelity/local.mk.
 pkglibexec_PROGRAMS += fidelity/probes/sizes fidelity/probes/reuse fidelity/probes/halfgig \
 	fidelity/probes/glibc_mmap fidelity/probes/glibc_trim fidelity/probes/glibc_arenas \
-	fidelity/probes/glibc_arena_keep fidelity/probes/glibc_top_first fidelity/probes/packing fidelity/probes/realloc_zero
+	fidelity/probes/glibc_arena_keep fidelity/probes/glibc_top_first fidelity/probes/packing fidelity/probes/realloc_zero \
+	fidelity/probes/placement
 noinst_HEADERS += fidelity/probes/glibc_chunk.h
 fidelity_probes_sizes_SOURCES = fidelity/probes/sizes.c
 fidelity_probes_reuse_SOURCES = fidelity/probes/reuse.c
@@ -17,3 +18,5 @@ fidelity_probes_glibc_arena_keep_LDADD = -lpthread
 fidelity_probes_glibc_top_first_SOURCES = fidelity/probes/glibc_top_first.c
 # realloc(p, 0), shared by the rows of every family
 fidelity_probes_realloc_zero_SOURCES = fidelity/probes/realloc_zero.c
+# the driver of heaplab fidelity --placement, shared by every family
+fidelity_probes_placement_SOURCES = fidelity/probes/placement.c

@@ -2,7 +2,8 @@
 # and the library that reads the rows and runs one on both sides
 # (cli/cmd_fidelity.c prints the table).
 noinst_LTLIBRARIES += libhlfidelity.la
-libhlfidelity_la_SOURCES = fidelity/fidelity.h fidelity/fidelity_rows.c fidelity/fidelity_run.c
+libhlfidelity_la_SOURCES = fidelity/fidelity.h fidelity/fidelity_rows.c fidelity/fidelity_run.c \
+	fidelity/fidelity_spawn.h fidelity/fidelity_spawn.c fidelity/fidelity_placement.c
 libhlfidelity_la_LIBADD = -lm
 # heaplab fidelity reads the rows from the source tree (HL_FIDELITY_DIR) or,
 # once installed, from $(fidelitydir); the probes from the build tree's
@@ -10,7 +11,7 @@ libhlfidelity_la_LIBADD = -lm
 fidelitydir = $(pkgdatadir)/fidelity
 dist_fidelity_DATA = fidelity/README.md fidelity/glibc.rows fidelity/jemalloc.rows \
 	fidelity/mimalloc.rows fidelity/pymalloc.rows fidelity/tcmalloc.rows
-noinst_HEADERS += fidelity/probes/probe.h
+noinst_HEADERS += fidelity/probes/probe.h fidelity/probes/placement_ops.h
 heaplab_CPPFLAGS += -DHL_FIDELITY_DIR='"$(abs_top_srcdir)/fidelity"' \
 	-DHL_PKGLIBEXECDIR='"$(pkglibexecdir)"'
 # Each family's fragment adds its probes: pkglibexec_PROGRAMS += fidelity/probes/NAME

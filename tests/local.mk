@@ -92,6 +92,9 @@ EXTRA_DIST += tests/misuse.sh tests/misuse/double-free.rep
 # bins next to the real glibc: peak bytes trace by trace (bench/sysreplay).
 TESTS += tests/glibc_side_by_side.sh
 EXTRA_DIST += tests/glibc_side_by_side.sh
+# every trace's placement, address by address, real allocator beside model
+TESTS += tests/placement.sh
+EXTRA_DIST += tests/placement.sh
 
 # The seams: no file but core/os.c makes a kernel memory call, no policy
 # reads the clock or starts a thread itself (core/clock.c does).

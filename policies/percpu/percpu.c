@@ -379,6 +379,31 @@ static const hl_whatif_t pc_whatif[] = {
 	{ NULL, NULL },
 };
 
+/* realloc as both TCMallocs do it (gperftools 2.10, tcmalloc.cc
+ * do_realloc_with_callback; google/tcmalloc's do_realloc): a block stays
+ * where it is while the new size lies between half its allocated size and
+ * that size; a block that grows moves to at least 1.25 times its allocated
+ * size (so growing a little at a time moves it less often), one that
+ * shrinks below half moves to a block of the new size.  (Google's TCMalloc
+ * also moves a block its sampler picks: not modelled.) */
+static void *pc_realloc(void *st, hl_thread_t *t, void *p, size_t n)
+{
+	size_t old = pc_usable_size(st, p);
+	if (HL_UNLIKELY(!old))
+		pc_fatal("realloc of a pointer this heap does not own", p);
+	if (n <= old && n >= old / 2)
+		return p;
+	size_t grow = old + old / 4;
+	void *q = n > old && n < grow ? pc_malloc(st, t, grow) : NULL;
+	if (!q)
+		q = pc_malloc(st, t, n);
+	if (!q)
+		return NULL;
+	memcpy(q, p, old < n ? old : n);
+	pc_free(st, t, p);
+	return q;
+}
+
 const hl_policy_t hl_policy_percpu = {
 	.name = "percpu",
 	.summary = "TCMalloc: per-CPU caches on rseq, transfer cache, central free lists, page heap",
@@ -392,7 +417,7 @@ const hl_policy_t hl_policy_percpu = {
 	.free = pc_free,
 	.malloc_quiet = pc_malloc_quiet,
 	.free_quiet = pc_free_quiet,
-	.realloc = NULL,
+	.realloc = pc_realloc,
 	.memalign = pc_memalign,
 	.usable_size = pc_usable_size,
 	.owns = pc_owns,

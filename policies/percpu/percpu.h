@@ -46,6 +46,9 @@
  *             released and some not.
  *   coverage  the share of pages in use that lie on intact hugepages
  *             (TCMalloc's hugepage_frac).
+ *   realloc   hysteresis, as both TCMallocs: a block stays while the new
+ *             size is from half its allocated size up to that size; one
+ *             that grows moves to at least 1.25 times it (pc_realloc).
  *
  * Block diagram
  * -------------

@@ -106,8 +106,6 @@ static __attribute__((noinline)) void *shd_malloc_generic(shd_state_t *st, hl_th
 		goto oom;
 	if (atomic_load_explicit(&hp->delayed, memory_order_relaxed))
 		shd_delayed_drain(hp);
-	if (hp->retired_min <= hp->retired_max)
-		shd_collect_retired(hp, false);
 	void *p;
 	if (n > SHD_MEDIUM_OBJ_MAX) {
 		p = shd_heap_alloc_large(hp, n);

@@ -147,8 +147,11 @@ enum {
 	SHD_DIRECT = 129,                            /**< direct[0..128] words */
 	SHD_MAX_EXTEND = 4096,                       /**< bytes per extension */
 	SHD_MIN_EXTEND = 4,                          /**< blocks per extension */
-	SHD_RETIRE_CYCLES = 16,                      /**< slow paths an empty
-	                                                  only page is kept */
+	SHD_RETIRE_CYCLES = 8,                       /**< searches for a fresh
+	                                                  page an empty only
+	                                                  page is kept (2.0.9's
+	                                                  MI_RETIRE_CYCLES; 16
+	                                                  from 2.1) */
 	SHD_LIST_WORDS = SHD_SLICES / 64,            /**< words of a slice mask */
 	SHD_PURGE_EXTEND = 1,                        /**< ms a further free page
 	                                                  adds to a pending purge */
@@ -250,8 +253,8 @@ typedef struct shd_page {
 	                               read by any free (relaxed) */
 	uint8_t kind;             /**< enum shd_page_kind */
 	uint8_t bin;              /**< size class; 0 = slice not in a page */
-	uint8_t retire;           /**< slow paths left before an empty page is
-	                               freed (0 = not retired) */
+	uint8_t retire;           /**< fresh-page searches left before an empty
+	                               page is freed (0 = not retired) */
 	_Atomic(hl_thread_t *) fast_owner; /**< the owning heap's thread record
 	                               while the page has a heap and no flag,
 	                               else NULL: free's hit tests this one

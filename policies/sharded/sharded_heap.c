@@ -203,7 +203,7 @@ static void shd_page_free_empty(shd_heap_t *hp, shd_page_t *pg)
 }
 
 /* The last block of a page came back.  The only page of its bin is kept
- * ("retired") for a few slow paths, so a program that allocates and frees
+ * ("retired") for a few searches for a fresh page, so a program that allocates and frees
  * one block in a loop does not make and unmake a page every time. */
 void shd_page_emptied(shd_heap_t *hp, shd_page_t *pg)
 {
@@ -522,8 +522,14 @@ static shd_page_t *shd_queue_find(shd_heap_t *hp, shd_queue_t *q)
 static __attribute__((noinline)) shd_page_t *shd_find_page_more(shd_heap_t *hp, shd_queue_t *q)
 {
 	shd_page_t *pg = shd_queue_find(hp, q);
+	if (pg)
+		return pg;
+	/* only now is a retired page counted down (mimalloc 2.0.9: "perhaps
+	 * make a page available"), and its slices may serve the fresh page */
+	if (hp->retired_min <= hp->retired_max)
+		shd_collect_retired(hp, false);
 	bool right;
-	if (!pg && !(pg = shd_fresh_page(hp, q, &right)) && right)
+	if (!(pg = shd_fresh_page(hp, q, &right)) && right)
 		pg = shd_queue_find(hp, q);
 	return pg;
 }

@@ -62,13 +62,15 @@ void *shd_heap_alloc_large(shd_heap_t *hp, size_t n);
 /** Empties heap @p hp's delayed list in one exchange and frees every block
  *  on it as a local free, so full pages return to their bin queues. */
 void shd_delayed_drain(shd_heap_t *hp);
-/** Counts down the retired pages of heap @p hp: a page in use again stops
- *  being retired, one still empty at zero (or at once, @p force) is freed. */
+/** Counts down the retired pages of heap @p hp (before each search for a
+ *  fresh page, as mimalloc 2.0.9's mi_page_queue_find_free_ex): a page in
+ *  use again stops being retired, one still empty at zero (or at once,
+ *  @p force) is freed. */
 void shd_collect_retired(shd_heap_t *hp, bool force);
 
 /* ---- free's slow paths -------------------------------------------------- */
 /** The last block of @p pg came back: the only page of a small or medium
- *  bin is retired (kept for SHD_RETIRE_CYCLES slow paths, a quarter of that
+ *  bin is retired (kept for SHD_RETIRE_CYCLES fresh-page searches, a quarter of that
  *  for medium blocks) and its bin recorded in @p hp's retired range; any
  *  other page is freed at once. */
 void shd_page_emptied(shd_heap_t *hp, shd_page_t *pg);
