@@ -2,7 +2,7 @@
 # bench/accuracy/run.py, the script behind bench/ACCURACY.md: its
 # arguments (each mistake one line and exit 2), its corpus (at least eight
 # programs, CPython both ways among them), and one program end to end:
-# coreutils sort recorded by heaplab diagnose, predicted and run under the
+# sqlite3 recorded by heaplab diagnose, predicted and run under the
 # four allocators.  Checked: the cells name the setting of the allocator
 # they stand for, the runs were measured, the verdict of each cell is the
 # target's rule applied to its own figures (worked out here again), and
@@ -40,17 +40,17 @@ for want in python3 python3-malloc; do
 done
 
 hl_skip_sanitized "the corpus is recorded by heaplab diagnose, which a -fsanitize=$hl_sanitizer build cannot preload"
-command -v sort >/dev/null || hl_skip "no sort"
+command -v sqlite3 >/dev/null || hl_skip "no sqlite3 (quickstart installs it)"
 printf 'before the tables\n<!-- accuracy.py: tables begin -->\nold table\n<!-- accuracy.py: tables end -->\nafter the tables\n' \
 	>"$tmp/A.md"
-python3 "$run" --only=sort --work="$tmp/work" --out="$tmp/A.md" --json="$tmp/a.json" "$build" 2>"$tmp/err" && pass ||
-	{ fail "sort end to end: exit $?"; cat "$tmp/err"; }
+python3 "$run" --only=sqlite3 --work="$tmp/work" --out="$tmp/A.md" --json="$tmp/a.json" "$build" 2>"$tmp/err" && pass ||
+	{ fail "sqlite3 end to end: exit $?"; cat "$tmp/err"; }
 grep -qx 'before the tables' "$tmp/A.md" && grep -qx 'after the tables' "$tmp/A.md" && ! grep -q 'old table' "$tmp/A.md" &&
 	pass || fail "the text around the tables is not kept, or the old table is: $(cat "$tmp/A.md")"
-grep -q '^accuracy: \[1/1\] sort: running under tcmalloc (4/4) \.\.\.$' "$tmp/err" && pass ||
+grep -q '^accuracy: \[1/1\] sqlite3: running under tcmalloc (4/4) \.\.\.$' "$tmp/err" && pass ||
 	fail "no progress line for the last run in: $(cat "$tmp/err")"
 # every cell from the JSON: its setting, its figures, its verdict in the table
-python3 - "$tmp/a.json" "$tmp/A.md" <<'PY' && pass || fail "the cells of sort (above)"
+python3 - "$tmp/a.json" "$tmp/A.md" <<'PY' && pass || fail "the cells of sqlite3 (above)"
 import json, sys
 cells = json.load(open(sys.argv[1]))[0]['cells']
 table = open(sys.argv[2]).read().splitlines()
@@ -71,7 +71,7 @@ for c in cells:
         bad.append(f'{a}: measured {c["measured_peak"]} / {c["measured_final"]}')
     mp, mf, pp, pf = c['measured_peak'], c['measured_final'], c['predicted_peak'], c['predicted_final']
     ok = abs(pp - mp) <= 0.10 * mp and abs(pf - mf) <= max(0.15 * mf, 2 << 20)
-    row = [l for l in table if l.startswith(f'| sort | {a} |')]
+    row = [l for l in table if l.startswith(f"| sqlite3 | {a} |")]
     if len(row) != 1 or (row[0].split(' | ')[6].strip() == 'yes') != ok:
         bad.append(f'{a}: row {row} for peak {mp} / {pp}, final {mf} / {pf}: within is {ok}')
 for b in bad:

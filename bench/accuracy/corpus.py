@@ -129,11 +129,12 @@ PROGRAMS = [
 INPUTS = [('big.c', make_c), ('log.txt', make_text), ('data.json', make_json), ('repo.git', make_repo)]
 
 
-def prepare(work):
-    """Makes the inputs in @work (each once)."""
+def prepare(work, programs):
+    """Makes the inputs of @programs in @work (each once)."""
     for name, make in INPUTS:
         path = os.path.join(work, name)
-        if not os.path.exists(path):
+        used = any('{work}/' + name in a for p in programs for a in p['argv'])
+        if used and not os.path.exists(path):
             make(path)
 
 

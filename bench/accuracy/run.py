@@ -245,7 +245,7 @@ def main(argv):
     os.makedirs(work, exist_ok=True)
     progress = Progress()
     progress.say(f'accuracy: making the inputs in {work} ...')
-    corpus.prepare(work)
+    corpus.prepare(work, programs)
     results, started = [], time.time()
     with open(os.path.join(work, 'stderr.log'), 'w') as log:
         for n, p in enumerate(programs, 1):
