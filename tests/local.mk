@@ -144,6 +144,9 @@ EXTRA_DIST += tests/diagnose.sh tests/diagnose/hand.rep
 # a default CPython program: the coverage line, its layers, pymalloc modelled
 TESTS += tests/diagnose_python.sh
 EXTRA_DIST += tests/diagnose_python.sh
+# bench/accuracy/run.py: its arguments and one program of its corpus end to end
+TESTS += tests/accuracy.sh
+EXTRA_DIST += tests/accuracy.sh
 # thread exit recorded and replayed, against glibc's arenas (tests/diagnose/waves.c)
 check_PROGRAMS += tests/diagnose_waves
 tests_diagnose_waves_SOURCES = tests/diagnose/waves.c
