@@ -1,7 +1,8 @@
 #!/bin/sh
 # Pictures that stay readable at any heap size: the heaps the demo draws
 # (bench/demo.sh's workload, 500,000 x 1 KiB, free 90%, free the rest,
-# replayed as a trace on every allocator model, a picture after each step;
+# replayed as a trace on every allocator model, a picture after each step,
+# where bump's alike regions must be folded into one box;
 # and bump's picture of 100,000 small blocks of mixed sizes)
 # and every lab's pictures (each lab program with --pictures, its quick
 # run) must each be at most 1,600 pixels wide at their natural size, and
@@ -85,6 +86,19 @@ elif grep -q "cells not drawn" "$tmp/demo/bump-small/bump-small-mixed.dot"; then
 	echo "FAIL: bump's picture of 100,000 small blocks leaves cells out without saying of what"
 	fail=1
 fi
+
+# 2c. bump on the demo's heap fills eight regions of 64 MiB, the first
+# seven full and alike (blocks of 1 KiB, as many in each): a teacher
+# draws them once with a count, so each picture has two region boxes,
+# the folded seven and the current one.
+for f in "$tmp"/demo/bump/*.dot; do
+	[ -f "$f" ] || continue
+	boxes=$(grep -c 'subgraph cluster_[0-9]' "$f")
+	if [ "$boxes" != 2 ] || ! grep -q 'label=<× 7 alike regions' "$f"; then
+		echo "FAIL: ${f#"$tmp"/} draws $boxes region boxes (want the seven alike regions folded into one, and the current)"
+		fail=1
+	fi
+done
 
 # 3. Every lab's pictures (quick runs).
 mkdir -p "$tmp/labs"
