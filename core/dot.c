@@ -334,7 +334,8 @@ static bool same_cell(const hl_dot_t *d, const hl_dot_cell_t *a, const hl_dot_ce
 {
 	enum { BLOCK_CELLS_UP_TO = 256 };
 	bool named = (a->block || b->block) && d->ncells <= BLOCK_CELLS_UP_TO;
-	return !a->port[0] && !b->port[0] && !named && a->state == b->state && !strcmp(a->label, b->label);
+	return !a->port[0] && !b->port[0] && !a->gap && !b->gap && !named && a->state == b->state &&
+	       !strcmp(a->label, b->label);
 }
 
 /* A full strip folds its runs in place (each becomes one cell with a
@@ -358,22 +359,46 @@ static void fold_cells(hl_dot_t *d)
 	d->ncells = out;
 }
 
+/* Says in place how many cells were left out since the last cell kept
+ * ("… 97,960 cells not drawn (95.1 MiB)"), before a cell with a port. */
+static void gap_cell(hl_dot_t *d)
+{
+	char n[32], sz[32];
+	hl_dot_cell_t *g = &d->cells[d->ncells++];
+	memset(g, 0, sizeof *g);
+	g->state = HL_BLOCK_TOP;
+	g->gap = true;
+	g->repeat = 1;
+	snprintf(g->label, sizeof g->label, "… %s %s not drawn%s%s%s", hl_dot_count(d->dropped, n, sizeof n),
+		 d->dropped == 1 ? "cell" : "cells", d->dropped_bytes ? " (" : "",
+		 d->dropped_bytes ? hl_dot_size(d->dropped_bytes, sz, sizeof sz) : "", d->dropped_bytes ? ")" : "");
+	d->dropped = 0;
+	d->dropped_bytes = 0;
+}
+
 static hl_dot_cell_t *new_cell(hl_dot_t *d, hl_block_state_t st, const char *port)
 {
 	d->used_states |= 1u << st;
-	if (d->ncells == HL_DOT_MAX_CELLS)
+	if (d->ncells >= HL_DOT_MAX_CELLS)
 		fold_cells(d);
-	d->last_dropped = d->ncells == HL_DOT_MAX_CELLS;
+	/* a cell with a port may be where an edge ends: it is kept (with the
+	 * cells left out before it said in place) while room remains */
+	bool ported = port && *port;
+	d->last_dropped = d->ncells >= HL_DOT_MAX_CELLS &&
+			  (!ported || d->ncells + 2 > HL_DOT_MAX_CELLS + HL_DOT_PORT_CELLS);
 	if (d->last_dropped) {
 		d->dropped++;
 		return NULL;
 	}
+	if (d->dropped)
+		gap_cell(d);
 	hl_dot_cell_t *c = &d->cells[d->ncells++];
 	c->state = st;
 	snprintf(c->port, sizeof c->port, "%s", port ? port : "");
 	c->block = NULL;
 	c->repeat = 1;
 	c->bytes = 0;
+	c->gap = false;
 	return c;
 }
 
@@ -481,6 +506,10 @@ static void group_at(const hl_dot_t *d, int i, group_t *g)
 		run++;
 	memset(g, 0, sizeof *g);
 	g->period = 1;
+	if (d->cells[i].gap) {   /* cells left out: drawn as their note */
+		g->cells = g->shown = 1;
+		return;
+	}
 	g->fold = run >= FOLD_AT;
 	for (int k = 0; k < run; k++) {
 		g->repeat[0] += d->cells[i + k].repeat;
@@ -536,6 +565,12 @@ static const hl_dot_cell_t *group_cell(const hl_dot_t *d, int i, const group_t *
 
 static void emit_group_cell(hl_dot_t *d, const hl_dot_cell_t *c, const char *pre, const char *suffix, bool name_block)
 {
+	if (c->gap) {
+		dot_printf(d, "<TD BORDER=\"0\">");
+		put_escaped(d, c->label);
+		dot_printf(d, "</TD>");
+		return;
+	}
 	dot_printf(d, "<TD BGCOLOR=\"%s\"", palette[c->state].fill);
 	if (c->port[0])
 		dot_printf(d, " PORT=\"%s\"", c->port);
@@ -611,8 +646,8 @@ void hl_dot_strip_end(hl_dot_t *d)
 		char n[32], sz[32];
 		if (col == columns)
 			dot_printf(d, "</TR><TR>");
-		dot_printf(d, "<TD BORDER=\"0\" COLSPAN=\"%d\">&#8230; %s more cells not drawn", columns,
-			   hl_dot_count(d->dropped, n, sizeof n));
+		dot_printf(d, "<TD BORDER=\"0\" COLSPAN=\"%d\">&#8230; %s more %s not drawn", columns,
+			   hl_dot_count(d->dropped, n, sizeof n), d->dropped == 1 ? "cell" : "cells");
 		if (d->dropped_bytes)
 			dot_printf(d, " (%s)", hl_dot_size(d->dropped_bytes, sz, sizeof sz));
 		dot_printf(d, "</TD>");
@@ -648,6 +683,8 @@ static void mark_edge(hl_dot_t *d, const char *from, const char *to, hl_dot_edge
 			}
 	if (head < 0)
 		head = find_head(d, from);
+	if (d->nlinks == HL_DOT_MAX_LINKS)   /* a head with a letter and no mark would mislead */
+		return;
 	if (head < 0) {
 		if (d->nheads == HL_DOT_MAX_HEADS)
 			return;
@@ -656,8 +693,6 @@ static void mark_edge(hl_dot_t *d, const char *from, const char *to, hl_dot_edge
 		d->heads[head].kind = (unsigned char)kind;
 		d->heads[head].nlinks = 0;
 	}
-	if (d->nlinks == HL_DOT_MAX_LINKS)
-		return;
 	hl_dot_link_t *l = &d->links[d->nlinks++];
 	snprintf(l->target, sizeof l->target, "%s", to);
 	l->head = (short)head;

@@ -21,7 +21,10 @@
  * points, so that a picture stays under about 1,600 pixels at any heap
  * size; a strip given more than HL_DOT_MAX_CELLS cells folds its runs as
  * it goes, and says how many cells (and, when its cells gave their
- * sizes, bytes) it could still not draw.
+ * sizes, bytes) it could still not draw.  A cell with a port is kept even
+ * then (up to HL_DOT_PORT_CELLS more), the cells left out before it said
+ * in place, so that an edge's marks never point at a cell not drawn: a
+ * policy gives ports only to the cells its edges end in.
  * Addresses are printed with hl_dot_addr as "region#k+0xoff", so the same
  * operations give the same picture on every run.
  *
@@ -55,6 +58,7 @@ typedef enum hl_dot_edge_kind {
 } hl_dot_edge_kind_t;
 
 #define HL_DOT_MAX_CELLS 2048
+#define HL_DOT_PORT_CELLS 256  /**< room past a full strip for cells with a port */
 #define HL_DOT_STRIP_PT 900    /**< widest strip, in points (4/3 pixel each) */
 #define HL_DOT_MAX_LINKS 1024  /**< edges into cells (marks) per picture */
 #define HL_DOT_MAX_HEADS 128   /**< nodes whose edges end in cells */
@@ -67,6 +71,7 @@ typedef struct hl_dot_cell {
 	const void *block;         /**< the block it draws (walker address), or NULL */
 	unsigned long repeat;      /**< alike cells it stands for (folded as they came) */
 	size_t bytes;              /**< bytes they stand for, 0 when not given */
+	bool gap;                  /**< not a cell: "… N cells not drawn" here */
 } hl_dot_cell_t;
 
 /** An edge that ends in a cell, drawn as marks (see above). */
@@ -100,7 +105,7 @@ typedef struct hl_dot {
 	char strip_label[128];
 	int strip_columns;
 	int ncells;
-	hl_dot_cell_t cells[HL_DOT_MAX_CELLS];
+	hl_dot_cell_t cells[HL_DOT_MAX_CELLS + HL_DOT_PORT_CELLS];
 	unsigned long dropped;     /**< cells beyond HL_DOT_MAX_CELLS, after folding */
 	size_t dropped_bytes;      /**< the bytes those gave (hl_dot_cell_bytes) */
 	bool last_dropped;         /**< the cell added last could not be kept */

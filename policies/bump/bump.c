@@ -357,7 +357,11 @@ static void bump_stats(void *st, hl_statw_t *w)
  * ×62,481 (976 KiB)", and once a region has drawn REGION_CELLS cells,
  * its remaining blocks become one cell that says how many there are,
  * their sizes and their bytes.  The region's descriptor, padding and the
- * cursor's cell are always drawn. */
+ * cursor's cell are always drawn.  Full regions alike (every block of
+ * one size, the same count, the same unused tail), one after the other,
+ * are drawn once with a count, as slab draws its alike slabs: "× 7 alike
+ * regions, region#2 to region#8", the region drawn once under "each";
+ * the current region (the cursor's) is always drawn on its own. */
 enum { FOLD_OVER = 256, RUN_AT = 4, REGION_CELLS = 64 };
 
 typedef struct draw_run {
@@ -366,15 +370,31 @@ typedef struct draw_run {
 	const void *addr[RUN_AT - 1];  /**< a short run's blocks, drawn one by one */
 } draw_run_t;
 
+/* What a full region holds when every block in it has one size. */
+typedef struct region_shape {
+	size_t size;          /**< each block's payload */
+	unsigned long count;  /**< its blocks */
+	size_t top;           /**< the unused tail */
+} region_shape_t;
+
+/* Regions alike, one after the other, not drawn yet. */
+typedef struct alike {
+	const bump_region_t *first;
+	region_shape_t shape;
+	unsigned long n;
+	int from, to;         /**< their region numbers (page source) */
+} alike_t;
+
 typedef struct draw {
 	hl_dot_t *d;
 	const bump_state_t *s;
 	int region;
 	int strips;
-	bool fold;        /**< the heap is large: fold runs of alike blocks */
+	bool fold;        /**< the heap is large: fold runs of alike blocks and regions */
 	int cells;        /**< cells drawn in this region */
 	draw_run_t run;   /**< blocks of one size, not drawn yet */
 	draw_run_t rest;  /**< the region's blocks beyond REGION_CELLS */
+	alike_t alike;    /**< full regions alike, not drawn yet */
 } draw_t;
 
 static void draw_live(draw_t *dr, const void *addr, size_t size)
@@ -432,18 +452,23 @@ static void fold_live(draw_t *dr, const hl_block_t *b)
 	r->count++;
 }
 
+/* Ends the region's cluster being drawn, if any. */
+static void close_region(draw_t *dr)
+{
+	if (dr->region < 0)
+		return;
+	flush_runs(dr);
+	hl_dot_strip_end(dr->d);
+	hl_dot_cluster_end(dr->d);
+	dr->region = -1;
+}
+
 static int draw_block(const hl_block_t *b, void *arg)
 {
 	draw_t *dr = arg;
 	hl_dot_t *d = dr->d;
-	if (dr->region < 0)   /* the walker holds the lock now */
-		dr->fold = dr->s->blocks > FOLD_OVER;
 	if (b->region != dr->region) {
-		if (dr->region >= 0) {
-			flush_runs(dr);
-			hl_dot_strip_end(d);
-			hl_dot_cluster_end(d);
-		}
+		close_region(dr);
 		char label[64], node[32];
 		snprintf(label, sizeof label, "region#%d", b->region);
 		snprintf(node, sizeof node, "region%d", dr->strips++);
@@ -470,15 +495,83 @@ static int draw_block(const hl_block_t *b, void *arg)
 	return 0;
 }
 
+/* Whether full region @p r has every block of one size (no filler). */
+static bool region_uniform(const bump_region_t *r, region_shape_t *sh)
+{
+	*sh = (region_shape_t){ 0, 0, (size_t)(r->base + r->size - r->cursor) };
+	for (const char *q = r->base + desc_bytes(); q < r->cursor;) {
+		const bump_header_t *h = (const bump_header_t *)q;
+		if ((h->flags & FILLER) || (sh->count && h->size != sh->size))
+			return false;
+		sh->size = h->size;
+		sh->count++;
+		q += HEADER + h->size;
+	}
+	return sh->count > 0;
+}
+
+/* Draws the alike regions not drawn yet: one as itself, more once with a count. */
+static void flush_alike(draw_t *dr)
+{
+	alike_t *a = &dr->alike;
+	if (a->n == 1)
+		walk_region(dr->s->heap, a->first, draw_block, dr);
+	else if (a->n > 1) {
+		close_region(dr);
+		const region_shape_t *sh = &a->shape;
+		char label[128], node[32], n[32], sz[32];
+		snprintf(label, sizeof label, "× %s alike regions, region#%d to region#%d: %s of blocks in all",
+			 hl_dot_count(a->n, n, sizeof n), a->from, a->to,
+			 hl_dot_size(a->n * sh->count * sh->size, sz, sizeof sz));
+		snprintf(node, sizeof node, "region%d", dr->strips++);
+		hl_dot_cluster_begin(dr->d, label);
+		hl_dot_strip_begin(dr->d, node, "each: address →", 0);
+		hl_dot_cell(dr->d, HL_BLOCK_META, NULL, "region %zu", desc_bytes());
+		hl_dot_run_cell(dr->d, HL_BLOCK_LIVE, sh->count, sh->count * sh->size, "%s of %zu B",
+				sh->count == 1 ? "block" : "blocks", sh->size);
+		hl_dot_cell(dr->d, HL_BLOCK_TOP, NULL, "unused %zu", sh->top);
+		hl_dot_strip_end(dr->d);
+		hl_dot_cluster_end(dr->d);
+	}
+	a->n = 0;
+}
+
+/* Draws the regions oldest first (region numbers rise down the picture),
+ * folding runs of alike full regions when the heap is large. */
+static void draw_regions(draw_t *dr, const bump_region_t *r)
+{
+	if (!r)
+		return;
+	draw_regions(dr, r->prev);
+	alike_t *a = &dr->alike;
+	region_shape_t sh;
+	size_t off = 0;
+	int k = hl_os_locate(hl_heap_os(dr->s->heap), r->base, &off);
+	if (dr->fold && r != dr->s->current && region_uniform(r, &sh)) {
+		if (a->n && sh.size == a->shape.size && sh.count == a->shape.count && sh.top == a->shape.top) {
+			a->n++;
+			a->to = k;
+			return;
+		}
+		flush_alike(dr);
+		*a = (alike_t){ r, sh, 1, k, k };
+		return;
+	}
+	flush_alike(dr);
+	walk_region(dr->s->heap, r, draw_block, dr);
+}
+
 static void bump_snapshot(void *st, hl_dot_t *d)
 {
 	bump_state_t *s = st;
 	draw_t dr = { .d = d, .s = s, .region = -1 };
-	bump_walk(s, draw_block, &dr);
+	pthread_mutex_lock(&s->lock);
+	dr.fold = s->blocks > FOLD_OVER;
+	draw_regions(&dr, s->current);
+	flush_alike(&dr);
+	pthread_mutex_unlock(&s->lock);
 	if (dr.region >= 0) {
-		flush_runs(&dr);
-		hl_dot_strip_end(d);
-		hl_dot_cluster_end(d);
+		close_region(&dr);
 		hl_dot_list_node(d, "cursor_ptr", "cursor");
 		char to[40];
 		snprintf(to, sizeof to, "region%d:cursor", dr.strips - 1);

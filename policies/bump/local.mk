@@ -1,4 +1,6 @@
 # Policy 'bump': its sources join the core library when configured in.
+# regions.rep: the trace of its golden picture of many regions (golden.test).
+EXTRA_DIST += policies/bump/regions.rep
 if HL_POLICY_BUMP
 libhlcore_la_SOURCES += policies/bump/bump.h policies/bump/bump.c
 endif
