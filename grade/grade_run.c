@@ -221,8 +221,9 @@ int gr_grade_traces(const gr_opts_t *o, gr_row_t *rows)
 			count_run(o, o->traces[i], o->reference, o->ref_conf, false, &w->ref);
 			count_run(o, o->traces[i], o->policy, o->conf, true, &w->mine);
 			if (!w->ref.counted) {
-				fprintf(stderr, "heaplab: cannot count the reference's instructions on %s: %s\n",
-					w->name, w->ref.count_error);
+				fprintf(stderr, "heaplab: cannot count the reference's instructions on %s: %s "
+					"(valgrind counts them; --no-throughput grades without)\n", w->name,
+					w->ref.count_error);
 				return 2;
 			}
 		}
