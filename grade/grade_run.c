@@ -13,20 +13,35 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "grade.h"
 #include "../visualize/bound.h"
 
-/* valgrind is about fifty times slower than the native replay. */
-enum { COUNT_SLOWDOWN = 50 };
+/* valgrind is about fifty times slower than the native replay; a child
+ * that waits instead of computing (a deadlock) is stopped by the clock at
+ * ten times its CPU limit. */
+enum { COUNT_SLOWDOWN = 50, WALL_BACKSTOP = 10 };
+
+/* The calling child may use @p seconds of CPU time (SIGXCPU after), and
+ * ten times as long by the clock (SIGALRM): CPU time, not the clock, so
+ * that a busy machine does not cost a student a trace. */
+static void limit_child(unsigned seconds)
+{
+	if (!seconds)
+		return;
+	struct rlimit rl = { seconds, seconds + 1 };
+	setrlimit(RLIMIT_CPU, &rl);
+	alarm(seconds * WALL_BACKSTOP);
+}
 
 static void child_replay(const gr_opts_t *o, const hl_trace_t *t, const char *policy, const char *conf,
 			 bool limited, int fd)
 {
 	gr_run_t out = { 0 };
-	if (limited && o->timeout)
-		alarm(o->timeout);
+	if (limited)
+		limit_child(o->timeout);
 	hl_heap_t *h = hl_heap_new(policy, conf);
 	if (!h) {
 		snprintf(out.error, sizeof out.error, "%s", hl_last_error());
@@ -61,8 +76,10 @@ static void explain_death(int status, FILE *err, unsigned timeout, char *buf, si
 {
 	char said[256] = "";
 	last_line(err, said, sizeof said);
-	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
 		snprintf(buf, len, "timed out after %u s", timeout);
+	else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+		snprintf(buf, len, "timed out after %u s by the clock (waiting, not computing)", timeout * WALL_BACKSTOP);
 	else if (WIFSIGNALED(status))
 		snprintf(buf, len, "crashed (%s)%s%.100s", strsignal(WTERMSIG(status)), said[0] ? ": " : "", said);
 	else
@@ -173,8 +190,8 @@ static void count_run(const gr_opts_t *o, const char *path, const char *policy, 
 		int null = open("/dev/null", O_WRONLY);
 		dup2(null, STDOUT_FILENO);
 		dup2(fileno(err), STDERR_FILENO);
-		if (limited && o->timeout)
-			alarm(o->timeout * COUNT_SLOWDOWN);
+		if (limited)
+			limit_child(o->timeout * COUNT_SLOWDOWN);
 		execvp("valgrind", argv);
 		fprintf(stderr, "cannot run valgrind: %s\n", strerror(errno));
 		_exit(127);
