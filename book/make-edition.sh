@@ -16,6 +16,8 @@
 #     object whose only global symbol is the policy's table): the labs
 #     that compare with it and `heaplab grade`, whose reference it is,
 #     still run, and its header says only what the policy is;
+#   - traces/hidden, the traces `heaplab grade` scores on without showing
+#     them, is left out;
 #   - an EDITION file says "student": the checks of the answer keys skip
 #     there (tests/book_lib.sh, answers_needed).
 # The tree is then bootstrapped again (its Makefile.in no longer names
@@ -46,7 +48,9 @@ student)
 		skip && /^[ \t]/ { next }
 		{ skip = 0; print }' "$dir/book/questions.txt" > "$dir/book/questions.txt.tmp"
 	mv "$dir/book/questions.txt.tmp" "$dir/book/questions.txt"
-	# 3. firstfit compiled, its sources out
+	# 3. the hidden traces out
+	rm -rf "$dir/traces/hidden"
+	# 4. firstfit compiled, its sources out
 	ff=$dir/policies/firstfit
 	# (its Check suite stays: it tests behaviour, it is not the solution)
 	find "$ff" -maxdepth 1 \( -name "*.c" -o -name "*.h" \) ! -name "test_*" -delete

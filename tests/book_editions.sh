@@ -7,7 +7,9 @@
 #   2. it has no source of firstfit (no line found only in firstfit's
 #      sources), only its compiled object, whose one global symbol is the
 #      policy's table;
-#   3. unpacked, it configures with the student skeleton, builds, and its
+#   3. it has none of the hidden traces of the malloc lab (traces/hidden,
+#      by name or by content), which the instructor's kit has;
+#   4. unpacked, it configures with the student skeleton, builds, and its
 #      checks pass: the skeleton's, the shipped firstfit's, the labs that
 #      use firstfit and heaplab grade (whose reference is firstfit).
 . "${srcdir:-.}/tests/book_lib.sh"
@@ -87,7 +89,28 @@ solution_c=$(ls "$hand"/policies/firstfit/*.c 2> /dev/null | grep -v '/test_[^/]
 globals=$(nm -g --defined-only "$hand/policies/firstfit/firstfit-prebuilt.o" 2> /dev/null | awk '{ print $3 }' | tr '\n' ' ')
 [ "$globals" = "hl_policy_firstfit " ] || fail "the shipped firstfit object defines '$globals', not only hl_policy_firstfit"
 
-# 3. it builds and its labs pass (the policies those labs use, and the
+# 3. the hidden traces: in the instructor's kit, nowhere in the handout
+# (neither the folder nor any file with one's content, under any name)
+n_hidden=0
+for f in "$src"/traces/hidden/*.rep; do
+	[ -f "$f" ] || continue
+	n_hidden=$((n_hidden + 1))
+	sum=$(cksum < "$f")
+	find "$hand" -type f -size "$(wc -c < "$f")c" | while read -r g; do
+		[ "$(cksum < "$g")" = "$sum" ] && echo "$g"
+	done > "$tmp/copies"
+	[ -s "$tmp/copies" ] && fail "the handout holds the hidden trace $(basename "$f"): $(head -n 1 "$tmp/copies")"
+done
+[ "$n_hidden" -ge 4 ] || fail "only $n_hidden hidden traces in $src/traces/hidden (is the set missing?)"
+[ -e "$hand/traces/hidden" ] && fail "the handout has traces/hidden"
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$build" dist-instructor > "$tmp/dist-i.log" 2>&1 ||
+	{ cat "$tmp/dist-i.log"; fail "make dist-instructor failed"; }
+kit=$(ls "$build"/heaplab-instructor-*.tar.gz 2> /dev/null | head -n 1)
+n_kit=$(tar -tzf "$kit" 2> /dev/null | grep -c '/traces/hidden/hidden-.*\.rep$')
+[ "$n_kit" = "$n_hidden" ] || fail "the instructor's kit has $n_kit of the $n_hidden hidden traces"
+rm -f "$kit"
+
+# 4. it builds and its labs pass (the policies those labs use, and the
 # targets they need: a full build is the lead's `make distcheck`-like job)
 mkdir "$tmp/b"
 (cd "$tmp/b" && "$hand/configure" -q --with-policy=bins,firstfit,student > "$tmp/configure.log" 2>&1) ||
@@ -100,9 +123,9 @@ for t in $checks; do
 		{ tail -n 10 "$tmp/run.log"; fail "the handout's $t does not pass"; }
 done
 # heaplab grade scores the skeleton against the shipped firstfit
-"$tmp/b/heaplab" grade --repeat 1 --json short1-bal > "$tmp/grade.json" 2> "$tmp/grade.err" ||
+"$tmp/b/heaplab" grade --no-throughput --json short1-bal > "$tmp/grade.json" 2> "$tmp/grade.err" ||
 	fail "heaplab grade fails in the handout: $(cat "$tmp/grade.err")"
 grep -q '"policy":"student","reference":"firstfit"' "$tmp/grade.json" && grep -q '"ref_valid":true' "$tmp/grade.json" &&
 	grep -q '"correct":1,"total":1' "$tmp/grade.json" || fail "heaplab grade did not score student against firstfit: $(cat "$tmp/grade.json")"
-[ $bad -eq 0 ] && echo "student handout: none of $n_ans answer lines, $n_why explanations or $n_sol lines of firstfit's sources in it; configured, built, and $checks passed, and heaplab grade scored the skeleton against firstfit"
+[ $bad -eq 0 ] && echo "student handout: none of $n_ans answer lines, $n_why explanations or $n_sol lines of firstfit's sources in it, none of the $n_hidden hidden traces (all in the instructor's kit); configured, built, and $checks passed, and heaplab grade scored the skeleton against firstfit"
 exit $bad

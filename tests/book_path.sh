@@ -1,7 +1,8 @@
 #!/bin/sh
 # The course path (book/course-path.md) covers the whole book: each of its
-# two tables (the ten-week unit and the three-week version) names every
-# chapter 1-14 and every lab 01-12; every link on the page points to a file
+# three tables (the fourteen-week semester, the ten-week unit and the
+# three-week version) names every
+# chapter (but 15) and every lab; every link on the page points to a file
 # that exists; each chapter's header states the week the ten-week table
 # first gives it and links to its lab; each lab README states the week the
 # table first gives it, links to a chapter that exists and that chapter's
@@ -15,7 +16,7 @@ need_page "$path"
 rows() {
 	awk -v h="$1" '/^## / { on = ($0 == "## " h) } on && /^\| *[0-9]+ *\|/' "$path"
 }
-for table in "The ten-week unit" "The three-week version"; do
+for table in "The fourteen-week semester" "The ten-week unit" "The three-week version"; do
 	r=$(rows "$table")
 	[ -n "$r" ] || { fail "no table under '## $table'"; continue; }
 	for f in "$book"/[0-9][0-9]-*.md; do
@@ -28,6 +29,27 @@ for table in "The ten-week unit" "The three-week version"; do
 		echo "$r" | grep -q "](\.\./exercises/$d/README\.md)" || fail "$table: lab $d is not on the path"
 	done
 done
+
+# the fourteen-week table's word counts: wc -w of each page it links (the
+# chapters, then the labs' READMEs) once its \if instructor sections are
+# cut, as make dist-student cuts them: within a tenth of the table's figure
+student_words() {
+	awk '/^[ \t]*\\if instructor([ \t]|$)/ { d++; next } d && /^[ \t]*\\if[ \t]/ { d++; next }
+		d && /^[ \t]*\\endif([ \t]|$)/ { d--; next } !d' "$@" | wc -w
+}
+words_wrong=$(rows "The fourteen-week semester" | while IFS='|' read -r _ week reading words lab lwords _; do
+	pages=$(echo "$reading" | grep -o '](\([0-9][0-9]-[^)]*\.md\))' | sed 's/^](//; s/)$//; s|^|'"$book"'/|')
+	labs=$(echo "$lab" | grep -o '](\.\./exercises/[^)]*)' | sed 's/^](\.\.\///; s/)$//; s|^|'"$top"'/|')
+	want=$(echo "$words" | tr -d ' ,') lwant=$(echo "$lwords" | tr -d ' ,')
+	got=$(student_words $pages) lgot=$(student_words $labs)
+	# within a tenth: a workload, not a figure to keep to the word
+	awk -v g="$got" -v w="$want" 'BEGIN { exit !(w > 0 && g >= 0.9 * w && g <= 1.1 * w) }' ||
+		echo "week$week: the reading has $got words, the table says $want"
+	awk -v g="$lgot" -v w="$lwant" 'BEGIN { exit !(w > 0 && g >= 0.9 * w && g <= 1.1 * w) }' ||
+		echo "week$week: the lab has $lgot words, the table says $lwant"
+done)
+[ -z "$words_wrong" ] || fail "the fourteen-week table's words are wrong:
+$words_wrong"
 
 # every link of the page resolves
 for l in $(grep -o '](\([^)#]*\))' "$path" | sed 's/^](//; s/)$//'); do
@@ -73,5 +95,5 @@ for readme in "$top"/exercises/[0-9][0-9]-*/README.md; do
 		fail "lab $d names $primary first, but that chapter's header does not link to the lab"; }
 done
 [ "$nlab" -ge 12 ] || fail "only $nlab labs"
-[ $bad -eq 0 ] && echo "course path: $nch chapters and $nlab labs on both tables, weeks and links agree both ways"
+[ $bad -eq 0 ] && echo "course path: $nch chapters and $nlab labs on the three tables, weeks and links agree both ways, the fourteen-week words counted"
 exit $bad

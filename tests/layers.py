@@ -137,7 +137,8 @@ FOLDERS = {
     "visualize": ["trace", "core"],
     "diagnose": ["visualize", "trace", "core"],
     "fidelity": ["trace", "core"],
-    "cli": ["diagnose", "fidelity", "visualize", "trace", "core"],
+    "grade": ["visualize", "trace", "core"],
+    "cli": ["diagnose", "grade", "fidelity", "visualize", "trace", "core"],
 }
 # Names the library defines for the C library's callers (the malloc family
 # of the preload shims, a program's main): a use of them is a call to the C

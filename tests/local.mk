@@ -174,3 +174,7 @@ EXTRA_DIST += tests/bins_oom_threads.sh
 # allocators and every policy (tests/libc_malloc_tests.sh)
 TESTS += tests/libc_malloc_tests.sh
 EXTRA_DIST += tests/libc_malloc_tests.sh tests/libc
+# heaplab grade: each part of the malloc lab's score sheet, firstfit against
+# the student skeleton (valgrind counts the instructions).
+TESTS += tests/grade_components.sh
+EXTRA_DIST += tests/grade_components.sh

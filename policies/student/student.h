@@ -35,7 +35,7 @@
  *   student.c                the whole policy
  *   student.h                types
  *
- * Invariants (checked by st_check, under the lock)
+ * Invariants (for st_check to check, under the lock: TODO(student))
  *   lo = base + 8,  lo ≤ hi,  hi + 8 ≤ break
  *   Σ size(b) over every block from lo  = hi - lo
  *   size(b) ≡ 0 (mod 16),  size(b) ≥ MIN,  (b + 8) ≡ 0 (mod 16)
