@@ -17,7 +17,9 @@ EXTRA_DIST += book/make-edition.sh book/editions.mk
 # firstfit as one relocatable, position-independent object without debug
 # information whose only global symbol is its table: built from the
 # sources with the project's flags (no sanitizer, whatever this build has).
-book/firstfit-prebuilt.o: $(HL_FIRSTFIT_SRCS:%=$(top_srcdir)/policies/firstfit/%.c) $(top_srcdir)/policies/firstfit/firstfit.h config.h
+# (libhlcore.la: remade whenever a core header firstfit includes changes,
+# which may change the layout the handout's core expects)
+book/firstfit-prebuilt.o: $(HL_FIRSTFIT_SRCS:%=$(top_srcdir)/policies/firstfit/%.c) $(top_srcdir)/policies/firstfit/firstfit.h config.h libhlcore.la
 	@case " $(HL_POLICIES) " in *" firstfit "*) ;; *) echo "make dist-student: firstfit is not compiled in (configure --with-policy=all)" >&2; exit 1 ;; esac
 	@test -z "$(HL_SANITIZERS)$(HL_FUZZ_LDFLAGS)" || { echo "make dist-student: this build has sanitizers; the handout's firstfit must not (configure without --enable-sanitizers)" >&2; exit 1; }
 	$(AM_V_GEN)rm -rf book/firstfit.tmp && $(MKDIR_P) book/firstfit.tmp && \
