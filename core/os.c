@@ -21,6 +21,9 @@
 #ifndef MADV_FREE
 #define MADV_FREE 8
 #endif
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
 
 static const char *const call_names[HL_OS_NCALLS] = {
 	"mmap", "munmap", "madvise(DONTNEED)", "madvise(FREE)", "mprotect", "mincore", "brk", "mremap",
@@ -399,11 +402,22 @@ int hl_os_guard(hl_os_t *os, void *addr, size_t size)
 
 /* ---- the emulated program break ---------------------------------------- */
 
+/* The break is mapped as it grows, as the kernel's brk grows its mapping:
+ * a process's address space (VmSize, and RLIMIT_AS) holds only what the
+ * break has reached, so a program that lowers `ulimit -v` after start-up
+ * keeps room for its threads' stacks.  Growing in place needs free address
+ * space above the break, so each break starts in a slot of its own in the
+ * wide gap above the process's real break (the one glibc's malloc would
+ * use), a slot as wide as the break may grow; the kernel places other
+ * mappings from the top of the address space down, far from there.  A
+ * break that finds no free slot is mapped whole at once (PROT_NONE), as
+ * heaplab did before, sized to fit the address limit. */
+enum { BRK_SLOTS = 256 };
+static unsigned next_brk_slot;
+
 /* Half the address space the process may have (RLIMIT_AS), or
  * @p want when that is more: a break reserved whole at start-up must leave
- * room under `ulimit -v` or a container's limit for everything else (the
- * program, its threads' stacks, the heap's other regions).  The break then
- * refuses to grow at that size, as the kernel's brk does at the limit. */
+ * room under `ulimit -v` or a container's limit for everything else. */
 static size_t fit_address_limit(hl_os_t *os, size_t want)
 {
 	struct rlimit as;
@@ -413,13 +427,76 @@ static size_t fit_address_limit(hl_os_t *os, size_t want)
 	return fit > os->page ? fit : os->page;
 }
 
+/* Maps @p size bytes at exactly @p at, or fails without touching what is
+ * mapped there (EEXIST), or at the address limit (ENOMEM). */
+static bool map_exactly(char *at, size_t size, int prot)
+{
+	void *p = mmap(at, size, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (p == MAP_FAILED)
+		return false;
+	if (p != at) {         /* a kernel older than 4.17 took it as a hint */
+		munmap(p, size);
+		errno = EEXIST;
+		return false;
+	}
+	return true;
+}
+
+/* Maps the first page of a break in a free slot; NULL when none is. */
+static char *map_brk_slot(hl_os_t *os, size_t max)
+{
+	const uintptr_t gib = (uintptr_t)1 << 30;
+	uintptr_t real = (uintptr_t)sbrk(0);
+	uintptr_t first = real == (uintptr_t)-1 ? (uintptr_t)1 << 40 : hl_ptr_align_up(real, gib) + gib;
+	uintptr_t stride = hl_ptr_align_up(max, gib) + gib;
+	if (stride > ((uintptr_t)1 << 46) / BRK_SLOTS)
+		return NULL;
+	unsigned slot = __atomic_fetch_add(&next_brk_slot, 1, __ATOMIC_RELAXED);
+	for (unsigned tries = 0; tries < BRK_SLOTS; tries++, slot++) {
+		char *at = (char *)(first + (slot % BRK_SLOTS) * stride);
+		if (map_exactly(at, os->page, PROT_NONE))
+			return at;
+		if (errno == ENOMEM)
+			return NULL;
+	}
+	return NULL;
+}
+
+/* The break's mapping is now @p mapped bytes long (lock taken here). */
+static void brk_mapped(hl_os_t *os, hl_brk_t *b, size_t mapped)
+{
+	pthread_mutex_lock(&os->lock);
+	hl_region_rec_t *r = region_at(os, (uintptr_t)b->base);
+	if (r)
+		r->size = mapped;
+	pthread_mutex_unlock(&os->lock);
+	add_bytes(&os->reserved_bytes, &os->peak_reserved, (int64_t)mapped - (int64_t)b->mapped);
+	b->mapped = mapped;
+}
+
 int hl_brk_init(hl_os_t *os, hl_brk_t *b, size_t max)
 {
-	b->max = hl_align_up(fit_address_limit(os, max), os->page);
 	b->end = 0;
-	b->base = reserve(os, b->max, os->page, false, HL_REGION_BRK);
-	if (!b->base)
-		return -1;
+	b->max = hl_align_up(max, os->page);
+	b->base = map_brk_slot(os, b->max);
+	if (b->base) {
+		count_call(os, HL_OS_MMAP, b->base, os->page);
+		b->grows = true;
+		b->mapped = 0;
+		if (region_add(os, b->base, os->page, HL_REGION_BRK) < 0) {
+			munmap(b->base, os->page);
+			errno = ENOMEM;
+			return -1;
+		}
+		brk_mapped(os, b, os->page);
+	} else {
+		b->grows = false;
+		b->max = hl_align_up(fit_address_limit(os, b->max), os->page);
+		b->mapped = b->max;
+		b->base = reserve(os, b->max, os->page, false, HL_REGION_BRK);
+		if (!b->base)
+			return -1;
+	}
 	pthread_mutex_lock(&os->lock);
 	hl_region_rec_t *r = region_at(os, (uintptr_t)b->base);
 	if (r)
@@ -434,10 +511,16 @@ void *hl_brk_move(hl_os_t *os, hl_brk_t *b, intptr_t delta)
 	count_call(os, HL_OS_BRK, old, delta < 0 ? (size_t)-delta : (size_t)delta);
 	if (delta > 0) {
 		size_t grow = hl_align_up((size_t)delta, os->page);
-		if (grow > b->max - b->end || hl_os_commit(os, old, grow) < 0) {
-			errno = ENOMEM;
-			return NULL;
+		if (grow > b->max - b->end)
+			goto no_room;
+		if (b->end + grow > b->mapped) {
+			size_t more = b->end + grow - b->mapped;
+			if (injected_fault(os) || !map_exactly(b->base + b->mapped, more, PROT_NONE))
+				goto no_room;    /* a mapping above, or the address limit */
+			brk_mapped(os, b, b->mapped + more);
 		}
+		if (hl_os_commit(os, old, grow) < 0)
+			goto no_room;
 		b->end += grow;
 	} else if (delta < 0) {
 		size_t shrink = hl_align_down((size_t)-delta, os->page);
@@ -447,8 +530,18 @@ void *hl_brk_move(hl_os_t *os, hl_brk_t *b, intptr_t delta)
 		}
 		b->end -= shrink;
 		hl_os_decommit(os, b->base + b->end, shrink);
+		size_t keep = b->end > os->page ? b->end : os->page;
+		if (b->grows && keep < b->mapped) {
+			int saved = errno;
+			munmap(b->base + keep, b->mapped - keep);
+			errno = saved;
+			brk_mapped(os, b, keep);
+		}
 	}
 	return old;
+no_room:
+	errno = ENOMEM;
+	return NULL;
 }
 
 /* ---- measuring --------------------------------------------------------- */

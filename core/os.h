@@ -22,8 +22,9 @@
  * same page without a decommit between; release names a whole region by
  * its base.
  *
- * The emulated program break (hl_brk_t) is a reserved region whose
- * committed prefix grows and shrinks only at its end, like sbrk().
+ * The emulated program break (hl_brk_t) is a region whose committed
+ * prefix grows and shrinks only at its end, like sbrk(); like the kernel's
+ * brk it maps address space only as far as the break has gone.
  */
 #ifndef HL_OS_H
 #define HL_OS_H
@@ -47,7 +48,8 @@ enum hl_region_kind { HL_REGION_MAP = 0, HL_REGION_BRK, HL_REGION_META };
  *  Written under hl_os_t.lock. */
 typedef struct hl_region_rec {
 	uintptr_t base;        /**< 0 = empty slot */
-	size_t size;           /**< bytes reserved, a page multiple (set once) */
+	size_t size;           /**< bytes mapped, a page multiple (set once, but
+	                            a break's follows it) */
 	unsigned seq;          /**< k in "region#k": order of reservation */
 	unsigned kind;         /**< enum hl_region_kind */
 	size_t *brk_end;       /**< for BRK regions: bytes below the break */
@@ -187,14 +189,18 @@ void hl_os_boot_free(void *p, size_t size);
 
 /** An emulated program break. */
 typedef struct hl_brk {
-	char *base;     /**< start of the reserved region */
-	size_t max;     /**< bytes reserved */
+	char *base;     /**< start of the break's region */
+	size_t max;     /**< bytes the break may grow to */
 	size_t end;     /**< bytes below the break (committed, page multiple) */
+	size_t mapped;  /**< bytes mapped at base (at least end) */
+	bool grows;     /**< mapped as it grows (else mapped whole at start) */
 } hl_brk_t;
 
-/** Reserves @p max bytes for a break starting at zero length; under a
- *  finite RLIMIT_AS at most half of it (the break then refuses to grow
- *  past that, as brk does at the limit). */
+/** Starts a break of zero length that may grow to @p max bytes.  The
+ *  break is mapped as it grows, in a slot of address space of its own;
+ *  when no slot is free it is mapped whole now, and then under a finite
+ *  RLIMIT_AS at most half of it (the break refuses to grow past that, as
+ *  brk does at the limit). */
 int hl_brk_init(hl_os_t *os, hl_brk_t *b, size_t max);
 /** Moves the break by @p delta bytes (page multiples).  Returns the old
  *  break, or NULL when it cannot grow (ENOMEM) or would go below base. */

@@ -3,7 +3,7 @@
 pkglibexec_PROGRAMS += fidelity/probes/sizes fidelity/probes/reuse fidelity/probes/halfgig \
 	fidelity/probes/glibc_mmap fidelity/probes/glibc_trim fidelity/probes/glibc_arenas \
 	fidelity/probes/glibc_arena_keep fidelity/probes/glibc_top_first fidelity/probes/packing fidelity/probes/realloc_zero \
-	fidelity/probes/placement
+	fidelity/probes/placement fidelity/probes/address_room
 noinst_HEADERS += fidelity/probes/glibc_chunk.h
 fidelity_probes_sizes_SOURCES = fidelity/probes/sizes.c
 fidelity_probes_reuse_SOURCES = fidelity/probes/reuse.c
@@ -18,5 +18,9 @@ fidelity_probes_glibc_arena_keep_LDADD = -lpthread
 fidelity_probes_glibc_top_first_SOURCES = fidelity/probes/glibc_top_first.c
 # realloc(p, 0), shared by the rows of every family
 fidelity_probes_realloc_zero_SOURCES = fidelity/probes/realloc_zero.c
+# address space held at start, shared by every family
+fidelity_probes_address_room_SOURCES = fidelity/probes/address_room.c
+fidelity_probes_address_room_LDADD = -lpthread
+fidelity_probes_address_room_CFLAGS = $(AM_CFLAGS) -fno-builtin
 # the driver of heaplab fidelity --placement, shared by every family
 fidelity_probes_placement_SOURCES = fidelity/probes/placement.c

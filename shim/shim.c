@@ -392,11 +392,17 @@ SHIM_API int posix_memalign(void **out, size_t align, size_t n)
 		return EINVAL;
 	int saved = errno;
 	void *p = aligned(align, n);
-	int rc = p ? 0 : errno;
+	if (!p) {
+		/* errno stays ENOMEM, as under glibc 2.36 and gperftools 2.10
+		 * (and under all four real allocators when memory runs out:
+		 * their failed mmap leaves it); glibc's tst-malloc-thread-fail
+		 * checks it */
+		errno = ENOMEM;
+		return ENOMEM;
+	}
 	errno = saved;
-	if (p)
-		*out = p;
-	return rc;
+	*out = p;
+	return 0;
 }
 
 SHIM_API void *aligned_alloc(size_t align, size_t n) { return aligned(align, n); }

@@ -52,6 +52,7 @@ tst-mallinfo2 student no mallinfo figures (mallinfo2 gives zeros): uordblks does
 tst-malloc-stats-cancellation firstfit no real allocator: malloc_stats is glibc's, called under another malloc, where it fails as under jemalloc and mimalloc
 tst-malloc-stats-cancellation bump the same as firstfit
 tst-malloc-stats-cancellation student the same as firstfit
+tst-malloc-thread-fail slab (LIBC_TESTS_LONG=1 only) jemalloc 5.3 crashes (SIGSEGV in the test's child) when memory runs out under 9 threads; slab returns NULL, as the test wants
 tst-malloc-fork-deadlock slab flaky: jemalloc 5.3 hung here (fork while threads allocate), slab does not
 tst-malloc-fork-deadlock percpu flaky: gperftools 2.10 hung here (fork while threads allocate), percpu does not
 tst-mallocfork slab flaky: jemalloc 5.3 sometimes hangs forking from a signal handler that interrupted malloc; slab does not

@@ -308,7 +308,7 @@ static void *pc_init(hl_heap_t *h, const hl_conf_t *conf)
 		  : hl_conf_bool(conf, "rseq") && s->rseq_usable ? PC_MODE_RSEQ : PC_MODE_LOCK;
 	pc_init_locks(s);
 	hl_meta_init_private(&s->tc_pool, s->os, sizeof(pc_tcache_t));
-	pc_ph_init(&s->ph, h, hl_conf_size(conf, "release_rate"), hl_conf_bool(conf, "hugepage"));
+	pc_ph_init(&s->ph, h, hl_conf_size(conf, "release_rate"), hl_conf_bool(conf, "hugepage"), thread);
 	if (pc_layout_slabs(s) < 0 || pc_layout_transfer(s) < 0) {
 		hl_set_error("percpu: out of memory for the policy state");
 		return NULL;

@@ -432,6 +432,9 @@ typedef struct pc_pageheap {
 	size_t large_pages;                  /**< pages of large spans */
 	bool hugepage;                       /**< hugepage:on: densest-first
 						  placement, emptiest-first release */
+	bool sbrk;                           /**< the first region is a break
+						  mapped as it grows (gperftools) */
+	hl_brk_t brk;                        /**< that break, when in use */
 	uint64_t released_bytes;             /**< ever purged by release */
 	uint64_t reused_returned_bytes;      /**< returned pages handed out again */
 	/* release_rate: bytes owed to the OS, paid from the free path */
@@ -443,8 +446,8 @@ typedef struct pc_pageheap {
 
 /** Makes an empty page heap on @p os (in zeroed memory) releasing
  *  @p release_rate bytes per second (0: only on hl_trim), hugepage-aware
- *  when @p hugepage. */
-void pc_ph_init(pc_pageheap_t *ph, hl_heap_t *h, size_t release_rate, bool hugepage);
+ *  when @p hugepage, its first region a break when @p sbrk. */
+void pc_ph_init(pc_pageheap_t *ph, hl_heap_t *h, size_t release_rate, bool hugepage, bool sbrk);
 /** A span of @p npages pages starting at a multiple of @p align_pages
  *  pages, in use as @p state (PC_SPAN_SMALL: every page is recorded in
  *  the pagemap with class @p cls; PC_SPAN_LARGE: the first and the last,

@@ -13,7 +13,10 @@
  * same kind (normal with normal, returned with returned) in the same
  * region.  With nothing free the heap grows: the last region commits at
  * least 1 MiB more at its frontier, or a new region of at least 1 GiB is
- * reserved (PROT_NONE) from the page source.
+ * reserved (PROT_NONE) from the page source, as TCMalloc reserves address
+ * space 1 GiB at a time.  With front:thread the first region is instead a
+ * break, mapped only as far as it has grown, as gperftools grows its heap
+ * with sbrk: the process's address space then holds what the heap uses.
  *
  * Release: pc_ph_release_locked purges normal spans, longest lists first,
  * until enough bytes are released; hl_trim releases everything, and with
@@ -95,10 +98,11 @@ static void pc_ph_merge_insert(pc_pageheap_t *ph, pc_span_t *s)
 	pc_ph_insert(ph, s);
 }
 
-void pc_ph_init(pc_pageheap_t *ph, hl_heap_t *h, size_t release_rate, bool hugepage)
+void pc_ph_init(pc_pageheap_t *ph, hl_heap_t *h, size_t release_rate, bool hugepage, bool sbrk)
 {
 	hl_os_t *os = hl_heap_os(h);
 	ph->hugepage = hugepage;
+	ph->sbrk = sbrk;
 	pthread_mutex_init(&ph->lock, NULL);
 	ph->heap = h;
 	ph->os = os;
@@ -107,6 +111,30 @@ void pc_ph_init(pc_pageheap_t *ph, hl_heap_t *h, size_t release_rate, bool hugep
 	ph->release_clock_ns = pc_now_ns(ph);
 	ph->release_tick = 64;
 	pc_pagemap_init(&ph->map, os);
+}
+
+/* The first region as gperftools grows its heap, with sbrk: a break of
+ * PC_REGION bytes, mapped only as far as it has grown.  Its base is
+ * GiB-aligned (core/os.c), so it holds whole hugepages; a break mapped
+ * whole at once (no free slot) is given back and the region reserved. */
+static void *pc_ph_brk_region(pc_pageheap_t *ph, size_t need)
+{
+	if (!ph->sbrk || ph->nregions || need > PC_REGION || hl_brk_init(ph->os, &ph->brk, PC_REGION) < 0)
+		return NULL;
+	if (ph->brk.grows && (uintptr_t)ph->brk.base % PC_HUGE == 0)
+		return ph->brk.base;
+	hl_os_release(ph->os, ph->brk.base, 0);
+	ph->brk.base = NULL;
+	return NULL;
+}
+
+/* Commits @p grow bytes at region @p r's frontier: by moving the break
+ * for a break's region, else from what the region reserved. */
+static int pc_ph_commit(pc_pageheap_t *ph, pc_region_t *r, size_t grow)
+{
+	if (ph->brk.base && r->base == (uintptr_t)ph->brk.base)
+		return hl_brk_move(ph->os, &ph->brk, (intptr_t)grow) ? 0 : -1;
+	return hl_os_commit(ph->os, (void *)(r->base + r->frontier), grow);
 }
 
 /* Commits at least @bytes more (a page multiple) and lists them free. */
@@ -118,7 +146,9 @@ static int pc_ph_grow(pc_pageheap_t *ph, size_t bytes)
 			return -1;
 		size_t need = hl_align_up(bytes, PC_HUGE);
 		size_t size = bytes < PC_REGION ? PC_REGION : need;
-		void *base = hl_os_reserve(ph->os, size, PC_HUGE, false);
+		void *base = pc_ph_brk_region(ph, size);
+		if (!base)
+			base = hl_os_reserve(ph->os, size, PC_HUGE, false);
 		/* refused (RLIMIT_AS, a container's limit): halve the
 		 * reservation down to what the request needs; a smaller
 		 * region holds whole hugepages all the same */
@@ -137,7 +167,7 @@ static int pc_ph_grow(pc_pageheap_t *ph, size_t bytes)
 	size_t grow = bytes < PC_GROW ? PC_GROW : bytes;
 	if (grow > r->size - r->frontier)
 		grow = r->size - r->frontier;
-	if (hl_os_commit(ph->os, (void *)(r->base + r->frontier), grow) < 0)
+	if (pc_ph_commit(ph, r, grow) < 0)
 		return -1;
 	pc_span_t *s = hl_meta_alloc(&ph->spans);
 	if (!s)
