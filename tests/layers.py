@@ -139,8 +139,12 @@ FOLDERS = {
     "diagnose": ["visualize", "trace", "core"],
     "fidelity": ["trace", "core"],
     "grade": ["visualize", "trace", "core"],
-    "cli": ["diagnose", "grade", "fidelity", "visualize", "trace", "core"],
+    "quiz": ["visualize", "trace", "core"],
+    "cli": ["diagnose", "grade", "quiz", "fidelity", "visualize", "trace", "core"],
 }
+# The folders of programs around the library (they may use any of it); a C
+# file in any other top folder missing from FOLDERS is a stray.
+PROGRAMS = ("tests", "bench", "exercises", "book")
 # Names the library defines for the C library's callers (the malloc family
 # of the preload shims, a program's main): a use of them is a call to the C
 # library, not to the folder that happens to define them too.
@@ -173,6 +177,8 @@ def check_folders(root):
     for top in sorted(os.listdir(root)):
         if top.startswith((".", "_build")) or not os.path.isdir(os.path.join(root, top)):
             continue
+        if os.path.exists(os.path.join(root, top, "config.status")):
+            continue  # a build folder under another name than _build
         for d, dirs, files in os.walk(os.path.join(root, top)):
             dirs[:] = sorted(x for x in dirs if not x.startswith("_build"))
             for f in sorted(files):
@@ -182,7 +188,7 @@ def check_folders(root):
                 folder = folder_of(rel)
                 key = "policies/*" if folder.startswith("policies/") else folder
                 if key not in FOLDERS:
-                    if folder != "tests" and top in ("core", "trace", "shim", "visualize", "diagnose", "fidelity", "cli", "policies"):
+                    if folder != "tests" and top not in PROGRAMS:
                         strays.append(f"{rel}: in no folder of the stack")
                     continue
                 with open(os.path.join(d, f), errors="replace") as fh:

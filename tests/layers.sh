@@ -52,20 +52,34 @@ else
 	echo "FAIL: a file left out of the list went unnoticed (status $rc): $out"; fail=1
 fi
 
-# Between folders: a planted core file that calls into visualize, and a
-# policy that calls another policy, are caught; then the real tree.
-mkdir -p "$tmp/core" "$tmp/visualize" "$tmp/policies/other"
+# Between folders: a planted core file that calls into visualize, a
+# policy that calls another policy, and the quiz calling the command are
+# caught (the quiz calling visualize is not); then a folder the stack does
+# not name; then the real tree.
+mkdir -p "$tmp/core" "$tmp/visualize" "$tmp/policies/other" "$tmp/cli" "$tmp/quiz"
 printf 'int vis_top(int x) { return x; }\n' > "$tmp/visualize/vis_top.c"
 printf 'int vis_top(int);\nint core_low(int x) { return vis_top(x); }\n' > "$tmp/core/low.c"
 printf 'int other_fn(void) { return demo_low(1); }\n' > "$tmp/policies/other/other.c"
+printf 'int cli_top(int x) { return x; }\n' > "$tmp/cli/cli_top.c"
+printf 'int qz_low(int x) { return vis_top(x); }\nint qz_up(int x) { return cli_top(x); }\n' > "$tmp/quiz/quiz_low.c"
 out=$(python3 "$here/layers.py" "$tmp" --folders); rc=$?
 want='core/low.c:2: vis_top (defined in visualize, which core does not stand on)
-policies/other/other.c:1: demo_low (defined in policies/demo, which policies/other does not stand on)'
+policies/other/other.c:1: demo_low (defined in policies/demo, which policies/other does not stand on)
+quiz/quiz_low.c:2: cli_top (defined in cli, which quiz does not stand on)'
 if [ $rc -eq 1 ] && [ "$out" = "$want" ]; then
-	echo "PASS: the folder checker finds the core calling up and a policy calling another"
+	echo "PASS: the folder checker finds the core calling up, a policy calling another and the quiz calling the command"
 else
 	echo "FAIL: the folder checker on a planted tree (status $rc):"; echo "$out"; fail=1
 fi
+mkdir -p "$tmp/newlayer"
+printf 'int new_fn(void) { return 0; }\n' > "$tmp/newlayer/new.c"
+out=$(python3 "$here/layers.py" "$tmp" --folders); rc=$?
+if [ $rc -eq 2 ] && printf '%s\n' "$out" | grep -qx 'newlayer/new.c: in no folder of the stack'; then
+	echo "PASS: a C file in a folder the stack does not name is refused"
+else
+	echo "FAIL: a folder missing from the stack went unnoticed (status $rc):"; echo "$out"; fail=1
+fi
+rm -r "$tmp/newlayer"
 out=$(python3 "$here/layers.py" "$top" --folders); rc=$?
 if [ $rc -eq 0 ]; then
 	echo "PASS: every folder of the library uses only the folders it stands on"
