@@ -2,7 +2,7 @@
 # Calls only downward (HACKING.md, "The stack"): between the library's
 # folders, and between a policy's files — every policy lists its files in
 # layers in its header, and no file may call a function of a layer above
-# its own (tests/layers.py).  First
+# its own (tests/layers.py); grade/ and quiz/ list theirs the same way.  First
 # the checker is shown to catch an upward call (and to ignore a comment, a
 # string and a prototype) on a small policy made here, then the real
 # policies must be clean.
@@ -87,6 +87,15 @@ else
 	echo "FAIL: between folders (status $rc):"; echo "$out"; fail=1
 fi
 
+# one layered folder: a policy, or a library folder whose FOLDER.h lists its files
+check_layers() {
+	out=$(python3 "$here/layers.py" "$top" "$1"); rc=$?
+	if [ $rc -eq 0 ]; then
+		echo "PASS: $1 calls only downward between its files"
+	else
+		echo "FAIL: $1 (status $rc):"; echo "$out"; fail=1
+	fi
+}
 for policy in $(sed -n 's/^\([a-z][a-z0-9_]*\)[ 	].*/\1/p' "$top/policies/policies.list"); do
 	[ -d "$top/policies/$policy" ] || continue
 	if ! ls "$top/policies/$policy"/*.c >/dev/null 2>&1; then
@@ -94,11 +103,9 @@ for policy in $(sed -n 's/^\([a-z][a-z0-9_]*\)[ 	].*/\1/p' "$top/policies/polici
 		echo "note: $policy has no sources here (shipped compiled): its layers are not checked"
 		continue
 	fi
-	out=$(python3 "$here/layers.py" "$top" "$policy"); rc=$?
-	if [ $rc -eq 0 ]; then
-		echo "PASS: $policy calls only downward between its files"
-	else
-		echo "FAIL: $policy (status $rc):"; echo "$out"; fail=1
-	fi
+	check_layers "$policy"
+done
+for folder in grade quiz; do
+	check_layers "$folder"
 done
 exit $fail
