@@ -24,12 +24,10 @@ EXTRA_DIST += book/gen_examples.sh book/gen_steppers.sh \
 	book/traces/bump-arith.rep book/traces/bump-align.rep book/traces/fits.rep book/traces/classes.rep \
 	book/traces/coalesce.rep book/traces/tcache-order.rep book/traces/decay.rep
 
-# The question bank: read by `heaplab quiz` from the source tree (HL_BOOK_DIR)
-# or, once installed, from $(pkgdatadir) (see cli/cmd_quiz.c).
+# The question bank: read by `heaplab quiz` from the source tree or, once
+# installed, from $(pkgdatadir) (quiz/quiz_bank.c; quiz/local.mk).
 bookdir = $(pkgdatadir)
 dist_book_DATA = book/questions.txt
-heaplab_CPPFLAGS = $(AM_CPPFLAGS) -DHL_BOOK_DIR='"$(abs_top_srcdir)/book"' \
-	-DHL_PKGDATADIR='"$(bookdir)"'
 
 # Its checks: every verifying command agrees with its answer; the drill
 # scores scripted answers right.

@@ -11,6 +11,9 @@ an initializer (a function named in a table counts like a call).
     layers.py ROOT POLICY...   exit 0 when every call goes down, 1 (and the
                                list of upward calls) when not, 2 when a
                                policy's list is missing or incomplete
+                               (grade and quiz, named so, are checked the
+                               same way: their grade.h and quiz.h list
+                               their files in layers)
 
 The same rule holds between the folders of the library (FOLDERS below, the
 stack of HACKING.md): a file may use a function defined in its own folder
@@ -82,23 +85,29 @@ def definitions(code):
     return names
 
 
+# The library's folders whose header lists their files in layers too, as a
+# policy's does (FOLDER/FOLDER.h); checked by name like a policy.
+LAYERED_FOLDERS = ("grade", "quiz")
+
+
 def check_policy(root, policy):
-    folder = os.path.join(root, "policies", policy)
+    rel = policy if policy in LAYERED_FOLDERS else f"policies/{policy}"
+    folder = os.path.join(root, rel)
     header = os.path.join(folder, policy + ".h")
     if not os.path.exists(header):
-        return None, [f"policies/{policy}: no {policy}.h"]
+        return None, [f"{rel}: no {policy}.h"]
     layers = read_layers(header)
     if not layers:
-        return None, [f"policies/{policy}/{policy}.h: no \"Layers (top to bottom\" list"]
+        return None, [f"{rel}/{policy}.h: no \"Layers (top to bottom\" list"]
     rank = {f: i for i, files in enumerate(layers) for f in files}
     # (its Check suite, test_NAME.c, is a test program: not in the list)
     present = sorted(f for f in os.listdir(folder) if f.endswith((".c", ".h")) and not f.startswith("test_"))
     missing = [f for f in present if f not in rank]
     ghosts = [f for f in rank if f not in present]
     if missing or ghosts:
-        return None, [f"policies/{policy}/{policy}.h: layers list lacks {', '.join(missing)}"
+        return None, [f"{rel}/{policy}.h: layers list lacks {', '.join(missing)}"
                       if missing else
-                      f"policies/{policy}/{policy}.h: layers list names missing {', '.join(ghosts)}"]
+                      f"{rel}/{policy}.h: layers list names missing {', '.join(ghosts)}"]
     code = {}
     for f in present:
         with open(os.path.join(folder, f), errors="replace") as fh:
@@ -120,7 +129,7 @@ def check_policy(root, policy):
                     continue
                 for g in sorted(defined_in[name]):
                     if rank[g] < rank[f]:
-                        upward.append(f"policies/{policy}/{f}:{lineno}: {name} "
+                        upward.append(f"{rel}/{f}:{lineno}: {name} "
                                       f"(defined in {g}, a layer above)")
     return layers, upward
 
@@ -139,8 +148,12 @@ FOLDERS = {
     "diagnose": ["visualize", "trace", "core"],
     "fidelity": ["trace", "core"],
     "grade": ["visualize", "trace", "core"],
-    "cli": ["diagnose", "grade", "fidelity", "visualize", "trace", "core"],
+    "quiz": ["visualize", "trace", "core"],
+    "cli": ["diagnose", "grade", "quiz", "fidelity", "visualize", "trace", "core"],
 }
+# The folders of programs around the library (they may use any of it); a C
+# file in any other top folder missing from FOLDERS is a stray.
+PROGRAMS = ("tests", "bench", "exercises", "book")
 # Names the library defines for the C library's callers (the malloc family
 # of the preload shims, a program's main): a use of them is a call to the C
 # library, not to the folder that happens to define them too.
@@ -173,6 +186,8 @@ def check_folders(root):
     for top in sorted(os.listdir(root)):
         if top.startswith((".", "_build")) or not os.path.isdir(os.path.join(root, top)):
             continue
+        if os.path.exists(os.path.join(root, top, "config.status")):
+            continue  # a build folder under another name than _build
         for d, dirs, files in os.walk(os.path.join(root, top)):
             dirs[:] = sorted(x for x in dirs if not x.startswith("_build"))
             for f in sorted(files):
@@ -182,7 +197,7 @@ def check_folders(root):
                 folder = folder_of(rel)
                 key = "policies/*" if folder.startswith("policies/") else folder
                 if key not in FOLDERS:
-                    if folder != "tests" and top in ("core", "trace", "shim", "visualize", "diagnose", "fidelity", "cli", "policies"):
+                    if folder != "tests" and top not in PROGRAMS:
                         strays.append(f"{rel}: in no folder of the stack")
                     continue
                 with open(os.path.join(d, f), errors="replace") as fh:

@@ -15,11 +15,11 @@
  *       prints those ops' questions in the bank's format (book/questions.txt).
  */
 #include "config.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli.h"
-#include "quiz_paths.h"
+#include "quiz.h"
 #include "../visualize/vis.h"
 
 enum { MAX_CHOICES = 4 };
@@ -79,22 +79,25 @@ static int choices_for(const vis_paths_t *ps, size_t op, const char **all, size_
 	return n;
 }
 
-static int load(const quiz_paths_args_t *a, hl_trace_t **t, vis_paths_t *ps)
+static int load(const qz_paths_args_t *a, hl_trace_t **t, vis_paths_t *ps)
 {
-	if (!(*t = cli_load_trace(a->trace, false)))
+	if (!(*t = hl_trace_load(a->trace))) {
+		fprintf(stderr, "%s\n", hl_last_error());
 		return 2;
+	}
+	fputs(hl_trace_warnings(*t), stderr);
 	int rc = vis_paths_trace(a->policy, a->conf, *t, ps);
 	if (rc == 2)
-		return cli_last_error();
+		return qz_error("%s", hl_last_error());
 	if (rc == 1)
 		fprintf(stderr, "heaplab: quiz: the replay stopped: %s\n", hl_last_error());
 	return 0;
 }
 
-static int path_of(const quiz_paths_args_t *a, const vis_paths_t *ps)
+static int path_of(const qz_paths_args_t *a, const vis_paths_t *ps)
 {
 	if (a->op < 1 || (size_t)a->op > ps->n)
-		return cli_error("quiz: op %lld is not in the trace (it has %zu ops that replayed)", a->op, ps->n);
+		return qz_error("quiz: op %lld is not in the trace (it has %zu ops that replayed)", a->op, ps->n);
 	printf("%s\n", ps->op[a->op - 1].path);
 	return 0;
 }
@@ -109,19 +112,19 @@ static void one_line(const char *text, FILE *out)
 			fputs("; ", out);
 }
 
-static int emit_bank(const quiz_paths_args_t *a, const vis_paths_t *ps, const char **all, size_t nall)
+static int emit_bank(const qz_paths_args_t *a, const vis_paths_t *ps, const char **all, size_t nall)
 {
 	const char *trace = a->trace_as ? a->trace_as : a->trace;   /* for run: */
 	for (const char *s = a->ops; s && *s;) {
 		char *end;
 		long long op = strtoll(s, &end, 10);
 		if (end == s || op < 1 || (size_t)op > ps->n || !asked(&ps->op[op - 1]))
-			return cli_error("quiz: --ops: '%s' is not a malloc/free op of the trace", s);
+			return qz_error("quiz: --ops: '%s' is not a malloc/free op of the trace", s);
 		const vis_path_op_t *p = &ps->op[op - 1];
 		const char *ch[MAX_CHOICES];
 		int right = 0, n = choices_for(ps, (size_t)op - 1, all, nall, ch, &right);
 		if (n < 3)
-			return cli_error("quiz: only %d different paths to choose from in %s", n, a->trace);
+			return qz_error("quiz: only %d different paths to choose from in %s", n, a->trace);
 		printf("id: path-%s%s-%lld\nchapter: %d\n", a->policy, a->conf ? "-conf" : "", op, a->chapter);
 		printf("q: Under %s%s%s, after the ops before it, which path does op %lld of\n  %s, `%s`, take?\n",
 		       a->policy, a->conf ? " with " : "", a->conf ? a->conf : "", op, a->trace, p->text);
@@ -136,7 +139,7 @@ static int emit_bank(const quiz_paths_args_t *a, const vis_paths_t *ps, const ch
 	return 0;
 }
 
-static int drill(const quiz_paths_args_t *a, const vis_paths_t *ps, const char **all, size_t nall)
+static int drill(const qz_paths_args_t *a, const vis_paths_t *ps, const char **all, size_t nall)
 {
 	bool colour = isatty(1), echo = !isatty(0);
 	size_t asked_n = 0, right_n = 0;
@@ -171,20 +174,20 @@ static int drill(const quiz_paths_args_t *a, const vis_paths_t *ps, const char *
 	return 0;
 }
 
-int quiz_paths(const quiz_paths_args_t *a)
+int qz_paths(const qz_paths_args_t *a)
 {
 	hl_trace_t *t = NULL;
 	vis_paths_t ps = { 0 };
 	int rc = load(a, &t, &ps);
 	const char **all = rc ? NULL : calloc(ps.n ? ps.n : 1, sizeof *all);
 	if (!rc && !all)
-		rc = cli_error("out of memory");
+		rc = qz_error("out of memory");
 	if (!rc) {
 		size_t nall = distinct_paths(&ps, all);
 		if (a->op)
 			rc = path_of(a, &ps);
 		else if (nall < 2)
-			rc = cli_error("quiz: every call of %s takes the same path under %s: nothing to ask", a->trace,
+			rc = qz_error("quiz: every call of %s takes the same path under %s: nothing to ask", a->trace,
 				       a->policy);
 		else if (a->emit)
 			rc = emit_bank(a, &ps, all, nall);
