@@ -182,6 +182,16 @@ const dx_run_t *dx_recommended(const dx_report_t *r, const dx_candidate_t **cand
  *  can make the real allocator give back what the model keeps (CPython's
  *  repro: 8.0-8.3 MiB through the run, -5.8 MiB at the last sample). */
 long long dx_outside_heap(const dx_report_t *r);
+/** The RSS @p run predicts for the program.  @p peak: the largest, over
+ *  the samples, of its resident bytes plus what lay outside the heap at
+ *  that sample of the recorded run (the measured RSS less the base model's
+ *  resident bytes then; the median where a sample has no measurement,
+ *  nothing where it is negative), so memory the program maps outside
+ *  malloc as it runs (a collector's pages, a mapped file) is followed as
+ *  it grows.  @p final: its last resident bytes plus the median
+ *  (dx_outside_heap, for the reason given there).  Both use the median
+ *  alone when the two runs were not sampled alike. */
+void dx_predict(const dx_report_t *r, const dx_run_t *run, size_t *peak, size_t *final);
 
 struct dx_report {
 	const hl_trace_t *trace;

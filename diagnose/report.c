@@ -311,12 +311,26 @@ long long dx_outside_heap(const dx_report_t *r)
 	return median;
 }
 
-/* The prediction for a measured figure: the model's resident bytes plus
- * what lies outside the heap, as recorded. */
-static double predicted(const dx_report_t *r, size_t model)
+void dx_predict(const dx_report_t *r, const dx_run_t *run, size_t *peak, size_t *final)
 {
-	long long outside = dx_outside_heap(r);
-	return (double)model + (double)(outside > 0 ? outside : 0);
+	const dx_run_t *base = r->base;
+	long long median = dx_outside_heap(r);
+	size_t add = median > 0 ? (size_t)median : 0;
+	*peak = run->peak_resident + add;
+	*final = run->final_resident + add;
+	if (!base)
+		return;
+	if (base->nsamples != run->nsamples)
+		return;
+	size_t best = 0;
+	for (size_t k = 0; k < run->nsamples; k++) {
+		const dx_sample_t *b = &base->samples[k];
+		long long out = b->measured_rss ? (long long)b->measured_rss - (long long)b->resident : median;
+		size_t sum = run->samples[k].resident + (out > 0 ? (size_t)out : 0);
+		if (sum > best)
+			best = sum;
+	}
+	*peak = best;
 }
 
 static void verify_text(FILE *out, const dx_report_t *r)
@@ -331,13 +345,16 @@ static void verify_text(FILE *out, const dx_report_t *r)
 		fprintf(out, "  it could not be run or sampled\n");
 		return;
 	}
-	double pp = predicted(r, v->run->peak_resident), pf = predicted(r, v->run->final_resident);
+	size_t ppeak, pfinal;
+	dx_predict(r, v->run, &ppeak, &pfinal);
+	double pp = (double)ppeak, pf = (double)pfinal;
 	fprintf(out, "  measured RSS:  peak %s, final %s (%zu reads of /proc/PID/statm; exit status %d)\n",
 		vis_bytes((double)v->peak, b1, sizeof b1), vis_bytes((double)v->final, b2, sizeof b2), v->samples,
 		v->status);
-	fprintf(out, "  predicted RSS: peak %s, final %s (model %s%s%s resident + %s outside the heap, as recorded)\n",
+	fprintf(out, "  predicted RSS: peak %s, final %s (model %s%s%s resident + what lay outside the heap, as "
+		     "recorded: at each sample for the peak, the median for the final)\n",
 		vis_bytes(pp, b3, sizeof b3), vis_bytes(pf, b4, sizeof b4), v->run->policy, *v->run->conf ? " " : "",
-		v->run->conf, vis_bytes((double)(dx_outside_heap(r) > 0 ? dx_outside_heap(r) : 0), b1, sizeof b1));
+		v->run->conf);
 	fprintf(out, "  prediction off by %+.0f %% at the peak, %+.0f %% at the end\n",
 		v->peak ? 100.0 * (pp - (double)v->peak) / (double)v->peak : 0,
 		v->final ? 100.0 * (pf - (double)v->final) / (double)v->final : 0);
@@ -552,15 +569,16 @@ int dx_report_html(FILE *out, const dx_report_t *r)
 		return -1;
 	const dx_verify_t *v = r->verify;
 	if (v && v->ok) {
+		size_t pp, pf;
+		dx_predict(r, v->run, &pp, &pf);
 		fprintf(out, "<h2>Verified on the real allocator</h2>\n<table id=\"verify\" data-peak=\"%zu\" "
-			     "data-final=\"%zu\" data-predicted-peak=\"%.0f\" data-predicted-final=\"%.0f\">"
+			     "data-final=\"%zu\" data-predicted-peak=\"%zu\" data-predicted-final=\"%zu\">"
 			     "<tr><th></th><th>peak RSS</th><th>final RSS</th></tr>\n<tr><td>measured, ",
-			v->peak, v->final, predicted(r, v->run->peak_resident), predicted(r, v->run->final_resident));
+			v->peak, v->final, pp, pf);
 		vis_put_xml(out, *v->setting ? v->setting : "the allocator as it is");
-		fprintf(out, "</td><td>%zu</td><td>%zu</td></tr>\n<tr><td>predicted (model %s%s%s)</td><td>%.0f</td>"
-			     "<td>%.0f</td></tr>\n",
-			v->peak, v->final, v->run->policy, *v->run->conf ? " " : "", v->run->conf,
-			predicted(r, v->run->peak_resident), predicted(r, v->run->final_resident));
+		fprintf(out, "</td><td>%zu</td><td>%zu</td></tr>\n<tr><td>predicted (model %s%s%s)</td><td>%zu</td>"
+			     "<td>%zu</td></tr>\n",
+			v->peak, v->final, v->run->policy, *v->run->conf ? " " : "", v->run->conf, pp, pf);
 		if (v->asis_peak)
 			fprintf(out, "<tr><td>measured, as it is</td><td>%zu</td><td>%zu</td></tr>\n", v->asis_peak,
 				v->asis_final);

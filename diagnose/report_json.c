@@ -64,8 +64,6 @@ static void sites_json(FILE *out, const dx_report_t *r)
 
 static void candidates_json(FILE *out, const dx_report_t *r)
 {
-	long long outside = dx_outside_heap(r);
-	size_t add = outside > 0 ? (size_t)outside : 0;
 	fputc('[', out);
 	for (size_t k = 0; k < r->nruns; k++) {
 		size_t i = r->order[k];
@@ -77,12 +75,14 @@ static void candidates_json(FILE *out, const dx_report_t *r)
 		fputs(",\"real_setting\":", out);
 		text_or_null(out, r->cands[i].real);
 		fprintf(out, ",\"ok\":%s", w->ok ? "true" : "false");
+		size_t pp, pf;
+		dx_predict(r, w, &pp, &pf);
 		if (w->ok)
 			fprintf(out, ",\"peak_resident\":%zu,\"final_resident\":%zu,\"peak_committed\":%zu,"
 				     "\"final_committed\":%zu,\"os_calls\":%llu,\"predicted_peak_rss\":%zu,"
 				     "\"predicted_final_rss\":%zu",
 				w->peak_resident, w->final_resident, w->peak_committed, w->final_committed, w->os_calls,
-				w->peak_resident + add, w->final_resident + add);
+				pp, pf);
 		else
 			fprintf(out, ",\"message\":"), vis_json_string(out, w->message);
 		fputc('}', out);

@@ -254,8 +254,12 @@ for c in d["causes"]:
 for c in d["candidates"]:
     need(c, ["rank", "policy", "conf", "real_setting", "ok", "peak_resident", "final_resident", "peak_committed",
              "final_committed", "os_calls", "predicted_peak_rss", "predicted_final_rss"], "candidates[]")
-    if c["predicted_peak_rss"] != c["peak_resident"] + max(d["outside_heap"], 0):
-        bad.append(f"candidate {c['rank']}: predicted peak is not resident plus outside the heap")
+    # the peak adds what lay outside the heap sample by sample, never less
+    # than nothing; the final adds the median
+    if c["ok"] and c["predicted_peak_rss"] < c["peak_resident"]:
+        bad.append(f"candidate {c['rank']}: predicted peak is below its resident peak")
+    if c["ok"] and c["predicted_final_rss"] != c["final_resident"] + max(d["outside_heap"], 0):
+        bad.append(f"candidate {c['rank']}: predicted final is not resident plus outside the heap")
 for s in d["sites"]:
     need(s, ["site", "where", "held", "blocks", "block_bytes"], "sites[]")
 # the same figures as the summary
