@@ -53,6 +53,8 @@ tst-malloc-stats-cancellation firstfit no real allocator: malloc_stats is glibc'
 tst-malloc-stats-cancellation bump the same as firstfit
 tst-malloc-stats-cancellation student the same as firstfit
 tst-malloc-thread-fail slab (LIBC_TESTS_LONG=1 only) jemalloc 5.3 crashes (SIGSEGV in the test's child) when memory runs out under 9 threads; slab returns NULL, as the test wants
+tst-malloc-thread-fail firstfit (LIBC_TESTS_LONG=1 only) slow, not stuck: each valloc and memalign run leaves a free fragment of nearly a page beside every page-aligned block, and the first-fit search walks all of them on every call (tens of thousands, under one lock, in 9 threads): over the 300 s limit (hang)
+tst-malloc-thread-fail student (LIBC_TESTS_LONG=1 only) the course skeleton searches its list on every call, as firstfit does here: over the 300 s limit (hang)
 tst-malloc-fork-deadlock slab flaky: jemalloc 5.3 hung here (fork while threads allocate), slab does not
 tst-malloc-fork-deadlock percpu flaky: gperftools 2.10 hung here (fork while threads allocate), percpu does not
 tst-mallocfork slab flaky: jemalloc 5.3 sometimes hangs forking from a signal handler that interrupted malloc; slab does not
