@@ -3,7 +3,8 @@
 # policies/policies.list — nothing else (HACKING.md, "Adding a policy").
 # Shown on a copy of the source tree: a policy `dummy` (bump's code under
 # another name) is added that way, the tree is bootstrapped, configured with
-# --with-policy=dummy and built, and then configure knows the name, the
+# --with-policy=dummy and built, and then configure knows the name (and,
+# run in the copy's own folder beside core/, says no "cannot remove"), the
 # command lists the policy and replays a trace on it, and the conformance
 # suite passes on it, and its fatal lines name it from its table (`.name`),
 # not from a name typed in its code.  The folder also holds a fast path
@@ -81,13 +82,25 @@ log=$tmp/build.log
 if ! (cd "$src" && ./bootstrap) >"$log" 2>&1; then
 	echo "FAIL: bootstrap with the dummy policy"; tail -20 "$log"; exit 1
 fi
-mkdir "$tmp/b"
-cd "$tmp/b"
-out=$("$src/configure" -q --with-policy=nosuch 2>&1 >/dev/null)
+# Configured in the copy's own folder, as a newcomer's ./configure runs,
+# beside the source folder core/: autoconf's clean-up ("rm -f core ...")
+# must not complain about it, and its exit trap must still remove
+# confdefs.h.  The run fails (an unknown policy), so the copy stays
+# unconfigured for the build below.
+out=$(cd "$src" && ./configure -q --with-policy=nosuch 2>&1 >/dev/null)
 case "$out" in
 *"valid policies: "*dummy*) say PASS "configure names dummy among the valid policies" ;;
 *) say FAIL "configure's error for an unknown policy does not name dummy: $out" ;;
 esac
+if printf '%s\n' "$out" | grep -q 'cannot remove'; then
+	say FAIL "configure in the source tree says: $(printf '%s\n' "$out" | grep 'cannot remove' | head -1)"
+elif [ -e "$src/confdefs.h" ]; then
+	say FAIL "configure in the source tree left confdefs.h behind"
+else
+	say PASS "configure in the source tree, beside core/, removes its files without a 'cannot remove' line"
+fi
+mkdir "$tmp/b"
+cd "$tmp/b"
 # bins beside it: heaplab diagnose attributes a recording on bins, the
 # model of the C library it was recorded on
 if ! "$src/configure" -q --with-policy=dummy,bins >"$log" 2>&1; then

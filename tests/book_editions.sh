@@ -30,10 +30,18 @@ hand=$(echo "$tmp"/u/heaplab-student-*)
 [ -f "$hand/configure" ] || { echo "FAIL: the handout has no configure"; exit 1; }
 [ "$(cat "$hand/EDITION")" = student ] || fail "the handout's EDITION is not 'student'"
 
-# The source tree's own files (not a build inside it), by name pattern.
+# The source tree's own files (not a build inside it), by name pattern:
+# in a git checkout the files git tracks or does not ignore (a tree built
+# in place, where $build is $src, keeps its generated pages and sources
+# beside them); else the tree without the build's folder.
 src_files() {
-	find "$src" -path "$build" -prune -o -path "$src/.git" -prune -o -path "$src/_*" -prune -o \
-		-type f \( -name '*.md' -o -name '*.c' -o -name '*.h' -o -name '*.sh' -o -name '*.txt' -o -name '*.mk' \) -print
+	if [ "$(git -C "$src" rev-parse --show-toplevel 2> /dev/null)" = "$src" ]; then
+		git -C "$src" ls-files --cached --others --exclude-standard |
+			grep -E '\.(md|c|h|sh|txt|mk)$' | sed "s|^|$src/|"
+	else
+		find "$src" \( -path "$src/.git" -o -path "$src/_*" -o \( -path "$build" ! -path "$src" \) \) -prune -o \
+			-type f \( -name '*.md' -o -name '*.c' -o -name '*.h' -o -name '*.sh' -o -name '*.txt' -o -name '*.mk' \) -print
+	fi
 }
 # Prints the handout's lines that are, trimmed, one of the lines of file $1
 # (the first five, with where they are).

@@ -111,6 +111,11 @@ EXTRA_DIST += tests/layers.sh tests/layers.py
 TESTS += tests/add_policy.sh
 EXTRA_DIST += tests/add_policy.sh
 
+# A tree built in place leaves git status clean: every file the Makefile
+# builds is ignored by .gitignore.
+TESTS += tests/ignored_outputs.sh
+EXTRA_DIST += tests/ignored_outputs.sh
+
 # heaplab fidelity: every row of every family (each model against its real
 # allocator), and the runner itself on rows made for the test.
 TESTS += tests/fidelity.sh tests/fidelity_runner.sh
