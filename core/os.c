@@ -413,6 +413,20 @@ int hl_os_guard(hl_os_t *os, void *addr, size_t size)
  * break that finds no free slot is mapped whole at once (PROT_NONE), as
  * heaplab did before, sized to fit the address limit. */
 enum { BRK_SLOTS = 256 };
+
+/* ThreadSanitizer keeps the address space for its shadow and takes a hint
+ * outside its application ranges for no hint at all (it maps then at 0 and
+ * stops the program): under it, every break is mapped whole. */
+#if defined(__SANITIZE_THREAD__)
+#define HL_BRK_SLOTS_OK 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define HL_BRK_SLOTS_OK 0
+#endif
+#endif
+#ifndef HL_BRK_SLOTS_OK
+#define HL_BRK_SLOTS_OK 1
+#endif
 static unsigned next_brk_slot;
 
 /* Half the address space the process may have (RLIMIT_AS), or
@@ -449,7 +463,7 @@ static char *map_brk_slot(hl_os_t *os, size_t max)
 	uintptr_t real = (uintptr_t)sbrk(0);
 	uintptr_t first = real == (uintptr_t)-1 ? (uintptr_t)1 << 40 : hl_ptr_align_up(real, gib) + gib;
 	uintptr_t stride = hl_ptr_align_up(max, gib) + gib;
-	if (stride > ((uintptr_t)1 << 46) / BRK_SLOTS)
+	if (!HL_BRK_SLOTS_OK || stride > ((uintptr_t)1 << 46) / BRK_SLOTS)
 		return NULL;
 	unsigned slot = __atomic_fetch_add(&next_brk_slot, 1, __ATOMIC_RELAXED);
 	for (unsigned tries = 0; tries < BRK_SLOTS; tries++, slot++) {
