@@ -547,9 +547,9 @@ void *hl_brk_move(hl_os_t *os, hl_brk_t *b, intptr_t delta)
 		size_t keep = b->end > os->page ? b->end : os->page;
 		if (b->grows && keep < b->mapped) {
 			int saved = errno;
-			munmap(b->base + keep, b->mapped - keep);
+			if (munmap(b->base + keep, b->mapped - keep) == 0)   /* else it stays mapped */
+				brk_mapped(os, b, keep);
 			errno = saved;
-			brk_mapped(os, b, keep);
 		}
 	}
 	return old;
