@@ -15,9 +15,10 @@
  * least 1 MiB more at its frontier, or a new region of at least 1 GiB is
  * reserved (PROT_NONE) from the page source, as TCMalloc reserves address
  * space 1 GiB at a time (google/tcmalloc, tcmalloc/system-alloc.cc,
- * kMinMmapAlloc; not installed here, so read, not measured).  With front:thread the first region is instead a
- * break, mapped only as far as it has grown, as gperftools grows its heap
- * with sbrk: the process's address space then holds what the heap uses.
+ * kMinMmapAlloc; not installed here, so read, not measured).  With
+ * front:thread the first region is instead a break, mapped only as far as
+ * it has grown, as gperftools grows its heap with sbrk: the process's
+ * address space then holds what the heap uses.
  *
  * Release: pc_ph_release_locked purges normal spans, longest lists first,
  * until enough bytes are released; hl_trim releases everything, and with
