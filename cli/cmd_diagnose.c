@@ -412,7 +412,7 @@ static int diagnose(const hl_trace_t *t, const char *command, const char *polici
 	dx_candidate_t *cands = cpython ? dx_grid_cpython(policies, knobs, model, &n) : dx_grid(policies, knobs, model, &n);
 	if (!cands)
 		return cli_error("%s", hl_last_error());
-	dx_run_t base, *runs = calloc(n, sizeof *runs);
+	dx_run_t base, recorded = { 0 }, *runs = calloc(n, sizeof *runs);
 	size_t *order = calloc(n, sizeof *order);
 	if (!runs || !order)
 		return cli_error("diagnose: out of memory");
@@ -423,6 +423,13 @@ static int diagnose(const hl_trace_t *t, const char *command, const char *polici
 		rc = cli_error("diagnose: %s", hl_last_error());
 		goto out;
 	}
+	/* CPython recorded with PYTHONMALLOC=malloc ran on the C library's
+	 * malloc, not on pymalloc: what lay outside the heap is the measured
+	 * RSS less that allocator's model (pools would leave glibc's headers
+	 * and rounding of every small object in it, about 12 % of the peak of
+	 * a program of small objects) */
+	bool have_recorded = cpython && hl_trace_samples(t) &&
+			     dx_replay(t, "bins", model, false, cli_progress_cb, &recorded) == 0;
 	for (size_t k = 0; k < n; k++) {
 		if (dx_replay(t, cands[k].policy, cands[k].conf, false, cli_progress_cb, &runs[k]) != 0) {
 			snprintf(runs[k].policy, sizeof runs[k].policy, "%s", cands[k].policy);
@@ -437,7 +444,7 @@ static int diagnose(const hl_trace_t *t, const char *command, const char *polici
 		want[nwant++] = base.holds[k].site;
 	dx_report_t r = { t, command, &base, runs, cands, order, n, dx_sites_resolve(t, want, nwant), NULL,
 			  facts->peak, facts->final, facts->recorded_with, facts->asis_peak, facts->asis_final,
-			  facts->ended, facts->others };
+			  facts->ended, facts->others, have_recorded ? &recorded : NULL };
 	dx_verify_t checked;
 	if (verify_argv) {
 		verify(verify_argv, ms, &r, &checked);
@@ -462,6 +469,7 @@ static int diagnose(const hl_trace_t *t, const char *command, const char *polici
 	}
 	dx_sites_free(r.sites, t);
 	dx_run_free(&base);
+	dx_run_free(&recorded);
 out:
 	for (size_t k = 0; k < n; k++)
 		dx_run_free(&runs[k]);

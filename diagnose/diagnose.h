@@ -177,15 +177,19 @@ typedef struct dx_verify {
 const dx_run_t *dx_recommended(const dx_report_t *r, const dx_candidate_t **cand);
 /** The model's non-heap part of the process (code, stacks, the
  *  interpreter's own mappings): the median, over the recorded samples, of
- *  the measured RSS minus the attributed run's resident bytes then; 0 when
- *  not recorded.  The median, not the last sample: a program's teardown
+ *  the measured RSS minus the resident bytes then of the model of the
+ *  allocator the recorded run ran on (dx_report::recorded, else the
+ *  attribution); 0 when not recorded.  The median, not the last sample: a program's teardown
  *  can make the real allocator give back what the model keeps (CPython's
  *  repro: 8.0-8.3 MiB through the run, -5.8 MiB at the last sample). */
 long long dx_outside_heap(const dx_report_t *r);
+/** The model of the allocator the recorded run ran on: dx_report::recorded
+ *  where there is one, else the attribution. */
+const dx_run_t *dx_recorded_model(const dx_report_t *r);
 /** The RSS @p run predicts for the program.  @p peak: the largest, over
  *  the samples, of its resident bytes plus what lay outside the heap at
- *  that sample of the recorded run (the measured RSS less the base model's
- *  resident bytes then; the median where a sample has no measurement,
+ *  that sample of the recorded run (the measured RSS less the resident
+ *  bytes then of the model of the allocator that ran; the median where a sample has no measurement,
  *  nothing where it is negative), so memory the program maps outside
  *  malloc as it runs (a collector's pages, a mapped file) is followed as
  *  it grows.  @p final: its last resident bytes plus the median
@@ -211,6 +215,9 @@ struct dx_report {
 					   128 + signal, or -1 when not known */
 	const char *others;           /**< the other processes recorded (children that
 					   executed a program, which records apart), or NULL/"" */
+	const dx_run_t *recorded;     /**< the model of the allocator the recorded run
+					   ran on, where it is not @c base (CPython
+					   recorded with PYTHONMALLOC=malloc: bins), or NULL */
 };
 /** What part of the measured RSS the model accounts for: the attribution's
  *  resident bytes at its peak over the measured peak (@p peak) and at the

@@ -272,11 +272,12 @@ static void measured(FILE *out, const dx_report_t *r)
 		r->recorded_with ? " of the recorded run" : "", n, ms / 1000.0,
 		vis_bytes((double)first, b1, sizeof b1), vis_bytes((double)peak, b2, sizeof b2),
 		vis_bytes((double)last, b3, sizeof b3));
-	const dx_sample_t *s = last_sample(r->base);
-	if (s && s->measured_rss && !r->recorded_with) {   /* else the model is not of the recorded run */
+	const dx_run_t *ran = dx_recorded_model(r);
+	const dx_sample_t *s = last_sample(ran);
+	if (s && s->measured_rss && (ran != r->base || !r->recorded_with)) {   /* else no model of the recorded run */
 		long long diff = (long long)s->measured_rss - (long long)s->resident;
-		fprintf(out, "model (%s) at the last sample: %s committed, %s resident; the measured RSS is %s %s: %s\n",
-			r->base->policy, vis_bytes((double)s->committed, b4, sizeof b4),
+		fprintf(out, "model (%s%s) at the last sample: %s committed, %s resident; the measured RSS is %s %s: %s\n",
+			ran->policy, ran != r->base ? ", the allocator the recorded run ran on" : "", vis_bytes((double)s->committed, b4, sizeof b4),
 			vis_bytes((double)s->resident, b1, sizeof b1),
 			vis_bytes((double)(diff < 0 ? -diff : diff), b2, sizeof b2), diff < 0 ? "less" : "more",
 			diff < 0 ? "the model holds more resident heap than the real allocator did"
@@ -294,9 +295,14 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+const dx_run_t *dx_recorded_model(const dx_report_t *r)
+{
+	return r->recorded ? r->recorded : r->base;
+}
+
 long long dx_outside_heap(const dx_report_t *r)
 {
-	const dx_run_t *run = r->base;
+	const dx_run_t *run = dx_recorded_model(r);
 	long long *d = run->nsamples ? malloc(run->nsamples * sizeof *d) : NULL;
 	size_t n = 0;
 	for (size_t k = 0; d && k < run->nsamples; k++)
@@ -313,7 +319,7 @@ long long dx_outside_heap(const dx_report_t *r)
 
 void dx_predict(const dx_report_t *r, const dx_run_t *run, size_t *peak, size_t *final)
 {
-	const dx_run_t *base = r->base;
+	const dx_run_t *base = dx_recorded_model(r);
 	long long median = dx_outside_heap(r);
 	size_t add = median > 0 ? (size_t)median : 0;
 	*peak = run->peak_resident + add;
