@@ -428,6 +428,11 @@ HL_API size_t hl_trace_samples(const hl_trace_t *t);
  *  milliseconds since the recording started and the process's resident
  *  bytes then.  false when there is no such sample. */
 HL_API bool hl_trace_sample(const hl_trace_t *t, size_t k, size_t *ops_before, unsigned long *ms, size_t *bytes);
+/** How many bytes of the block op @p i makes the program wrote, as far as
+ *  the recording knows: the pages resident when the block was freed or the
+ *  recording ended ("#@touched ID PAGES", written for large blocks), at
+ *  most @p size; @p size when the trace does not say. */
+HL_API size_t hl_trace_op_touched(const hl_trace_t *t, size_t i, size_t size);
 /** True when the trace carries time ("#@t US" lines: a recording). */
 HL_API bool hl_trace_timed(const hl_trace_t *t);
 /** Nanoseconds since the recording started at which op @p i ran: from the

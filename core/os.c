@@ -564,18 +564,20 @@ size_t hl_os_resident_range(hl_os_t *os, const void *addr, size_t size)
 {
 	enum { CHUNK_PAGES = 4096 };
 	unsigned char vec[CHUNK_PAGES];
-	uintptr_t start = hl_align_down((uintptr_t)addr, os->page);
-	uintptr_t end = hl_ptr_align_up((uintptr_t)addr + size, os->page);
+	size_t page = os ? os->page : (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = hl_align_down((uintptr_t)addr, page);
+	uintptr_t end = hl_ptr_align_up((uintptr_t)addr + size, page);
 	size_t resident = 0;
 	for (uintptr_t p = start; p < end;) {
-		size_t pages = (end - p) / os->page;
+		size_t pages = (end - p) / page;
 		if (pages > CHUNK_PAGES)
 			pages = CHUNK_PAGES;
-		count_call(os, HL_OS_MINCORE, (void *)p, pages * os->page);
-		if (mincore((void *)p, pages * os->page, vec) == 0)
+		if (os)
+			count_call(os, HL_OS_MINCORE, (void *)p, pages * page);
+		if (mincore((void *)p, pages * page, vec) == 0)
 			for (size_t i = 0; i < pages; i++)
-				resident += (vec[i] & 1) ? os->page : 0;
-		p += pages * os->page;
+				resident += (vec[i] & 1) ? page : 0;
+		p += pages * page;
 	}
 	return resident;
 }

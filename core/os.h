@@ -167,7 +167,9 @@ size_t hl_os_resident(hl_os_t *os);
  *  os.metadata_resident_bytes).  A real process's RSS counts the
  *  allocator's metadata too. */
 size_t hl_os_resident_meta(hl_os_t *os);
-/** Resident bytes of one range, by mincore. */
+/** Resident bytes of one range, by mincore (of any memory of the process:
+ *  @p os NULL counts no call, as the trace recorder measures the
+ *  program's blocks). */
 size_t hl_os_resident_range(hl_os_t *os, const void *addr, size_t size);
 
 /** Region number and offset of @p p; -1 when not in any region. */

@@ -149,6 +149,9 @@ EXTRA_DIST += tests/diagnose.sh tests/diagnose/hand.rep
 # a default CPython program: the coverage line, its layers, pymalloc modelled
 TESTS += tests/diagnose_python.sh
 EXTRA_DIST += tests/diagnose_python.sh
+# a large buffer written in part (sort): the recorder's #@touched, replayed
+TESTS += tests/diagnose_touched.sh
+EXTRA_DIST += tests/diagnose_touched.sh
 # bench/accuracy/run.py: its arguments and one program of its corpus end to end
 TESTS += tests/accuracy.sh
 EXTRA_DIST += tests/accuracy.sh

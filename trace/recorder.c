@@ -30,11 +30,17 @@
 #include "bits.h"
 #include "os.h"
 #include "recorder.h"
+#include "trace.h"
 
 typedef struct slot {
 	uintptr_t ptr;   /* 0 empty, 1 tombstone */
 	long id;
+	size_t size;     /* bytes asked for */
 } slot_t;
+
+/* Blocks this large get a "#@touched" line: how many of their pages were
+ * resident when freed (or at the end), which a replay writes instead of all. */
+enum { TOUCHED_MIN = 64 << 10 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int fd = -1;
@@ -163,7 +169,7 @@ static void recycle(long id)
 	free_ids[nfree_ids++] = id;
 }
 
-static long assign(uintptr_t p)
+static long assign(uintptr_t p, size_t size)
 {
 	if ((used + tombs + 1) * 2 > cap && !grow())
 		return -1;
@@ -174,16 +180,18 @@ static long assign(uintptr_t p)
 		tombs--;
 	map[i].ptr = p;
 	map[i].id = nfree_ids ? free_ids[--nfree_ids] : next_id++;
+	map[i].size = size;
 	used++;
 	return map[i].id;
 }
 
-static long forget(uintptr_t p)
+static long forget(uintptr_t p, size_t *size)
 {
 	slot_t *s = find(p);
 	if (!s)
 		return -1;
 	long id = s->id;
+	*size = s->size;
 	s->ptr = 1;
 	used--;
 	tombs++;
@@ -429,7 +437,7 @@ static void record_new(char op, const void *p, size_t a, size_t b, bool two, con
 	pthread_mutex_lock(&lock);
 	thread_line();
 	unsigned sn = site_number(site);
-	long id = assign((uintptr_t)p);
+	long id = assign((uintptr_t)p, two && op == 'c' ? a * b : two ? b : a);
 	if (id >= 0) {
 		char o[3] = { op, ' ', 0 };
 		put_str(o);
@@ -473,7 +481,8 @@ void hl_rec_realloc_at(const void *old, const void *p, size_t n, const void *sit
 		return;
 	}
 	pthread_mutex_lock(&lock);
-	long id = forget((uintptr_t)old);
+	size_t was;
+	long id = forget((uintptr_t)old, &was);
 	if (id >= 0) {
 		thread_line();
 		unsigned sn = site_number(site);
@@ -496,10 +505,23 @@ void hl_rec_realloc_at(const void *old, const void *p, size_t n, const void *sit
 				tombs--;
 			map[i].ptr = (uintptr_t)p;
 			map[i].id = id;
+			map[i].size = n;
 			used++;
 		}
 	}
 	pthread_mutex_unlock(&lock);
+}
+
+/* "#@touched ID PAGES" for a large block at @p p, still the program's. */
+static void touched_line(long id, uintptr_t p, size_t size)
+{
+	if (size < TOUCHED_MIN)
+		return;
+	put_str("#@touched ");
+	put_num((unsigned long long)id);
+	put_str(" ");
+	put_num(hl_os_resident_range(NULL, (const void *)p, size) / HL_TRACE_PAGE);
+	put_str("\n");
 }
 
 void hl_rec_free(const void *p)
@@ -507,9 +529,12 @@ void hl_rec_free(const void *p)
 	if (fd < 0)
 		return;
 	pthread_mutex_lock(&lock);
-	long id = p ? forget((uintptr_t)p) : -1;
+	size_t size = 0;
+	long id = p ? forget((uintptr_t)p, &size) : -1;
 	if (!p || id >= 0) {
 		thread_line();
+		if (id >= 0)
+			touched_line(id, (uintptr_t)p, size);
 		put_str("f ");
 		if (id < 0)
 			put_str("-1");
@@ -587,6 +612,10 @@ void hl_rec_finish(void)
 	pthread_mutex_lock(&lock);
 	if (site_used)
 		dl_iterate_phdr(module_lines, self);
+	if (!finished)
+		for (size_t i = 0; i < cap; i++)   /* the large blocks still live */
+			if (map[i].ptr > 1)
+				touched_line(map[i].id, map[i].ptr, map[i].size);
 	if (!finished) {
 		long long t = now_ns();
 		if (sample_ms) {

@@ -226,8 +226,8 @@ static int adopt_block(pass_t *ps, size_t i, long id, void *p, size_t n, size_t 
 {
 	ps->blocks[id] = p;
 	ps->sizes[id] = n;
-	if (!ps->verify && ps->o->touch)
-		touch_pages(p, n);
+	if (!ps->verify && ps->o->touch)   /* as much as the program wrote, where the recording says */
+		touch_pages(p, hl_trace_op_touched(ps->t, i, n));
 	if (!ps->verify)
 		return 0;
 	if ((uintptr_t)p % hl_block_align(n))

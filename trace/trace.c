@@ -30,6 +30,7 @@ typedef struct reader {
 	unsigned line;
 	bool lenient;        /**< a trace cut short is read as far as it goes */
 	char *live;          /**< per id: 1 while the block is live */
+	size_t *made;        /**< per id: the op that made its live block */
 	size_t live_cap;
 	unsigned char thread[THREAD_IDS]; /**< per tid: NOT_STARTED, RUNNING, EXITED */
 } reader_t;
@@ -100,6 +101,10 @@ static int push(reader_t *r, hl_trace_op_t op)
 	return 0;
 }
 
+/* Each id's state while reading: never seen or reallocated to 0 bytes,
+ * live, or freed by an f op (a second f replays a double free). */
+enum { UNUSED = 0, LIVE = 1, FREED = 2 };
+
 static int set_live(reader_t *r, long id, char v)
 {
 	if ((size_t)id >= r->live_cap) {
@@ -107,21 +112,23 @@ static int set_live(reader_t *r, long id, char v)
 		while (ncap <= (size_t)id)
 			ncap *= 2;
 		char *n = realloc(r->live, ncap);
-		if (!n)
+		if (n)
+			r->live = n;
+		size_t *m = n ? realloc(r->made, ncap * sizeof *m) : NULL;
+		if (!m)
 			return fail(r, "out of memory");
+		r->made = m;
 		memset(n + r->live_cap, 0, ncap - r->live_cap);
-		r->live = n;
 		r->live_cap = ncap;
 	}
 	r->live[id] = v;
+	if (v == LIVE)
+		r->made[id] = r->t->nops;   /* the op being read, pushed next */
 	if (id + 1 > r->t->max_id)
 		r->t->max_id = id + 1;
 	return 0;
 }
 
-/* Each id's state while reading: never seen or reallocated to 0 bytes,
- * live, or freed by an f op (a second f replays a double free). */
-enum { UNUSED = 0, LIVE = 1, FREED = 2 };
 
 static bool is_live(const reader_t *r, long id)
 {
@@ -391,15 +398,39 @@ static int exit_line(reader_t *r, char *s)
 	return push(r, (hl_trace_op_t){ .kind = 'x', .tid = (unsigned)v, .id = (long)v });
 }
 
-/* A comment line: "#@site", "#@rss", "#@t", "#@module" and "#@exit" are read,
- * anything else is a comment. */
+/* "#@touched ID PAGES": live block ID had PAGES pages resident when it was
+ * freed or when the recording ended; kept for the op that made the block. */
+static int touched_line(reader_t *r, char *s)
+{
+	hl_trace_t *t = r->t;
+	long long id, pages;
+	if (field(r, &s, &id, "block id") < 0 || field(r, &s, &pages, "page count") < 0)
+		return -1;
+	if (pages < 0)
+		return fail(r, "negative page count");
+	if (id < 0 || (size_t)id >= r->live_cap || r->live[id] != LIVE)
+		return fail(r, "pages of block %lld, which is not live", id);
+	if (room(r, (void **)&t->touched, t->ntouched, &t->touched_cap, sizeof *t->touched) < 0)
+		return -1;
+	t->touched[t->ntouched++] = (hl_trace_touched_t){ r->made[id], (size_t)pages };
+	return 0;
+}
+
+static int by_op(const void *a, const void *b)
+{
+	size_t x = ((const hl_trace_touched_t *)a)->op, y = ((const hl_trace_touched_t *)b)->op;
+	return (x > y) - (x < y);
+}
+
+/* A comment line: "#@site", "#@rss", "#@t", "#@module", "#@exit" and
+ * "#@touched" are read, anything else is a comment. */
 static int comment_line(reader_t *r, char *s)
 {
 	static const struct {
 		const char *word;
 		int (*read)(reader_t *, char *);
 	} words[] = { { "#@site", site_line }, { "#@rss", rss_line }, { "#@t", time_line }, { "#@module", module_line },
-		      { "#@exit", exit_line } };
+		      { "#@exit", exit_line }, { "#@touched", touched_line } };
 	for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
 		size_t n = strlen(words[k].word);
 		if (!strncmp(s, words[k].word, n) && (s[n] == ' ' || s[n] == '\t'))
@@ -560,12 +591,14 @@ static hl_trace_t *read_trace(FILE *f, const char *name, bool lenient)
 	reader_t r = { .t = t, .lenient = lenient, .thread = { [0] = RUNNING } };
 	int rc = parse_file(&r, f);
 	free(r.live);
+	free(r.made);
 	if (rc < 0 || check_length(&r) < 0) {
 		hl_trace_free(t);
 		return NULL;
 	}
 	if (t->nthreads == 0)
 		t->nthreads = 1;
+	qsort(t->touched, t->ntouched, sizeof *t->touched, by_op);
 	return t;
 }
 
@@ -611,6 +644,7 @@ void hl_trace_free(hl_trace_t *t)
 	free(t->labels);
 	free(t->sites);
 	free(t->rss);
+	free(t->touched);
 	free(t->times);
 	free(t->modules);
 	free(t->warnings);
@@ -708,6 +742,22 @@ bool hl_trace_sample(const hl_trace_t *t, size_t k, size_t *ops_before, unsigned
 	if (bytes)
 		*bytes = t->rss[k].bytes;
 	return true;
+}
+
+size_t hl_trace_op_touched(const hl_trace_t *t, size_t i, size_t size)
+{
+	size_t lo = 0, hi = t->ntouched;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->touched[mid].op < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == t->ntouched || t->touched[lo].op != i)
+		return size;
+	size_t bytes = t->touched[lo].pages * HL_TRACE_PAGE;
+	return bytes < size ? bytes : size;
 }
 
 bool hl_trace_timed(const hl_trace_t *t) { return t->ntimes > 0; }
