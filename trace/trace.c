@@ -756,8 +756,8 @@ size_t hl_trace_op_touched(const hl_trace_t *t, size_t i, size_t size)
 	}
 	if (lo == t->ntouched || t->touched[lo].op != i)
 		return size;
-	size_t bytes = t->touched[lo].pages * HL_TRACE_PAGE;
-	return bytes < size ? bytes : size;
+	size_t pages = t->touched[lo].pages;
+	return pages < size / HL_TRACE_PAGE ? pages * HL_TRACE_PAGE : size;
 }
 
 bool hl_trace_timed(const hl_trace_t *t) { return t->ntimes > 0; }
