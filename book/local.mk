@@ -8,7 +8,7 @@ HL_BOOK_CHAPTERS = \
 	book/08-slabs-decay.md book/09-sharded.md book/10-pools.md \
 	book/11-giving-back.md book/12-measuring.md book/13-security.md \
 	book/14-choosing.md book/15-instructor-guide.md book/16-percpu.md book/course-path.md \
-	book/glossary.md book/visual-language.md book/claims.md
+	book/glossary.md book/index-terms.md book/visual-language.md book/claims.md
 EXTRA_DIST += $(HL_BOOK_CHAPTERS) book/Doxyfile.in book/traces/reuse.rep \
 	book/traces/big-twice.rep book/traces/small.rep \
 	book/traces/survivors.rep book/traces/top-200k.rep \
@@ -28,6 +28,12 @@ EXTRA_DIST += book/gen_examples.sh book/gen_steppers.sh \
 # installed, from $(pkgdatadir) (quiz/quiz_bank.c; quiz/local.mk).
 bookdir = $(pkgdatadir)
 dist_book_DATA = book/questions.txt
+
+# The index of terms (book/index-terms.md), written from the chapters by
+# book/gen_index.sh and checked against it, links and all.
+EXTRA_DIST += book/gen_index.sh
+TESTS += tests/book_index.sh
+dist_noinst_SCRIPTS += tests/book_index.sh
 
 # Its checks: every verifying command agrees with its answer; the drill
 # scores scripted answers right.

@@ -1,7 +1,7 @@
 # exercises: the labs.  Each lab is one program (its figures and its check
 # in one binary: `make check` runs it with no arguments) or a script that
 # drives the heaplab command.  See exercises/README.md.
-LAB_NAMES = 01-half-a-gigabyte 02-bump-regions 03-free-lists 04-size-classes 05-boundary-tags 06-heap-wont-shrink 07-mmap-threshold 08-arenas-tcache 09-decay 10-cross-thread 11-pools 12-real-program 13-threads-outnumber-cpus
+LAB_NAMES = 01-half-a-gigabyte 02-bump-regions 03-free-lists 04-size-classes 05-boundary-tags 06-heap-wont-shrink 07-mmap-threshold 08-arenas-tcache 09-decay 10-cross-thread 11-pools 12-real-program 13-threads-outnumber-cpus 14-sanitizers
 LAB_COMMON = exercises/lab.h exercises/lab.c
 
 noinst_PROGRAMS += exercises/01-half-a-gigabyte/lab
@@ -93,3 +93,21 @@ EXTRA_DIST += exercises/check-grade.sh
 
 EXTRA_DIST += exercises/README.md exercises/lab.mk
 EXTRA_DIST += $(LAB_NAMES:%=exercises/%/README.md) $(LAB_NAMES:%=exercises/%/Makefile)
+
+# Lab 14: planted bugs on the student's allocator, seen (or not) by
+# AddressSanitizer, valgrind's memcheck and heaplab's debug mode.  bugs.c
+# is built twice: plain (under valgrind, with memcheck's client requests
+# when <valgrind/memcheck.h> is installed) and with -fsanitize=address
+# (bugs-asan) when the compiler can; in a build without that, and in a
+# sanitizer build, bugs-asan is the plain program and says so (--tools).
+noinst_PROGRAMS += exercises/14-sanitizers/bugs exercises/14-sanitizers/bugs-asan
+exercises_14_sanitizers_bugs_SOURCES = exercises/14-sanitizers/bugs.c
+exercises_14_sanitizers_bugs_LDADD = libhlcore.la
+exercises_14_sanitizers_bugs_asan_SOURCES = exercises/14-sanitizers/bugs.c
+exercises_14_sanitizers_bugs_asan_LDADD = libhlcore.la
+if HL_LAB_ASAN
+exercises_14_sanitizers_bugs_asan_CFLAGS = $(AM_CFLAGS) -fsanitize=address -fno-omit-frame-pointer
+exercises_14_sanitizers_bugs_asan_LDFLAGS = -fsanitize=address
+endif
+TESTS += exercises/14-sanitizers/check.sh
+EXTRA_DIST += exercises/14-sanitizers/check.sh
