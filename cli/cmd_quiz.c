@@ -99,8 +99,10 @@ int cmd_quiz(int argc, char **argv)
 		unsigned long long n = 0;
 		if (!paths)
 			return cli_error("quiz: --path-of N needs a TRACE");
-		if (path_of && (quiz_number("--path-of", path_of, &n) || n == 0))
-			return path_of && n == 0 ? cli_error("quiz: --path-of counts ops from 1") : 2;
+		if (path_of && quiz_number("--path-of", path_of, &n))
+			return 2;
+		if (path_of && n == 0)
+			return cli_error("quiz: --path-of counts ops from 1");
 		if (pa.emit && !pa.ops)
 			return cli_error("quiz: --emit-bank needs --ops N,M,...");
 		const char *names[1];

@@ -38,6 +38,16 @@ expect "trace cut mid-size" 2 "cut-size.rep:$cut_line: the file ends after" "$he
 expect "trace cut at a line end" 2 "first-half.rep:2467: the file ends after 2463 of the 4805 ops its header announces" \
 	"$heaplab" replay "$tmp/first-half.rep"
 expect "NUL byte" 2 "nul.rep:2: NUL byte at column 6" "$heaplab" replay "$tmp/nul.rep"
+# a recording's "#@touched ID PAGES" names a live block
+printf 'a 0 100000\n#@touched 5 3\nf 0\n' > "$tmp/touched-dead.rep"
+printf 'a 0 100000\n#@touched 0 -3\nf 0\n' > "$tmp/touched-negative.rep"
+expect "touched of a block not live" 2 "touched-dead.rep:2: pages of block 5, which is not live" \
+	"$heaplab" replay "$tmp/touched-dead.rep"
+expect "touched, negative" 2 "touched-negative.rep:2: negative page count" "$heaplab" replay "$tmp/touched-negative.rep"
+# one mistake, one line
+err=$("$heaplab" quiz --path-of x "$src/traces/short1.rep" 2>&1 >/dev/null)
+[ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ $err == *"--path-of needs a non-negative number, not 'x'"* ]] &&
+	passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL: quiz --path-of x: not one line: $err"; }
 expect "a directory" 2 "$tmp: is a directory, not a trace" "$heaplab" replay "$tmp"
 expect "compare: trace cut short" 2 "the file ends after 2463 of the 4805 ops" "$heaplab" compare --policy="$p" "$tmp/first-half.rep"
 out=$("$heaplab" replay "$tmp/first-half.rep" 2>/dev/null)
