@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "diagnose.h"
+#include "../trace/trace.h"   /* hl_trace_parse: a trace from a string */
 
 static const struct {
 	const char *key, *words;
@@ -394,4 +395,16 @@ void dx_run_free(dx_run_t *run)
 	free(run->holds);
 	run->samples = NULL;
 	run->holds = NULL;
+}
+
+size_t dx_model_started(const char *policy, const char *conf)
+{
+	static const char ops[] = "a 0 100\nf 0\n";
+	hl_trace_t *t = hl_trace_parse("one malloc", ops, sizeof ops - 1);
+	dx_run_t run;
+	size_t bytes = t && dx_replay(t, policy, conf, false, NULL, &run) == 0 && run.ok ? run.final_resident : 0;
+	if (t)
+		dx_run_free(&run);
+	hl_trace_free(t);
+	return bytes;
 }

@@ -74,6 +74,10 @@ typedef struct dx_run {
 	dx_hold_t *holds;       /**< by held bytes, largest first (attribution only) */
 	size_t nholds;
 	size_t hold_sample;     /**< the sample the holds were counted at */
+	size_t own_bytes;       /**< the real allocator's own memory at start that
+				     the model does not hold (its library, its first
+				     metadata), measured on this machine; 0: none or
+				     the C library's own */
 } dx_run_t;
 
 /**
@@ -89,6 +93,10 @@ typedef struct dx_run {
 int dx_replay(const hl_trace_t *t, const char *policy, const char *conf, bool attribute,
 	      vis_progress_fn progress, dx_run_t *run);
 void dx_run_free(dx_run_t *run);
+/** The model's resident bytes, heap and metadata, after one malloc(100)
+ *  and its free under @p policy / @p conf (what it holds of itself at
+ *  start); 0 when it cannot be replayed. */
+size_t dx_model_started(const char *policy, const char *conf);
 
 /** @name The layers of the process's memory (layers.c)
  *  From /proc/PID/smaps, read by the recorder at the largest RSS sample
@@ -142,6 +150,9 @@ dx_candidate_t *dx_grid(const char *policies, const char *knobs, const char *bin
  *  candidate as its fallback, the real setting as it is: CPython on that
  *  allocator) and once alone (the real setting with PYTHONMALLOC=malloc).
  *  The first candidate is CPython as it is (pools on bins @p bins_base). */
+/** The library a real setting preloads (the path after "LD_PRELOAD="),
+ *  in @p path; "" when it preloads none or @p setting is NULL. */
+void dx_preloaded(const char *setting, char *path, size_t len);
 dx_candidate_t *dx_grid_cpython(const char *policies, const char *knobs, const char *bins_base, size_t *n);
 void dx_grid_free(dx_candidate_t *c, size_t n);
 /** What the ranking minimises: peak plus final resident bytes. */
@@ -194,7 +205,8 @@ const dx_run_t *dx_recorded_model(const dx_report_t *r);
  *  malloc as it runs (a collector's pages, a mapped file) is followed as
  *  it grows.  @p final: its last resident bytes plus the median
  *  (dx_outside_heap, for the reason given there).  Both use the median
- *  alone when the two runs were not sampled alike. */
+ *  alone when the two runs were not sampled alike, and both add the real
+ *  allocator's own memory at start (dx_run::own_bytes). */
 void dx_predict(const dx_report_t *r, const dx_run_t *run, size_t *peak, size_t *final);
 
 struct dx_report {

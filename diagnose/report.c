@@ -322,8 +322,8 @@ void dx_predict(const dx_report_t *r, const dx_run_t *run, size_t *peak, size_t 
 	const dx_run_t *base = dx_recorded_model(r);
 	long long median = dx_outside_heap(r);
 	size_t add = median > 0 ? (size_t)median : 0;
-	*peak = run->peak_resident + add;
-	*final = run->final_resident + add;
+	*peak = run->peak_resident + add + run->own_bytes;
+	*final = run->final_resident + add + run->own_bytes;
 	if (!base)
 		return;
 	if (base->nsamples != run->nsamples)
@@ -336,7 +336,7 @@ void dx_predict(const dx_report_t *r, const dx_run_t *run, size_t *peak, size_t 
 		if (sum > best)
 			best = sum;
 	}
-	*peak = best;
+	*peak = best + run->own_bytes;
 }
 
 static void verify_text(FILE *out, const dx_report_t *r)
@@ -367,6 +367,31 @@ static void verify_text(FILE *out, const dx_report_t *r)
 	if (v->asis_peak)
 		fprintf(out, "  as it is (no setting): measured peak %s, final %s\n",
 			vis_bytes((double)v->asis_peak, b1, sizeof b1), vis_bytes((double)v->asis_final, b2, sizeof b2));
+}
+
+/* The allocators' own memory at start the predictions add, once each. */
+static void own_text(FILE *out, const dx_report_t *r)
+{
+	char b[32], seen[512] = " ";
+	const char *sep = "predicted RSS adds each real allocator's own memory at start, which its model does not hold "
+			  "(its library and first metadata: `cat /proc/self/statm` under it, less under glibc, less the "
+			  "model's own after one malloc):";
+	for (size_t k = 0; k < r->nruns; k++) {
+		char path[4096];
+		dx_preloaded(r->cands[k].real, path, sizeof path);
+		const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		if (!r->runs[k].own_bytes || !*name || strlen(seen) + strlen(name) + 2 >= sizeof seen)
+			continue;
+		char key[sizeof seen];
+		snprintf(key, sizeof key, " %s ", name);
+		if (strstr(seen, key))
+			continue;
+		strcat(strcat(seen, name), " ");
+		fprintf(out, "%s %s %s", sep, name, vis_bytes((double)r->runs[k].own_bytes, b, sizeof b));
+		sep = ",";
+	}
+	if (*sep == ',')
+		fputc('\n', out);
 }
 
 /* ---- text ----------------------------------------------------------------------- */
@@ -432,6 +457,7 @@ void dx_report_text(FILE *out, const dx_report_t *r)
 			vis_bytes((double)w->peak_committed, b3, sizeof b3), w->os_calls,
 			r->cands[i].real ? r->cands[i].real : "(model only)");
 	}
+	own_text(out, r);
 	fprintf(out, "\nrecommendation: ");
 	recommendation(out, r);
 	verify_text(out, r);

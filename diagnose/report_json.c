@@ -80,9 +80,9 @@ static void candidates_json(FILE *out, const dx_report_t *r)
 		if (w->ok)
 			fprintf(out, ",\"peak_resident\":%zu,\"final_resident\":%zu,\"peak_committed\":%zu,"
 				     "\"final_committed\":%zu,\"os_calls\":%llu,\"predicted_peak_rss\":%zu,"
-				     "\"predicted_final_rss\":%zu",
+				     "\"predicted_final_rss\":%zu,\"allocator_own_bytes\":%zu",
 				w->peak_resident, w->final_resident, w->peak_committed, w->final_committed, w->os_calls,
-				pp, pf);
+				pp, pf, w->own_bytes);
 		else
 			fprintf(out, ",\"message\":"), vis_json_string(out, w->message);
 		fputc('}', out);

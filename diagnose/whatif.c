@@ -219,3 +219,16 @@ void dx_rank(const dx_run_t *runs, size_t n, size_t *order)
 	qsort(order, n, sizeof *order, better);
 	rank_runs = NULL;
 }
+
+void dx_preloaded(const char *setting, char *path, size_t len)
+{
+	const char *p = setting ? strstr(setting, "LD_PRELOAD=") : NULL;
+	if (p && p != setting && p[-1] != ' ')
+		p = NULL;
+	if (!p) {
+		*path = 0;
+		return;
+	}
+	p += strlen("LD_PRELOAD=");
+	snprintf(path, len, "%.*s", (int)strcspn(p, " "), p);
+}

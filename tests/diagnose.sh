@@ -253,13 +253,18 @@ for c in d["causes"]:
         bad.append(f"causes at op {c['op']}: the causes do not add up to committed")
 for c in d["candidates"]:
     need(c, ["rank", "policy", "conf", "real_setting", "ok", "peak_resident", "final_resident", "peak_committed",
-             "final_committed", "os_calls", "predicted_peak_rss", "predicted_final_rss"], "candidates[]")
+             "final_committed", "os_calls", "predicted_peak_rss", "predicted_final_rss", "allocator_own_bytes"],
+         "candidates[]")
     # the peak adds what lay outside the heap sample by sample, never less
-    # than nothing; the final adds the median
-    if c["ok"] and c["predicted_peak_rss"] < c["peak_resident"]:
+    # than nothing; the final adds the median; both add the allocator's own
+    # memory at start, which only a candidate that preloads one has
+    own = c.get("allocator_own_bytes", 0)
+    if c["ok"] and c["predicted_peak_rss"] < c["peak_resident"] + own:
         bad.append(f"candidate {c['rank']}: predicted peak is below its resident peak")
-    if c["ok"] and c["predicted_final_rss"] != c["final_resident"] + max(d["outside_heap"], 0):
+    if c["ok"] and c["predicted_final_rss"] != c["final_resident"] + max(d["outside_heap"], 0) + own:
         bad.append(f"candidate {c['rank']}: predicted final is not resident plus outside the heap")
+    if c["ok"] and own and "LD_PRELOAD=" not in (c["real_setting"] or ""):
+        bad.append(f"candidate {c['rank']}: own memory at start without a preloaded allocator")
 for s in d["sites"]:
     need(s, ["site", "where", "held", "blocks", "block_bytes"], "sites[]")
 # the same figures as the summary

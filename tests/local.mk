@@ -152,6 +152,9 @@ EXTRA_DIST += tests/diagnose_python.sh
 # a large buffer written in part (sort): the recorder's #@touched, replayed
 TESTS += tests/diagnose_touched.sh
 EXTRA_DIST += tests/diagnose_touched.sh
+# each real allocator's own memory at start, added to its predictions (perl)
+TESTS += tests/diagnose_own.sh
+EXTRA_DIST += tests/diagnose_own.sh
 # bench/accuracy/run.py: its arguments and one program of its corpus end to end
 TESTS += tests/accuracy.sh
 EXTRA_DIST += tests/accuracy.sh
