@@ -220,7 +220,7 @@ void *hl_calloc(hl_heap_t *h, size_t count_, size_t size)
 		return handed_out(h, t, NULL, 0, HL_OP_CALLOC);
 	void *p = handed_out(h, t, __atomic_load_n(&h->malloc_fn, __ATOMIC_RELAXED)(h->call_st, t, n ? n : 1), n,
 			     HL_OP_CALLOC);
-	if (p)
+	if (p && (h->debug || !h->policy->fresh_zero || !h->policy->fresh_zero(h->state, p)))
 		memset(p, 0, n);
 	return p;
 }

@@ -168,6 +168,13 @@ typedef struct hl_policy {
 	 *  threads' records exited).  May be NULL. */
 	void (*fork_child)(void *st);
 
+	/** May be NULL (calloc always clears): true when live block @p p,
+	 *  just handed out, lies in memory the kernel mapped for it zeroed and
+	 *  nothing has written since, so that calloc need not clear it (and
+	 *  touches none of its pages), as the real allocator does not: glibc
+	 *  for an mmapped chunk.  Not asked in debug mode, which fills new
+	 *  blocks. */
+	bool (*fresh_zero)(void *st, const void *p);
 	/** How the preload library's mallinfo, mallinfo2, mallopt,
 	 *  malloc_stats, malloc_info and malloc_trim answer under this policy
 	 *  (malloc_api.h); NULL: as under an allocator that exports none. */

