@@ -136,7 +136,7 @@ done <<'EOF'
 sharded libmimalloc.so.2 -
 pools - -
 firstfit - -
-percpu libtcmalloc_minimal.so.4 front:thread short
+percpu libtcmalloc_minimal.so.4 front:thread
 EOF
 
 echo "$passed passed, $failed failed, $skipped skipped"

@@ -70,6 +70,7 @@ tst-valloc slab jemalloc's valloc (-1) leaves errno alone; heaplab's sets ENOMEM
 tst-valloc sharded mimalloc's valloc (-1) leaves errno alone; heaplab's sets ENOMEM as glibc does
 tst-tcfree1 bump bump keeps no record of a freed block, so a double free is not detected (glibc aborts)
 tst-tcfree2 bump bump keeps no record of a freed block, so a double free is not detected (glibc aborts)
+tst-tcfree2 percpu gperftools 2.10 takes the second free of ptrs[0] into the thread cache unchecked (its first free went back to its span with the rest of a list shorter than a batch); percpu's span bitmap has the object free and aborts, as glibc does
 malloc-brk-fail slab jemalloc serves malloc (10000) from memory it had mapped before the address space was filled; slab has none spare and refuses (ENOMEM), then succeeds once 64 KiB is unmapped
 malloc-brk-fail percpu gperftools serves malloc (10000) from spans it had mapped before the address space was filled; percpu has none spare and refuses (ENOMEM), then succeeds
 tst-malloc-too-large slab (LIBC_TESTS_LONG=1 only) jemalloc leaves errno alone when reallocarray and memalign refuse sizes near SIZE_MAX; heaplab's entry points set ENOMEM as glibc does

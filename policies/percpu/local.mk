@@ -18,6 +18,6 @@ policies_percpu_test_percpu_SOURCES += tests/side_state.h tests/side_state.c
 check_PROGRAMS += tests/usable_probe
 tests_usable_probe_SOURCES = tests/usable_probe.c
 tests_usable_probe_CFLAGS = $(HL_CFLAGS)
-TESTS += tests/percpu_tcmalloc.sh
+TESTS += tests/percpu_tcmalloc.sh tests/percpu_thread_rss.sh
 endif
-EXTRA_DIST += tests/percpu_tcmalloc.sh
+EXTRA_DIST += tests/percpu_tcmalloc.sh tests/percpu_thread_rss.sh

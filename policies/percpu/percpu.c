@@ -70,8 +70,8 @@ static const hl_option_t pc_options[] = {
 	  "restartable sequences for the per-CPU stacks; off forces sched_getcpu() and a per-CPU lock" },
 	{ "cpu_cache_bytes", HL_OPT_SIZE, "1536K", 0, (int64_t)1 << 30, NULL,
 	  "capacity the stacks of one CPU may add up to" },
-	{ "thread_cache_bytes", HL_OPT_SIZE, "4M", 0, (int64_t)1 << 30, NULL,
-	  "front:thread: bytes a thread cache holds before it scavenges" },
+	{ "thread_cache_bytes", HL_OPT_SIZE, "32M", 0, (int64_t)1 << 30, NULL,
+	  "front:thread: what all thread caches may hold together; each starts at 64K and grows by 64K a scavenge" },
 	{ "release_rate", HL_OPT_SIZE, "0", 0, (int64_t)1 << 40, NULL,
 	  "bytes per second of free pages released to the OS; 0 = only on hl_trim" },
 	{ "hugepage", HL_OPT_BOOL, "off", 0, 0, NULL,
@@ -302,6 +302,7 @@ static void *pc_init(hl_heap_t *h, const hl_conf_t *conf)
 		pc_classes_tcmalloc(&s->cl);
 	s->cpu_cache_bytes = hl_conf_size(conf, "cpu_cache_bytes");
 	s->thread_cache_bytes = hl_conf_size(conf, "thread_cache_bytes");
+	s->tc_unclaimed = (ptrdiff_t)s->thread_cache_bytes;
 	s->rseq_usable = pc_rseq_usable();
 	s->rseq_offset = pc_rseq_area_offset();
 	s->mode = thread ? PC_MODE_THREAD

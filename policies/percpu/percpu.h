@@ -204,6 +204,10 @@ enum {
 	PC_LEAF_BITS = 18,             /**< pages per pagemap leaf: 2 GiB */
 	PC_ROOT_BITS = 47 - PC_PAGE_SHIFT - PC_LEAF_BITS,
 	PC_TC_BATCHES = 16,            /**< transfer cache: batches per class */
+	PC_TC_STEAL = 64 << 10,        /**< a thread cache's max_size: first, and
+					    each step (gperftools' kStealAmount) */
+	PC_TC_MIN = 512 << 10,         /**< ... when the budget is spent
+					    (kMinThreadCacheSize) */
 	PC_CPU_MAX_SLOTS = 2048,       /**< largest per-CPU stack of a class */
 	PC_MAX_MOVE = 128,             /**< objects a per-CPU miss moves at once
 					    (TCMalloc's kMaxObjectsToMove) */
@@ -790,7 +794,10 @@ struct pc_state {
 	pthread_mutex_t threads_lock;  /**< guards the list of thread caches */
 	pc_tcache_t *tcaches;          /**< live thread caches */
 	hl_meta_pool_t tc_pool;        /**< where thread caches come from */
-	size_t thread_cache_bytes;     /**< max_size of a new thread cache */
+	size_t thread_cache_bytes;     /**< what all thread caches' max_size may add up to */
+	ptrdiff_t tc_unclaimed;        /**< thread_cache_bytes less every cache's
+					    max_size (under threads_lock; below 0
+					    when a cache started at PC_TC_MIN) */
 	size_t fork_orphans;           /**< objects a fork left out of their
 					    spans for good (the parent's other
 					    threads held them): set in the child */

@@ -9,8 +9,16 @@
  * are all back goes to the page heap at once.  A span keeps its free
  * objects in a bitmap (TCMalloc keeps an index list in the span); the
  * bitmap also catches an object given back twice.
+ *
+ * front:thread fetches as gperftools 2.10's CentralFreeList::RemoveRange
+ * (src/central_freelist.cc): a fresh span only when no span has a free
+ * object (a fetch that empties a span and finds no other comes back
+ * short, and the thread's next miss cuts the fresh span), and the objects
+ * of each further span taken for the same fetch in front of those taken
+ * before (SLL_PushRange), so they are allocated first.
  */
 #include "config.h"
+#include <string.h>
 #include "percpu.h"
 
 static void pc_central_relist(pc_central_t *c, pc_span_t *sp)
@@ -72,12 +80,16 @@ static unsigned pc_span_take(const pc_state_t *s, pc_span_t *sp, void **out, uns
 unsigned pc_central_remove(pc_state_t *s, unsigned cls, void **out, unsigned n)
 {
 	pc_central_t *c = &s->central[cls];
+	bool gperf = s->mode == PC_MODE_THREAD;
 	unsigned got = 0;
+	void *before[512]; /* front:thread: what earlier spans gave this fetch */
 	pthread_mutex_lock(&c->lock);
 	while (got < n) {
 		pc_span_t *sp = NULL;
 		for (unsigned b = PC_FULLNESS; b-- > 0 && !sp;)
 			sp = c->lists[b].head;
+		if (!sp && got && gperf)
+			break;
 		if (!sp) {
 			pthread_mutex_unlock(&c->lock); /* the page heap has its own lock */
 			sp = pc_central_grow(s, cls);
@@ -87,9 +99,15 @@ unsigned pc_central_remove(pc_state_t *s, unsigned cls, void **out, unsigned n)
 			c->spans++;
 			c->free_objects += sp->nobjs;
 		}
+		if (gperf && got)
+			memcpy(before, out, got * sizeof *out);
 		unsigned k = pc_span_take(s, sp, out + got, n - got);
 		HL_EV_COUNT(s->heap, HL_EV_LIST_POP, "central free list: the fullest span, class", cls, 0, k,
 			    (void *)sp->start);
+		if (gperf && got) { /* this span's objects in front */
+			memmove(out, out + got, k * sizeof *out);
+			memcpy(out + k, before, got * sizeof *out);
+		}
 		got += k;
 		c->free_objects -= k;
 		pc_central_relist(c, sp);

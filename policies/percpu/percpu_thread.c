@@ -7,11 +7,22 @@
  * use (slow start: by one up to a batch, then by batches up to 8192).  An
  * empty list fetches min(max_length, batch) objects from the transfer
  * cache; a list longer than max_length gives a batch back, and after the
- * third time shrinks max_length by a batch.  When the thread's cached
- * bytes pass max_size, a scavenge gives back half of each list's low-water
- * mark (objects unused since the last scavenge).  A thread that ends
- * gives everything back.  The lists are the thread's own: no lock, no
- * atomic, but nothing shared between the threads on one CPU either.
+ * third time shrinks max_length by a batch.  Objects go back a batch at a
+ * time, and only a whole batch goes to the transfer cache: the rest of a
+ * list given back goes straight to its spans (ReleaseToCentralCache and
+ * CentralFreeList::InsertRange, src/thread_cache.cc and
+ * src/central_freelist.cc).  When the thread's cached bytes pass max_size,
+ * a scavenge gives back half of each list's low-water mark (objects unused
+ * since the last scavenge) and lets the cache grow: max_size starts at
+ * 64 KiB (kStealAmount) and takes 64 KiB more at each scavenge while the
+ * caches' common budget (thread_cache_bytes, gperftools' overall thread
+ * cache size, 32 MiB) has any left (IncreaseCacheLimitLocked); a thread
+ * that finds it spent starts at 512 KiB (kMinThreadCacheSize), and a
+ * thread that ends gives its max_size back.  gperftools then steals 64 KiB
+ * from another thread's cache; the model does not (a cache's max_size is
+ * written by its own thread only).  A thread that ends gives everything
+ * back.  The lists are the thread's own: no lock, no atomic, but nothing
+ * shared between the threads on one CPU either.
  */
 #include "config.h"
 #include "percpu_fast.h"
@@ -28,9 +39,10 @@ pc_tcache_t *pc_thread_cache(pc_state_t *s, hl_thread_t *t)
 		return NULL;
 	for (unsigned cls = 1; cls < s->cl.n; cls++)
 		tc->max_length[cls] = 1;
-	tc->max_size = s->thread_cache_bytes;
 	tc->owner = pthread_self();
 	pthread_mutex_lock(&s->threads_lock);
+	tc->max_size = s->tc_unclaimed > 0 ? PC_TC_STEAL : PC_TC_MIN;
+	s->tc_unclaimed -= (ptrdiff_t)tc->max_size;
 	tc->next = s->tcaches;
 	if (tc->next)
 		tc->next->prev = tc;
@@ -40,13 +52,15 @@ pc_tcache_t *pc_thread_cache(pc_state_t *s, hl_thread_t *t)
 	return tc;
 }
 
-/* Gives the first @n objects of list @cls back to the transfer cache. */
+/* Gives the first @n objects of list @cls back a batch at a time: a whole
+ * batch to the transfer cache, a smaller rest to the spans. */
 static void pc_thread_release(pc_state_t *s, pc_tcache_t *tc, unsigned cls, unsigned n)
 {
 	void *batch[512];
+	unsigned most = s->cl.batch[cls];
 	while (n) {
 		unsigned k = 0;
-		for (; k < n && k < 512 && tc->head[cls]; k++) {
+		for (; k < n && k < most && tc->head[cls]; k++) {
 			batch[k] = tc->head[cls];
 			tc->head[cls] = tc->head[cls]->next;
 		}
@@ -56,7 +70,10 @@ static void pc_thread_release(pc_state_t *s, pc_tcache_t *tc, unsigned cls, unsi
 			    tc->length[cls] - k, NULL);
 		tc->length[cls] -= k;
 		tc->size -= (size_t)k * s->cl.size[cls];
-		pc_transfer_insert(s, cls, batch, k);
+		if (k == most)
+			pc_transfer_insert(s, cls, batch, k);
+		else
+			pc_central_insert(s, cls, batch, k);
 		n -= k;
 	}
 	if (tc->low_water[cls] > tc->length[cls])
@@ -114,6 +131,12 @@ static void pc_thread_scavenge(pc_state_t *s, pc_tcache_t *tc)
 		}
 		tc->low_water[cls] = tc->length[cls];
 	}
+	pthread_mutex_lock(&s->threads_lock);
+	if (s->tc_unclaimed > 0) {
+		s->tc_unclaimed -= PC_TC_STEAL;
+		tc->max_size += PC_TC_STEAL;
+	}
+	pthread_mutex_unlock(&s->threads_lock);
 }
 
 /* List too long: a batch goes back; max_length adapts. */
@@ -162,6 +185,7 @@ void pc_thread_exit(pc_state_t *s, hl_thread_t *t)
 		pc_thread_release(s, tc, cls, tc->length[cls]);
 	pthread_mutex_lock(&s->threads_lock);
 	pc_thread_unlink(s, tc);
+	s->tc_unclaimed += (ptrdiff_t)tc->max_size;
 	pthread_mutex_unlock(&s->threads_lock);
 	hl_meta_free(&s->tc_pool, tc);
 	t->policy_tls = (void *)&pc_no_cache;
