@@ -105,9 +105,13 @@ exercises_14_sanitizers_bugs_SOURCES = exercises/14-sanitizers/bugs.c
 exercises_14_sanitizers_bugs_LDADD = libhlcore.la
 exercises_14_sanitizers_bugs_asan_SOURCES = exercises/14-sanitizers/bugs.c
 exercises_14_sanitizers_bugs_asan_LDADD = libhlcore.la
+# (a per-target CFLAGS replaces AM_CFLAGS, which carries a sanitizer
+# build's -fsanitize to the link: so the else, or the link fails there)
 if HL_LAB_ASAN
 exercises_14_sanitizers_bugs_asan_CFLAGS = $(AM_CFLAGS) -fsanitize=address -fno-omit-frame-pointer
 exercises_14_sanitizers_bugs_asan_LDFLAGS = -fsanitize=address
+else
+exercises_14_sanitizers_bugs_asan_CFLAGS = $(AM_CFLAGS)
 endif
 TESTS += exercises/14-sanitizers/check.sh
 EXTRA_DIST += exercises/14-sanitizers/check.sh
