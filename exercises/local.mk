@@ -1,7 +1,7 @@
 # exercises: the labs.  Each lab is one program (its figures and its check
 # in one binary: `make check` runs it with no arguments) or a script that
 # drives the heaplab command.  See exercises/README.md.
-LAB_NAMES = 01-half-a-gigabyte 02-bump-regions 03-free-lists 04-size-classes 05-boundary-tags 06-heap-wont-shrink 07-mmap-threshold 08-arenas-tcache 09-decay 10-cross-thread 11-pools 12-real-program 13-threads-outnumber-cpus 14-sanitizers
+LAB_NAMES = 01-half-a-gigabyte 02-bump-regions 03-free-lists 04-size-classes 05-boundary-tags 06-heap-wont-shrink 07-mmap-threshold 08-arenas-tcache 09-decay 10-cross-thread 11-pools 12-real-program 13-threads-outnumber-cpus 14-sanitizers 15-compare-and-challenge
 LAB_COMMON = exercises/lab.h exercises/lab.c
 
 noinst_PROGRAMS += exercises/01-half-a-gigabyte/lab
@@ -115,3 +115,9 @@ exercises_14_sanitizers_bugs_asan_CFLAGS = $(AM_CFLAGS)
 endif
 TESTS += exercises/14-sanitizers/check.sh
 EXTRA_DIST += exercises/14-sanitizers/check.sh
+
+# Lab 15 drives heaplab step, bound and adversary's traces, and replays two
+# of them on glibc and jemalloc with bench/sysreplay (a check program, so
+# built before the tests run).
+TESTS += exercises/15-compare-and-challenge/check.sh
+EXTRA_DIST += exercises/15-compare-and-challenge/check.sh
