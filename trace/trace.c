@@ -598,7 +598,8 @@ static hl_trace_t *read_trace(FILE *f, const char *name, bool lenient)
 	}
 	if (t->nthreads == 0)
 		t->nthreads = 1;
-	qsort(t->touched, t->ntouched, sizeof *t->touched, by_op);
+	if (t->ntouched)   /* qsort's array may not be NULL, even empty */
+		qsort(t->touched, t->ntouched, sizeof *t->touched, by_op);
 	return t;
 }
 
