@@ -156,8 +156,8 @@ EXTRA_DIST += tests/diagnose_touched.sh
 TESTS += tests/diagnose_own.sh
 EXTRA_DIST += tests/diagnose_own.sh
 # bench/accuracy/run.py: its arguments and one program of its corpus end to end
-TESTS += tests/accuracy.sh
-EXTRA_DIST += tests/accuracy.sh
+TESTS += tests/accuracy.sh tests/peak_final.sh
+EXTRA_DIST += tests/accuracy.sh tests/peak_final.sh
 # thread exit recorded and replayed, against glibc's arenas (tests/diagnose/waves.c)
 check_PROGRAMS += tests/diagnose_waves
 tests_diagnose_waves_SOURCES = tests/diagnose/waves.c

@@ -8,13 +8,19 @@ allocator to preload, its options), reads /proc/PID/status every 10 ms
 while it runs, and prints "PEAK FINAL" in MiB: the peak is the largest of
 the readings and of the kernel's high-water mark (VmHWM, which no sampling
 misses; it belongs to the program's own memory, begun at exec), the final
-the last reading before the process ended.  When jemalloc prints its statistics at
+the resident set as the program exits.  The final is read with the process
+held at its exit (ptrace's exit event: every free it made is done, nothing
+is unmapped yet), so a program that frees its buffers in its last
+milliseconds is seen after those frees; where ptrace is refused (a
+sandbox), the last of the 10 ms readings stands in.  When jemalloc prints its statistics at
 exit (MALLOC_CONF=...,stats_print:true) the line goes on with its
 allocated, active, metadata and resident figures.  The program's own
 output is discarded; its standard error is kept in a temporary file.
 """
+import ctypes
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -50,19 +56,59 @@ def rollup(pid):
     return {'anonymous': parts['Anonymous:'], 'file': parts['Rss:'] - parts['Anonymous:']}
 
 
+PTRACE_TRACEME, PTRACE_CONT, PTRACE_SETOPTIONS = 0, 7, 0x4200
+PTRACE_O_TRACEEXEC, PTRACE_O_TRACEEXIT, PTRACE_O_EXITKILL = 0x10, 0x40, 0x100000
+PTRACE_EVENT_EXIT = 6
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.ptrace.restype = ctypes.c_long
+_libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+
+
+def _ptrace(request, pid=0, data=0):
+    return _libc.ptrace(request, pid, None, ctypes.c_void_p(data))
+
+
+def _trace_me():
+    """In the child, before exec: its parent traces it (or, refused, not)."""
+    _ptrace(PTRACE_TRACEME)
+
+
 def measure(command, env, err=subprocess.DEVNULL, period=0.01, stdin=subprocess.DEVNULL, split=None):
     """Runs @command with environment @env; (peak, final, exit status) in
     bytes.  Its output is discarded, its standard error goes to @err.  With
     a dict @split, its 'peak' becomes rollup() at the largest reading."""
-    child = subprocess.Popen(command, env=env, stdin=stdin, stdout=subprocess.DEVNULL, stderr=err)
+    child = subprocess.Popen(command, env=env, stdin=stdin, stdout=subprocess.DEVNULL, stderr=err,
+                             preexec_fn=_trace_me)
+    pid, traced, final = child.pid, None, None
     peak = last = 0
-    while child.poll() is None:
-        rss, hwm = resident(child.pid)
+    while True:
+        got, status = os.waitpid(pid, os.WNOHANG)
+        if got == pid and (os.WIFEXITED(status) or os.WIFSIGNALED(status)):
+            child.returncode = os.waitstatus_to_exitcode(status)
+            break
+        if got == pid and os.WIFSTOPPED(status):
+            sig = os.WSTOPSIG(status)
+            if traced is None:
+                # the stop at exec: from here on, hold the exit and pass
+                # every later exec without a signal
+                traced = _ptrace(PTRACE_SETOPTIONS, pid,
+                                 PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL) == 0
+                sig = 0
+            elif sig == signal.SIGTRAP and status >> 16:
+                if status >> 16 == PTRACE_EVENT_EXIT:
+                    final = resident(pid)[0]
+                sig = 0
+            _ptrace(PTRACE_CONT, pid, sig)
+            continue
+        rss, hwm = resident(pid)
         if rss:
             if split is not None and rss > last and rss > max(peak, hwm) - (1 << 20):
-                split['peak'] = rollup(child.pid) or split.get('peak')
+                split['peak'] = rollup(pid) or split.get('peak')
             last, peak = rss, max(peak, rss, hwm)
         time.sleep(period)
+    if final:
+        peak, last = max(peak, final), final
     return peak, last, child.returncode
 
 
