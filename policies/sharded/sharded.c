@@ -187,6 +187,21 @@ static inline shd_block_t *shd_block_of(const shd_page_t *pg, const void *p)
 	return (shd_block_t *)((uintptr_t)p - off % pg->block_size);
 }
 
+/* A huge block freed by a thread that does not own it: its owner frees the
+ * segment only later, so mimalloc 2.0.9 gives the block's memory back at
+ * once, all of it but the block's first word (the thread_free link), in
+ * whole pages, with MADV_DONTNEED (_mi_free_block_mt calls
+ * _mi_segment_huge_page_reset: MI_HUGE_PAGE_ABANDON is off in 2.0.9). */
+static void shd_huge_remote_reset(shd_state_t *st, shd_page_t *pg, shd_block_t *b)
+{
+	uintptr_t lo = hl_align_up((uintptr_t)b + sizeof(shd_block_t), st->ospage);
+	uintptr_t hi = ((uintptr_t)b + shd_block_usable(pg)) & ~(uintptr_t)(st->ospage - 1);
+	if (hi > lo) {
+		HL_EV(st->h, HL_EV_PURGE, "a huge block freed by another thread: its pages purged now, the segment freed by its owner later, bytes", pg->bin, hi - lo, b);
+		hl_os_purge(st->os, (void *)lo, hi - lo);
+	}
+}
+
 /* Every free but the plain local one: checks, interior pointers, full
  * pages, and frees of other heaps' blocks. */
 static __attribute__((noinline)) void shd_free_generic(shd_state_t *st, hl_thread_t *t, void *p)
@@ -205,6 +220,8 @@ static __attribute__((noinline)) void shd_free_generic(shd_state_t *st, hl_threa
 		shd_free_local_slow(hp, pg);
 		return;
 	}
+	if (pg->kind == SHD_PAGE_HUGE)
+		shd_huge_remote_reset(st, pg, b);
 	HL_EV(st->h, HL_EV_REMOTE_FREE, "another thread's page: CAS onto its thread_free (the owner's delayed list when it is full), bin", pg->bin, pg->block_size, b);
 	shd_free_remote(pg, b);
 	if (hp || (hp = shd_heap_new(st, t)))
