@@ -42,6 +42,11 @@ typedef struct slot {
  * resident when freed (or at the end), which a replay writes instead of all. */
 enum { TOUCHED_MIN = 64 << 10 };
 
+/* A block with this many bytes resident when freed gets an RSS sample just
+ * before its free, clock or no clock: a buffer filled and freed between two
+ * clock samples is the program's peak, which they would miss. */
+enum { SAMPLE_BEFORE_FREE_MIN = 1 << 20 };
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int fd = -1;
 static char buf[1 << 16];
@@ -345,11 +350,15 @@ static unsigned long long rss_bytes(void)
 	return pages * (unsigned long long)sysconf(_SC_PAGESIZE);
 }
 
-/* Bytes of the recorder's own tables (mapped; touched, as they hash
- * everywhere): not the program's. */
+/* Resident bytes of the recorder's own tables: not the program's.  Read
+ * with mincore, for a table is mapped at its full size but touched only
+ * where it hashed (a small program touches a few of the 1.5 MiB of its
+ * first block table). */
 static unsigned long long own_bytes(void)
 {
-	return cap * sizeof *map + site_cap * sizeof *sites + free_ids_cap * sizeof *free_ids;
+	return hl_os_resident_range(NULL, map, cap * sizeof *map) +
+	       hl_os_resident_range(NULL, sites, site_cap * sizeof *sites) +
+	       hl_os_resident_range(NULL, free_ids, free_ids_cap * sizeof *free_ids);
 }
 
 /* The layers of smaps at the largest sample so far (written at the end). */
@@ -512,16 +521,19 @@ void hl_rec_realloc_at(const void *old, const void *p, size_t n, const void *sit
 	pthread_mutex_unlock(&lock);
 }
 
-/* "#@touched ID PAGES" for a large block at @p p, still the program's. */
-static void touched_line(long id, uintptr_t p, size_t size)
+/* "#@touched ID PAGES" for a large block at @p p, still the program's;
+ * returns its resident bytes (0 for a block too small for the line). */
+static size_t touched_line(long id, uintptr_t p, size_t size)
 {
 	if (size < TOUCHED_MIN)
-		return;
+		return 0;
+	size_t resident = hl_os_resident_range(NULL, (const void *)p, size);
 	put_str("#@touched ");
 	put_num((unsigned long long)id);
 	put_str(" ");
-	put_num(hl_os_resident_range(NULL, (const void *)p, size) / HL_TRACE_PAGE);
+	put_num(resident / HL_TRACE_PAGE);
 	put_str("\n");
+	return resident;
 }
 
 void hl_rec_free(const void *p)
@@ -533,8 +545,8 @@ void hl_rec_free(const void *p)
 	long id = p ? forget((uintptr_t)p, &size) : -1;
 	if (!p || id >= 0) {
 		thread_line();
-		if (id >= 0)
-			touched_line(id, (uintptr_t)p, size);
+		if (id >= 0 && touched_line(id, (uintptr_t)p, size) >= SAMPLE_BEFORE_FREE_MIN && sample_ms)
+			sample_line(now_ns());
 		put_str("f ");
 		if (id < 0)
 			put_str("-1");
