@@ -169,11 +169,14 @@ typedef struct hl_policy {
 	void (*fork_child)(void *st);
 
 	/** May be NULL (calloc always clears): true when live block @p p,
-	 *  just handed out, lies in memory the kernel mapped for it zeroed and
-	 *  nothing has written since, so that calloc need not clear it (and
-	 *  touches none of its pages), as the real allocator does not: glibc
-	 *  for an mmapped chunk.  Not asked in debug mode, which fills new
-	 *  blocks. */
+	 *  just handed out by calloc's malloc, reads zero without calloc
+	 *  writing it (and so touching none of its pages), as the real
+	 *  allocator then writes nothing: its memory is the kernel's zero
+	 *  pages, never written since (glibc: an mmapped chunk; jemalloc: a
+	 *  zeroed extent), or the hook has just zeroed it by giving its pages
+	 *  back to the kernel, as the real allocator does (jemalloc: a reused
+	 *  large extent, MADV_DONTNEED).  Asked only by calloc, right after
+	 *  the malloc; not in debug mode, which fills new blocks. */
 	bool (*fresh_zero)(void *st, const void *p);
 	/** How the preload library's mallinfo, mallinfo2, mallopt,
 	 *  malloc_stats, malloc_info and malloc_trim answer under this policy

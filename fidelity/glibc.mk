@@ -22,7 +22,7 @@ fidelity_probes_realloc_zero_SOURCES = fidelity/probes/realloc_zero.c
 fidelity_probes_address_room_SOURCES = fidelity/probes/address_room.c
 fidelity_probes_address_room_LDADD = -lpthread
 fidelity_probes_address_room_CFLAGS = $(AM_CFLAGS) -fno-builtin
-# calloc of a fresh 64 MiB block: cleared or not, shared by every family
+# calloc of a fresh 64 MiB block, or of a reused one: cleared how, shared by every family
 fidelity_probes_calloc_fresh_SOURCES = fidelity/probes/calloc_fresh.c
 fidelity_probes_calloc_fresh_CFLAGS = $(AM_CFLAGS) -fno-builtin
 # the driver of heaplab fidelity --placement, shared by every family

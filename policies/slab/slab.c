@@ -205,6 +205,8 @@ static __attribute__((noinline)) void sl_free_slow(sl_state_t *s, hl_thread_t *t
 			sl_debug_scan(tc, ind, p);
 		if (sl_cbin_bits(tc->head[ind]) == tc->bins[ind].full_bits)
 			sl_tcache_flush(s, tc, ind, s->ncached_max[ind] / 2);
+		if (e->state == SL_LARGE)
+			e->zeroed = SL_ZEROED_CACHED;   /* a calloc from the cache memsets it */
 		sl_cbin_push(tc, ind, p);
 		unsigned ncached = sl_cbin_ncached(tc, ind);
 		HL_EV_COUNT(s->heap, HL_EV_CACHE_PUT, "tcache bin of class", ind, ncached - 1, ncached, p);
@@ -294,6 +296,27 @@ static size_t sl_usable_size(void *st, const void *p)
 	if (e->state == SL_SLAB)
 		return s->sc.size[e->szind];
 	return e->state == SL_LARGE ? e->size : 0;
+}
+
+/* calloc under jemalloc 5.3: a small region is cleared with memset
+ * (arena_malloc_small, tcache_alloc_small), and so is a large block that a
+ * thread cache hands out (tcache_alloc_large); a large block an arena hands
+ * out (large_palloc with zero) is cleared only if its extent is not zeroed,
+ * and then by MADV_DONTNEED over the whole extent (src/extent.c,
+ * extent_commit_zero; src/ehooks.c, ehooks_default_zero_impl), which
+ * touches no page and drops those that were resident: the model does that
+ * purge here and answers true.  A purge that fails leaves it to memset, as
+ * jemalloc does. */
+static bool sl_fresh_zero(void *st, const void *p)
+{
+	sl_state_t *s = st;
+	sl_extent_t *e = sl_rtree_get(&s->rtree, (uintptr_t)p);
+	if (!e || e->state != SL_LARGE || e->base != (uintptr_t)p || e->zeroed == SL_ZEROED_CACHED)
+		return false;
+	if (e->zeroed == SL_ZEROED_YES)
+		return true;
+	HL_EV(s->heap, HL_EV_PURGE, "calloc: extent zeroed by MADV_DONTNEED (ehooks_zero)", -1, e->size, p);
+	return hl_os_purge(s->os, (void *)e->base, e->size) == 0;
 }
 
 static bool sl_owns(void *st, const void *p)
@@ -496,6 +519,7 @@ const hl_policy_t hl_policy_slab = {
 	.realloc = sl_realloc,
 	.memalign = sl_memalign,
 	.usable_size = sl_usable_size,
+	.fresh_zero = sl_fresh_zero,
 	.owns = sl_owns,
 	.trim = sl_trim,
 	.reset = NULL,

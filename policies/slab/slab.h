@@ -37,6 +37,15 @@
  *   oversize purge  in any arena, a freed large-sized extent that merges
  *            into one of at least the arena's threshold is purged whole at
  *            once (MADV_DONTNEED), unless a decay time is -1.
+ *   zeroed   an extent whose pages all read zero: fresh from the kernel,
+ *            or purged with MADV_DONTNEED (to returned) since they were last
+ *            written; split keeps the mark, merge keeps it only when both
+ *            halves have it, a free (to dirty) or a lazy purge (to muzzy)
+ *            clears it (jemalloc 5.3's edata_zeroed).  calloc of a large
+ *            block from an arena writes nothing to a zeroed extent and
+ *            zeroes any other with MADV_DONTNEED (its RSS drops); calloc of
+ *            a small region, or of a large block the tcache held, memsets
+ *            it (sl_fresh_zero in slab.c).
  *   tick     work that reaches an arena (a tcache fill, each pointer a
  *            flush gives back, an uncached or large malloc or free); about
  *            every 1000 ticks a thread checks the clock for decay.
@@ -82,6 +91,7 @@
  *   per arena:  pages(chunks) == active + dirty.npages + muzzy.npages
  *                               + returned.npages
  *   per eset:   npages == sum of its extents' pages; state(e) == eset's state
+ *   per free extent: zeroed is NO or YES; NO when dirty or muzzy
  *   rtree:      map(first page of e) == e == map(last page of e); for a slab
  *               every page maps to it
  *
@@ -94,7 +104,9 @@
  *   fork child (background_thread_postfork_child); the huge arena and the
  *   oversize purge (a freed 10 MiB block leaves at once, 6 MiB stays);
  *   narenas = 4 per CPU and how threads take arenas; extents and slabs
- *   picked oldest first (serial number, then address).  Within a
+ *   picked oldest first (serial number, then address); calloc of a large
+ *   block (a fresh or returned extent untouched, a reused dirty one zeroed
+ *   by MADV_DONTNEED: the RSS drops).  Within a
  *   tolerance: malloc-large (peak RSS, page faults), the half-gigabyte
  *   program, and the RSS a thread on a new arena adds (the arena's
  *   metadata: SL_ARENA_FOOTPRINT).  Named deviations, and why:
@@ -117,7 +129,7 @@
  *     kept in its pool after the thread exits; jemalloc's pointer stacks
  *     are one allocation from arena 0 (tsd_tcache_data_init), freed when
  *     the thread exits, and only the slots used are written; extent
- *     records are 144 bytes, jemalloc's edata_t 128.
+ *     records are 152 bytes, jemalloc's edata_t 128.
  *   Arena 0 purging oversize extents from 8 MiB even with
  *   oversize_threshold:0 is no deviation: jemalloc creates arena 0 before
  *   it reads the option, and the model copies that.
@@ -208,6 +220,20 @@ typedef enum sl_estate {
 	SL_NSTATES
 } sl_estate_t;
 
+/** What an extent's pages hold as far as calloc is concerned
+ *  (sl_extent_t.zeroed): jemalloc 5.3's edata zeroed flag, plus the mark
+ *  of a large block a thread cache holds. */
+typedef enum sl_zeroed {
+	SL_ZEROED_NO = 0, /**< written since the kernel supplied them (dirty,
+	                       muzzy): a calloc served by an arena zeroes them
+	                       with MADV_DONTNEED (jemalloc's ehooks_zero) */
+	SL_ZEROED_YES,    /**< every page reads zero: fresh from the kernel or
+	                       purged with MADV_DONTNEED since: calloc writes nothing */
+	SL_ZEROED_CACHED  /**< a large block freed into a thread cache: a calloc
+	                       served by the cache clears it with memset
+	                       (tcache_alloc_large), whatever its pages hold */
+} sl_zeroed_t;
+
 /** Node of an intrusive pairing heap (min-heap by extent serial number,
  *  then address: jemalloc's edata_snad_comp). */
 typedef struct sl_phn {
@@ -228,6 +254,9 @@ typedef struct sl_extent {
 	uint16_t arena;          /**< index of the owning arena (fixed) */
 	uint16_t szind;          /**< size class (slab or large) (set at alloc) */
 	uint16_t nfree;          /**< slab: regions not taken (bin lock) */
+	uint8_t zeroed;          /**< sl_zeroed_t: free, of its pages now (ext lock);
+	                              active, of its pages when it was handed out
+	                              (its owner) */
 	sl_chunk_t *chunk;       /**< reservation it lies in (fixed) */
 	uint64_t sn;             /**< serial number of the reservation it came from
 	                              (the lowest, after a merge): older first (ext lock) */

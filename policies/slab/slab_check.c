@@ -137,6 +137,8 @@ static uintptr_t sl_check_extent(sl_state_t *s, hl_report_t *r, sl_arena_t *a, s
 		sl_check_slab(s, r, e, t);
 	if (e->state >= SL_DIRTY) {
 		HL_EXPECT(r, e->in_heap, "free extent %#lx is in no eset", (unsigned long)addr);
+		HL_EXPECT(r, e->zeroed == SL_ZEROED_NO || (e->zeroed == SL_ZEROED_YES && e->state == SL_RETURNED),
+			  "free extent %#lx in state %u has zeroed mark %u", (unsigned long)addr, e->state, e->zeroed);
 		HL_EXPECT(r, !*prev || (*prev)->state != e->state, "free extents %#lx and %#lx not merged",
 			  (unsigned long)(*prev)->base, (unsigned long)addr);
 	}

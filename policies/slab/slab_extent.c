@@ -11,6 +11,14 @@
  * as the request needs.
  * The unused end of a chunk is a returned extent.  Every function here
  * runs under the arena's ext lock.
+ *
+ * Each extent carries jemalloc 5.3's zeroed mark (slab.h, sl_zeroed_t),
+ * set and cleared where src/extent.c does: a new chunk is zeroed (the
+ * kernel's fresh pages: extent_alloc_mmap), a purge to returned zeroes
+ * (MADV_DONTNEED: extent_dalloc_wrapper), a free to dirty and a lazy purge
+ * to muzzy do not (ecache_dalloc clears it), a split keeps it on both
+ * parts (extent_split_impl) and a merge keeps it only when both had it
+ * (extent_merge_impl).
  */
 #include "config.h"
 #include <string.h>
@@ -211,6 +219,7 @@ static sl_extent_t *sl_split(sl_state_t *s, sl_extent_t *e, size_t lead)
 	t->arena = e->arena;
 	t->chunk = e->chunk;
 	t->sn = e->sn;
+	t->zeroed = e->zeroed;
 	e->size = lead;
 	HL_EV_SIZES(s->heap, HL_EV_SPLIT, "extent", -1, lead, t->size, (void *)e->base);
 	sl_map_bounds(s, t);
@@ -228,6 +237,7 @@ static void sl_merge(sl_state_t *s, sl_extent_t *a, sl_extent_t *b)
 	a->size += b->size;
 	if (b->sn < a->sn)
 		a->sn = b->sn;
+	a->zeroed = a->zeroed == SL_ZEROED_YES && b->zeroed == SL_ZEROED_YES ? SL_ZEROED_YES : SL_ZEROED_NO;
 	sl_rtree_set(s, sl_last_page(s, a), a);
 	hl_meta_free(&sl_arena_get(s, b->arena)->ext_pool, b);
 }
@@ -292,6 +302,7 @@ static sl_extent_t *sl_grow(sl_state_t *s, sl_arena_t *a, size_t need)
 	e->base = c->base;
 	e->size = bytes;
 	e->state = SL_RETURNED;
+	e->zeroed = SL_ZEROED_YES;   /* never written: the kernel's zero pages */
 	e->arena = (uint16_t)a->index;
 	e->chunk = c;
 	e->sn = a->next_sn++;
@@ -390,6 +401,7 @@ void sl_extent_dalloc(sl_state_t *s, sl_arena_t *a, sl_extent_t *e)
 	if (e->state == SL_SLAB)
 		sl_unmap_interior(s, e);
 	e->state = SL_DIRTY;
+	e->zeroed = SL_ZEROED_NO;
 	e->nfree = 0;
 	e = sl_coalesce(s, a, e);
 	if (sl_purge_oversize(s, a, freed, e)) {
@@ -413,10 +425,12 @@ static void sl_purge_one(sl_state_t *s, sl_arena_t *a, sl_extent_t *e, sl_estate
 		hl_os_purge_lazy(s->os, (void *)e->base, e->size);
 		a->st.purge_lazy_calls++;
 		a->st.purged_lazy_pages += pages;
+		e->zeroed = SL_ZEROED_NO;   /* the kernel may keep the old contents */
 	} else {
-		hl_os_purge(s->os, (void *)e->base, e->size);
+		bool zeroed = hl_os_purge(s->os, (void *)e->base, e->size) == 0;
 		a->st.purge_calls++;
 		a->st.purged_pages += pages;
+		e->zeroed = zeroed ? SL_ZEROED_YES : SL_ZEROED_NO;
 	}
 	e->state = (uint8_t)to;
 	e = sl_coalesce(s, a, e);

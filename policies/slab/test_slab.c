@@ -230,6 +230,69 @@ START_TEST(extents_split_and_merge)
 }
 END_TEST
 
+/* True when the @p n bytes at @p p all read zero. */
+static bool all_zero(const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/* calloc as jemalloc 5.3 clears: a large block from a zeroed extent (fresh,
+ * or purged to returned) not at all, from a dirty one by MADV_DONTNEED over
+ * the extent (os.purged_bytes grows by it), from the thread cache and a
+ * small region with memset (no purge).  Every block reads zero. */
+START_TEST(calloc_clears_as_jemalloc)
+{
+	hl_heap_t *h = tl_heap("slab", "debug:off,dirty_decay_ms:-1");
+	size_t big = 1 << 20, cached = 20 * 1024;
+	double purged = tl_stat(h, "os.purged_bytes");
+	char *p = hl_calloc(h, 1, big);
+	ck_assert(all_zero(p, big));
+	ck_assert_double_eq(tl_stat(h, "os.purged_bytes"), purged);   /* fresh: nothing to do */
+	tl_fill(p, big, 3);
+	hl_free(h, p);
+	char *q = hl_calloc(h, 1, big);
+	ck_assert_ptr_eq(q, p);                                         /* the dirty extent again */
+	ck_assert(all_zero(q, big));
+	ck_assert_double_eq(tl_stat(h, "os.purged_bytes"), purged + big); /* zeroed by a purge */
+	char *c = hl_calloc(h, 1, cached);
+	tl_fill(c, cached, 4);
+	hl_free(h, c);                                                  /* into the thread cache */
+	char *c2 = hl_calloc(h, 1, cached);
+	ck_assert_ptr_eq(c2, c);
+	ck_assert(all_zero(c2, cached));
+	char *r = hl_malloc(h, 100);
+	tl_fill(r, 100, 5);
+	hl_free(h, r);
+	char *r2 = hl_calloc(h, 1, 100);
+	ck_assert_ptr_eq(r2, r);
+	ck_assert(all_zero(r2, 100));
+	ck_assert_double_eq(tl_stat(h, "os.purged_bytes"), purged + big); /* memset, not purged */
+	tl_check_clean(h);
+	hl_free(h, q);
+	hl_free(h, c2);
+	hl_free(h, r2);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+
+	/* decay 0: a freed extent is purged to returned at once, zeroed */
+	h = tl_heap("slab", "debug:off,dirty_decay_ms:0");
+	p = hl_malloc(h, big);
+	tl_fill(p, big, 6);
+	hl_free(h, p);
+	purged = tl_stat(h, "os.purged_bytes");
+	q = hl_calloc(h, 1, big);
+	ck_assert_ptr_eq(q, p);
+	ck_assert(all_zero(q, big));
+	ck_assert_double_eq(tl_stat(h, "os.purged_bytes"), purged);
+	tl_check_clean(h);
+	hl_free(h, q);
+	hl_heap_destroy(h);
+}
+END_TEST
+
 START_TEST(memalign_small_and_large)
 {
 	hl_heap_t *h = tl_heap("slab", NULL);
@@ -959,6 +1022,7 @@ static Suite *slab_suite(void)
 	tcase_add_test(tc, tcache_fill_hit_flush);
 	tcase_add_test(tc, tcache_off);
 	tcase_add_test(tc, extents_split_and_merge);
+	tcase_add_test(tc, calloc_clears_as_jemalloc);
 	tcase_add_test(tc, memalign_small_and_large);
 	tcase_add_test(tc, realloc_in_place);
 	tcase_add_test(tc, tcache_gc_flushes_idle_bins);
