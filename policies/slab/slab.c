@@ -337,8 +337,8 @@ static size_t sl_trim(void *st, size_t pad)
 			continue;
 		pthread_mutex_lock(&a->ext_lock);
 		pages += a->esets[0].npages + a->esets[1].npages;
-		sl_purge(s, a, SL_DIRTY, a->esets[0].npages);
-		sl_purge(s, a, SL_MUZZY, a->esets[1].npages);
+		sl_purge(s, a, SL_DIRTY, a->esets[0].npages, true);
+		sl_purge(s, a, SL_MUZZY, a->esets[1].npages, true);
 		pthread_mutex_unlock(&a->ext_lock);
 	}
 	return pages << s->sc.lg_page;

@@ -598,8 +598,9 @@ void sl_eset_init(sl_eset_t *es, sl_estate_t st);
 /** Takes free extent @p e out of @p es: off its page size bucket and the
  *  LRU, with npages and nextents lowered. */
 void sl_eset_remove(sl_state_t *s, sl_eset_t *es, sl_extent_t *e);
-/** Moves @p npages of the oldest extents of eset @p from to the next state. */
-size_t sl_purge(sl_state_t *s, sl_arena_t *a, sl_estate_t from, size_t npages);
+/** Moves @p npages of the oldest extents of eset @p from to the next state;
+ *  @p fully (a purge of everything) sends dirty ones past muzzy. */
+size_t sl_purge(sl_state_t *s, sl_arena_t *a, sl_estate_t from, size_t npages, bool fully);
 /** Purges what a decay of 0 ms demands right away (ext lock held). */
 void sl_decay_immediate(sl_state_t *s, sl_arena_t *a);
 /** Pages in @p bytes (a page multiple) for heap state @p s. */

@@ -12,7 +12,11 @@
  *
  * and whatever exceeds it is purged, oldest first: dirty pages with
  * MADV_FREE into muzzy (or straight to returned when muzzy_decay_ms is 0),
- * muzzy pages with MADV_DONTNEED into returned.  Memory thus leaves along
+ * muzzy pages with MADV_DONTNEED into returned.  A purge of everything (a
+ * dirty decay time of 0 after each free, an arena purge) takes dirty pages
+ * straight to returned whatever muzzy_decay_ms says: jemalloc 5.3's
+ * pac_decay_all with fully_decay, called by arena_handle_deferred_work and
+ * arena_decay with "all".  Memory thus leaves along
  * an S-curve over one period instead of all at once when it ends.  A decay
  * time of 0 purges at once, -1 never.
  *
@@ -101,7 +105,7 @@ static uint64_t sl_decay_one(sl_state_t *s, sl_arena_t *a, int which, uint64_t n
 		a->st.decay_epochs++;
 		size_t limit = sl_decay_limit(d);
 		if (es->npages > limit)
-			sl_purge(s, a, which ? SL_MUZZY : SL_DIRTY, es->npages - limit);
+			sl_purge(s, a, which ? SL_MUZZY : SL_DIRTY, es->npages - limit, false);
 		d->nunpurged = es->npages;
 	}
 	if (!es->npages)

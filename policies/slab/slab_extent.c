@@ -437,10 +437,10 @@ static void sl_purge_one(sl_state_t *s, sl_arena_t *a, sl_extent_t *e, sl_estate
 	sl_eset_insert(s, sl_eset_of(a, to), e, false);
 }
 
-size_t sl_purge(sl_state_t *s, sl_arena_t *a, sl_estate_t from, size_t npages)
+size_t sl_purge(sl_state_t *s, sl_arena_t *a, sl_estate_t from, size_t npages, bool fully)
 {
 	sl_eset_t *es = sl_eset_of(a, from);
-	sl_estate_t to = (from == SL_DIRTY && a->decay[1].ms != 0) ? SL_MUZZY : SL_RETURNED;
+	sl_estate_t to = (from == SL_DIRTY && !fully && a->decay[1].ms != 0) ? SL_MUZZY : SL_RETURNED;
 	size_t done = 0;
 	while (done < npages && es->lru_head) {
 		sl_extent_t *e = es->lru_head;
@@ -500,7 +500,7 @@ bool sl_extent_expand(sl_state_t *s, sl_arena_t *a, sl_extent_t *e, size_t size)
 void sl_decay_immediate(sl_state_t *s, sl_arena_t *a)
 {
 	if (a->decay[0].ms == 0 && a->esets[0].npages)
-		sl_purge(s, a, SL_DIRTY, a->esets[0].npages);
+		sl_purge(s, a, SL_DIRTY, a->esets[0].npages, true);
 	if (a->decay[1].ms == 0 && a->esets[1].npages)
-		sl_purge(s, a, SL_MUZZY, a->esets[1].npages);
+		sl_purge(s, a, SL_MUZZY, a->esets[1].npages, true);
 }
