@@ -67,6 +67,12 @@ static inline size_t hl_guest_usable_size(hl_guest_t *g, const void *p)
 {
 	return g->policy->usable_size(g->state, p);
 }
+/* calloc's question (hl_policy_t.fresh_zero) put to the guest; false when
+ * it has no answer (the block is then cleared). */
+static inline bool hl_guest_fresh_zero(hl_guest_t *g, const void *p)
+{
+	return g->policy->fresh_zero && g->policy->fresh_zero(g->state, p);
+}
 static inline bool hl_guest_owns(hl_guest_t *g, const void *p)
 {
 	return g->policy->owns(g->state, p);

@@ -439,6 +439,15 @@ static size_t pools_usable_size(void *st, const void *p)
 	return pl_class_size(s, pl_pool_of(s, p)->szidx);
 }
 
+/* A pool block is cleared by calloc, as pymalloc's calloc does; a block of
+ * the fallback is what the fallback says (CPython hands a calloc above
+ * 512 bytes to the C library's calloc). */
+static bool pools_fresh_zero(void *st, const void *p)
+{
+	pl_state_t *s = st;
+	return !pl_map_is_used(s, p) && hl_guest_fresh_zero(&s->fallback, p);
+}
+
 static bool pools_owns(void *st, const void *p)
 {
 	pl_state_t *s = st;
@@ -512,6 +521,7 @@ const hl_policy_t hl_policy_pools = {
 	.memalign = pools_memalign,
 	.usable_size = pools_usable_size,
 	.owns = pools_owns,
+	.fresh_zero = pools_fresh_zero,
 	.trim = pools_trim,
 	.reset = NULL,
 	.stats = pools_stats,

@@ -62,6 +62,36 @@ START_TEST(threshold_512_pool_513_fallback)
 }
 END_TEST
 
+/* calloc: a pool block is cleared (it may be a freed one); a large block is
+ * what the fallback makes of it: glibc's model clears no fresh mmapped
+ * chunk (no page touched), mimalloc's clears it (every page touched). */
+START_TEST(calloc_large_as_the_fallback)
+{
+	hl_heap_t *h = tl_heap("pools", "debug:off");
+	char *small = hl_malloc(h, 100);
+	memset(small, 7, 100);
+	hl_free(h, small);
+	char *again = hl_calloc(h, 1, 100);
+	ck_assert_ptr_eq(again, small);
+	for (int i = 0; i < 100; i++)
+		ck_assert_int_eq(again[i], 0);
+	size_t big = 8 << 20;
+	double before = tl_stat(h, "resident_bytes");
+	char *p = hl_calloc(h, 1, big);
+	ck_assert(p && p[0] == 0 && p[big - 1] == 0);
+	ck_assert_double_lt(tl_stat(h, "resident_bytes") - before, 1 << 20);
+	hl_free(h, p);
+	hl_free(h, again);
+	hl_heap_destroy(h);
+	h = tl_heap("pools", "debug:off,fallback:sharded");
+	before = tl_stat(h, "resident_bytes");
+	p = hl_calloc(h, 1, big);
+	ck_assert_double_ge(tl_stat(h, "resident_bytes") - before, (double)big);
+	hl_free(h, p);
+	hl_heap_destroy(h);
+}
+END_TEST
+
 START_TEST(classes_16_bytes_apart)
 {
 	hl_heap_t *h = tl_heap("pools", NULL);
@@ -920,6 +950,7 @@ static Suite *pools_suite(void)
 	TCase *tc = tcase_create("model");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, threshold_512_pool_513_fallback);
+	tcase_add_test(tc, calloc_large_as_the_fallback);
 	tcase_add_test(tc, classes_16_bytes_apart);
 	tcase_add_test(tc, arena_map_has_cpython_sizes);
 	tcase_add_test(tc, every_10000th_pins_every_arena);
