@@ -245,8 +245,71 @@ static void put_time(bool force)
 
 static void time_line(void) { put_time(false); }
 
+/* ---- the recorder's own library ------------------------------------------ */
+
+/* The loaded segments of the object this code is in (the recorder's
+ * library), found once when the recording opens. */
+enum { SELF_SEGS = 8 };
+static struct { uintptr_t lo, hi; } self_seg[SELF_SEGS];
+static int nself_seg;
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	uintptr_t here = (uintptr_t)arg, page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	bool mine = false;
+	for (int k = 0; k < info->dlpi_phnum; k++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && here >= lo && here < lo + ph->p_memsz)
+			mine = true;
+	}
+	if (!mine)
+		return 0;
+	for (int k = 0; k < info->dlpi_phnum && nself_seg < SELF_SEGS; k++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		self_seg[nself_seg].lo = lo & ~(page - 1);
+		self_seg[nself_seg++].hi = (lo + ph->p_memsz + page - 1) & ~(page - 1);
+	}
+	return 1;
+}
+
+/* Bytes of the recorder's library that this process has resident: the
+ * pages of its segments present in its page table (/proc/self/pagemap,
+ * bit 63; mincore would count the page cache's copy instead).  Not the
+ * program's: a sample leaves them out as it does the tables. */
+static unsigned long long self_resident(void)
+{
+	if (!nself_seg)
+		return 0;
+	int f = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return 0;
+	uint64_t entry[512];
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned long long present = 0;
+	for (int i = 0; i < nself_seg; i++)
+		for (uintptr_t p = self_seg[i].lo; p < self_seg[i].hi;) {
+			size_t n = (self_seg[i].hi - p) / page;
+			n = n < 512 ? n : 512;
+			ssize_t got = pread(f, entry, n * sizeof *entry, (off_t)(p / page * sizeof *entry));
+			if (got <= 0)
+				break;
+			for (size_t k = 0; k < (size_t)got / sizeof *entry; k++)
+				present += entry[k] >> 63;
+			p += n * page;
+		}
+	close(f);
+	return present * page;
+}
+
 int hl_rec_open(const char *path)
 {
+	if (!nself_seg)
+		dl_iterate_phdr(find_self, (void *)(uintptr_t)find_self);
 	t0_ns = next_sample_ns = last_time_ns = now_ns();
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -350,13 +413,15 @@ static unsigned long long rss_bytes(void)
 	return pages * (unsigned long long)sysconf(_SC_PAGESIZE);
 }
 
-/* Resident bytes of the recorder's own tables: not the program's.  Read
- * with mincore, for a table is mapped at its full size but touched only
- * where it hashed (a small program touches a few of the 1.5 MiB of its
- * first block table). */
+static unsigned long long self_resident(void);
+
+/* Resident bytes of the recorder's own tables and library: not the
+ * program's.  The tables read with mincore, for a table is mapped at its
+ * full size but touched only where it hashed (a small program touches a
+ * few of the 1.5 MiB of its first block table). */
 static unsigned long long own_bytes(void)
 {
-	return hl_os_resident_range(NULL, map, cap * sizeof *map) +
+	return self_resident() + hl_os_resident_range(NULL, map, cap * sizeof *map) +
 	       hl_os_resident_range(NULL, sites, site_cap * sizeof *sites) +
 	       hl_os_resident_range(NULL, free_ids, free_ids_cap * sizeof *free_ids);
 }
