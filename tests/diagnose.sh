@@ -256,12 +256,16 @@ for c in d["candidates"]:
              "final_committed", "os_calls", "predicted_peak_rss", "predicted_final_rss", "allocator_own_bytes"],
          "candidates[]")
     # the peak adds what lay outside the heap sample by sample, never less
-    # than nothing; the final adds the median; both add the allocator's own
-    # memory at start, which only a candidate that preloads one has
+    # than nothing; the final adds what lay outside it at the last sample
+    # (taken at the exit), the median without one; both add the
+    # allocator's own memory at start, which only a candidate that
+    # preloads one has
     own = c.get("allocator_own_bytes", 0)
+    end = d["causes"][-1] if d["causes"] else None
+    outside_end = end["measured_rss"] - end["resident"] if end and end["measured_rss"] else d["outside_heap"]
     if c["ok"] and c["predicted_peak_rss"] < c["peak_resident"] + own:
         bad.append(f"candidate {c['rank']}: predicted peak is below its resident peak")
-    if c["ok"] and c["predicted_final_rss"] != c["final_resident"] + max(d["outside_heap"], 0) + own:
+    if c["ok"] and c["predicted_final_rss"] != c["final_resident"] + max(outside_end, 0) + own:
         bad.append(f"candidate {c['rank']}: predicted final is not resident plus outside the heap")
     if c["ok"] and own and "LD_PRELOAD=" not in (c["real_setting"] or ""):
         bad.append(f"candidate {c['rank']}: own memory at start without a preloaded allocator")
