@@ -286,17 +286,26 @@ static int keep_copy(const char *from, const char *to)
 	return bad ? cli_error("diagnose: cannot write %s", to) : 0;
 }
 
+/* The resident bytes a line of /proc/PID/statm gives (its second field,
+ * in pages), or 0. */
+static size_t statm_text_resident(const char *text)
+{
+	unsigned long size, resident;
+	if (sscanf(text, "%lu %lu", &size, &resident) != 2)
+		return 0;
+	return resident * (size_t)sysconf(_SC_PAGESIZE);
+}
+
 /* The resident bytes of process @p pid, or 0. */
 static size_t statm_resident(pid_t pid)
 {
-	char path[64];
+	char path[64], text[256];
 	snprintf(path, sizeof path, "/proc/%d/statm", (int)pid);
 	FILE *f = fopen(path, "r");
-	unsigned long size = 0, resident = 0;
-	bool got = f && fscanf(f, "%lu %lu", &size, &resident) == 2;
+	bool got = f && fgets(text, sizeof text, f);
 	if (f)
 		fclose(f);
-	return got ? resident * (size_t)sysconf(_SC_PAGESIZE) : 0;
+	return got ? statm_text_resident(text) : 0;
 }
 
 /* Is @p setting a list of VAR=VALUE words (what a shell would take)? */
@@ -379,7 +388,6 @@ static int run_measured(char **argv, const char *setting, long long ms, size_t *
 static size_t started_resident(const char *lib)
 {
 	size_t got[3];
-	long page = sysconf(_SC_PAGESIZE);
 	for (int k = 0; k < 3; k++) {
 		int fds[2];
 		got[k] = 0;
@@ -404,10 +412,8 @@ static size_t started_resident(const char *lib)
 		if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) || n <= 0)
 			return 0;
 		text[n] = 0;
-		unsigned long size, resident;
-		if (sscanf(text, "%lu %lu", &size, &resident) != 2)
+		if (!(got[k] = statm_text_resident(text)))
 			return 0;
-		got[k] = resident * (size_t)page;
 	}
 	size_t lo = got[0] < got[1] ? got[0] : got[1], hi = got[0] < got[1] ? got[1] : got[0];
 	return got[2] < lo ? lo : got[2] > hi ? hi : got[2];
