@@ -35,10 +35,7 @@ PL
 # predicted_peak_rss and allocator_own_bytes of the candidate whose real
 # setting is exactly SETTING
 candidate() {
-	"$py" -c 'import json, sys
-for c in json.load(open(sys.argv[1]))["candidates"]:
-    if (c.get("real_setting") or "") == sys.argv[2]:
-        print(c["predicted_peak_rss"], c["allocator_own_bytes"]); break' "$tmp/report.json" "$1" 2>/dev/null
+	hl_candidate "$tmp/report.json" real_setting "$1" predicted_peak_rss allocator_own_bytes
 }
 ran=0
 for lib in "" libjemalloc.so.2 libmimalloc.so.2 libtcmalloc_minimal.so.4; do

@@ -94,10 +94,7 @@ PY
 measured=$(cat "$tmp/peak")
 "$heaplab" diagnose --policies=bins --knobs= --json="$tmp/tuples.json" -- "$py" "$tmp/tuples.py" "$tmp/scratch" \
 	>/dev/null 2>"$tmp/err" || { fail "tuples: diagnose failed"; cat "$tmp/err"; }
-predicted=$("$py" -c 'import json, sys
-for c in json.load(open(sys.argv[1]))["candidates"]:
-    if (c.get("real_setting") or "").startswith("the default"):
-        print(c["predicted_peak_rss"])' "$tmp/tuples.json" 2>/dev/null)
+predicted=$(hl_candidate "$tmp/tuples.json" real_setting 'the default*' predicted_peak_rss)
 awk -v p="${predicted:-0}" -v m="$measured" 'BEGIN { d = (p - m) / m; exit !(d < 0.10 && d > -0.10) }' && pass ||
 	fail "tuples: the peak predicted for CPython as it is, '${predicted}' B, is not within 10 % of its measured $measured B"
 echo "diagnose_python: $passed passed, $failed failed"

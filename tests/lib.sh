@@ -23,6 +23,11 @@
 #                      runtime owns malloc, so nothing can be preloaded
 #   hl_tmpdir [NAME]   a new folder in $tmp (NAME names it), removed when the
 #                      script exits
+#   hl_candidate JSON KEY MATCH FIELD...
+#                      of heaplab diagnose's --json file JSON, the FIELDs of
+#                      the first candidate whose KEY (policy, real_setting)
+#                      is MATCH, or starts with it when MATCH ends in '*';
+#                      one line, nothing when none is
 
 build=${abs_top_builddir:-.}
 heaplab=${HEAPLAB:-$build/heaplab}
@@ -37,4 +42,12 @@ hl_skip_sanitized() { if hl_sanitized; then hl_skip "$@"; fi; }
 hl_tmpdir() {
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/${1:-heaplab-test}.XXXXXX") || { echo "no temporary folder"; exit 99; }
 	trap 'rm -rf "$tmp"' EXIT
+}
+hl_candidate() {
+	python3 -c 'import json, sys
+path, key, match, fields = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+for c in json.load(open(path))["candidates"]:
+    v = c.get(key) or ""
+    if v == match or (match.endswith("*") and v.startswith(match[:-1])):
+        print(*(c[f] for f in fields)); break' "$@" 2>/dev/null
 }
