@@ -3,6 +3,9 @@
 # implements it and to its lab (folders that exist); every figure a chapter shows is one that
 # book/gen_figures really draws from a heap (so no picture can be hand-made
 # or go stale), and each drawing is valid DOT when Graphviz is installed.
+# Each teaching chapter (1-14 and 16) ends with exercises in three levels,
+# and the instructor's edition answers every one: the test prints, per
+# chapter and in all, "N of M exercises answered", and fails below M.
 set -u
 . "$(dirname "$0")/lib.sh"
 book="${srcdir:-.}/book"
@@ -30,7 +33,50 @@ done
 # each embeds its own stepper, which a generator's table names (the pages
 # themselves are checked by book_examples.sh, book_worked.sh and the
 # browser test), and together they make a course text of 35,000 words.
-words=0
+words=0 items=0 answered=0
+# the exercises of chapter $1: FAIL lines, then "COUNT items answered"
+exercises() {
+	awk -v name="${1##*/}" '
+	function close_item() {
+		if (item != "" && answers > 1) printf "FAIL: %s, exercise %s: %d answers\n", name, item, answers
+		if (item != "" && answers == 1) answered++
+		item = ""; answers = 0
+	}
+	/^## / { close_item(); on = ($0 == "## Exercises"); if (on) seen = 1; next }
+	!on { next }
+	/^\*\*(Warm-up|Core|Challenge)\.\*\*$/ {
+		close_item(); lv = substr($0, 3, length($0) - 5)
+		if (lv != want[nlv + 1]) printf "FAIL: %s: the level %s comes where %s should\n", name, lv, want[nlv + 1]
+		if (nlv && !nin) printf "FAIL: %s: the level %s has no exercise\n", name, want[nlv]
+		nlv++; nin = 0; next
+	}
+	/^[0-9]+\. / {
+		close_item(); item = $1 + 0; n++; nin++
+		if (item != n) printf "FAIL: %s: exercise %s is numbered %s\n", name, n, item
+		if (!nlv) printf "FAIL: %s: exercise %s comes before the first level\n", name, item
+		next
+	}
+	/^[ \t]*\\if instructor[ \t]*$/ {
+		if (open) printf "FAIL: %s: nested \\if instructor in exercise %s\n", name, item
+		if (item == "" || $0 !~ /^[ \t]/) printf "FAIL: %s: an answer outside an exercise, after exercise %s\n", name, n
+		open = 1; body = 0; next
+	}
+	/^[ \t]*\\endif[ \t]*$/ {
+		if (!open || !body) printf "FAIL: %s, exercise %s: an empty or unopened answer\n", name, item
+		else if (item != "") answers++
+		open = 0; next
+	}
+	open && /\*\*Answer\.\*\*/ { body = 1 }
+	END {
+		close_item()
+		if (open) printf "FAIL: %s: an \\if instructor is never closed\n", name
+		if (!seen) printf "FAIL: %s: no \"## Exercises\" section\n", name
+		else if (nlv != 3) printf "FAIL: %s: exercises in %d of the 3 levels (Warm-up, Core, Challenge)\n", name, nlv
+		else if (!nin) printf "FAIL: %s: the level Challenge has no exercise\n", name
+		printf "COUNT %d %d\n", n, answered
+	}
+	BEGIN { want[1] = "Warm-up"; want[2] = "Core"; want[3] = "Challenge" }' "$1"
+}
 for f in "$book"/[0-9][0-9]-*.md; do
 	case "$f" in */00-index.md|*/15-instructor-guide.md) continue ;; esac
 	name=${f##*/} ch=${name%%-*}
@@ -39,10 +85,23 @@ for f in "$book"/[0-9][0-9]-*.md; do
 		{ echo "FAIL: $name embeds no ch$ch-stepper.html"; bad=1; }
 	cat "$book/gen_steppers.sh" "$book/gen_worked.sh" | grep -q "^$ch " ||
 		{ echo "FAIL: no generator's table has a line for chapter $ch"; bad=1; }
+	# its exercises: "## Exercises", graded in the three levels
+	# "**Warm-up.**", "**Core.**" and "**Challenge.**" (in that order, each
+	# with an item), items numbered 1, 2, ... at the start of a line
+	# through the three levels; an item is answered when, before the next
+	# item, level or section, it holds one indented `\if instructor` ...
+	# `\endif` section with a "**Answer.**" paragraph
+	ex=$(exercises "$f")
+	echo "$ex" | grep '^FAIL' && bad=1
+	set -- $(echo "$ex" | sed -n 's/^COUNT //p')
+	items=$((items + $1)) answered=$((answered + $2))
+	echo "$name: $2 of $1 exercises answered"
+	[ "$1" -gt 0 ] || { echo "FAIL: $name has no exercises"; bad=1; }
 	# every "Predict, then run" section, and every section that says
 	# "Predict first", holds a model answer for the instructor's edition
 	# (the student's, made by make dist-student, has none)
 	[ "$(cat "${srcdir:-.}/EDITION" 2> /dev/null)" = student ] && continue
+	[ "$2" -eq "$1" ] || { echo "FAIL: $name: $(($1 - $2)) of $1 exercises without a model answer"; bad=1; }
 	unanswered=$(awk '/^## / { if (p && !a) print s; s = $0; p = ($0 == "## Predict, then run"); a = 0; next }
 		/Predict first/ { p = 1 } /\\if instructor/ { a = 1 } END { if (p && !a) print s }' "$f")
 	[ -z "$unanswered" ] || { echo "FAIL: $name asks for a prediction with no model answer in: $unanswered"; bad=1; }
@@ -53,5 +112,7 @@ if command -v dot > /dev/null 2>&1; then
 		dot -Tsvg "$d" -o /dev/null 2> "$tmp/err" || { echo "FAIL: ${d##*/} does not render"; cat "$tmp/err"; bad=1; }
 	done
 fi
+echo "exercises of chapters 1-14 and 16: $answered of $items exercises answered"
+[ "$items" -ge 90 ] || { echo "FAIL: only $items exercises found in chapters 1-14 and 16"; bad=1; }
 [ $bad -eq 0 ] && echo "book: $n chapters, each with figures drawn by gen_figures, code and lab links; $words words of teaching chapters, each with its stepper"
 exit $bad
