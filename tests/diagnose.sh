@@ -23,15 +23,19 @@ cause() { awk -v k="$1" '$1 == k && $3 == "B" { print $2; exit }' <<<"$2"; }
 # Ops: a0 100, a1 100, a2 2000, a3 24, a10..a17 40 (eight), a18 24; then
 # free 1, free 2, free 10..17.  Chunk sizes (request + 8, rounded up to 16,
 # at least 32): 100 -> 112, 2000 -> 2016, 24 -> 32, 40 -> 48.
-# The first malloc of a thread makes its tcache record first: the model
-# keeps glibc 2.43's record, 76 bins x (2-byte count + 8-byte pointer) =
-# 760 bytes -> a 768-byte chunk.  The first sbrk asks for 768 + top_pad
-# (128 KiB) + MINSIZE (32) = 131872 bytes, rounded up to pages: 33 pages.
+# The first malloc of a thread makes its tcache record first, the running
+# glibc's struct (bins' default version): up to 2.41, 64 bins x (2-byte
+# count + 8-byte pointer) = 640 bytes -> a 656-byte chunk; from 2.42, 76
+# bins: 760 bytes -> a 768-byte chunk.  The first sbrk asks for the record
+# + top_pad (128 KiB) + MINSIZE (32) bytes, rounded up to pages: 33 pages.
+minor=$(getconf GNU_LIBC_VERSION 2>/dev/null | sed -n 's/^glibc 2\.\([0-9]*\).*/\1/p')
+record=656
+[ "${minor:-0}" -ge 42 ] && record=768
 committed=$((33 * 4096))
-chunks=$((768 + 112 + 112 + 2016 + 32 + 8 * 48 + 32))
+chunks=$((record + 112 + 112 + 2016 + 32 + 8 * 48 + 32))
 live=$((100 + 24 + 24))                   # blocks 0, 3 and 18
 rounding=$(((112 - 8 - 100) + 2 * (32 - 8 - 24)))  # usable is chunk - 8
-overhead=$((768 + 3 * 8))                 # the record and three live headers
+overhead=$((record + 3 * 8))                 # the record and three live headers
 hole=2016                                 # block 2 in the unsorted bin:
 					  # chunk 1 below it is in the tcache (in use
 					  # for its neighbours), block 3 above is live

@@ -82,24 +82,30 @@
  *
  * The tcache record
  *   As glibc's tcache_init does, a thread's first call binds it to an arena
- *   and takes its tcache record from there: 760 bytes asked (2.43's struct),
- *   so a 768-byte chunk ahead of the thread's own blocks, freed when the
- *   thread exits.  The walker reports it as metadata.  Only with
- *   tcache_count:0 (or if that chunk cannot be had) does the record live in
- *   heaplab's metadata instead.
+ *   and takes its tcache record from there: the version's struct, 64 list
+ *   heads and 2-byte counts (640 bytes asked, a 656-byte chunk) up to 2.41,
+ *   76 of each from 2.42 (760 bytes, a 768-byte chunk), ahead of the
+ *   thread's own blocks, freed when the thread exits.  The chunk holds the
+ *   counts and heads only, in glibc's order; the rest of what bins keeps
+ *   for the thread (arena, hit counts, registry links) is in heaplab's
+ *   metadata (bn_tcache_t), and the arena's records list tells the walker
+ *   which chunks are records (reported as metadata).  With tcache_count:0
+ *   (or if that chunk cannot be had) the record is in the metadata too.
+ *   Pieces that realloc and memalign give back go through the tcache
+ *   first, as glibc's _int_free does for them.
  *
  * Left out
  *   the per-process getrandom key (a per-heap key from the heap id and
  *   time), the 12 optional large tcache bins of 2.42 and the tunable that
  *   opens them (glibc.malloc.tcache_max up to 4 MiB: not modelled, in any
  *   version; their slots are counted in the record's size, not used), the
- *   tcache record's size before 2.42 (640 bytes asked, a 656-byte chunk:
- *   64 bins; bins asks 2.42's 760 in every version, as its record holds
- *   more than glibc's), the hit test by count up to 2.41 (bins tests the
- *   list, as 2.42 does), arena_get_retry after a failed
- *   allocation, the tcache_unsorted_limit tunable, and the main arena
- *   falling back to non-contiguous mappings when the break cannot grow (a
- *   request gets its own mapping instead).
+ *   hit test by count up to 2.41 (bins tests the list, as 2.42 does),
+ *   arena_get_retry after a failed allocation, the tcache_unsorted_limit
+ *   tunable, the main arena falling back to non-contiguous mappings when
+ *   the break cannot grow (a request gets its own mapping instead), and a
+ *   mapped chunk's place: bins keeps a 32-byte link header (bn_mmap_t) at
+ *   the start of each mapping, so a mapped block is at +0x30 where glibc's
+ *   is at +0x10 (the 6 traces of tests/placement.sh that are not equal).
  */
 #include "bins_fast.h"
 #include <errno.h>
@@ -206,38 +212,37 @@ static bn_arena_t *bn_bind(bn_state_t *st, bn_tcache_t *tc)
 }
 
 /** glibc's tcache_init: the thread binds to an arena and its tcache record
- *  is the first chunk it takes there (BN_TC_STRUCT bytes asked).  Without
- *  a tcache, or when that chunk cannot be had, the record comes from the
- *  policy's metadata and the binding waits for the first allocation. */
-static bn_tcache_t *bn_tcache_record(bn_state_t *st)
-{
-	if (st->tcache_count > 0) {
-		bn_arena_t *a = bn_bind(st, NULL);
-		bn_lock(a);
-		HL_EV(st->heap, HL_EV_LOOK, "the thread's tcache record: its first chunk", a->index, BN_TC_STRUCT, NULL);
-		bn_tcache_t *tc = (bn_tcache_t *)bn_int_malloc(st, a, NULL, bn_request2size(BN_TC_STRUCT));
-		bn_unlock(a);
-		if (tc) {
-			memset(tc, 0, sizeof *tc);
-			tc->in_heap = true;
-			tc->arena = a;
-			return tc;
-		}
-		bn_tcache_t *m = hl_meta_alloc(&st->tcache_pool);
-		if (m)
-			m->arena = a;
-		return m;
-	}
-	return hl_meta_alloc(&st->tcache_pool);
-}
-
+ *  is the first chunk it takes there (the version's struct: BN_TC_STRUCT
+ *  bytes asked, BN_TC_STRUCT_242 from 2.42).  Without a tcache, or when
+ *  that chunk cannot be had, the record is the metadata's own copy and,
+ *  without a tcache, the binding waits for the first allocation. */
 static bn_tcache_t *bn_tcache_new(bn_state_t *st, hl_thread_t *t)
 {
-	bn_tcache_t *tc = bn_tcache_record(st);
+	bn_tcache_t *tc = hl_meta_alloc(&st->tcache_pool);
 	if (!tc)
 		return NULL;
-	tc->self = tc;
-	tc->mark = st->key ^ BN_TC_MARK;
+	memset(tc, 0, sizeof *tc);
+	tc->rec = &tc->own;
+	if (st->tcache_count > 0) {
+		size_t asked = st->glibc_minor >= 42 ? BN_TC_STRUCT_242 : BN_TC_STRUCT;
+		bn_arena_t *a = bn_bind(st, tc);
+		bn_lock(a);
+		HL_EV(st->heap, HL_EV_LOOK, "the thread's tcache record: its first chunk", a->index, asked, NULL);
+		bn_tcache_rec_t *rec = bn_int_malloc(st, a, NULL, bn_request2size(asked));
+		if (rec) {
+			memset(rec, 0, asked);
+			tc->rec = rec;
+			tc->chunk = bn_mem2chunk(rec);
+			bn_arena_t *home = bn_mmapped(tc->chunk) ? NULL : bn_arena_of(st, tc->chunk);
+			if (home == a) {           /* listed for the walker */
+				tc->rec_next = a->records;
+				a->records = tc;
+			}
+		}
+		bn_unlock(a);
+	}
+	tc->counts = tc->rec->counts;
+	tc->entries = tc->rec->entries;
 	tc->thread = t->index;
 	pthread_mutex_lock(&st->list_lock);
 	tc->next = st->tcaches;
@@ -460,12 +465,22 @@ static void bn_thread_exit(void *stp, hl_thread_t *t)
 	st->old_misses += tc->misses;
 	pthread_mutex_unlock(&st->list_lock);
 	t->policy_tls = NULL;
-	if (tc->in_heap) {        /* the record goes back like any chunk: */
-		tc->mark = 0;     /* a mapped one when sysmalloc had to map it */
-		bn_free_slow(st, bn_mem2chunk(tc));
-	} else {
-		hl_meta_free(&st->tcache_pool, tc);
+	if (tc->chunk) {          /* the record goes back like any chunk */
+		bn_arena_t *a = bn_mmapped(tc->chunk) ? NULL : bn_arena_of(st, tc->chunk);
+		if (a) {
+			bn_lock(a);
+			bn_tcache_t **pp = &a->records;
+			while (*pp && *pp != tc)
+				pp = &(*pp)->rec_next;
+			if (*pp)
+				*pp = tc->rec_next;
+			bn_int_free(st, a, tc->chunk, true);
+			bn_unlock(a);
+		} else {          /* a mapped one when sysmalloc had to map it */
+			bn_free_slow(st, tc->chunk);
+		}
 	}
+	hl_meta_free(&st->tcache_pool, tc);
 	pthread_mutex_lock(&st->list_lock);
 	if (bound && --bound->attached == 0) {
 		bound->next_free = st->parked;

@@ -30,12 +30,13 @@
  *   tcache     per-thread cache: 64 LIFO singly linked lists of exact sizes
  *              (chunks 32..1040, i.e. up to 1032 usable bytes), each holding
  *              at most `tcache_count` chunks; used without any lock.  As in
- *              glibc, the record itself is a chunk of the thread's arena
- *              (760 bytes asked, glibc 2.42's and 2.43's struct: a 768-byte
- *              chunk, in every version: 2.41 and older ask 640, a 656-byte
- *              chunk, which bins' record does not fit), taken on the
- *              thread's first call and freed at its exit.  2.42's large
- *              bins (tcache_max, up to 4 MiB) are not modelled.
+ *              glibc, the record holding the counts and list heads is a
+ *              chunk of the thread's arena (the version's struct: 640
+ *              bytes asked up to 2.41, a 656-byte chunk; 760 from 2.42, a
+ *              768-byte chunk), taken on the thread's first call and freed
+ *              at its exit; what bins keeps beside them (arena, hit
+ *              counts, registry links) lives in heaplab's metadata.  2.42's
+ *              large bins (tcache_max, up to 4 MiB) are not modelled.
  *   key        per-heap random word stored in the second payload word of a
  *              cached chunk; finding it there again on free means a
  *              probable double free.
@@ -48,10 +49,10 @@
  *
  * Block diagram
  *
- *   thread ── t->policy_tls ──► bn_tcache_t  entries[64] (LIFO, no lock;
- *      │ miss                        │        bins_tcache.c)
- *      │                             │ bound arena; the record is itself
- *      ▼                             ▼ a 768-byte chunk of that arena
+ *   thread ── t->policy_tls ──► bn_tcache_t  (metadata) ─► its record:
+ *      │ miss                        │   counts[64], entries[64] (LIFO, no
+ *      │                             │   lock; bins_tcache.c), a 656-byte
+ *      ▼                             ▼   chunk of the bound arena (768 from 2.42)
  *   bn_arena_t (mutex) ── main: [chunk|chunk|free|chunk|....|  top  ]◄─ break
  *     bins[1]  unsorted ─┐        secondary: sub-heap (64 MiB aligned)
  *     bins[2..63] small  ├─► free chunks   [hdr|chunk|...|top ....|reserved]
@@ -158,8 +159,10 @@ enum {
 	BN_HEAP_MIN = 32 * 1024,   /**< smallest first commit of a sub-heap */
 	BN_GLIBC_FIRST = 35,       /**< option version: first release modelled, 2.35 */
 	BN_GLIBC_LAST = 43,        /**< and the last, 2.43 */
-	BN_TC_STRUCT = 760,        /**< bytes asked for a tcache record: glibc
-				        2.43's 76 x 2 slot counts + 76 x 8 heads */
+	BN_TC_STRUCT = 640,        /**< bytes asked for a tcache record up to
+				        glibc 2.41: 64 x 2 counts + 64 x 8 heads */
+	BN_TC_STRUCT_242 = 760,    /**< and from 2.42 on: 76 x 2 + 76 x 8 (12
+				        large bins added, unused here) */
 };
 #define BN_HEAP_MAX ((size_t)64 << 20)          /**< sub-heap reservation */
 #define BN_MMAP_THRESHOLD_MAX ((size_t)32 << 20)/**< self-tuning ceiling */
@@ -222,6 +225,8 @@ struct bn_arena {
 	size_t system;                 /**< bytes committed for this arena */
 	size_t peak_system;            /**< highest value of system */
 	uint64_t contention;           /**< lock found busy (relaxed atomic) */
+	bn_tcache_t *records;          /**< threads whose tcache record is a
+					    chunk of this arena (linked by rec_next) */
 	bn_arena_t *next;              /**< ring of arenas (release store, list_lock) */
 	bn_arena_t *next_free;         /**< parked list (list_lock) */
 	unsigned attached;             /**< threads bound to it (list_lock) */

@@ -459,9 +459,24 @@ void bn_consolidate(bn_state_t *st, bn_arena_t *a)
 
 /* --- memalign and realloc ---------------------------------------------------- */
 
-/** Gives the part of @p c beyond @p nb back to the arena, if it can stand
- *  as a chunk of its own. */
-static void bn_shrink(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, size_t nb)
+/** Frees chunk @p c of arena @p a as glibc's _int_free does when realloc
+ *  or memalign gives back a piece (glibc 2.36 _int_realloc, _int_memalign):
+ *  into the calling thread's tcache while its bin has room, else to a
+ *  fastbin or the bins. */
+static void bn_free_piece(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, bn_chunk_t *c)
+{
+	unsigned ti = bn_tc_index(bn_csize(c));
+	if (bn_csize(c) <= BN_TC_MAX_CHUNK && bn_tcache_room(st, tc, ti)) {
+		bn_tcache_put(st, tc, c, ti);
+		HL_EV_COUNT(st->heap, HL_EV_CACHE_PUT, "tcache bin", ti, tc->counts[ti] - 1, tc->counts[ti], bn_chunk2mem(c));
+	} else {
+		bn_int_free(st, a, c, true);
+	}
+}
+
+/** Gives the part of @p c beyond @p nb back (bn_free_piece), if it can
+ *  stand as a chunk of its own. */
+static void bn_shrink(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, bn_chunk_t *c, size_t nb)
 {
 	size_t sz = bn_csize(c);
 	if (sz < nb + BN_MINSIZE)
@@ -470,7 +485,7 @@ static void bn_shrink(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, size_t nb)
 	c->size = nb | (c->size & BN_P) | a->aflag;
 	bn_head(a, r, sz - nb);
 	bn_set_inuse_at(r, sz - nb);
-	bn_int_free(st, a, r, false);
+	bn_free_piece(st, a, tc, r);
 }
 
 void *bn_int_memalign(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, size_t align, size_t nb)
@@ -494,11 +509,11 @@ void *bn_int_memalign(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, size_t ali
 		ac->size = sz | BN_P | a->aflag;
 		bn_set_inuse_at(ac, sz);
 		c->size = lead | (c->size & BN_P) | a->aflag;
-		bn_int_free(st, a, c, false);
+		bn_free_piece(st, a, tc, c);
 		c = ac;
 	}
 	if (!bn_mmapped(c))
-		bn_shrink(st, a, c, nb);
+		bn_shrink(st, a, tc, c, nb);
 	return bn_chunk2mem(c);
 }
 
@@ -514,17 +529,12 @@ static void *bn_realloc_move(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, bn_
 	if (nc == bn_next(c)) {
 		size_t total = bn_csize(c) + bn_csize(nc);
 		c->size = total | (c->size & BN_P) | a->aflag;
-		bn_shrink(st, a, c, nb);
+		bn_shrink(st, a, tc, c, nb);
 		return bn_chunk2mem(c);
 	}
 	HL_EV(st->heap, HL_EV_LOOK, "realloc moves the block", -1, bn_usable(c), m);
 	memcpy(m, bn_chunk2mem(c), bn_usable(c));
-	unsigned ti = bn_tc_index(bn_csize(c));
-	if (bn_csize(c) <= BN_TC_MAX_CHUNK && bn_tcache_room(st, tc, ti)) {
-		bn_tcache_put(st, tc, c, ti);
-		HL_EV_COUNT(st->heap, HL_EV_CACHE_PUT, "tcache bin", ti, tc->counts[ti] - 1, tc->counts[ti], bn_chunk2mem(c));
-	} else
-		bn_int_free(st, a, c, true);
+	bn_free_piece(st, a, tc, c);
 	return m;
 }
 
@@ -538,7 +548,7 @@ void *bn_int_realloc(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, bn_chunk_t 
 		hl_fatal(&hl_policy_bins, "realloc(): invalid pointer", bn_chunk2mem(c));
 	if (sz >= nb) {
 		HL_EV(st->heap, HL_EV_LOOK, "realloc in place: the chunk is big enough", -1, sz, bn_chunk2mem(c));
-		bn_shrink(st, a, c, nb);
+		bn_shrink(st, a, tc, c, nb);
 		return bn_chunk2mem(c);
 	}
 	if (nx == a->top && sz + bn_csize(nx) >= nb + BN_MINSIZE) {
@@ -555,7 +565,7 @@ void *bn_int_realloc(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, bn_chunk_t 
 		bn_unlink(nx);
 		c->size = total | (c->size & BN_P) | a->aflag;
 		bn_set_inuse_at(c, total);
-		bn_shrink(st, a, c, nb);
+		bn_shrink(st, a, tc, c, nb);
 		return bn_chunk2mem(c);
 	}
 	return bn_realloc_move(st, a, tc, c, nb);

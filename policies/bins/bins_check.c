@@ -26,7 +26,7 @@ hl_block_state_t bn_chunk_state(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c)
 	uint64_t key = ((const bn_tentry_t *)bn_chunk2mem(c))->key;
 	if (key == st->key)
 		return HL_BLOCK_CACHED;
-	if (bn_is_tcache_record(st, c))
+	if (bn_is_tcache_record(a, c))
 		return HL_BLOCK_META;            /* a thread's tcache record */
 	if (st->max_fast && key == st->fast_key)
 		return HL_BLOCK_FREE;            /* in a fastbin */

@@ -104,7 +104,7 @@ static int bn_dot_chunk(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, hl_block_s
 		hl_dot_block_cell(sp->d, s, b, port, "top %zu%s", sz, flags);
 		break;
 	case HL_BLOCK_META:
-		if (bn_is_tcache_record(st, c))
+		if (bn_is_tcache_record(a, c))
 			hl_dot_block_cell(sp->d, s, b, NULL, "tcache %zu%s", sz, flags);
 		else
 			hl_dot_block_cell(sp->d, s, b, NULL, "fencepost");

@@ -6,9 +6,6 @@
  * (shim/malloc_api.c).  malloc_trim is bins' trim (bins.c, bn_trim).
  *
  * What the model's figures do not share with glibc's
- *   - the tcache record is a 768-byte chunk here, 656 in glibc 2.36
- *     (bins.h, "tcache"), so each thread that allocated puts 112 bytes
- *     more into uordblks, and the top (fordblks, keepcost) has 112 less;
  *   - a sub-heap's mprotect size (malloc_info's aspace type="mprotect")
  *     is its committed size: bins decommits what it trims, where glibc
  *     keeps the high-water mark;

@@ -24,7 +24,7 @@ static int bn_tally_one(bn_state_t *st, bn_arena_t *a, bn_chunk_t *c, hl_block_s
 	case HL_BLOCK_TOP: t->top += sz; break;
 	case HL_BLOCK_CACHED: t->cached += sz; break;
 	case HL_BLOCK_META:          /* a tcache record, or a sub-heap's fencepost */
-		if (bn_is_tcache_record(st, c))
+		if (bn_is_tcache_record(a, c))
 			t->records += sz;
 		break;
 	case HL_BLOCK_FREE:

@@ -18,19 +18,26 @@ typedef struct bn_tentry {
 	uint64_t key;     /**< bn_state_t.key while cached, 0 once handed out */
 } bn_tentry_t;
 
-/** Per (thread, heap) state: t->policy_tls.  With a tcache it lives in a
- *  chunk of the thread's arena, as glibc's tcache_perthread_struct does;
- *  without one (tcache_count 0, or that chunk could not be had) in the
- *  policy's metadata. */
+/** glibc's tcache_perthread_struct up to 2.41, field for field: what the
+ *  record's chunk holds (from 2.42 the chunk is asked 760 bytes, the 12
+ *  large bins' slots left unused). */
+typedef struct bn_tcache_rec {
+	uint16_t counts[BN_TC_BINS];       /**< entries per bin */
+	bn_tentry_t *entries[BN_TC_BINS];  /**< list heads */
+} bn_tcache_rec_t;
+/** @cond HL_COMPILE_CHECKS */
+_Static_assert(sizeof(bn_tcache_rec_t) == BN_TC_STRUCT, "glibc 2.41's tcache_perthread_struct");
+/** @endcond */
+
+/** Per (thread, heap) state: t->policy_tls, in the policy's metadata.  Its
+ *  counts and list heads are in the record, which is a chunk of the
+ *  thread's arena as glibc's tcache_perthread_struct is; without one
+ *  (tcache_count 0, or that chunk could not be had) the record is `own`. */
 struct bn_tcache {
-	struct bn_tcache *self;            /**< this record (the payload's first word) */
-	uint64_t mark;                     /**< st->key ^ BN_TC_MARK in the second
-					        word, where a cached chunk keeps the
-					        key: tells the walker this chunk is a
-					        tcache record (set once) */
-	bool in_heap;                      /**< the record is a chunk (set once) */
-	bn_tentry_t *entries[BN_TC_BINS];  /**< list heads (owner thread only) */
-	uint16_t counts[BN_TC_BINS];       /**< entries per bin (owner only) */
+	uint16_t *counts;                  /**< rec->counts (owner only) */
+	bn_tentry_t **entries;             /**< rec->entries (owner only) */
+	bn_tcache_rec_t *rec;              /**< the record (set once) */
+	bn_chunk_t *chunk;                 /**< its chunk, NULL when it is `own` */
 	bn_arena_t *arena;                 /**< bound arena, NULL until needed */
 	uint64_t hits;                     /**< mallocs served from the cache
 					        (owner writes, stats read racily) */
@@ -39,13 +46,10 @@ struct bn_tcache {
 	unsigned thread;                   /**< hl_thread_t.index, for pictures */
 	struct bn_tcache *next;            /**< next in the registry (list_lock) */
 	struct bn_tcache *prev;            /**< previous in the registry (list_lock) */
+	struct bn_tcache *rec_next;        /**< next on the records list of the
+					        arena holding chunk (its lock) */
+	bn_tcache_rec_t own;               /**< the record when chunk is NULL */
 };
-/** @cond HL_COMPILE_CHECKS */
-_Static_assert(sizeof(bn_tcache_t) <= BN_TC_STRUCT, "a tcache record fits glibc's struct");
-/** @endcond */
-/** Mixed into the key to mark a tcache record's chunk (any odd constant
- *  that differs from 0 serves: the record then never looks cached). */
-#define BN_TC_MARK 0x7463616368655f31ull
 
 /** Tcache bin of chunk size @p sz: 0 for 32 bytes, one per 16 bytes. */
 static inline unsigned bn_tc_index(size_t sz) { return (unsigned)((sz - BN_MINSIZE) >> 4); }
@@ -93,11 +97,13 @@ static inline bool bn_tcache_room(const bn_state_t *st, const bn_tcache_t *tc, u
  *  bin @p idx of this thread's cache @p tc (a double free), or when the
  *  list is longer than the depth or holds a misaligned entry. */
 void bn_tcache_double_free_scan(bn_state_t *st, bn_tcache_t *tc, bn_tentry_t *e, unsigned idx);
-/** True when in-use chunk @p c holds a tcache record (its mark word). */
-static inline bool bn_is_tcache_record(const bn_state_t *st, const bn_chunk_t *c)
+/** True when in-use chunk @p c of arena @p a holds a thread's tcache
+ *  record (its arena's records list; call with a's lock held). */
+static inline bool bn_is_tcache_record(const bn_arena_t *a, const bn_chunk_t *c)
 {
-	const bn_tcache_t *tc = (const bn_tcache_t *)bn_chunk2mem(c);
-	return bn_csize(c) >= BN_HDR + sizeof *tc && tc->mark == (st->key ^ BN_TC_MARK) &&
-	       tc->self == tc;
+	for (const bn_tcache_t *tc = a->records; tc; tc = tc->rec_next)
+		if (tc->chunk == c)
+			return true;
+	return false;
 }
 #endif
