@@ -159,12 +159,21 @@ static hl_region_rec_t *region_at(hl_os_t *os, uintptr_t base)
 /* Finds the region containing p by scanning (lock held).  Regions are few
  * and this serves naming, statistics and ownership questions, not the
  * allocation path. */
+/* The region holding @p p: the one found last first (a heap walk asks for
+ * one region's chunks in a row), then every slot. */
 static hl_region_rec_t *region_containing(hl_os_t *os, uintptr_t p)
 {
-	for (size_t i = 0; i < os->cap; i++) {
-		hl_region_rec_t *r = &os->table[i];
+	if (os->last_hit < os->cap) {
+		hl_region_rec_t *r = &os->table[os->last_hit];
 		if (r->base > 1 && p >= r->base && p < r->base + r->size)
 			return r;
+	}
+	for (size_t i = 0; i < os->cap; i++) {
+		hl_region_rec_t *r = &os->table[i];
+		if (r->base > 1 && p >= r->base && p < r->base + r->size) {
+			os->last_hit = i;
+			return r;
+		}
 	}
 	return NULL;
 }

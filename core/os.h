@@ -68,6 +68,7 @@ typedef struct hl_os {
 	 *  Slots holding a region still reserved; the slot of a released
 	 *  region is kept as a tombstone (base 1) and not counted (lock). */
 	size_t cap, used;
+	size_t last_hit;               /**< slot region_containing found last: tried first (lock) */
 	unsigned next_seq;             /**< region numbers handed out */
 	size_t page;                   /**< the kernel's page size */
 	/* counters: updated with relaxed atomics */

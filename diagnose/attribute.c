@@ -188,7 +188,11 @@ static void count_holds(dx_ctx_t *c, size_t sample)
 	memset(c->held, 0, nsites * sizeof *c->held);
 	memset(c->held_blocks, 0, nsites * sizeof *c->held_blocks);
 	memset(c->held_bytes, 0, nsites * sizeof *c->held_bytes);
-	qsort(c->blocks, c->nblocks, sizeof *c->blocks, by_place);
+	size_t sorted = 1;   /* a walker hands most heaps over in place order already */
+	while (sorted < c->nblocks && by_place(&c->blocks[sorted - 1], &c->blocks[sorted]) <= 0)
+		sorted++;
+	if (sorted < c->nblocks)
+		qsort(c->blocks, c->nblocks, sizeof *c->blocks, by_place);
 	for (size_t k = 0; k < c->nblocks; k++) {
 		const hl_block_t *b = &c->blocks[k];
 		if (k && b->region != c->blocks[k - 1].region)
