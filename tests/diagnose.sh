@@ -261,12 +261,14 @@ for c in d["candidates"]:
          "candidates[]")
     # the peak adds what lay outside the heap sample by sample, never less
     # than nothing; the final adds what lay outside it at the last sample
-    # (taken at the exit), the median without one; both add the
-    # allocator's own memory at start, which only a candidate that
-    # preloads one has
+    # (taken at the exit) or the median over the samples, the larger; both
+    # add the allocator's own memory at start, which only a candidate
+    # that preloads one has
     own = c.get("allocator_own_bytes", 0)
     end = d["causes"][-1] if d["causes"] else None
-    outside_end = end["measured_rss"] - end["resident"] if end and end["measured_rss"] else d["outside_heap"]
+    outside_end = d["outside_heap"]
+    if end and end["measured_rss"]:
+        outside_end = max(outside_end, end["measured_rss"] - end["resident"])
     if c["ok"] and c["predicted_peak_rss"] < c["peak_resident"] + own:
         bad.append(f"candidate {c['rank']}: predicted peak is below its resident peak")
     if c["ok"] and c["predicted_final_rss"] != c["final_resident"] + max(outside_end, 0) + own:
