@@ -37,8 +37,9 @@
  *   misuse, when it is not).
  *   A miss fills or flushes a batch under one bin lock.  Extent allocation
  *   is first fit over O(page size classes) buckets, each a pairing heap
- *   ordered by address; freeing merges with both neighbours in O(1) via
- *   the rtree.  Decay is O(SL_NSTEPS) per epoch plus the pages it purges.
+ *   ordered by address; freeing a large extent merges with its free
+ *   neighbours via the rtree, O(1) each (a small dirty one waits for its
+ *   purge: delayed coalescing).  Decay is O(SL_NSTEPS) per epoch plus the pages it purges.
  *   realloc stays put within a class; a large block shrinks in place or
  *   grows into a free extent that follows it, else it moves.
  *
@@ -47,9 +48,9 @@
  *
  * Left out
  *   Huge-page (HPA) allocation, extent hooks, profiling, per-CPU arenas,
- *   bin sharding, delayed coalescing of dirty extents (extents merge at
- *   once, never across two reservations; purging splits the oldest extent
- *   to the exact page count, so decay follows its curve), and one
+ *   bin sharding, merging across two reservations (extents never do here;
+ *   purging splits the oldest extent to the exact page count, so decay
+ *   follows its curve), and one
  *   background thread per CPU
  *   (one per heap here).  The tcache of a thread is read without a lock
  *   by the walker and snapshot: they assume a quiet heap.

@@ -18,7 +18,10 @@
  *   slabcur  the bin's current slab (regions are taken from it first).
  *   eset     a set of free extents of one state, bucketed by page size
  *            class (psz), with an LRU list for purging oldest first.
- *   dirty    freed pages still resident (reused first).
+ *   dirty    freed pages still resident (reused first, but an extent only
+ *            for requests of 1/64 of it and up: SL_LG_MAX_ACTIVE_FIT).  A
+ *            freed extent under 16 KiB is filed without merging; it merges
+ *            with its dirty neighbours when purged (delayed coalescing).
  *   muzzy    pages given to MADV_FREE: the kernel may take them.
  *   returned pages given to MADV_DONTNEED: address space only (jemalloc
  *            calls this "retained").
@@ -104,7 +107,10 @@
  *   fork child (background_thread_postfork_child); the huge arena and the
  *   oversize purge (a freed 10 MiB block leaves at once, 6 MiB stays);
  *   narenas = 4 per CPU and how threads take arenas; extents and slabs
- *   picked oldest first (serial number, then address); calloc of a large
+ *   picked oldest first (serial number, then address); a dirty extent cut
+ *   only for a request of at least 1/64 of it (a freed 4 MiB block is no
+ *   slab's: jemalloc.dirty-fit-*; small dirty extents merge late, when
+ *   purged, as jemalloc's delayed coalescing); calloc of a large
  *   block (a fresh or returned extent untouched, a reused dirty one zeroed
  *   by MADV_DONTNEED: the RSS drops).  Within a
  *   tolerance: malloc-large (peak RSS, page faults), the half-gigabyte
@@ -114,12 +120,10 @@
  *     (1 in 1000) per tick: the same rate without a random source, so
  *     where ticks are few (only the tcache GC's flushes) jemalloc purges
  *     in some runs and the model in none;
- *   - small dirty extents merge at once (jemalloc delays that until it
- *     purges or runs short), extents never merge across two reservations
- *     (jemalloc merges neighbouring mappings), and a dirty extent may be
- *     cut for any request (jemalloc: down to 1/64 of it, which only makes
- *     sense with its unmerged small extents): one extent engine is enough
- *     to teach; malloc-large with decay off stays within a few per cent;
+ *   - extents never merge across two reservations (jemalloc merges
+ *     neighbouring mappings), and decay purges exactly the pages its curve
+ *     allows, splitting an extent (jemalloc purges whole extents):
+ *     malloc-large with decay off stays within a few per cent;
  *   - the huge arena is made on first use; jemalloc reserves its index at
  *     start (arenas.narenas is then 9 on 2 CPUs: the model's statistics
  *     say narenas 8 plus oversize_threshold > 0);
@@ -168,6 +172,7 @@ enum {
 	SL_NSTEPS = 200,            /**< smoothstep epochs per decay period */
 	SL_SMOOTH_BFP = 24,         /**< fixed-point bits of the smoothstep table */
 	SL_DECAY_NTICKS = 1000,     /**< operations between decay time checks */
+	SL_LG_MAX_ACTIVE_FIT = 6,   /**< a dirty extent is cut for requests of 1/64 its size and up */
 	SL_TCACHE_SMALL_MIN = 20,   /**< slots per small tcache bin, at least */
 	SL_TCACHE_SMALL_MAX = 200,  /**< ... and at most */
 	SL_TCACHE_LARGE = 20,       /**< slots per large tcache bin */

@@ -5,7 +5,7 @@
  * slab.h: extents tile each chunk and agree with the rtree, slab bitmaps
  * agree with nfree and with the bins' counts, esets hold exactly the free
  * extents of their state and no two free neighbours of one state were
- * left unmerged.  Thread caches are private to their threads, so only the
+ * left unmerged (but dirty ones: their merging is delayed).  Thread caches are private to their threads, so only the
  * calling thread's cache is checked (every cached block taken in its slab,
  * of the bin's class, held once).
  *
@@ -139,7 +139,7 @@ static uintptr_t sl_check_extent(sl_state_t *s, hl_report_t *r, sl_arena_t *a, s
 		HL_EXPECT(r, e->in_heap, "free extent %#lx is in no eset", (unsigned long)addr);
 		HL_EXPECT(r, e->zeroed == SL_ZEROED_NO || (e->zeroed == SL_ZEROED_YES && e->state == SL_RETURNED),
 			  "free extent %#lx in state %u has zeroed mark %u", (unsigned long)addr, e->state, e->zeroed);
-		HL_EXPECT(r, !*prev || (*prev)->state != e->state, "free extents %#lx and %#lx not merged",
+		HL_EXPECT(r, !*prev || (*prev)->state != e->state || e->state == SL_DIRTY, "free extents %#lx and %#lx not merged",
 			  (unsigned long)(*prev)->base, (unsigned long)addr);
 	}
 	t->pages[e->state] += sl_npages(s, e->size);

@@ -5,12 +5,20 @@
  * Allocation looks in dirty, then muzzy, then returned pages (jemalloc's
  * order: the cheapest to reuse first) and takes the oldest extent that is
  * large enough: lowest serial number (the order chunks were reserved in),
- * then lowest address, across the page size class buckets; only when none fits
+ * then lowest address, across the page size class buckets, in dirty pages
+ * only among extents up to 64 times the request (jemalloc 5.3's
+ * opt_lg_extent_max_active_fit: a slab does not break up a big freed
+ * block, it takes returned pages and the RSS grows); only when none fits
  * does the arena reserve a new chunk, each one a page size class larger
  * than the last (2 MiB, 2.5 MiB, 3 MiB ...) or, skipping ahead, as large
  * as the request needs.
- * The unused end of a chunk is a returned extent.  Every function here
- * runs under the arena's ext lock.
+ * The unused end of a chunk is a returned extent.  Freed extents merge
+ * with their free neighbours of the same state, except that a dirty one
+ * under 16 KiB (the smallest large class) is filed unmerged and merges
+ * only when decay reaches it, one neighbour at a time, going back to the
+ * young end of the list after each (jemalloc's delay_coalesce of the dirty
+ * ecache: extent_record, ecache_evict).  Every function here runs under
+ * the arena's ext lock.
  *
  * Each extent carries jemalloc 5.3's zeroed mark (slab.h, sl_zeroed_t),
  * set and cleared where src/extent.c does: a new chunk is zeroed (the
@@ -158,11 +166,12 @@ void sl_eset_remove(sl_state_t *s, sl_eset_t *es, sl_extent_t *e)
 }
 
 /* The oldest extent of at least @p pages pages, or NULL (jemalloc's
- * eset_first_fit).  jemalloc does not cut a dirty extent over 64 times the
- * request (opt_lg_extent_max_active_fit); the model leaves that out: its
- * small dirty extents merge at once, so freed slabs would otherwise end up
- * too big for the slabs that could reuse them (jemalloc keeps them apart). */
-static sl_extent_t *sl_eset_fit(sl_eset_t *es, size_t pages)
+ * eset_first_fit).  With @p lg_max_fit (the dirty eset: jemalloc 5.3's
+ * opt_lg_extent_max_active_fit, 6) the search stops at the first bucket
+ * whose extents are over 2^lg_max_fit times the request: jemalloc does not
+ * cut a big dirty extent for a small request (a slab), which then takes
+ * pages from further down (muzzy, returned, a new chunk) instead. */
+static sl_extent_t *sl_eset_fit(sl_eset_t *es, size_t pages, unsigned lg_max_fit)
 {
 	sl_extent_t *best = NULL;
 	for (unsigned w = sl_psz_ceil(pages) / 64; w < (SL_NPSZ + 63) / 64; w++) {
@@ -172,6 +181,8 @@ static sl_extent_t *sl_eset_fit(sl_eset_t *es, size_t pages)
 		while (bits) {
 			unsigned b = w * 64 + (unsigned)__builtin_ctzll(bits);
 			bits &= bits - 1;
+			if (lg_max_fit && sl_psz_pages(b) > pages << lg_max_fit)
+				return best;
 			sl_extent_t *e = sl_ph_extent(es->bucket[b]);
 			if (!best || sl_extent_older(e, best))
 				best = e;
@@ -242,19 +253,13 @@ static void sl_merge(sl_state_t *s, sl_extent_t *a, sl_extent_t *b)
 	hl_meta_free(&sl_arena_get(s, b->arena)->ext_pool, b);
 }
 
-/* Merges free extent @p e (in no eset) with free neighbours of its state. */
-static sl_extent_t *sl_coalesce(sl_state_t *s, sl_arena_t *a, sl_extent_t *e)
+/* Merges free extent @p e (in no eset) with one free neighbour of its
+ * state, the one after it first (jemalloc's extent_try_coalesce_impl);
+ * sets *merged when it did. */
+static sl_extent_t *sl_coalesce_step(sl_state_t *s, sl_arena_t *a, sl_extent_t *e, bool *merged)
 {
 	sl_eset_t *es = sl_eset_of(a, (sl_estate_t)e->state);
-	if (e->base > e->chunk->base) {
-		sl_extent_t *p = sl_rtree_get(&s->rtree, e->base - 1);
-		if (p && p != e && p->state == e->state && p->chunk == e->chunk) {
-			sl_eset_remove(s, es, p);
-			HL_EV_SIZES(s->heap, HL_EV_MERGE, "extent with the free one before it", -1, e->size, p->size + e->size, (void *)p->base);
-			sl_merge(s, p, e);
-			e = p;
-		}
-	}
+	*merged = false;
 	uintptr_t end = e->base + e->size;
 	if (end < e->chunk->base + e->chunk->size) {
 		sl_extent_t *n = sl_rtree_get(&s->rtree, end);
@@ -262,8 +267,31 @@ static sl_extent_t *sl_coalesce(sl_state_t *s, sl_arena_t *a, sl_extent_t *e)
 			sl_eset_remove(s, es, n);
 			HL_EV_SIZES(s->heap, HL_EV_MERGE, "extent with the free one after it", -1, n->size, e->size + n->size, (void *)e->base);
 			sl_merge(s, e, n);
+			*merged = true;
+			return e;
 		}
 	}
+	if (e->base > e->chunk->base) {
+		sl_extent_t *p = sl_rtree_get(&s->rtree, e->base - 1);
+		if (p && p != e && p->state == e->state && p->chunk == e->chunk) {
+			sl_eset_remove(s, es, p);
+			HL_EV_SIZES(s->heap, HL_EV_MERGE, "extent with the free one before it", -1, e->size, p->size + e->size, (void *)p->base);
+			sl_merge(s, p, e);
+			*merged = true;
+			return p;
+		}
+	}
+	return e;
+}
+
+/* Merges free extent @p e (in no eset) with all free neighbours of its
+ * state, however many (dirty ones may lie side by side, unmerged). */
+static sl_extent_t *sl_coalesce(sl_state_t *s, sl_arena_t *a, sl_extent_t *e)
+{
+	bool merged;
+	do
+		e = sl_coalesce_step(s, a, e, &merged);
+	while (merged);
 	return e;
 }
 
@@ -352,7 +380,8 @@ sl_extent_t *sl_extent_alloc(sl_state_t *s, sl_arena_t *a, size_t size, size_t a
 	size_t need = size + (align > page ? align - page : 0);
 	sl_extent_t *e = NULL;
 	for (int st = SL_DIRTY; st <= SL_RETURNED && !e; st++) {
-		e = sl_eset_fit(sl_eset_of(a, (sl_estate_t)st), sl_npages(s, need));
+		e = sl_eset_fit(sl_eset_of(a, (sl_estate_t)st), sl_npages(s, need),
+				st == SL_DIRTY ? SL_LG_MAX_ACTIVE_FIT : 0);
 		if (e)
 			sl_eset_remove(s, sl_eset_of(a, (sl_estate_t)st), e);
 		if (e)
@@ -403,6 +432,15 @@ void sl_extent_dalloc(sl_state_t *s, sl_arena_t *a, sl_extent_t *e)
 	e->state = SL_DIRTY;
 	e->zeroed = SL_ZEROED_NO;
 	e->nfree = 0;
+	/* jemalloc's dirty ecache delays coalescing: an extent under the
+	 * smallest large size (a slab of a few pages) is filed as it is;
+	 * a bigger one merges with every dirty neighbour (extent_record) */
+	if (freed < s->sc.large_min) {
+		sl_eset_insert(s, sl_eset_of(a, SL_DIRTY), e, false);
+		if (a->decay[0].ms == 0)
+			sl_decay_immediate(s, a);
+		return;
+	}
 	e = sl_coalesce(s, a, e);
 	if (sl_purge_oversize(s, a, freed, e)) {
 		HL_EV(s->heap, HL_EV_PURGE, "oversize extent returned at once", -1, e->size, (void *)e->base);
@@ -445,6 +483,17 @@ size_t sl_purge(sl_state_t *s, sl_arena_t *a, sl_estate_t from, size_t npages, b
 	while (done < npages && es->lru_head) {
 		sl_extent_t *e = es->lru_head;
 		sl_eset_remove(s, es, e);
+		if (from == SL_DIRTY) {
+			/* the delayed merge (ecache_evict): the oldest dirty
+			 * extent merges with one neighbour and goes to the
+			 * young end of the list, until it has none left */
+			bool merged;
+			e = sl_coalesce_step(s, a, e, &merged);
+			if (merged) {
+				sl_eset_insert(s, es, e, false);
+				continue;
+			}
+		}
 		size_t pages = sl_npages(s, e->size);
 		if (pages > npages - done) {
 			sl_extent_t *rest = sl_split(s, e, (npages - done) << s->sc.lg_page);

@@ -202,6 +202,14 @@ static int count_extents(const hl_block_t *b, void *arg)
 	return 0;
 }
 
+/* The dirty extents of @p h, counted by its walker. */
+static ext_count_t dirty_extents(hl_heap_t *h)
+{
+	ext_count_t n = { 0 };
+	hl_walk(h, count_extents, &n);
+	return n;
+}
+
 START_TEST(extents_split_and_merge)
 {
 	hl_heap_t *h = tl_heap("slab", "tcache:false,dirty_decay_ms:-1");
@@ -222,9 +230,48 @@ START_TEST(extents_split_and_merge)
 	tl_check_clean(h);
 	hl_free(h, d);
 	hl_free(h, c);
-	memset(&n, 0, sizeof n);
-	hl_walk(h, count_extents, &n);
-	ck_assert_uint_eq(n.dirty_blocks, 1);
+	ck_assert_uint_eq(dirty_extents(h).dirty_blocks, 1);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* jemalloc 5.3's dirty ecache: an extent is cut only for a request of
+ * 1/64 of it and up (opt_lg_extent_max_active_fit), and an extent under
+ * 16 KiB freed to dirty is filed unmerged (delay_coalesce). */
+START_TEST(dirty_fit_and_delayed_merge)
+{
+	hl_heap_t *h = tl_heap("slab", "tcache:false,dirty_decay_ms:-1");
+	size_t big = 4u << 20;
+	char *a = hl_malloc(h, big);
+	hl_free(h, a);
+	/* a one-page slab (64-byte class) is not cut from the 4 MiB extent */
+	char *s = hl_malloc(h, 64);
+	ck_assert(s < a || s >= a + big);
+	/* 16 KiB is under 1/64 of it (64 KiB): not cut either; 64 KiB is */
+	char *l = hl_malloc(h, 16 << 10);
+	ck_assert(l < a || l >= a + big);
+	char *m = hl_malloc(h, 64 << 10);
+	ck_assert_ptr_eq(m, a);
+	hl_free(h, m);
+	hl_free(h, l);
+	hl_free(h, s);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+	/* two neighbouring 8 KiB regions, each the one region of a two-page
+	 * slab: freed, their extents stay apart (both dirty) until a purge
+	 * merges them, and then they leave */
+	h = tl_heap("slab", "tcache:false,dirty_decay_ms:-1");
+	char *x = hl_malloc(h, 8 << 10), *y = hl_malloc(h, 8 << 10);
+	ck_assert_ptr_eq(y, x + (8 << 10));
+	hl_free(h, x);
+	hl_free(h, y);
+	ext_count_t n = dirty_extents(h);
+	ck_assert_uint_eq(n.dirty_blocks, 2);
+	ck_assert_uint_eq(n.dirty_bytes, 16 << 10);
+	tl_check_clean(h);
+	ck_assert_uint_eq(hl_trim(h, 0), 16 << 10);
+	ck_assert_uint_eq(dirty_extents(h).dirty_blocks, 0);
 	tl_check_clean(h);
 	hl_heap_destroy(h);
 }
@@ -1022,6 +1069,7 @@ static Suite *slab_suite(void)
 	tcase_add_test(tc, tcache_fill_hit_flush);
 	tcase_add_test(tc, tcache_off);
 	tcase_add_test(tc, extents_split_and_merge);
+	tcase_add_test(tc, dirty_fit_and_delayed_merge);
 	tcase_add_test(tc, calloc_clears_as_jemalloc);
 	tcase_add_test(tc, memalign_small_and_large);
 	tcase_add_test(tc, realloc_in_place);
