@@ -413,8 +413,6 @@ static unsigned long long rss_bytes(void)
 	return pages * (unsigned long long)sysconf(_SC_PAGESIZE);
 }
 
-static unsigned long long self_resident(void);
-
 /* Resident bytes of the recorder's own tables and library: not the
  * program's.  The tables read with mincore, for a table is mapped at its
  * full size but touched only where it hashed (a small program touches a
