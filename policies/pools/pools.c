@@ -441,7 +441,8 @@ static size_t pools_usable_size(void *st, const void *p)
 
 /* A pool block is cleared by calloc, as pymalloc's calloc does; a block of
  * the fallback is what the fallback says (CPython hands a calloc above
- * 512 bytes to the C library's calloc). */
+ * 512 bytes to the C library's calloc: CPython 3.11, Objects/obmalloc.c,
+ * _PyObject_Calloc memsets a pool block and calls PyMem_RawCalloc above). */
 static bool pools_fresh_zero(void *st, const void *p)
 {
 	pl_state_t *s = st;
