@@ -147,6 +147,15 @@ HL_API int hl_stats_text(hl_heap_t *h, FILE *out);
  */
 HL_API int hl_stat(hl_heap_t *h, const char *path, double *out);
 
+/**
+ * Calls @p fn with every number whose path starts with @p prefix (""
+ * or NULL: all of them), from one pass over the statistics: several
+ * figures of a policy for the cost of one (bins' walk every chunk).
+ * @return 0
+ */
+HL_API int hl_stat_each(hl_heap_t *h, const char *prefix, void (*fn)(const char *path, double v, void *arg),
+			void *arg);
+
 /** What a block is, as the walker reports it. */
 typedef enum hl_block_state {
 	HL_BLOCK_LIVE = 0,  /**< handed to the program */

@@ -93,7 +93,10 @@ void hl_statw_end(hl_statw_t *w)
 static void lookup(hl_statw_t *w, const char *key, double v)
 {
 	size_t old = path_push(w, w->is_list[w->depth] ? NULL : key);
-	if (!w->found && !strcmp(w->path, w->want)) {
+	if (w->mode == HL_STATW_VISIT) {
+		if (!isnan(v) && !strncmp(w->path, w->want, strlen(w->want)))
+			w->visit(w->path, v, w->visit_arg);
+	} else if (!w->found && !strcmp(w->path, w->want)) {
 		w->found = true;
 		w->value = v;
 	}
@@ -103,7 +106,7 @@ static void lookup(hl_statw_t *w, const char *key, double v)
 
 static void scalar(hl_statw_t *w, const char *key, double v, const char *text)
 {
-	if (w->mode == HL_STATW_LOOKUP) {
+	if (w->mode == HL_STATW_LOOKUP || w->mode == HL_STATW_VISIT) {
 		lookup(w, key, v);
 		return;
 	}
@@ -145,7 +148,7 @@ void hl_statw_bool(hl_statw_t *w, const char *key, bool v)
 
 void hl_statw_str(hl_statw_t *w, const char *key, const char *v)
 {
-	if (w->mode == HL_STATW_LOOKUP) {
+	if (w->mode == HL_STATW_LOOKUP || w->mode == HL_STATW_VISIT) {
 		lookup(w, key, NAN);
 		if (w->found && isnan(w->value))
 			w->found = false;

@@ -30,7 +30,7 @@ void hl_statw_bool(hl_statw_t *w, const char *key, bool v);
 void hl_statw_str(hl_statw_t *w, const char *key, const char *v);
 
 /* --- writers (used by the core) --- */
-enum hl_statw_mode { HL_STATW_JSON, HL_STATW_TEXT, HL_STATW_LOOKUP };
+enum hl_statw_mode { HL_STATW_JSON, HL_STATW_TEXT, HL_STATW_LOOKUP, HL_STATW_VISIT };
 #define HL_STATW_DEPTH 16
 struct hl_statw {
 	enum hl_statw_mode mode;
@@ -41,9 +41,11 @@ struct hl_statw {
 	int index[HL_STATW_DEPTH];    /**< item number inside a list */
 	char path[256];               /**< current path, for lookups */
 	size_t pathlen[HL_STATW_DEPTH];
-	const char *want;             /**< lookup target */
+	const char *want;             /**< lookup target; the prefix a visit keeps */
 	bool found;
 	double value;
+	void (*visit)(const char *path, double v, void *arg);   /**< HL_STATW_VISIT */
+	void *visit_arg;
 };
 void hl_statw_init(hl_statw_t *w, enum hl_statw_mode mode, FILE *out, const char *want);
 void hl_statw_finish(hl_statw_t *w);

@@ -126,65 +126,75 @@ static int by_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* bins' per-arena figures, gathered in one pass over its statistics */
+typedef struct arena_figs {
+	size_t fast_main, arena_free, arena_top, all_free, all_top;
+	size_t free, top, fast;     /* the arena being read */
+	bool main;
+	int index;                  /* which arena that is (-1: none yet) */
+} arena_figs_t;
+
+static void arena_done(arena_figs_t *f)
+{
+	if (f->index < 0)
+		return;
+	f->all_free += f->free;
+	f->all_top += f->top;
+	if (f->main) {
+		f->fast_main += f->fast;
+	} else {
+		f->arena_free += f->free;
+		f->arena_top += f->top;
+	}
+	f->free = f->top = f->fast = 0;
+	f->main = false;
+}
+
+static void arena_fig(const char *path, double v, void *arg)
+{
+	arena_figs_t *f = arg;
+	char *end;
+	long k = strtol(path + sizeof "policy_stats.arena." - 1, &end, 10);
+	if (*end != '.')
+		return;
+	if (k != f->index) {
+		arena_done(f);
+		f->index = (int)k;
+	}
+	size_t n = v > 0 ? (size_t)v : 0;
+	if (!strcmp(end, ".free_bytes"))
+		f->free = n;
+	else if (!strcmp(end, ".top_bytes"))
+		f->top = n;
+	else if (!strcmp(end, ".fast_bytes"))
+		f->fast = n;
+	else if (!strcmp(end, ".main"))
+		f->main = v != 0;
+}
+
 /* bins: the walker's free, top and cached bytes split by arena and by
  * fastbin, from its per-arena statistics (bins_stats.c).  Leaves the
  * generic split alone when the statistics do not add up to it. */
 static void bins_rules(hl_heap_t *h, size_t *b)
 {
-	size_t fast_main = 0, arena_free = 0, arena_top = 0, all_free = 0, all_top = 0;
-	for (int k = 0;; k++) {
-		char path[96];
-		snprintf(path, sizeof path, "policy_stats.arena.%d.free_bytes", k);
-		double v;
-		if (hl_stat(h, path, &v) < 0)
-			break;
-		size_t fr = (size_t)v;
-		snprintf(path, sizeof path, "policy_stats.arena.%d.top_bytes", k);
-		size_t top = stat_size(h, path);
-		snprintf(path, sizeof path, "policy_stats.arena.%d.fast_bytes", k);
-		size_t fast = stat_size(h, path);
-		snprintf(path, sizeof path, "policy_stats.arena.%d.main", k);
-		bool main_arena = hl_stat(h, path, &v) == 0 && v != 0;
-		all_free += fr;
-		all_top += top;
-		if (main_arena) {
-			fast_main += fast;
-		} else {
-			arena_free += fr;
-			arena_top += top;
-		}
-	}
-	if (all_free != b[DX_HOLE] || all_top != b[DX_TOP])
+	arena_figs_t f = { .index = -1 };
+	hl_stat_each(h, "policy_stats.arena.", arena_fig, &f);
+	arena_done(&f);
+	if (f.all_free != b[DX_HOLE] || f.all_top != b[DX_TOP])
 		return;
-	b[DX_HOLE] -= fast_main + arena_free;
-	b[DX_FASTBIN] += fast_main;
-	b[DX_TOP] -= arena_top;
-	b[DX_ARENA] += arena_free + arena_top;
-}
-
-/* The live ids sorted by address, for the walker's live blocks. */
-static live_addr_t *live_by_addr(dx_ctx_t *c, size_t *n)
-{
-	size_t ids = (size_t)hl_trace_max_id(c->t), k = 0;
-	live_addr_t *v = malloc((ids ? ids : 1) * sizeof *v);
-	if (!v)
-		return NULL;
-	for (size_t id = 0; id < ids; id++)
-		if (c->addr[id])
-			v[k++] = (live_addr_t){ c->addr[id], (long)id };
-	qsort(v, k, sizeof *v, by_addr);
-	*n = k;
-	return v;
+	b[DX_HOLE] -= f.fast_main + f.arena_free;
+	b[DX_FASTBIN] += f.fast_main;
+	b[DX_TOP] -= f.arena_top;
+	b[DX_ARENA] += f.arena_free + f.arena_top;
 }
 
 /* Free bytes between live blocks of a region, given to the live block
- * right above them; kept when they are the most so far. */
+ * right above them (a holder); kept when they are the most so far.  The
+ * holders are few beside the live blocks: one pass over the live ids finds
+ * each holder's id by a search among them, with no sort of the live ids. */
 static void count_holds(dx_ctx_t *c, size_t sample)
 {
-	size_t nsites = hl_trace_sites(c->t) + 1, nlive, total = 0, pending = 0;
-	live_addr_t *live = live_by_addr(c, &nlive);
-	if (!live)
-		return;
+	size_t nsites = hl_trace_sites(c->t) + 1, total = 0, pending = 0, nholders = 0;
 	memset(c->held, 0, nsites * sizeof *c->held);
 	memset(c->held_blocks, 0, nsites * sizeof *c->held_blocks);
 	memset(c->held_bytes, 0, nsites * sizeof *c->held_bytes);
@@ -193,6 +203,10 @@ static void count_holds(dx_ctx_t *c, size_t sample)
 		sorted++;
 	if (sorted < c->nblocks)
 		qsort(c->blocks, c->nblocks, sizeof *c->blocks, by_place);
+	/* at most one holder in two blocks (a free block below each) */
+	live_addr_t *holders = malloc((c->nblocks / 2 + 1) * sizeof *holders);
+	if (!holders)
+		return;
 	for (size_t k = 0; k < c->nblocks; k++) {
 		const hl_block_t *b = &c->blocks[k];
 		if (k && b->region != c->blocks[k - 1].region)
@@ -204,16 +218,33 @@ static void count_holds(dx_ctx_t *c, size_t sample)
 		}
 		if (b->state != HL_BLOCK_LIVE || !pending)
 			continue;
-		live_addr_t key = { (uintptr_t)b->addr, -1 };
-		const live_addr_t *hit = bsearch(&key, live, nlive, sizeof key, by_addr);
-		unsigned s = hit ? c->site[hit->id] : 0;
-		c->held[s] += pending;
-		c->held_blocks[s]++;
-		c->held_bytes[s] += hit ? c->req[hit->id] : 0;
+		/* the holder's address, and (in id) the bytes it holds */
+		live_addr_t h = { (uintptr_t)b->addr, (long)pending };
+		holders[nholders++] = h;
 		total += pending;
 		pending = 0;
 	}
-	free(live);
+	qsort(holders, nholders, sizeof *holders, by_addr);
+	size_t ids = (size_t)hl_trace_max_id(c->t);
+	for (size_t id = 0; nholders && id < ids; id++) {
+		if (!c->addr[id])
+			continue;
+		live_addr_t key = { c->addr[id], 0 };
+		live_addr_t *hit = bsearch(&key, holders, nholders, sizeof key, by_addr);
+		if (!hit || hit->id < 0)
+			continue;
+		unsigned s = c->site[id];
+		c->held[s] += (size_t)hit->id;
+		c->held_blocks[s]++;
+		c->held_bytes[s] += c->req[id];
+		hit->id = -1;     /* counted */
+	}
+	for (size_t k = 0; k < nholders; k++)
+		if (holders[k].id >= 0) {    /* a live block the replay does not know */
+			c->held[0] += (size_t)holders[k].id;
+			c->held_blocks[0]++;
+		}
+	free(holders);
 	if (total <= c->best_held && c->run->holds)
 		return;
 	c->best_held = total;
@@ -354,7 +385,11 @@ int dx_replay(const hl_trace_t *t, const char *policy, const char *conf, bool at
 	memset(run, 0, sizeof *run);
 	snprintf(run->policy, sizeof run->policy, "%s", policy);
 	snprintf(run->conf, sizeof run->conf, "%s", conf ? conf : "");
-	hl_heap_t *h = hl_heap_new_replay(policy, conf);
+	/* no request ledger: the replay knows every block's request already,
+	 * and the ledger's table was a sixth of a replay's time */
+	char quiet[512];
+	int len = snprintf(quiet, sizeof quiet, "ledger:off%s%s", conf && *conf ? "," : "", conf ? conf : "");
+	hl_heap_t *h = len > 0 && (size_t)len < sizeof quiet ? hl_heap_new_replay(policy, quiet) : NULL;
 	if (!h)
 		return 2;
 	size_t ids = (size_t)hl_trace_max_id(t) + 1, nsites = hl_trace_sites(t) + 1;
