@@ -55,8 +55,9 @@ typedef struct dx_hold {
 
 /** How many samples of a replay are split into causes at most: the first
  *  sample at or after each 1/DX_ATTRIBUTED of the ops, and the last.  A
- *  split walks the whole heap and sorts the live blocks by address; every
- *  sample still gets its committed and resident bytes. */
+ *  split walks the whole heap and sorts the live blocks that hold free
+ *  memory by address; every sample still gets its committed and resident
+ *  bytes. */
 enum { DX_ATTRIBUTED = 200 };
 
 /** A replay of a recording under one policy and configuration. */
@@ -138,6 +139,21 @@ typedef struct dx_candidate {
 	const char *conf;
 	const char *real;       /**< the setting for the real allocator, or NULL */
 } dx_candidate_t;
+
+/** How many replays may run at once: the CPUs this process may run on. */
+unsigned dx_workers(void);
+/**
+ * Replays @p t under each of @p n candidates, into @p runs[k] (no
+ * attribution), in up to @p workers processes at once (diagnose/parallel.c;
+ * 1: one after the other, in this one); with @p base, this process first
+ * replays it with attribution into @p base_run (dx_replay) while the others
+ * start on the candidates.  A candidate that cannot be replayed has
+ * run->ok false and its reason in run->message, as does one whose process
+ * died.  @p progress hears of the replays this process makes.
+ * @return the base's dx_replay result (0 without one)
+ */
+int dx_replay_many(const hl_trace_t *t, const dx_candidate_t *base, dx_run_t *base_run, const dx_candidate_t *cands,
+		   size_t n, dx_run_t *runs, unsigned workers, vis_progress_fn progress);
 
 /** The built-in grid for the compiled-in policies named in @p policies
  *  (comma list, NULL = all); NULL with hl_last_error() on an unknown name.

@@ -177,7 +177,36 @@ else
 	[ "${pfinal:-0}" -gt 0 ] && pass || fail "verify: no predicted final RSS in the report"
 	grep -q '^  measured RSS:  peak ' <<<"$out" && grep -q '^  predicted RSS: peak ' <<<"$out" && pass ||
 		fail "verify: the summary lacks the measured and predicted lines"
+	# the same program exiting the moment it has freed: a reading every
+	# 5 ms sees only the peak, the final is the one read at the exit
+	out=$("$heaplab" diagnose --verify --sample-ms 5 --policies=bins -o "$tmp/quick.html" \
+		-- "$build/tests/diagnose_breathe" quick 2>"$tmp/err")
+	own=$(grep '^breathe: peak' <<<"$out" | tail -1)
+	own_end=$(awk '{ print $5 }' <<<"$own")
+	peak=$(grep -o '<table id="verify"[^>]*>' "$tmp/quick.html" | grep -o ' data-peak="[0-9]*"' | grep -o '[0-9]*')
+	final=$(grep -o '<table id="verify"[^>]*>' "$tmp/quick.html" | grep -o ' data-final="[0-9]*"' | grep -o '[0-9]*')
+	near "${final:-0}" "${own_end:-0}" && [ $((final * 2)) -lt "${peak:-0}" ] && pass ||
+		fail "verify at the exit: measured final '$final' (peak '$peak'), the program saw '$own_end' as it ended"
 fi
+
+# --- --jobs: candidates replayed side by side give the figures of one by one -----
+# (the figures a replay fixes: what each candidate commits and its kernel
+# calls, and the attribution; not the allocators' own memory, measured
+# afresh by each run, nor the resident pages, which mincore counts)
+"$heaplab" diagnose --jobs=1 --json="$tmp/one.json" --trace="$tmp/churn.rep" >/dev/null 2>&1
+"$heaplab" diagnose --jobs=3 --json="$tmp/three.json" --trace="$tmp/churn.rep" >/dev/null 2>&1
+out=$(python3 - "$tmp/one.json" "$tmp/three.json" <<'PY'
+import json, sys
+def fixed(path):
+    d = json.load(open(path))
+    c = sorted((x["policy"], x["conf"], x["ok"], x["peak_committed"], x["final_committed"], x["os_calls"])
+               for x in d["candidates"])
+    return c, d["causes"]
+one, three = fixed(sys.argv[1]), fixed(sys.argv[2])
+print("ok" if one == three and len(one[0]) >= 6 else "differ: %d and %d candidates" % (len(one[0]), len(three[0])))
+PY
+)
+[ "$out" = ok ] && pass || fail "--jobs=3 gave other figures than --jobs=1: $out"
 
 # --- a recorder that follows the program -----------------------------------------
 if hl_sanitized; then

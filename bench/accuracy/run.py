@@ -11,8 +11,8 @@ final RSS of the candidates that stand for glibc, jemalloc, mimalloc and
 TCMalloc (gperftools) as they are; then runs the program for real under
 each, with the setting the candidate names (LD_PRELOAD of the real
 library; glibc: nothing), and measures its peak and final RSS from outside
-(bench/diagnose/peak_final.py: the kernel's high-water mark and the last
-reading of /proc/PID/status before exit, every 10 ms).  --repeat takes the
+(bench/diagnose/peak_final.py: the kernel's high-water mark, and the
+resident set read with the program held at its exit).  --repeat takes the
 median of N real runs.  Writes the tables between the markers of --out
 (default bench/ACCURACY.md; - prints them), the text around them kept;
 --json writes every cell's figures.  A progress line goes to the standard

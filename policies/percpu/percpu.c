@@ -374,9 +374,12 @@ static void pc_fork_child(void *st)
 }
 
 /* heaplab diagnose's candidates: knobs that change how memory comes back,
- * each with what the real allocator needs to do the same. */
+ * each with what the real allocator needs to do the same.  The TCMalloc
+ * a machine can preload is gperftools' (2.10 here): per-thread caches, so
+ * its model is front:thread (front:percpu, Google's, would also make a
+ * replay follow whichever CPU the replaying process ran on). */
 static const hl_whatif_t pc_whatif[] = {
-	{ "", "LD_PRELOAD=" HL_SYSTEM_LIBDIR "libtcmalloc_minimal.so.4" },
+	{ "front:thread", "LD_PRELOAD=" HL_SYSTEM_LIBDIR "libtcmalloc_minimal.so.4" },
 	{ NULL, NULL },
 };
 
