@@ -171,7 +171,9 @@ const char *cli_record_path(void)
 
 hl_trace_t *cli_load_trace(const char *path, bool lenient)
 {
+	hl_trace_load_progress(cli_progress_cb);   /* a long file: "reading ..." */
 	hl_trace_t *t = lenient ? hl_trace_load_lenient(path) : hl_trace_load(path);
+	hl_trace_load_progress(NULL);
 	if (!t) {
 		fprintf(stderr, "%s\n", hl_last_error());
 		return NULL;

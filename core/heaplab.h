@@ -347,6 +347,11 @@ HL_API hl_trace_t *hl_trace_load(const char *path);
 /** Like hl_trace_load, but a trace cut short is read as far as it goes,
  *  with a warning (a last line cut mid-field is dropped). */
 HL_API hl_trace_t *hl_trace_load_lenient(const char *path);
+/** Hears how far a load is in its file: bytes read, of its size (the end
+ *  once: @p done == @p total). */
+typedef void (*hl_trace_progress_fn)(const char *what, size_t done, size_t total);
+/** Sets this thread's listener of the loads that follow (NULL: none). */
+HL_API void hl_trace_load_progress(hl_trace_progress_fn fn);
 /** Frees a trace from hl_trace_load (NULL does nothing). */
 HL_API void hl_trace_free(hl_trace_t *t);
 /** Warnings the reader gave while loading (may be ""). */

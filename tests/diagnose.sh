@@ -190,11 +190,13 @@ else
 fi
 
 # --- --jobs: candidates replayed side by side give the figures of one by one -----
+# (the side-by-side run reads the trace through a window of 100 ops on its
+# file, as a long recording is read: the workers share the file, not the window)
 # (the figures a replay fixes: what each candidate commits and its kernel
 # calls, and the attribution; not the allocators' own memory, measured
 # afresh by each run, nor the resident pages, which mincore counts)
 "$heaplab" diagnose --jobs=1 --json="$tmp/one.json" --trace="$tmp/churn.rep" >/dev/null 2>&1
-"$heaplab" diagnose --jobs=3 --json="$tmp/three.json" --trace="$tmp/churn.rep" >/dev/null 2>&1
+HEAPLAB_TRACE_WINDOW=100 "$heaplab" diagnose --jobs=3 --json="$tmp/three.json" --trace="$tmp/churn.rep" >/dev/null 2>&1
 out=$(python3 - "$tmp/one.json" "$tmp/three.json" <<'PY'
 import json, sys
 def fixed(path):

@@ -124,6 +124,7 @@ typedef struct hl_replay {
 	worker_t *workers;     /* one per thread id >= 1 */
 	size_t live, peak_live;
 	const hl_trace_op_t *op; /* op being run by a worker */
+	size_t op_index;       /* and its number */
 	void *result;
 	bool on_worker;        /* a stretch runs on its thread: call directly */
 	size_t stretch_at;     /* a stretch: its first op, then the op after it */
@@ -148,7 +149,7 @@ static int failf(pass_t *ps, size_t i, const char *fmt, const char *extra)
 	hl_replay_result_t *r = ps->r;
 	r->ok = false;
 	r->failed_op = i;
-	r->failed_line = ps->t->ops[i].line;
+	r->failed_line = hl_trace_op_at(ps->t, i)->line;
 	char op[64];
 	hl_trace_op_text(ps->t, i, op, sizeof op);
 	char what[160];
@@ -162,10 +163,10 @@ static int failf(pass_t *ps, size_t i, const char *fmt, const char *extra)
 static void describe_op(void *arg, char *buf, size_t len)
 {
 	const pass_t *ps = arg;
-	size_t i = (size_t)(ps->op - ps->t->ops);
+	size_t i = ps->op_index;
 	char text[64];
 	hl_trace_op_text(ps->t, i, text, sizeof text);
-	snprintf(buf, len, "op %zu '%s' (%s:%u)", i, text, ps->t->path, ps->op->line);
+	snprintf(buf, len, "op %zu '%s' (%s:%u)", i, text, ps->t->path, hl_trace_op_line(ps->t, i));
 }
 
 /* Runs the allocator call of ps->op (on whichever thread calls it). */
@@ -232,11 +233,12 @@ static int adopt_block(pass_t *ps, size_t i, long id, void *p, size_t n, size_t 
 		return 0;
 	if ((uintptr_t)p % hl_block_align(n))
 		return failf(ps, i, "block is not aligned to 16 bytes (8 for 8 bytes or less)%s", NULL);
-	if (ps->t->ops[i].kind == 'm' && (uintptr_t)p % ps->t->ops[i].aux)
+	const hl_trace_op_t *op = hl_trace_op_at(ps->t, i);
+	if (op->kind == 'm' && (uintptr_t)p % op->aux)
 		return failf(ps, i, "block does not have the alignment asked for%s", NULL);
 	if (keep && !intact(p, keep, id))
 		return failf(ps, i, "realloc did not preserve the contents%s", NULL);
-	if (ps->t->ops[i].kind == 'c') {
+	if (op->kind == 'c') {
 		const unsigned char *b = p;
 		for (size_t k = 0; k < n; k++)
 			if (b[k])
@@ -260,7 +262,8 @@ static int adopt_block(pass_t *ps, size_t i, long id, void *p, size_t n, size_t 
 
 static int step(pass_t *ps, size_t i)
 {
-	const hl_trace_op_t *op = &ps->t->ops[i];
+	const hl_trace_op_t *op = hl_trace_op_at(ps->t, i);
+	ps->op_index = i;
 	if (op->kind == 'x') {
 		run_on_thread(ps, op);
 		return 0;
@@ -413,11 +416,11 @@ static void run_stretch(void *arg)
 {
 	pass_t *ps = arg;
 	const hl_trace_t *t = ps->t;
-	unsigned tid = t->ops[ps->stretch_at].tid;
+	unsigned tid = hl_trace_op_at(t, ps->stretch_at)->tid;
 	size_t i = ps->stretch_at;
 	ps->on_worker = true;
 	ps->stretch_rc = 0;
-	while (i < t->nops && t->ops[i].tid == tid && (ps->stretch_rc = one_op(ps, i)) == 0)
+	while (i < t->nops && hl_trace_op_at(t, i)->tid == tid && (ps->stretch_rc = one_op(ps, i)) == 0)
 		i++;
 	ps->stretch_at = i;
 	ps->on_worker = false;
@@ -434,7 +437,7 @@ static int run_pass(pass_t *ps, bool verify, bool last)
 	bool stopped = false;
 	while (i < t->nops && !stopped) {
 		int rc;
-		unsigned tid = t->ops[i].tid;
+		unsigned tid = hl_trace_op_at(t, i)->tid;
 		if (ps->o->by_stretch && ps->workers && tid != 0) {
 			ps->stretch_at = i;
 			worker_run(&ps->workers[tid - 1], run_stretch, ps);

@@ -19,14 +19,21 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "error.h"
 #include "trace.h"
 
 enum { THREAD_IDS = 256 };
 
+static __thread hl_trace_progress_fn load_progress;
+
+void hl_trace_load_progress(hl_trace_progress_fn fn) { load_progress = fn; }
+
 typedef struct reader {
 	hl_trace_t *t;
+	size_t size;         /**< the file's bytes, for the progress line */
 	unsigned line;
 	bool lenient;        /**< a trace cut short is read as far as it goes */
 	char *live;          /**< per id: 1 while the block is live */
@@ -85,11 +92,52 @@ static int field(reader_t *r, char **s, long long *out, const char *what)
 	return 0;
 }
 
+/* Writes the ops of the window (from t->win_lo, @p n of them) to the
+ * spill file, opened on the first call; -1 with the reason. */
+static int spill(reader_t *r, size_t n)
+{
+	hl_trace_t *t = r->t;
+	if (t->spill_fd < 0) {
+		const char *dir = getenv("TMPDIR");
+		char path[4096];
+		snprintf(path, sizeof path, "%s/heaplab-trace-XXXXXX", dir && *dir ? dir : "/tmp");
+		t->spill_fd = mkstemp(path);
+		if (t->spill_fd < 0)
+			return fail(r, "a long trace is kept in a temporary file, and %s cannot be made: %s", path,
+				    strerror(errno));
+		unlink(path);
+	}
+	const char *b = (const char *)t->ops;
+	size_t left = n * sizeof *t->ops;
+	off_t at = (off_t)(t->win_lo * sizeof *t->ops);
+	while (left) {
+		ssize_t w = pwrite(t->spill_fd, b, left, at);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return fail(r, "a long trace is kept in a temporary file, which cannot be written: %s",
+				    w < 0 ? strerror(errno) : "the disk is full");
+		b += w;
+		left -= (size_t)w;
+		at += w;
+	}
+	return 0;
+}
+
 static int push(reader_t *r, hl_trace_op_t op)
 {
 	hl_trace_t *t = r->t;
-	if (t->nops == t->cap) {
+	size_t at = t->nops - t->win_lo;
+	if (at == t->window) {          /* the window is full: to the file */
+		if (spill(r, at) < 0)
+			return -1;
+		t->win_lo = t->nops;
+		at = 0;
+	}
+	if (at == t->cap) {
 		size_t ncap = t->cap ? t->cap * 2 : 1024;
+		if (ncap > t->window)
+			ncap = t->window;
 		hl_trace_op_t *n = realloc(t->ops, ncap * sizeof *n);
 		if (!n)
 			return fail(r, "out of memory");
@@ -97,8 +145,40 @@ static int push(reader_t *r, hl_trace_op_t op)
 		t->cap = ncap;
 	}
 	op.line = r->line;
-	t->ops[t->nops++] = op;
+	t->ops[at] = op;
+	t->nops++;
+	t->counted += !strchr("tsx", op.kind);
 	return 0;
+}
+
+const hl_trace_op_t *hl_trace_op_load(const hl_trace_t *ct, size_t i)
+{
+	/* the window is a cache of the file: moving it leaves the trace as it was */
+	hl_trace_t *t = (hl_trace_t *)ct;
+	if (i >= t->nops || t->spill_fd < 0) {
+		fprintf(stderr, "heaplab: %s: op %zu asked for, of %zu\n", t->path, i, t->nops);
+		exit(2);
+	}
+	size_t lo = i - i % t->window, n = t->nops - lo < t->window ? t->nops - lo : t->window;
+	char *b = (char *)t->ops;
+	size_t left = n * sizeof *t->ops;
+	off_t at = (off_t)(lo * sizeof *t->ops);
+	while (left) {
+		ssize_t got = pread(t->spill_fd, b, left, at);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			fprintf(stderr, "heaplab: %s: the temporary file of its ops cannot be read: %s\n", t->path,
+				got < 0 ? strerror(errno) : "it ends early");
+			exit(2);
+		}
+		b += got;
+		left -= (size_t)got;
+		at += got;
+	}
+	t->win_lo = lo;
+	t->win_n = n;
+	return &t->ops[i - lo];
 }
 
 /* Each id's state while reading: never seen or reallocated to 0 bytes,
@@ -494,6 +574,8 @@ static int parse_file(reader_t *r, FILE *f)
 	errno = 0;
 	while (rc == 0 && (n = getline(&buf, &cap, f)) >= 0) {
 		r->line++;
+		if (load_progress && r->size && r->line % 65536 == 0)
+			load_progress(r->t->path, (size_t)ftello(f), r->size);
 		const char *nul = memchr(buf, 0, (size_t)n);
 		if (nul) {
 			rc = fail(r, "NUL byte at column %zu (a binary file, not a trace?)", (size_t)(nul - buf) + 1);
@@ -552,9 +634,7 @@ static int parse_file(reader_t *r, FILE *f)
 static int check_length(reader_t *r)
 {
 	hl_trace_t *t = r->t;
-	size_t counted = 0;
-	for (size_t i = 0; i < t->nops; i++)
-		counted += !strchr("tsx", t->ops[i].kind);
+	size_t counted = t->counted;
 	if (t->has_header && (size_t)t->header[2] > counted) {
 		if (!r->lenient) {
 			hl_set_error("%s:%u: the file ends after %zu of the %ld ops its header announces (line 3): "
@@ -580,7 +660,7 @@ static int check_length(reader_t *r)
 }
 
 /* Reads a whole trace from @p f, naming it @p name in every message. */
-static hl_trace_t *read_trace(FILE *f, const char *name, bool lenient)
+static hl_trace_t *read_trace(FILE *f, const char *name, bool lenient, size_t size)
 {
 	hl_trace_t *t = calloc(1, sizeof *t);
 	if (!t || !(t->path = strdup(name))) {
@@ -588,10 +668,16 @@ static hl_trace_t *read_trace(FILE *f, const char *name, bool lenient)
 		hl_set_error("%s: out of memory", name);
 		return NULL;
 	}
-	reader_t r = { .t = t, .lenient = lenient, .thread = { [0] = RUNNING } };
+	t->spill_fd = -1;
+	const char *window = getenv("HEAPLAB_TRACE_WINDOW");   /* tests: a small one */
+	t->window = window && atol(window) > 0 ? (size_t)atol(window) : HL_TRACE_WINDOW;
+	reader_t r = { .t = t, .size = size, .lenient = lenient, .thread = { [0] = RUNNING } };
 	int rc = parse_file(&r, f);
 	free(r.live);
 	free(r.made);
+	t->win_n = t->nops - t->win_lo;
+	if (rc == 0 && t->spill_fd >= 0)   /* the last window to the file too */
+		rc = spill(&r, t->win_n);
 	if (rc < 0 || check_length(&r) < 0) {
 		hl_trace_free(t);
 		return NULL;
@@ -610,13 +696,15 @@ static hl_trace_t *read_and_close(FILE *f, const char *name, bool lenient)
 		hl_set_error("%s: %s", name, strerror(errno));
 		return NULL;
 	}
-	struct stat st;
+	struct stat st = { 0 };
 	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
 		fclose(f);
 		hl_set_error("%s: is a directory, not a trace", name);
 		return NULL;
 	}
-	hl_trace_t *t = read_trace(f, name, lenient);
+	hl_trace_t *t = read_trace(f, name, lenient, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0);
+	if (load_progress)
+		load_progress(name, 1, 1);   /* done */
 	fclose(f);
 	return t;
 }
@@ -640,6 +728,8 @@ void hl_trace_free(hl_trace_t *t)
 {
 	if (!t)
 		return;
+	if (t->spill_fd >= 0)
+		close(t->spill_fd);
 	free(t->path);
 	free(t->ops);
 	free(t->labels);
@@ -654,18 +744,21 @@ void hl_trace_free(hl_trace_t *t)
 
 const char *hl_trace_warnings(const hl_trace_t *t) { return t->warnings ? t->warnings : ""; }
 size_t hl_trace_ops(const hl_trace_t *t) { return t->nops; }
-unsigned hl_trace_op_line(const hl_trace_t *t, size_t i) { return i < t->nops ? t->ops[i].line : 0; }
-char hl_trace_op_kind(const hl_trace_t *t, size_t i) { return i < t->nops ? t->ops[i].kind : 0; }
+unsigned hl_trace_op_line(const hl_trace_t *t, size_t i) { return i < t->nops ? hl_trace_op_at(t, i)->line : 0; }
+char hl_trace_op_kind(const hl_trace_t *t, size_t i) { return i < t->nops ? hl_trace_op_at(t, i)->kind : 0; }
 long hl_trace_op_id(const hl_trace_t *t, size_t i)
 {
-	return i < t->nops && !strchr("tsx", t->ops[i].kind) ? t->ops[i].id : -1;
+	if (i >= t->nops)
+		return -1;
+	const hl_trace_op_t *op = hl_trace_op_at(t, i);
+	return !strchr("tsx", op->kind) ? op->id : -1;
 }
 
 size_t hl_trace_op_size(const hl_trace_t *t, size_t i)
 {
 	if (i >= t->nops)
 		return 0;
-	const hl_trace_op_t *op = &t->ops[i];
+	const hl_trace_op_t *op = hl_trace_op_at(t, i);
 	switch (op->kind) {
 	case 'a': case 'r': case 'm': return op->size;
 	case 'c': return op->size * op->aux;
@@ -675,7 +768,8 @@ size_t hl_trace_op_size(const hl_trace_t *t, size_t i)
 
 const char *hl_trace_op_label(const hl_trace_t *t, size_t i)
 {
-	return i < t->nops && t->ops[i].kind == 's' ? t->labels + t->ops[i].aux : NULL;
+	const hl_trace_op_t *op = i < t->nops ? hl_trace_op_at(t, i) : NULL;
+	return op && op->kind == 's' ? t->labels + op->aux : NULL;
 }
 
 const char *hl_trace_op_text(const hl_trace_t *t, size_t i, char *buf, size_t len)
@@ -684,7 +778,7 @@ const char *hl_trace_op_text(const hl_trace_t *t, size_t i, char *buf, size_t le
 		snprintf(buf, len, "(end)");
 		return buf;
 	}
-	const hl_trace_op_t *op = &t->ops[i];
+	const hl_trace_op_t *op = hl_trace_op_at(t, i);
 	switch (op->kind) {
 	case 'a': case 'r': snprintf(buf, len, "%c %ld %zu", op->kind, op->id, op->size); break;
 	case 'c': case 'm': snprintf(buf, len, "%c %ld %zu %zu", op->kind, op->id, op->aux, op->size); break;
@@ -705,7 +799,7 @@ bool hl_trace_header(const hl_trace_t *t, long header[4])
 }
 
 long hl_trace_max_id(const hl_trace_t *t) { return t->max_id; }
-unsigned hl_trace_op_site(const hl_trace_t *t, size_t i) { return i < t->nops ? t->ops[i].site : 0; }
+unsigned hl_trace_op_site(const hl_trace_t *t, size_t i) { return i < t->nops ? hl_trace_op_at(t, i)->site : 0; }
 unsigned hl_trace_sites(const hl_trace_t *t) { return t->nsites; }
 
 uintptr_t hl_trace_site(const hl_trace_t *t, unsigned s, const char **module, uintptr_t *offset)

@@ -128,7 +128,31 @@ struct hl_trace {
 	bool last_unterminated; /**< the last op line had no newline */
 	char *warnings;       /**< "file:line: warning: ..." lines */
 	size_t warnings_len;
+	/* A long trace does not stay in memory: past a window of ops
+	 * (HL_TRACE_WINDOW, or HEAPLAB_TRACE_WINDOW), the reader writes its
+	 * ops to an unlinked temporary file, and t->ops is a window on it
+	 * that hl_trace_op_at moves as the replay goes (pread: a forked copy
+	 * shares the file, not the window). */
+	size_t win_lo;        /**< the first op t->ops holds */
+	size_t win_n;         /**< how many it holds */
+	size_t window;        /**< ops a window holds */
+	int spill_fd;         /**< the file of every op, or -1 (all in t->ops) */
+	size_t counted;       /**< ops other than t, s and #@exit */
 };
+
+/** Ops a window holds when the environment does not say (40 MiB of them). */
+#define HL_TRACE_WINDOW ((size_t)1 << 20)
+
+/** Op @p i of a spilled trace, read from its file into the window; exits
+ *  with one line when the file cannot be read. */
+const hl_trace_op_t *hl_trace_op_load(const hl_trace_t *t, size_t i);
+
+/** Op @p i (< hl_trace_ops): the pointer holds until another op outside the
+ *  window is asked for. */
+static inline const hl_trace_op_t *hl_trace_op_at(const hl_trace_t *t, size_t i)
+{
+	return i - t->win_lo < t->win_n ? &t->ops[i - t->win_lo] : hl_trace_op_load(t, i);
+}
 
 /** Reads a trace held in memory (@p len bytes of @p text, no NUL needed),
  *  named @p name in its messages: what hl_trace_load does with a file's

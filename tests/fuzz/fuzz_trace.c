@@ -73,7 +73,7 @@ static bool replayable(const hl_trace_t *t)
 	if (t->nops > REPLAY_MAX_OPS || t->nthreads > REPLAY_MAX_THREADS || t->max_id > REPLAY_MAX_IDS)
 		return false;
 	for (size_t i = 0; i < t->nops; i++) {
-		const hl_trace_op_t *op = &t->ops[i];
+		const hl_trace_op_t *op = hl_trace_op_at(t, i);
 		size_t n;
 		switch (op->kind) {
 		case 'f':
