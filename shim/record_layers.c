@@ -11,8 +11,11 @@
  *   mmap      anonymous mappings the program (or a library) made with
  *             mmap, outside malloc, as record_mmap.c noted them (CPython's
  *             pymalloc arenas are these)
- *   stack     [stack], and each anonymous mapping right above an
- *             inaccessible one (a thread stack above its guard page)
+ *   stack     [stack], and each anonymous mapping right above a small
+ *             inaccessible one (a thread stack above its guard page); not
+ *             one that starts on a 64 MiB boundary above a large one:
+ *             that is a glibc thread arena's heap (HEAP_MAX_SIZE-aligned)
+ *             above the unused tail of the heap below it
  *   exe       the program's own file
  *   alloc     the allocator's library (libc, jemalloc, mimalloc, tcmalloc)
  *   libs      every other shared object
@@ -56,11 +59,18 @@ static bool ends_with_lib(const char *base, const char *lib)
 	return !strncmp(base, lib, strlen(lib));
 }
 
+/* A thread's guard is a page or a few (pthread_attr_setguardsize); glibc's
+ * arena heaps are aligned to HEAP_MAX_SIZE, 64 MiB on 64-bit machines
+ * (malloc/arena.c, 2 * DEFAULT_MMAP_THRESHOLD_MAX). */
+enum { GUARD_MAX = 1 << 20 };
+#define ARENA_HEAP_ALIGN ((uintptr_t)64 << 20)
+
 static int classify(const mapping_t *m, const mapping_t *prev)
 {
 	const char *n = m->name;
 	if (!*n) {
-		bool below_guard = prev && prev->hi == m->lo && !*prev->name && !strcmp(prev->perms, "---p");
+		bool below_guard = prev && prev->hi == m->lo && !*prev->name && !strcmp(prev->perms, "---p") &&
+				   prev->hi - prev->lo <= GUARD_MAX && m->lo % ARENA_HEAP_ALIGN;
 		return below_guard && strcmp(m->perms, "---p") ? L_STACK : L_MAPPED;
 	}
 	if (!strcmp(n, "[heap]"))

@@ -29,6 +29,14 @@ for waves in 2 3; do
 	[ "$exits" -ge $((8 * waves)) ] && pass || fail "$waves waves: $exits exit lines, expected at least $((8 * waves))"
 	top=$(awk '$1 == "t" && $2 > m { m = $2 } END { print m + 0 }' "$rec")
 	[ "$top" = 8 ] && pass || fail "$waves waves: thread numbers up to $top, expected 1..8 used again"
+	# the recorder's layers: the threads' arenas are glibc's mappings
+	# (mapped), not stacks, though each sits right above the unused,
+	# inaccessible tail of the arena below it as a stack sits above its
+	# guard: 8 threads x 500 blocks of 64..848 bytes, about 1.8 MiB, at the peak
+	layer() { sed -n "s/^#@layers peak .* $1=\([0-9]*\).*/\1/p" "$rec"; }
+	mapped=$(layer mapped) stack=$(layer stack)
+	[ "${mapped:-0}" -ge $((1536 * 1024)) ] && [ "${stack:-0}" -lt $((1024 * 1024)) ] && pass ||
+		fail "$waves waves: layers at the peak: mapped '$mapped', stack '$stack' (the arenas counted as stacks?)"
 	model=$("$heaplab" replay --policy=bins --conf=tcache_count:7,fastbins:on --repeat 0 --check-every 0 --stats "$rec" 2>&1 |
 		awk '$1 == "arenas:" { print $2 }')
 	[ "$model" = "$real" ] && pass || fail "$waves waves: the replay under bins ends with '$model' arenas, glibc with '$real'"
