@@ -611,6 +611,25 @@ static size_t resident_of(hl_os_t *os, bool meta)
 size_t hl_os_resident(hl_os_t *os) { return resident_of(os, false); }
 size_t hl_os_resident_meta(hl_os_t *os) { return resident_of(os, true); }
 
+int hl_os_set_data(hl_os_t *os, const void *base, void *data)
+{
+	pthread_mutex_lock(&os->lock);
+	hl_region_rec_t *r = region_at(os, (uintptr_t)base);
+	if (r)
+		r->data = data;
+	pthread_mutex_unlock(&os->lock);
+	return r ? 0 : -1;
+}
+
+void *hl_os_data(hl_os_t *os, const void *base)
+{
+	pthread_mutex_lock(&os->lock);
+	hl_region_rec_t *r = region_at(os, (uintptr_t)base);
+	void *data = r ? r->data : NULL;
+	pthread_mutex_unlock(&os->lock);
+	return data;
+}
+
 int hl_os_locate(hl_os_t *os, const void *p, size_t *offset)
 {
 	pthread_mutex_lock(&os->lock);

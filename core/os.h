@@ -53,6 +53,7 @@ typedef struct hl_region_rec {
 	unsigned seq;          /**< k in "region#k": order of reservation */
 	unsigned kind;         /**< enum hl_region_kind */
 	size_t *brk_end;       /**< for BRK regions: bytes below the break */
+	void *data;            /**< the policy's record of it (hl_os_set_data) */
 } hl_region_rec_t;
 
 /** The page source of one heap: its region table and its counters.
@@ -175,6 +176,13 @@ size_t hl_os_resident_range(hl_os_t *os, const void *addr, size_t size);
 
 /** Region number and offset of @p p; -1 when not in any region. */
 int hl_os_locate(hl_os_t *os, const void *p, size_t *offset);
+/** Keeps @p data (the policy's record of it) with the region that starts
+ *  at @p base; it follows the region when hl_os_remap moves it.  -1 when
+ *  no region starts there. */
+int hl_os_set_data(hl_os_t *os, const void *base, void *data);
+/** What hl_os_set_data kept with the region starting at @p base; NULL when
+ *  none, or no region starts there (any address may be asked about). */
+void *hl_os_data(hl_os_t *os, const void *base);
 /** True when @p p lies in a region of this page source (not metadata). */
 bool hl_os_contains(hl_os_t *os, const void *p);
 

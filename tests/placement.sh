@@ -21,7 +21,7 @@ hl_tmpdir placement
 [ -x "$build/fidelity/probes/placement" ] || { echo "no $build/fidelity/probes/placement"; exit 99; }
 
 # family and the fewest equal traces of the 61
-floors="glibc 55
+floors="glibc 61
 jemalloc 42
 mimalloc 34
 tcmalloc 26"
@@ -31,12 +31,6 @@ tcmalloc 26"
 # they part: a departure not yet traced to a rule of the real allocator.
 departures() {
 	cat <<'TABLE'
-glibc corners.rep | op 5 (a 5 52428800): glibc opened region 2 at +0x10, bins at +0x30 - glibc's mapped chunk starts its mapping, so the block is at +0x10; bins keeps a 32-byte link header (bn_mmap_t, BN_MAPHDR) in front of the chunk, so +0x30 (bins.h, "mapped")
-glibc freeciv.rep | op 15428 (a 13488 393488): glibc opened region 128 at +0x10, bins at +0x30 - glibc's mapped chunk starts its mapping, so the block is at +0x10; bins keeps a 32-byte link header (bn_mmap_t, BN_MAPHDR) in front of the chunk, so +0x30 (bins.h, "mapped")
-glibc login.rep | op 11781 (a 8218 327680): glibc opened region 63 at +0x10, bins at +0x30 - glibc's mapped chunk starts its mapping, so the block is at +0x10; bins keeps a 32-byte link header (bn_mmap_t, BN_MAPHDR) in front of the chunk, so +0x30 (bins.h, "mapped")
-glibc realloc-bal.rep | op 3108 (r 0 133120): glibc opened region 2 at +0x10, bins at +0x30 - glibc's mapped chunk starts its mapping, so the block is at +0x10; bins keeps a 32-byte link header (bn_mmap_t, BN_MAPHDR) in front of the chunk, so +0x30 (bins.h, "mapped")
-glibc realloc.rep | op 3108 (r 0 133120): glibc opened region 2 at +0x10, bins at +0x30 - glibc's mapped chunk starts its mapping, so the block is at +0x10; bins keeps a 32-byte link header (bn_mmap_t, BN_MAPHDR) in front of the chunk, so +0x30 (bins.h, "mapped")
-glibc xterm.rep | op 11781 (a 8218 327680): glibc opened region 63 at +0x10, bins at +0x30 - glibc's mapped chunk starts its mapping, so the block is at +0x10; bins keeps a 32-byte link header (bn_mmap_t, BN_MAPHDR) in front of the chunk, so +0x30 (bins.h, "mapped")
 jemalloc amptjp-bal.rep | op 1299 (a 885 4072): jemalloc opened region 287, slab reused the place of block 769 (freed at op 1079)
 jemalloc amptjp.rep | op 1299 (a 885 4072): jemalloc opened region 287, slab reused the place of block 769 (freed at op 1079)
 jemalloc cccp-bal.rep | op 1404 (a 967 4072): jemalloc opened region 409, slab reused the place of block 604 (freed at op 1081)

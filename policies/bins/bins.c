@@ -102,10 +102,7 @@
  *   hit test by count up to 2.41 (bins tests the list, as 2.42 does),
  *   arena_get_retry after a failed allocation, the tcache_unsorted_limit
  *   tunable, the main arena falling back to non-contiguous mappings when
- *   the break cannot grow (a request gets its own mapping instead), and a
- *   mapped chunk's place: bins keeps a 32-byte link header (bn_mmap_t) at
- *   the start of each mapping, so a mapped block is at +0x30 where glibc's
- *   is at +0x10 (the 6 traces of tests/placement.sh that are not equal).
+ *   and the break cannot grow (a request gets its own mapping instead).
  */
 #include "bins_fast.h"
 #include <errno.h>
@@ -525,6 +522,7 @@ static void bn_fork_child(void *stp)
 	pthread_mutex_init(&st->list_lock, NULL);
 	hl_meta_fork_child(&st->arena_pool);
 	hl_meta_fork_child(&st->tcache_pool);
+	hl_meta_fork_child(&st->mmap_pool);
 }
 
 /* --- set-up --------------------------------------------------------------------------- */
@@ -596,6 +594,10 @@ static void *bn_init(hl_heap_t *h, const hl_conf_t *conf)
 	pthread_mutex_init(&st->mmap_lock, NULL);
 	hl_meta_init_private(&st->arena_pool, os, sizeof(bn_arena_t));
 	hl_meta_init_private(&st->tcache_pool, os, sizeof(bn_tcache_t));
+	hl_meta_init_private(&st->mmap_pool, os, sizeof(bn_mmap_t));
+	/* the records' first page now, so that a program's first large block
+	 * costs one mmap, as under glibc, not a second for its record */
+	hl_meta_free(&st->mmap_pool, hl_meta_alloc(&st->mmap_pool));
 	return st;
 }
 

@@ -44,8 +44,10 @@
  *              small chunks that stay marked in use, merged later by
  *              bn_consolidate.
  *   mapped     a chunk with its own mapping (M bit) for a request at or
- *              above mmap_threshold; a 32-byte link header (bn_mmap_t)
- *              starts the mapping and prev_size holds the chunk's offset.
+ *              above mmap_threshold; the chunk starts the mapping, as
+ *              glibc's does (prev_size holds its offset: 0, more after
+ *              memalign), and its record (bn_mmap_t) is metadata, kept
+ *              with the mapping's region by the page source.
  *
  * Block diagram
  *
@@ -58,7 +60,8 @@
  *     bins[2..63] small  ├─► free chunks   [hdr|chunk|...|top ....|reserved]
  *     bins[64..126] large┘                    ▲ heap->ar: found by masking
  *     binmap, top, fastbins
- *   big requests ──► own mapping [bn_mmap_t link | chunk (M bit)]
+ *   big requests ──► own mapping [chunk (M bit) ...]   bn_mmap_t record
+ *                                  (the page source's region keeps it: metadata)
  *
  *   A chunk in memory (sizes include the header; 8 bytes of overhead since
  *   a live chunk's payload runs into the next chunk's prev_size word):
@@ -155,7 +158,6 @@ enum {
 	BN_NFAST = 10,             /**< fastbin lists (32..176) */
 	BN_MAX_FAST = 128,         /**< default largest fastbin chunk */
 	BN_MAX_ITERS = 10000,      /**< unsorted chunks sorted per malloc */
-	BN_MAPHDR = 32,            /**< link header in front of a mapped chunk */
 	BN_HEAP_MIN = 32 * 1024,   /**< smallest first commit of a sub-heap */
 	BN_GLIBC_FIRST = 35,       /**< option version: first release modelled, 2.35 */
 	BN_GLIBC_LAST = 43,        /**< and the last, 2.43 */
@@ -233,16 +235,17 @@ struct bn_arena {
 	hl_heap_t *owner;              /**< the heap, for decision events (set once) */
 };
 
-/** A mapped chunk's link header (its mapping starts with it). */
+/** A mapped chunk's record, in metadata (its mapping holds the chunk
+ *  alone, as glibc's does); all of them under mmap_lock. */
 typedef struct bn_mmap {
-	struct bn_mmap *next;          /**< next mapping on the list (mmap_lock) */
-	struct bn_mmap *prev;          /**< previous mapping on the list (mmap_lock) */
+	struct bn_mmap *next;          /**< next mapping on the list */
+	struct bn_mmap *prev;          /**< previous mapping on the list */
+	char *base;                    /**< the mapping */
 	size_t map_size;               /**< bytes mapped */
-	size_t offset;                 /**< chunk start - mapping start (>= 32;
+	size_t offset;                 /**< chunk start - mapping start (0;
 					    larger after memalign) */
 } bn_mmap_t;
 /** @cond HL_COMPILE_CHECKS */
-_Static_assert(sizeof(bn_mmap_t) == BN_MAPHDR, "mapping header size");
 _Static_assert(sizeof(bn_heap_t) % 16 == 0, "sub-heap header keeps chunks aligned");
 /** @endcond */
 
@@ -284,6 +287,7 @@ typedef struct bn_state {
 	uint64_t old_misses;       /**< tcache misses of exited threads (list_lock) */
 	hl_meta_pool_t arena_pool; /**< secondary arena records (own lock) */
 	hl_meta_pool_t tcache_pool;/**< per-thread records (own lock) */
+	hl_meta_pool_t mmap_pool;  /**< mapped chunks' records (own lock) */
 	pthread_mutex_t mmap_lock; /**< guards the fields below */
 	bn_mmap_t *mmaps;          /**< every mapped chunk */
 	size_t n_mmaps;            /**< how many; relaxed atomic (sysmalloc reads it unlocked) */
@@ -422,12 +426,15 @@ void *bn_int_memalign(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, size_t ali
  *  or a free chunk above, else move.  NULL when memory ran out. */
 void *bn_int_realloc(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, bn_chunk_t *c, size_t nb);
 /* --- bins_sys.c: memory from the page source ---------------------------- */
-/** A chunk of size @p nb in a mapping of its own (M bit, link header in
- *  front, on the mmap_lock list); its payload, or NULL. */
+/** A chunk of size @p nb in a mapping of its own (M bit, at the mapping's
+ *  start, its record on the mmap_lock list); its payload, or NULL. */
 void *bn_mmap_chunk(bn_state_t *st, size_t nb);
-/** Unmaps mapped chunk @p c after checking its header against its mapping
- *  (aborts when they disagree); may raise the self-tuning thresholds. */
+/** Unmaps mapped chunk @p c after checking it against its record (aborts
+ *  when there is none or they disagree); may raise the self-tuning
+ *  thresholds. */
 void bn_munmap_chunk(bn_state_t *st, bn_chunk_t *c);
+/** Mapped chunk @p c moved up its mapping (memalign): its record follows. */
+void bn_mmap_note_offset(bn_state_t *st, bn_chunk_t *c);
 /** glibc resizes a mapped chunk with mremap; here an emulation that never
  *  holds two committed copies (see bins_sys.c).  The payload, or NULL. */
 void *bn_mremap_chunk(bn_state_t *st, bn_chunk_t *c, size_t n);

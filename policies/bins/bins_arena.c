@@ -503,7 +503,7 @@ void *bn_int_memalign(bn_state_t *st, bn_arena_t *a, bn_tcache_t *tc, size_t ali
 		if (bn_mmapped(c)) {
 			ac->prev_size = c->prev_size + lead;
 			ac->size = sz | BN_M;
-			((bn_mmap_t *)((char *)ac - ac->prev_size))->offset = ac->prev_size;
+			bn_mmap_note_offset(st, ac);
 			return am;
 		}
 		ac->size = sz | BN_P | a->aflag;

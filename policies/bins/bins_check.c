@@ -97,7 +97,7 @@ static int bn_walk_mmaps(bn_state_t *st, struct bn_walk_ctx *w)
 	int r = 0;
 	pthread_mutex_lock(&st->mmap_lock);
 	for (bn_mmap_t *mh = st->mmaps; mh && !r; mh = mh->next) {
-		bn_chunk_t *c = bn_at(mh, mh->offset);
+		bn_chunk_t *c = bn_at(mh->base, mh->offset);
 		size_t off;
 		hl_block_t b = { bn_chunk2mem(c), bn_usable(c), HL_BLOCK_LIVE,
 				 hl_os_locate(st->os, c, &off), 0 };
@@ -320,8 +320,9 @@ static void bn_check_mmaps(bn_state_t *st, hl_report_t *r)
 	size_t n = 0, bytes = 0;
 	pthread_mutex_lock(&st->mmap_lock);
 	for (bn_mmap_t *mh = st->mmaps; mh; mh = mh->next) {
-		bn_chunk_t *c = bn_at(mh, mh->offset);
+		bn_chunk_t *c = bn_at(mh->base, mh->offset);
 		HL_EXPECT(r, bn_mmapped(c) && c->prev_size == mh->offset &&
+			  hl_os_data(st->os, mh->base) == mh &&
 			  mh->offset + bn_csize(c) == mh->map_size && (!mh->next || mh->next->prev == mh),
 			  "mapped chunk %p is inconsistent", (void *)c);
 		n++;

@@ -222,7 +222,7 @@ static void bn_dot_mmaps(bn_state_t *st, hl_dot_t *d)
 		hl_dot_cluster_begin(d, "chunks with their own mapping");
 		hl_dot_strip_begin(d, "mmapped", "mapped chunks", BN_DOT_COLUMNS);
 		for (bn_mmap_t *mh = st->mmaps; mh; mh = mh->next) {
-			bn_chunk_t *c = bn_at(mh, mh->offset);
+			bn_chunk_t *c = bn_at(mh->base, mh->offset);
 			hl_dot_cell(d, HL_BLOCK_LIVE, NULL, "%s %zu M", hl_dot_addr(d, c, addr, sizeof addr),
 				    bn_csize(c));
 		}

@@ -25,19 +25,27 @@ static void bn_account(bn_arena_t *a, ptrdiff_t delta)
 
 void *bn_mmap_chunk(bn_state_t *st, size_t nb)
 {
-	size_t map = hl_align_up(nb + BN_SIZE_SZ + BN_MAPHDR, st->page);
+	size_t map = hl_align_up(nb + BN_SIZE_SZ, st->page);
 	if (map < nb)
 		return NULL;
+	/* the mapping first, its record after: a record pool mapped first
+	 * would sit right above the chunk, where mremap grows it in place */
 	char *base = hl_os_reserve(st->os, map, st->page, true);
 	if (!base)
 		return NULL;
-	bn_mmap_t *mh = (bn_mmap_t *)base;
+	bn_mmap_t *mh = hl_meta_alloc(&st->mmap_pool);
+	if (!mh) {
+		hl_os_release(st->os, base, map);
+		return NULL;
+	}
+	mh->base = base;
 	mh->map_size = map;
-	mh->offset = BN_MAPHDR;
-	bn_chunk_t *c = (bn_chunk_t *)(base + BN_MAPHDR);
-	c->prev_size = BN_MAPHDR;
-	c->size = (map - BN_MAPHDR) | BN_M;
+	mh->offset = 0;
+	bn_chunk_t *c = (bn_chunk_t *)base;   /* glibc: the mapping's start, +0x10 */
+	c->prev_size = 0;
+	c->size = map | BN_M;
 	pthread_mutex_lock(&st->mmap_lock);
+	hl_os_set_data(st->os, base, mh);
 	mh->prev = NULL;
 	mh->next = st->mmaps;
 	if (st->mmaps)
@@ -51,6 +59,21 @@ void *bn_mmap_chunk(bn_state_t *st, size_t nb)
 		st->peak_mmapped = st->mmapped_bytes;
 	pthread_mutex_unlock(&st->mmap_lock);
 	return bn_chunk2mem(c);
+}
+
+/* The record of the mapping at @p base, or NULL (mmap_lock held). */
+static bn_mmap_t *bn_mmap_record(bn_state_t *st, const char *base)
+{
+	return hl_os_data(st->os, base);
+}
+
+void bn_mmap_note_offset(bn_state_t *st, bn_chunk_t *c)
+{
+	pthread_mutex_lock(&st->mmap_lock);
+	bn_mmap_t *mh = bn_mmap_record(st, (char *)c - c->prev_size);
+	if (mh)
+		mh->offset = c->prev_size;
+	pthread_mutex_unlock(&st->mmap_lock);
 }
 
 /** The self-tuning of glibc's free: a mapped chunk larger than the
@@ -67,15 +90,15 @@ static void bn_tune_threshold(bn_state_t *st, size_t sz)
 void bn_munmap_chunk(bn_state_t *st, bn_chunk_t *c)
 {
 	char *base = (char *)c - c->prev_size;
-	bn_mmap_t *mh = (bn_mmap_t *)base;
 	size_t sz = bn_csize(c);
-	if (HL_UNLIKELY(((uintptr_t)base & (st->page - 1)) || c->prev_size < BN_MAPHDR ||
-			!hl_os_contains(st->os, base) || mh->offset != c->prev_size ||
-			mh->map_size != c->prev_size + sz))
+	pthread_mutex_lock(&st->mmap_lock);
+	bn_mmap_t *mh = ((uintptr_t)base & (st->page - 1)) ? NULL : bn_mmap_record(st, base);
+	if (HL_UNLIKELY(!mh || mh->offset != c->prev_size || mh->map_size != c->prev_size + sz)) {
+		pthread_mutex_unlock(&st->mmap_lock);
 		hl_fatal(BN, "munmap_chunk(): invalid pointer", bn_chunk2mem(c));
+	}
 	HL_EV(st->heap, HL_EV_UNMAP, "mmapped chunk", -1, sz, bn_chunk2mem(c));
 	bn_tune_threshold(st, sz);
-	pthread_mutex_lock(&st->mmap_lock);
 	if (mh->prev)
 		mh->prev->next = mh->next;
 	else
@@ -84,8 +107,10 @@ void bn_munmap_chunk(bn_state_t *st, bn_chunk_t *c)
 		mh->next->prev = mh->prev;
 	__atomic_sub_fetch(&st->n_mmaps, 1, __ATOMIC_RELAXED);
 	st->mmapped_bytes -= mh->map_size;
+	size_t map = mh->map_size;
 	pthread_mutex_unlock(&st->mmap_lock);
-	hl_os_release(st->os, base, mh->map_size);
+	hl_meta_free(&st->mmap_pool, mh);
+	hl_os_release(st->os, base, map);
 }
 
 /* --- mremap --------------------------------------------------------------- */
@@ -99,19 +124,20 @@ void *bn_mremap_chunk(bn_state_t *st, bn_chunk_t *c, size_t n)
 {
 	size_t off = c->prev_size, nb = bn_request2size(n);
 	char *old = (char *)c - off;
-	bn_mmap_t *oh = (bn_mmap_t *)old;
-	size_t oldmap = oh->map_size, map = hl_align_up(nb + off + BN_SIZE_SZ, st->page);
+	size_t oldmap = off + bn_csize(c), map = hl_align_up(nb + off + BN_SIZE_SZ, st->page);
 	if (map == oldmap || (map > oldmap && bn_usable(c) >= n))
 		return bn_chunk2mem(c);        /* what it has already fits */
 	pthread_mutex_lock(&st->mmap_lock);
+	bn_mmap_t *mh = bn_mmap_record(st, old);
+	if (HL_UNLIKELY(!mh || mh->map_size != oldmap)) {
+		pthread_mutex_unlock(&st->mmap_lock);
+		hl_fatal(BN, "mremap_chunk(): invalid pointer", bn_chunk2mem(c));
+	}
 	char *nw = hl_os_remap(st->os, old, map);
 	HL_EV_COUNT(st->heap, HL_EV_MAP, "mmapped chunk resized by mremap", -1, oldmap, map, nw);
-	if (nw) {
-		bn_mmap_t *nh = (bn_mmap_t *)nw;
-		nh->map_size = map;
-		*(nh->prev ? &nh->prev->next : &st->mmaps) = nh;
-		if (nh->next)
-			nh->next->prev = nh;
+	if (nw) {                          /* the region keeps its record */
+		mh->base = nw;
+		mh->map_size = map;
 		st->mmapped_bytes = st->mmapped_bytes - oldmap + map;
 		if (st->mmapped_bytes > st->peak_mmapped)
 			st->peak_mmapped = st->mmapped_bytes;
