@@ -23,7 +23,7 @@ hl_tmpdir placement
 # family and the fewest equal traces of the 61
 floors="glibc 61
 jemalloc 42
-mimalloc 34
+mimalloc 41
 tcmalloc 26"
 
 # family trace | where the two part and why ("*" for every trace).  A row
@@ -56,20 +56,13 @@ mimalloc boat.rep | op 51511 (a 35026 20): mimalloc reused the place of block 20
 mimalloc cccp-bal.rep | op 1373 (a 938 4072): mimalloc reused the place of block 623 (freed at op 1066), sharded reused the place of block 500 (freed at op 1150)
 mimalloc cccp.rep | op 1373 (a 938 4072): mimalloc reused the place of block 623 (freed at op 1066), sharded reused the place of block 500 (freed at op 1150)
 mimalloc coalesce-big.rep | op 4285 (a 2184 704): mimalloc reused the place of block 600 (freed at op 1301), sharded reused the place of block 2000 (freed at op 4101)
-mimalloc corners.rep | op 10 (r 8 50): mimalloc opened region 6, sharded kept block 8 in place
 mimalloc expr-bal.rep | op 3789 (a 2332 4072): mimalloc reused the place of block 1961 (freed at op 3247), sharded reused the place of block 1573 (freed at op 3447)
 mimalloc expr.rep | op 3789 (a 2332 4072): mimalloc reused the place of block 1961 (freed at op 3247), sharded reused the place of block 1573 (freed at op 3447)
 mimalloc freeciv.rep | op 9930 (a 8927 12): mimalloc a fresh place in region 26, sharded reused the place of block 2365 (freed at op 2663)
 mimalloc hostname.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6) - a new page on freed slices: mimalloc 2.0.9 takes them from its span queues, sharded takes the lowest free slices of the segment (a named deviation, sharded.c)
-mimalloc login.rep | op 13586 (r 9817 35): mimalloc a fresh place in region 11, sharded kept block 9817 in place
 mimalloc ls.1.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6) - a new page on freed slices: mimalloc 2.0.9 takes them from its span queues, sharded takes the lowest free slices of the segment (a named deviation, sharded.c)
 mimalloc ls.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6) - a new page on freed slices: mimalloc 2.0.9 takes them from its span queues, sharded takes the lowest free slices of the segment (a named deviation, sharded.c)
-mimalloc mutt.rep | op 2749 (r 2655 15): mimalloc a fresh place in region 1, sharded kept block 2655 in place
 mimalloc needle.rep | op 30133 (a 15132 2593): mimalloc reused the place of block 5260 (freed at op 22533), sharded reused the place of block 10168 (freed at op 25169)
-mimalloc perl.1.rep | op 638 (r 591 35): mimalloc a fresh place in region 13, sharded kept block 591 in place
-mimalloc perl.2.rep | op 638 (r 591 35): mimalloc a fresh place in region 13, sharded kept block 591 in place
-mimalloc perl.3.rep | op 638 (r 591 35): mimalloc a fresh place in region 13, sharded kept block 591 in place
-mimalloc perl.rep | op 638 (r 591 35): mimalloc a fresh place in region 13, sharded kept block 591 in place
 mimalloc pulseaudio.rep | op 32 (a 22 80): mimalloc reused the place of block 4 (freed at op 9), sharded opened region 12
 mimalloc random2-bal.rep | op 3936 (a 2204 117): mimalloc a fresh place in region 34, sharded a fresh place in region 4
 mimalloc random2.rep | op 3936 (a 2204 117): mimalloc a fresh place in region 34, sharded a fresh place in region 4

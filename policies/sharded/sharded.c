@@ -278,6 +278,25 @@ static size_t shd_usable_size(void *vst, const void *p)
 	return shd_block_usable(pg) - (size_t)((uintptr_t)p - (uintptr_t)b);
 }
 
+/* realloc as mimalloc 2.0.9 does it (alloc.c, _mi_heap_realloc_zero): a
+ * block stays where it is while the new size fits and wastes no more than
+ * half of it (from usable/2 to usable bytes); otherwise it moves, even to
+ * shrink, so a block cut to a small size leaves its large class.  (The
+ * core's realloc kept any block that still fitted: perl's, mutt's and
+ * login's traces parted there.) */
+static void *shd_realloc(void *vst, hl_thread_t *t, void *p, size_t n)
+{
+	size_t size = shd_usable_size(vst, p);
+	if (n <= size && n >= size / 2)
+		return p;
+	void *q = shd_malloc(vst, t, n);
+	if (!q)
+		return NULL;
+	memcpy(q, p, n < size ? n : size);
+	shd_free(vst, t, p);
+	return q;
+}
+
 static bool shd_owns(void *vst, const void *p)
 {
 	shd_state_t *st = vst;
@@ -389,7 +408,7 @@ const hl_policy_t hl_policy_sharded = {
 	.realloc_zero_allocates = true, /* mimalloc 2.0.9's mi_realloc(p, 0) */
 	.malloc_quiet = shd_malloc_quiet,
 	.free_quiet = shd_free_quiet,
-	.realloc = NULL,
+	.realloc = shd_realloc,
 	.memalign = shd_memalign,
 	.usable_size = shd_usable_size,
 	.owns = shd_owns,
