@@ -24,7 +24,7 @@ hl_tmpdir placement
 floors="glibc 61
 jemalloc 42
 mimalloc 41
-tcmalloc 26"
+tcmalloc 44"
 
 # family trace | where the two part and why ("*" for every trace).  A row
 # that names no cause says what each allocator did at the first op where
@@ -70,41 +70,23 @@ mimalloc rm.1.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (free
 mimalloc rm.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6) - a new page on freed slices: mimalloc 2.0.9 takes them from its span queues, sharded takes the lowest free slices of the segment (a named deviation, sharded.c)
 mimalloc stty.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6) - a new page on freed slices: mimalloc 2.0.9 takes them from its span queues, sharded takes the lowest free slices of the segment (a named deviation, sharded.c)
 mimalloc tty.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6) - a new page on freed slices: mimalloc 2.0.9 takes them from its span queues, sharded takes the lowest free slices of the segment (a named deviation, sharded.c)
-tcmalloc amptjp-bal.rep | op 723 (a 572 4072): gperftools reused the place of block 394 (freed at op 464), percpu reused the place of block 393 (freed at op 465)
-tcmalloc amptjp.rep | op 723 (a 572 4072): gperftools reused the place of block 394 (freed at op 464), percpu reused the place of block 393 (freed at op 465)
-tcmalloc bash.rep | op 655 (a 578 32): gperftools a fresh place in region 13, percpu reused the place of block 250 (freed at op 651)
+tcmalloc amptjp-bal.rep | op 1332 (a 918 4072): gperftools reused the place of block 623 (freed at op 908), percpu reused the place of block 631 (freed at op 904)
+tcmalloc amptjp.rep | op 1332 (a 918 4072): gperftools reused the place of block 623 (freed at op 908), percpu reused the place of block 631 (freed at op 904)
 tcmalloc boat.rep | op 49462 (a 32977 1024): gperftools reused the place of block 11264 (freed at op 38603), percpu reused the place of block 13312 (freed at op 39627)
-tcmalloc cccp-bal.rep | op 442 (a 405 24): gperftools a fresh place in region 25, percpu reused the place of block 356 (freed at op 387)
-tcmalloc cccp.rep | op 442 (a 405 24): gperftools a fresh place in region 25, percpu reused the place of block 356 (freed at op 387)
-tcmalloc chrome.rep | op 913 (a 733 24): gperftools a fresh place in region 13, percpu reused the place of block 696 (freed at op 893)
-tcmalloc coalesce-big.rep | op 3408 (a 1707 576): gperftools a fresh place in region 30, percpu a fresh place in region 30
-tcmalloc cp-decl-bal.rep | op 702 (a 599 160): gperftools a fresh place in region 138, percpu a fresh place in region 138
-tcmalloc cp-decl.rep | op 702 (a 599 160): gperftools a fresh place in region 138, percpu a fresh place in region 138
-tcmalloc exhaust.rep | op 2030 (a 1027 48): gperftools reused the place of block 834 (freed at op 1920), percpu reused the place of block 813 (freed at op 1408)
-tcmalloc expr-bal.rep | op 900 (a 718 160): gperftools a fresh place in region 161, percpu a fresh place in region 161
-tcmalloc expr.rep | op 900 (a 718 160): gperftools a fresh place in region 161, percpu a fresh place in region 161
-tcmalloc firefox-reddit.rep | op 758 (a 608 8): gperftools a fresh place in region 2, percpu reused the place of block 597 (freed at op 752)
-tcmalloc firefox-reddit2.rep | op 758 (a 608 8): gperftools a fresh place in region 2, percpu reused the place of block 597 (freed at op 752)
-tcmalloc firefox.rep | op 807 (a 681 32): gperftools a fresh place in region 13, percpu reused the place of block 640 (freed at op 796)
-tcmalloc freeciv.rep | op 5870 (a 5455 80): gperftools a fresh place in region 6, percpu reused the place of block 5368 (freed at op 5857)
-tcmalloc login.rep | op 1195 (a 931 8): gperftools reused the place of block 426 (freed at op 1112), percpu reused the place of block 365 (freed at op 1162)
-tcmalloc lrucd.rep | op 39 (a 3 8): gperftools a fresh place in region 3, percpu reused the place of block 35 (freed at op 35)
-tcmalloc ls.rep | op 317 (a 211 20): gperftools reused the place of block 123 (freed at op 232), percpu reused the place of block 119 (freed at op 228)
-tcmalloc merry-go-round.rep | op 168 (a 87 880): gperftools a fresh place in region 12, percpu reused the place of block 63 (freed at op 133)
-tcmalloc needle.rep | op 30427 (a 15426 530): gperftools reused the place of block 14531 (freed at op 29532), percpu reused the place of block 4253 (freed at op 12127)
-tcmalloc nlydf.rep | op 79 (a 30 512): gperftools a fresh place in region 1, percpu reused the place of block 59 (freed at op 72)
-tcmalloc perl.1.rep | op 799 (a 702 4): gperftools a fresh place in region 1, percpu reused the place of block 698 (freed at op 795)
-tcmalloc perl.2.rep | op 1189 (a 968 8): gperftools a fresh place in region 1, percpu reused the place of block 141 (freed at op 1180)
-tcmalloc perl.3.rep | op 1189 (a 968 8): gperftools a fresh place in region 1, percpu reused the place of block 141 (freed at op 1180)
-tcmalloc perl.rep | op 799 (a 702 4): gperftools a fresh place in region 1, percpu reused the place of block 698 (freed at op 795)
-tcmalloc pulseaudio.rep | op 872 (a 524 22): gperftools a fresh place in region 18, percpu reused the place of block 504 (freed at op 866)
-tcmalloc qyqyc.rep | op 87 (a 13 512): gperftools a fresh place in region 1, percpu reused the place of block 32 (freed at op 68)
-tcmalloc random-bal.rep | op 285 (a 266 6184): gperftools opened region 239, percpu opened region 239
-tcmalloc random.rep | op 510 (a 455 6322): gperftools opened region 377, percpu a fresh place in region 296
-tcmalloc random2-bal.rep | op 1074 (a 873 1212): gperftools opened region 619, percpu reused the place of block 505 (freed at op 876)
-tcmalloc random2.rep | op 1074 (a 873 1212): gperftools opened region 619, percpu reused the place of block 505 (freed at op 876)
-tcmalloc rulsr.rep | op 96 (a 1 512): gperftools a fresh place in region 1, percpu reused the place of block 11 (freed at op 62)
-tcmalloc xterm.rep | op 1195 (a 931 8): gperftools reused the place of block 426 (freed at op 1112), percpu reused the place of block 365 (freed at op 1162)
+tcmalloc cccp-bal.rep | op 4083 (a 2421 4072): gperftools reused the place of block 748 (freed at op 988), percpu reused the place of block 650 (freed at op 1046)
+tcmalloc cccp.rep | op 4083 (a 2421 4072): gperftools reused the place of block 748 (freed at op 988), percpu reused the place of block 650 (freed at op 1046)
+tcmalloc coalesce-big.rep | op 6882 (a 3481 1120): gperftools reused the place of block 3302 (freed at op 6703), percpu reused the place of block 3283 (freed at op 6584)
+tcmalloc cp-decl-bal.rep | op 732 (a 625 4072): gperftools reused the place of block 534 (freed at op 640), percpu reused the place of block 538 (freed at op 637)
+tcmalloc cp-decl.rep | op 732 (a 625 4072): gperftools reused the place of block 534 (freed at op 640), percpu reused the place of block 538 (freed at op 637)
+tcmalloc expr-bal.rep | op 1187 (a 892 4072): gperftools reused the place of block 650 (freed at op 811), percpu reused the place of block 593 (freed at op 845)
+tcmalloc expr.rep | op 1187 (a 892 4072): gperftools reused the place of block 650 (freed at op 811), percpu reused the place of block 593 (freed at op 845)
+tcmalloc freeciv.rep | op 22234 (a 15320 33128): gperftools reused the place of block 2008 (freed at op 21407), percpu reused the place of block 4829 (freed at op 16330)
+tcmalloc needle.rep | op 30427 (a 15426 530): gperftools reused the place of block 14531 (freed at op 29532), percpu reused the place of block 14580 (freed at op 29581)
+tcmalloc pulseaudio.rep | op 6194 (a 3377 32): gperftools reused the place of block 2826 (freed at op 5392), percpu reused the place of block 1769 (freed at op 6192)
+tcmalloc random-bal.rep | op 2176 (a 1518 4962): gperftools reused the place of block 842 (freed at op 1345), percpu reused the place of block 639 (freed at op 2031)
+tcmalloc random.rep | op 2120 (a 1482 6378): gperftools reused the place of block 455 (freed at op 1766), percpu opened region 841
+tcmalloc random2-bal.rep | op 2870 (a 1832 4632): gperftools reused the place of block 1581 (freed at op 2506), percpu reused the place of block 1733 (freed at op 2718)
+tcmalloc random2.rep | op 2870 (a 1832 4632): gperftools reused the place of block 1581 (freed at op 2506), percpu reused the place of block 1733 (freed at op 2718)
 TABLE
 }
 

@@ -321,6 +321,9 @@ typedef struct pc_span {
 	uint8_t bucket;                /**< central fullness list, PC_NO_LIST */
 	struct pc_span *prev;          /**< previous on its page-heap or central list */
 	struct pc_span *next;          /**< next on its page-heap or central list */
+	void *objects;                 /**< front:thread: the span's free objects,
+					    linked through their first word, as
+					    gperftools 2.10 keeps them (span.h) */
 	uint64_t free_bits[PC_BITMAP_WORDS]; /**< 1 = object free in the span */
 	uint64_t mark[PC_BITMAP_WORDS];      /**< checker's and walker's scratch
 						  (page-heap lock): found cached */

@@ -16,6 +16,13 @@
  * short, and the thread's next miss cuts the fresh span), and the objects
  * of each further span taken for the same fetch in front of those taken
  * before (SLL_PushRange), so they are allocated first.
+ *
+ * front:thread also keeps each span's free objects in gperftools 2.10's
+ * order (CentralFreeList::Populate, FetchFromOneSpans and ReleaseToSpans,
+ * src/central_freelist.cc): a singly linked list, a fresh span's objects
+ * in address order, an object given back pushed on top and a fetch taking
+ * from the top.  So the object a thread list gave back last is the first
+ * that comes out of its span again, not the span's lowest free object.
  */
 #include "config.h"
 #include <string.h>
@@ -64,14 +71,29 @@ static pc_span_t *pc_central_grow(pc_state_t *s, unsigned cls)
 	sp->bucket = PC_NO_LIST;
 	for (unsigned w = 0; w < PC_BITMAP_WORDS; w++)
 		hl_bit_store_word(sp->free_bits, w, hl_bits_first_n_word(sp->nobjs, w));
-	if (s->mode == PC_MODE_THREAD)
+	sp->objects = NULL;
+	if (s->mode == PC_MODE_THREAD) {
 		pc_span_link_objects(s, sp);
+		sp->objects = (void *)sp->start;
+	}
 	return sp;
 }
 
-/* Takes up to @n free objects out of span @sp, lowest addresses first. */
+/* Takes up to @n free objects out of span @sp: lowest addresses first, or
+ * under front:thread the top of its list (FetchFromOneSpans). */
 static unsigned pc_span_take(const pc_state_t *s, pc_span_t *sp, void **out, unsigned n)
 {
+	if (s->mode == PC_MODE_THREAD) { /* front:thread: from the top of its list */
+		unsigned got = 0;
+		for (; got < n && sp->objects; got++) {
+			void **obj = sp->objects;
+			sp->objects = *obj;
+			hl_bit_clear(sp->free_bits, (size_t)pc_obj_index(s, sp, obj));
+			out[got] = obj;
+		}
+		sp->allocated += got;
+		return got;
+	}
 	unsigned got = hl_bits_take(sp->free_bits, PC_BITMAP_WORDS, true, sp->start, s->cl.stride[sp->cls], out, n);
 	sp->allocated += got;
 	return got;
@@ -129,6 +151,10 @@ static pc_span_t *pc_central_put(pc_state_t *s, pc_central_t *c, unsigned cls, v
 	sp->allocated--;
 	c->free_objects++;
 	if (sp->allocated) {
+		if (s->mode == PC_MODE_THREAD) { /* on top of its list */
+			*(void **)p = sp->objects;
+			sp->objects = p;
+		}
 		pc_central_relist(c, sp);
 		return NULL;
 	}

@@ -5,16 +5,35 @@
  * PC_TC_BATCHES batches, at most 1 MiB of a class; what does not fit goes
  * on to the central free list, and a refill it cannot serve comes from
  * there.
+ *
+ * front:thread keeps gperftools 2.10's rule (CentralFreeList::InsertRange
+ * and RemoveRange, src/central_freelist.cc): the transfer cache holds
+ * whole batches only.  A range goes in only when it is exactly a batch and
+ * a batch's room is left, else every object goes to its span; a fetch is
+ * served from it only when it asks for exactly a batch.  A thread list in
+ * slow start (max_length below the batch) therefore fetches from the
+ * spans, not the batches other lists gave back.
  */
 #include "config.h"
 #include <string.h>
 #include "percpu.h"
 
+/* Whether front:thread's whole-batch rule keeps a range of @n objects out
+ * of the transfer cache (src/central_freelist.cc). */
+static bool pc_transfer_not_a_batch(const pc_state_t *s, unsigned cls, unsigned n)
+{
+	return s->mode == PC_MODE_THREAD && n != s->cl.batch[cls];
+}
+
 unsigned pc_transfer_remove(pc_state_t *s, unsigned cls, void **out, unsigned n)
 {
 	pc_transfer_t *t = &s->transfer[cls];
+	if (pc_transfer_not_a_batch(s, cls, n))
+		return pc_central_remove(s, cls, out, n);
 	pthread_mutex_lock(&t->lock);
 	unsigned k = t->count < n ? t->count : n;
+	if (s->mode == PC_MODE_THREAD && k < n)
+		k = 0; /* a batch or nothing: the cache holds whole batches */
 	if (k)
 		HL_EV_COUNT(s->heap, HL_EV_LIST_POP, "transfer cache: a batch, class", cls, t->count, t->count - k, NULL);
 	t->count -= k;
@@ -32,8 +51,14 @@ unsigned pc_transfer_remove(pc_state_t *s, unsigned cls, void **out, unsigned n)
 void pc_transfer_insert(pc_state_t *s, unsigned cls, void *const *objs, unsigned n)
 {
 	pc_transfer_t *t = &s->transfer[cls];
+	if (pc_transfer_not_a_batch(s, cls, n)) {
+		pc_central_insert(s, cls, objs, n);
+		return;
+	}
 	pthread_mutex_lock(&t->lock);
 	unsigned k = t->capacity - t->count < n ? t->capacity - t->count : n;
+	if (s->mode == PC_MODE_THREAD && k < n)
+		k = 0; /* no room for the whole batch: all of it to the spans */
 	if (k)
 		HL_EV_COUNT(s->heap, HL_EV_LIST_PUSH, "transfer cache: a batch, class", cls, t->count, t->count + k, NULL);
 	memcpy(t->slots + t->count, objs, k * sizeof *objs);
