@@ -86,7 +86,9 @@ static hl_thread_t *take_exited(hl_heap_t *h)
 		if (t->exited) {
 			t->exited = false;
 			t->policy_tls = (void *)h->policy->tls_empty;
-			t->lock_busy = 0;
+			/* atomic: a thread that waits on the record's last owner
+			 * (pools_lock.c) may still be reading it */
+			__atomic_store_n(&t->lock_busy, 0, __ATOMIC_RELEASE);
 			return t;
 		}
 	return NULL;
