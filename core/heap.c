@@ -257,17 +257,24 @@ void hl_free_careful(hl_heap_t *h, hl_thread_t *t, void *p)
 
 /* realloc for policies without their own: keep the block while the new
  * size fits, otherwise move it. */
+void *hl_realloc_move(void *st, hl_thread_t *t, void *p, size_t old, size_t n,
+		      void *(*alloc)(void *st, hl_thread_t *t, size_t n),
+		      void (*release)(void *st, hl_thread_t *t, void *p))
+{
+	void *q = alloc(st, t, n);
+	if (!q)
+		return NULL;
+	memcpy(q, p, old < n ? old : n);
+	release(st, t, p);
+	return q;
+}
+
 static void *generic_realloc(hl_heap_t *h, hl_thread_t *t, void *p, size_t n)
 {
 	size_t old = h->policy->usable_size(h->state, p);
 	if (n <= old)
 		return p;
-	void *q = h->policy->malloc(h->state, t, n);
-	if (!q)
-		return NULL;
-	memcpy(q, p, old);
-	h->policy->free(h->state, t, p);
-	return q;
+	return hl_realloc_move(h->state, t, p, old, n, h->policy->malloc, h->policy->free);
 }
 
 void *hl_realloc(hl_heap_t *h, void *p, size_t n)

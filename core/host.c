@@ -73,13 +73,7 @@ void *hl_guest_realloc(hl_guest_t *g, hl_thread_t *t, void *p, size_t n)
 {
 	if (g->policy->realloc)
 		return g->policy->realloc(g->state, t, p, n);
-	size_t old = hl_guest_usable_size(g, p);
-	void *q = hl_guest_malloc(g, t, n);
-	if (q) {
-		memcpy(q, p, old < n ? old : n);
-		hl_guest_free(g, t, p);
-	}
-	return q;
+	return hl_realloc_move(g->state, t, p, hl_guest_usable_size(g, p), n, g->policy->malloc, g->policy->free);
 }
 
 void hl_guest_destroy(hl_guest_t *g)

@@ -253,4 +253,12 @@ void hl_thread_detach(hl_heap_t *h);
  *  that order), so a checker may hold its own. */
 int hl_heap_block_live(hl_heap_t *h, const void *p);
 
+/** The move of a realloc that does not keep the block: a block of @p n
+ *  bytes from @p alloc, the first min(@p old, @p n) bytes of @p p copied
+ *  into it, then @p p given to @p release; NULL (and @p p kept) when the
+ *  allocation fails.  The core's own realloc and the policies' call it. */
+void *hl_realloc_move(void *st, hl_thread_t *t, void *p, size_t old, size_t n,
+		      void *(*alloc)(void *st, hl_thread_t *t, size_t n),
+		      void (*release)(void *st, hl_thread_t *t, void *p));
+
 #endif

@@ -397,15 +397,9 @@ static void *pc_realloc(void *st, hl_thread_t *t, void *p, size_t n)
 		pc_fatal("realloc of a pointer this heap does not own", p);
 	if (n <= old && n >= old / 2)
 		return p;
-	size_t grow = old + old / 4;
-	void *q = n > old && n < grow ? pc_malloc(st, t, grow) : NULL;
-	if (!q)
-		q = pc_malloc(st, t, n);
-	if (!q)
-		return NULL;
-	memcpy(q, p, old < n ? old : n);
-	pc_free(st, t, p);
-	return q;
+	size_t grow = old + old / 4;   /* a grown block: old bytes to copy either way */
+	void *q = n > old && n < grow ? hl_realloc_move(st, t, p, old, grow, pc_malloc, pc_free) : NULL;
+	return q ? q : hl_realloc_move(st, t, p, old, n, pc_malloc, pc_free);
 }
 
 const hl_policy_t hl_policy_percpu = {

@@ -411,17 +411,9 @@ static void *pools_realloc(void *st, hl_thread_t *t, void *p, size_t n)
 	if (!pl_map_is_used(s, p))
 		return pl_fb_realloc(s, t, p, n);
 	size_t size = pl_class_size(s, pl_pool_of(s, p)->szidx);
-	if (n <= size) {
-		if (4 * n > 3 * size)
-			return p;
-		size = n;
-	}
-	void *q = pools_malloc(s, t, n);
-	if (q) {
-		memcpy(q, p, size);
-		pools_free(s, t, p);
-	}
-	return q;
+	if (n <= size && 4 * n > 3 * size)
+		return p;
+	return hl_realloc_move(s, t, p, size, n, pools_malloc, pools_free);
 }
 
 static void *pools_memalign(void *st, hl_thread_t *t, size_t align, size_t n)

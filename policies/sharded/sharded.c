@@ -289,12 +289,7 @@ static void *shd_realloc(void *vst, hl_thread_t *t, void *p, size_t n)
 	size_t size = shd_usable_size(vst, p);
 	if (n <= size && n >= size / 2)
 		return p;
-	void *q = shd_malloc(vst, t, n);
-	if (!q)
-		return NULL;
-	memcpy(q, p, n < size ? n : size);
-	shd_free(vst, t, p);
-	return q;
+	return hl_realloc_move(vst, t, p, size, n, shd_malloc, shd_free);
 }
 
 static bool shd_owns(void *vst, const void *p)

@@ -278,12 +278,7 @@ static void *sl_realloc(void *st, hl_thread_t *t, void *p, size_t n)
 	if (e->state == SL_LARGE && ind >= s->sc.nbins && sl_large_resize(s, e, ind))
 		return p;
 	size_t old = e->state == SL_SLAB ? s->sc.size[e->szind] : e->size;
-	void *q = sl_malloc(s, t, n);
-	if (!q)
-		return NULL;
-	memcpy(q, p, old < n ? old : n);
-	sl_free(s, t, p);
-	return q;
+	return hl_realloc_move(s, t, p, old, n, sl_malloc, sl_free);
 }
 
 /* ---- queries ------------------------------------------------------------ */
