@@ -28,14 +28,21 @@
 #include "percpu_rseq.h"
 
 /** The top object of @p tc's list of class @p cls, taken off, or NULL
- *  when the list is empty (nothing changed): the hit of the thread front. */
+ *  when the list is empty or its top's link is overwritten (nothing
+ *  changed): the hit of the thread front. */
 static inline void *pc_thread_pop(const pc_state_t *s, pc_tcache_t *tc, size_t cls)
 {
 	pc_link_t *o = tc->head[cls];
 	if (HL_UNLIKELY(!o))
 		return NULL;
+	pc_link_t *next = o->next;
+	/* a link no object could hold (every class is 8-aligned): the block
+	 * was written after its free; no hit, and pc_thread_alloc says so
+	 * rather than follow it into a crash, as gperftools 2.10 would */
+	if (HL_UNLIKELY((uintptr_t)next & 7))
+		return NULL;
 	uint32_t length = tc->length[cls] - 1;
-	tc->head[cls] = o->next;
+	tc->head[cls] = next;
 	tc->length[cls] = length;
 	if (length < tc->low_water[cls])
 		tc->low_water[cls] = length;

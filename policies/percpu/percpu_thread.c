@@ -111,6 +111,8 @@ void *pc_thread_alloc(pc_state_t *s, pc_tcache_t *tc, unsigned cls)
 		HL_EV(s->heap, HL_EV_CACHE_HIT, "thread cache, class", cls, s->cl.size[cls], o);
 		return o;
 	}
+	if (HL_UNLIKELY(tc->head[cls] != NULL))
+		pc_fatal("free list link overwritten (a write after free?)", tc->head[cls]);
 	tc->misses++;
 	tc->low_water[cls] = 0;
 	HL_EV(s->heap, HL_EV_CACHE_MISS, "thread cache, class", cls, s->cl.size[cls], NULL);
