@@ -4,11 +4,12 @@
 #
 #  debug:on   every cell must abort (SIGABRT) with exactly one line
 #             "heaplab: <policy>: <what> (<address>)" naming the mistake;
-#  debug:off  each policy must do what the table below says, which is what
-#             its real allocator does where that can be run here: the real
-#             one runs the same program in the same test, and a model must
-#             catch at least every mistake its allocator catches.  For bins
-#             the text must be glibc's own, as this run measured it.
+#  debug:off  each policy must do what its folder's misuse.table says,
+#             which is what its real allocator does where that can be run
+#             here: the real one runs the same program in the same test,
+#             and a model must catch at least every mistake its allocator
+#             catches.  Where the real allocator is glibc, the text must be
+#             one the installed C library prints.
 #  replay     a trace with a double free, replayed with debug:on, names the
 #             operation.
 # Any signal other than SIGABRT fails the cell: heaplab must never crash.
@@ -35,72 +36,10 @@ debug_says() {
 	esac
 }
 
-# Without debug: policy, case, outcome.  "survive": accepted silently;
-# "abort:TEXT": heaplab: <policy>: TEXT (<address>); "glibc": whatever the
-# real glibc did in this run, with its text.  The real allocator of each
-# row, measured by this script, is in the last column of its output line.
-#  - bins follows the running glibc (2.36 here: option version); where the
-#    model still differs from 2.36, the row says abort with the text and
-#    the script checks that the installed libc.so.6 contains that message.
-#  - slab, sharded: jemalloc 5.3 and mimalloc 2.0.9 (release builds) accept
-#    double frees, interior pointers and overflows silently, and crash
-#    (SIGSEGV) on a pointer they never handed out; the models abort there
-#    with a message instead, and slab also refuses an interior pointer.
-#  - sharded secure:on models mimalloc's secure build, not installed here:
-#    its row is not compared with a real allocator.
-#  - pools: CPython 3.11's pymalloc (tests/misuse_pymalloc, embedded
-#    libpython) accepts a double free and an interior pointer silently and
-#    crashes on a written-over free list; pools checks what its structures
-#    let it check cheaply (a double free of its pool's last block, a link
-#    leaving its pool).  Above 512 bytes, and for pointers it does not
-#    know, pymalloc calls the C library and pools calls bins: glibc's text,
-#    though not always the same one (the heap around differs).
-#  - bump frees nothing, as a region allocator: only foreign pointers.
-#  - firstfit models no real allocator.
-table="
-bump            double-free        survive
-bump            interior           survive
-bump            stack              abort:free of a pointer this heap does not own
-bump            overflow           survive
-bump            write-after-free   survive
-bump            large-double-free  survive
-firstfit        double-free        abort:double free
-firstfit        interior           abort:invalid pointer (no block header in front of it)
-firstfit        stack              abort:invalid pointer (not inside this heap)
-firstfit        overflow           abort:invalid pointer (no block header in front of it)
-firstfit        write-after-free   abort:free list link overwritten (a write after free?)
-firstfit        large-double-free  abort:double free
-bins            double-free        glibc
-bins            interior           glibc
-bins            stack              glibc
-bins            overflow           glibc
-bins            write-after-free   abort:malloc(): unaligned tcache chunk detected
-bins            large-double-free  glibc
-slab            double-free        survive
-slab            interior           abort:free of a pointer that is not the start of a region
-slab            stack              abort:free of a pointer this heap does not own
-slab            overflow           survive
-slab            write-after-free   survive
-slab            large-double-free  survive
-sharded         double-free        survive
-sharded         interior           survive
-sharded         stack              abort:free of a pointer this heap does not own
-sharded         overflow           survive
-sharded         write-after-free   survive
-sharded         large-double-free  survive
-sharded+secure  double-free        abort:double free
-sharded+secure  interior           abort:free of a pointer that is not a block
-sharded+secure  stack              abort:free of a pointer this heap does not own
-sharded+secure  overflow           survive
-sharded+secure  write-after-free   survive
-sharded+secure  large-double-free  abort:double free
-pools           double-free        abort:double free (its pool is already empty)
-pools           interior           survive
-pools           stack              abort:bins: free(): invalid pointer
-pools           overflow           survive
-pools           write-after-free   abort:free list smashed
-pools           large-double-free  abort:bins: double free or corruption (top)
-"
+# Without debug, each policy's folder says what it does: its misuse.table
+# (policies/NAME/misuse.table: the real allocator it is compared with, then
+# a case and its outcome a row; its header says the format).  Every
+# allocator model has one; the lab skeleton is asked for none.
 
 passed=0 failed=0 skipped=0
 pass() { passed=$((passed + 1)); echo "PASS: $*"; }
@@ -172,64 +111,73 @@ for c in $cases; do
 done
 libc=$(ldd "$program" | awk '/libc\.so\.6/ {print $3}')
 
-# The real allocator's outcome for a row, or "" when none runs here.
-real_outcome() { # row case
+# The real allocator's outcome for case $2 of a table's `real` line $1
+# ("glibc", "preload LIB", "program PATH", "none"), or "" when none runs here.
+real_outcome() { # real case
 	local lib=
 	case $1 in
-	bins) echo "${glibc_outcome[$2]}"; return ;;
-	pools)
-		[ -x "$build/tests/misuse_pymalloc" ] || return
-		run -- "$build/tests/misuse_pymalloc" "$2"
+	glibc) echo "${glibc_outcome[$2]}" ;;
+	"program "*)
+		[ -x "$build/${1#program }" ] || return
+		run -- "$build/${1#program }" "$2"
 		outcome
-		return
 		;;
-	slab) lib=$libdir/libjemalloc.so.2 ;;
-	sharded) lib=$(ls $libdir/libmimalloc.so.2* 2>/dev/null | head -n 1) ;;
-	*) return ;;
+	"preload "*)
+		lib=$(ls "$libdir/${1#preload }"* 2>/dev/null | head -n 1)
+		[ -n "$lib" ] && [ -f "$lib" ] || return
+		run LD_PRELOAD="$lib" -- "$program" "$2"
+		outcome
+		;;
 	esac
-	[ -n "$lib" ] && [ -f "$lib" ] || return
-	run LD_PRELOAD="$lib" -- "$program" "$2"
-	outcome
 }
 
-while read -r row c want; do
-	[ -n "$row" ] || continue
-	p=${row%+secure} conf=debug:off
-	[ "$row" != "$p" ] && conf=debug:off,secure:on
-	if ! printf '%s\n' $policies | grep -qx "$p"; then
-		skip "debug:off $row $c: not compiled in"
+for p in $policies; do
+	tablefile=$src/policies/$p/misuse.table
+	if [ ! -f "$tablefile" ]; then
+		if grep -qx "$p" <<<"$models"; then
+			fail "debug:off $p: an allocator model with no policies/$p/misuse.table"
+		else
+			echo "NOTE: debug:off $p: not an allocator model, no misuse.table asked of it"
+		fi
 		continue
 	fi
-	real=$(real_outcome "$row" "$c")
-	run HEAPLAB_POLICY="$p" HEAPLAB_CONF="$conf" LD_PRELOAD="$preload" -- "$program" "$c"
-	got=$(outcome) text=$(message_of "$p")
-	note="real allocator: ${real:-not run here}"
-	if [ "$want" = glibc ]; then
-		want=${glibc_outcome[$c]}
-		[ "$want" = abort ] && want="abort:${glibc_text[$c]}"
-	fi
-	case $want in
-	survive) ok=$([ "$got" = survive ] && echo y) ;;
-	abort:*) ok=$([ "$got" = abort ] && [ "$text" = "${want#abort:}" ] && echo y) ;;
-	*) ok= ;;
-	esac
-	# a model catches at least what its real allocator catches
-	if [ "$real" = abort ] && [ "$got" != abort ]; then
-		ok=
-		note="$note, which the model must match"
-	fi
-	# bins' own texts are glibc's: where 2.36 stays silent, the text must
-	# still be one the installed libc can print
-	if [ "$p" = bins ] && [ "$got" = abort ] && [ -n "$libc" ] && ! grep -qaF -- "$text" "$libc"; then
-		ok=
-		note="$note; '$text' is not a message of $libc"
-	fi
-	if [ -n "$ok" ]; then
-		pass "debug:off $row $c: $got${text:+ '$text'} ($note)"
-	else
-		fail "debug:off $row $c: $got${text:+ '$text'}, want $want ($note); stderr: $err"
-	fi
-done <<<"$table"
+	realof=none
+	while read -r conf c want; do
+		case $conf in '' | '#'*) continue ;; real) realof=$c${want:+ $want}; continue ;; esac
+		row=$p${conf#-}
+		[ "$conf" = - ] && conf=debug:off || conf=debug:off,$conf
+		[ "$row" = "$p" ] || row="$p $conf"
+		real=$(real_outcome "$realof" "$c")
+		run HEAPLAB_POLICY="$p" HEAPLAB_CONF="$conf" LD_PRELOAD="$preload" -- "$program" "$c"
+		got=$(outcome) text=$(message_of "$p")
+		note="real allocator: ${real:-not run here}"
+		if [ "$want" = glibc ]; then
+			want=${glibc_outcome[$c]}
+			[ "$want" = abort ] && want="abort:${glibc_text[$c]}"
+		fi
+		case $want in
+		survive) ok=$([ "$got" = survive ] && echo y) ;;
+		abort:*) ok=$([ "$got" = abort ] && [ "$text" = "${want#abort:}" ] && echo y) ;;
+		*) ok= ;;
+		esac
+		# a model catches at least what its real allocator catches
+		if [ "$real" = abort ] && [ "$got" != abort ]; then
+			ok=
+			note="$note, which the model must match"
+		fi
+		# a model of glibc speaks glibc's words: where 2.36 stays silent,
+		# the text must still be one the installed libc can print
+		if [ "$realof" = glibc ] && [ "$got" = abort ] && [ -n "$libc" ] && ! grep -qaF -- "$text" "$libc"; then
+			ok=
+			note="$note; '$text' is not a message of $libc"
+		fi
+		if [ -n "$ok" ]; then
+			pass "debug:off $row $c: $got${text:+ '$text'} ($note)"
+		else
+			fail "debug:off $row $c: $got${text:+ '$text'}, want $want ($note); stderr: $err"
+		fi
+	done <"$tablefile"
+done
 
 # ---- replay: the operation number ------------------------------------------
 

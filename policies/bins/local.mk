@@ -9,3 +9,5 @@ libhlcore_la_SOURCES += policies/bins/bins.h policies/bins/bins.c \
 # its Check suite (policies/local.mk wires test_bins.c) starts threads
 HL_THREADED_TESTS += policies/bins/test_bins
 endif
+# misuse.table: what it does with the classic heap mistakes (tests/misuse.sh).
+EXTRA_DIST += policies/bins/misuse.table

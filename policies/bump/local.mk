@@ -1,6 +1,7 @@
 # Policy 'bump': its sources join the core library when configured in.
 # regions.rep: the trace of its golden picture of many regions (golden.test).
-EXTRA_DIST += policies/bump/regions.rep
+# misuse.table: what it does with the classic heap mistakes (tests/misuse.sh).
+EXTRA_DIST += policies/bump/regions.rep policies/bump/misuse.table
 if HL_POLICY_BUMP
 libhlcore_la_SOURCES += policies/bump/bump.h policies/bump/bump.c
 endif

@@ -5,3 +5,5 @@ libhlcore_la_SOURCES += policies/firstfit/firstfit.h policies/firstfit/firstfit.
 	policies/firstfit/firstfit_check.c policies/firstfit/firstfit_dot.c \
 	policies/firstfit/firstfit_stats.c
 endif
+# misuse.table: what it does with the classic heap mistakes (tests/misuse.sh).
+EXTRA_DIST += policies/firstfit/misuse.table

@@ -21,3 +21,5 @@ tests_usable_probe_CFLAGS = $(HL_CFLAGS)
 TESTS += tests/percpu_tcmalloc.sh tests/percpu_thread_rss.sh
 endif
 EXTRA_DIST += tests/percpu_tcmalloc.sh tests/percpu_thread_rss.sh
+# misuse.table: what it does with the classic heap mistakes (tests/misuse.sh).
+EXTRA_DIST += policies/percpu/misuse.table

@@ -8,3 +8,5 @@ libhlcore_la_SOURCES += policies/pools/pools.h policies/pools/pools_fast.h polic
 # its Check suite (policies/local.mk wires test_pools.c) starts threads
 HL_THREADED_TESTS += policies/pools/test_pools
 endif
+# misuse.table: what it does with the classic heap mistakes (tests/misuse.sh).
+EXTRA_DIST += policies/pools/misuse.table

@@ -11,3 +11,5 @@ libhlcore_la_SOURCES += policies/sharded/sharded.h policies/sharded/sharded.c \
 # its Check suite (policies/local.mk wires test_sharded.c) starts threads
 HL_THREADED_TESTS += policies/sharded/test_sharded
 endif
+# misuse.table: what it does with the classic heap mistakes (tests/misuse.sh).
+EXTRA_DIST += policies/sharded/misuse.table

@@ -9,3 +9,5 @@ libhlcore_la_SOURCES += policies/slab/slab.h policies/slab/slab_fast.h policies/
 HL_THREADED_TESTS += policies/slab/test_slab
 policies_slab_test_slab_SOURCES += tests/side_state.h tests/side_state.c
 endif
+# misuse.table: what it does with the classic heap mistakes (tests/misuse.sh).
+EXTRA_DIST += policies/slab/misuse.table
