@@ -130,6 +130,11 @@ typedef struct hl_policy {
 	 *  (a few that change how memory comes back), ended by {NULL}.  A
 	 *  policy with none (bump: free does nothing) is never a candidate. */
 	const hl_whatif_t *whatif;
+	/** May be NULL: up to three configurations that reach paths the
+	 *  defaults do not (other fronts, caches off, small thresholds), ended
+	 *  by NULL.  The fuzzers (tests/fuzz) run each policy under its
+	 *  defaults and under these. */
+	const char *const *variants;
 	/** Serves @p n bytes at an address that is a multiple of @p align (a
 	 *  power of two above 16); NULL when out of memory. */
 	void *(*memalign)(void *st, hl_thread_t *t, size_t align, size_t n);

@@ -620,12 +620,21 @@ static const hl_whatif_t bn_whatif[] = {
 	{ NULL, NULL },
 };
 
+/* Configurations the fuzzers run beside the defaults (core/policy.h). */
+static const char *const bn_variants[] = {
+	"fastbins:on,tcache_count:7,mmap_threshold:4K,trim_threshold:0,top_pad:0",
+	"tcache_count:0,mmap_max:0",
+	"fastbins:on,tcache_count:1,top_pad:4K",
+	NULL,
+};
+
 const hl_policy_t hl_policy_bins = {
 	.name = "bins",
 	.summary = "dlmalloc / glibc ptmalloc: boundary tags, bins, tcache, arenas, mmap threshold",
 	.options = bn_options,
 	.fidelity_family = "glibc",
 	.whatif = bn_whatif,
+	.variants = bn_variants,
 	.init = bn_init,
 	.destroy = bn_destroy,
 	.malloc = bn_malloc,

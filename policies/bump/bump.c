@@ -585,6 +585,14 @@ static void bump_fork_prepare(void *st) { pthread_mutex_lock(&((bump_state_t *)s
 static void bump_fork_parent(void *st) { pthread_mutex_unlock(&((bump_state_t *)st)->lock); }
 static void bump_fork_child(void *st) { pthread_mutex_init(&((bump_state_t *)st)->lock, NULL); }
 
+/* Configurations the fuzzers run beside the defaults (core/policy.h). */
+static const char *const bp_variants[] = {
+	"region_size:1M,commit_step:4K",
+	"commit_step:1M",
+	"region_size:2M,commit_step:16K",
+	NULL,
+};
+
 const hl_policy_t hl_policy_bump = {
 	.name = "bump",
 	.summary = "region allocator: a pointer moves forward, free does nothing, reset drops all",
@@ -605,4 +613,5 @@ const hl_policy_t hl_policy_bump = {
 	.fork_prepare = bump_fork_prepare,
 	.fork_parent = bump_fork_parent,
 	.fork_child = bump_fork_child,
+	.variants = bp_variants,
 };

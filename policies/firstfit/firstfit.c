@@ -351,11 +351,20 @@ static const hl_whatif_t ff_whatif[] = {
 	{ NULL, NULL },
 };
 
+/* Configurations the fuzzers run beside the defaults (core/policy.h). */
+static const char *const ff_variants[] = {
+	"fit:best,order:lifo,header:8",
+	"fit:next,order:fifo,coalesce:off,trim_threshold:8K",
+	"fit:worst,order:size-desc,header:32,grow:64K",
+	NULL,
+};
+
 const hl_policy_t hl_policy_firstfit = {
 	.name = "firstfit",
 	.summary = "textbook free list: headers, splitting, coalescing; first/next/best/worst fit",
 	.options = ff_options,
 	.whatif = ff_whatif,
+	.variants = ff_variants,
 	.init = ff_init,
 	.destroy = ff_destroy,
 	.malloc = ff_malloc,

@@ -402,12 +402,21 @@ static void *pc_realloc(void *st, hl_thread_t *t, void *p, size_t n)
 	return q ? q : hl_realloc_move(st, t, p, old, n, pc_malloc, pc_free);
 }
 
+/* Configurations the fuzzers run beside the defaults (core/policy.h). */
+static const char *const pc_variants[] = {
+	"hugepage:on",
+	"hugepage:on,front:thread,release_rate:1G",
+	"rseq:off,cpu_cache_bytes:0",
+	NULL,
+};
+
 const hl_policy_t hl_policy_percpu = {
 	.name = "percpu",
 	.summary = "TCMalloc: per-CPU caches on rseq, transfer cache, central free lists, page heap",
 	.options = pc_options,
 	.fidelity_family = "tcmalloc",
 	.whatif = pc_whatif,
+	.variants = pc_variants,
 	.tls_empty = &pc_no_cache,
 	.init = pc_init,
 	.destroy = NULL,

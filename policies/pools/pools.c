@@ -498,12 +498,21 @@ static const hl_whatif_t pl_whatif[] = {
 	{ NULL, NULL },
 };
 
+/* Configurations the fuzzers run beside the defaults (core/policy.h). */
+static const char *const pl_variants[] = {
+	"alignment:8,headers:table,arenas:aligned,fallback:firstfit",
+	"arena_size:64K,pool_size:4K,fallback:slab",
+	"fallback:sharded,headers:table",
+	NULL,
+};
+
 const hl_policy_t hl_policy_pools = {
 	.name = "pools",
 	.summary = "CPython's pymalloc: 512-byte threshold, pools in arenas, most-used arena first",
 	.options = pl_options,
 	.fidelity_family = "pymalloc",
 	.whatif = pl_whatif,
+	.variants = pl_variants,
 	.init = pools_init,
 	.destroy = pools_destroy,
 	.malloc = pools_malloc,

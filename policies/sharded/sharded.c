@@ -388,6 +388,14 @@ static const hl_whatif_t shd_whatif[] = {
 	{ NULL, NULL },
 };
 
+/* Configurations the fuzzers run beside the defaults (core/policy.h). */
+static const char *const shd_variants[] = {
+	"secure:on",
+	"purge_delay:0,segment_cache:off",
+	"purge_delay:0,segment_purge_delay:0",
+	NULL,
+};
+
 const hl_policy_t hl_policy_sharded = {
 	.name = "sharded",
 	.summary = "mimalloc: segments and pages, three free lists per page, atomic remote free, "
@@ -395,6 +403,7 @@ const hl_policy_t hl_policy_sharded = {
 	.options = shd_options,
 	.fidelity_family = "mimalloc",
 	.whatif = shd_whatif,
+	.variants = shd_variants,
 	.tls_empty = &shd_no_heap,
 	.init = shd_init,
 	.destroy = shd_destroy,

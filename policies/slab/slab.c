@@ -499,12 +499,21 @@ static const hl_whatif_t sl_whatif[] = {
 	{ NULL, NULL },
 };
 
+/* Configurations the fuzzers run beside the defaults (core/policy.h). */
+static const char *const sl_variants[] = {
+	"tcache:off,dirty_decay_ms:0",
+	"narenas:2,tcache_max:1K,oversize_threshold:64K",
+	"dirty_decay_ms:0,muzzy_decay_ms:0,tcache_max:64K",
+	NULL,
+};
+
 const hl_policy_t hl_policy_slab = {
 	.name = "slab",
 	.summary = "jemalloc: size classes, headerless slabs, extents, arenas, tcache, decay",
 	.options = sl_options,
 	.fidelity_family = "jemalloc",
 	.whatif = sl_whatif,
+	.variants = sl_variants,
 	.tls_empty = &sl_no_tcache,
 	.init = sl_init,
 	.destroy = sl_destroy,

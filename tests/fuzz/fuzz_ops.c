@@ -3,7 +3,7 @@
  *
  * Input layout:
  *   byte 0   which compiled-in policy (modulo their number)
- *   byte 1   bits 0-1: which configuration of that policy (variants below);
+ *   byte 1   bits 0-1: which configuration of that policy (its table's variants);
  *            bit 2: debug:on; bit 3: ledger:off
  *   then     one op per byte, with its arguments in the bytes after it:
  *            bit 7 the thread (0: this one, 1: a worker thread), bits 3-6
@@ -38,21 +38,6 @@
 static const char H[] = "fuzz_ops";
 
 enum { NSLOTS = 16, VERIFY_WHOLE = 4096, VERIFY_EDGE = 512 };
-
-/* Configurations worth reaching for each policy, beside the defaults. */
-static const struct { const char *policy, *conf[3]; } variants[] = {
-	{ "bump", { "region_size:1M,commit_step:4K", "commit_step:1M", "region_size:2M,commit_step:16K" } },
-	{ "firstfit", { "fit:best,order:lifo,header:8", "fit:next,order:fifo,coalesce:off,trim_threshold:8K",
-			"fit:worst,order:size-desc,header:32,grow:64K" } },
-	{ "bins", { "fastbins:on,tcache_count:7,mmap_threshold:4K,trim_threshold:0,top_pad:0",
-		    "tcache_count:0,mmap_max:0", "fastbins:on,tcache_count:1,top_pad:4K" } },
-	{ "slab", { "tcache:off,dirty_decay_ms:0", "narenas:2,tcache_max:1K,oversize_threshold:64K",
-		    "dirty_decay_ms:0,muzzy_decay_ms:0,tcache_max:64K" } },
-	{ "sharded", { "secure:on", "purge_delay:0,segment_cache:off", "purge_delay:0,segment_purge_delay:0" } },
-	{ "pools", { "alignment:8,headers:table,arenas:aligned,fallback:firstfit",
-		     "arena_size:64K,pool_size:4K,fallback:slab", "fallback:sharded,headers:table" } },
-	{ "percpu", { "hugepage:on", "hugepage:on,front:thread,release_rate:1G", "rseq:off,cpu_cache_bytes:0" } },
-};
 
 typedef struct slot {
 	unsigned char *p;
@@ -372,9 +357,10 @@ static hl_heap_t *make_heap(run_t *r, char *what, size_t len)
 	const char *pol = hl_policy_name(take(r) % hl_policy_count());
 	unsigned flags = take(r);
 	const char *base = "";
-	for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++)
-		if (!strcmp(variants[i].policy, pol) && (flags & 3))
-			base = variants[i].conf[(flags & 3) - 1];
+	const char *const *variants = hl_policy_find(pol)->variants;
+	for (unsigned i = 0; variants && variants[i] && i < 3; i++)
+		if ((flags & 3) == i + 1)
+			base = variants[i];
 	char conf[256];
 	snprintf(conf, sizeof conf, "%s%s%s%s", base, *base ? "," : "", flags & 4 ? "debug:on" : "debug:off",
 		 flags & 8 ? ",ledger:off" : "");
