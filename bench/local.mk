@@ -12,7 +12,7 @@ HL_BENCH_BINARIES = bench/ring$(EXEEXT) bench/halfgig$(EXEEXT) bench/xthread$(EX
 
 # sysreplay: malloc-lab traces on the C library's own malloc, for the
 # utilization of the real allocator next to heaplab replay's (not run by
-# make bench; make check builds it for tests/glibc_side_by_side.sh).
+# make bench; make check builds it for policies/bins/glibc_side_by_side.sh).
 check_PROGRAMS += bench/sysreplay
 bench_sysreplay_SOURCES = bench/workloads/sysreplay.c
 bench_sysreplay_LDADD = libheaplab.la -lpthread

@@ -3,6 +3,7 @@
  * runs the chosen rows (fidelity_run.c), prints one table. */
 #include "config.h"
 #include <fnmatch.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,14 +37,16 @@ static int usage(FILE *out)
 		"row fails; --brief prints one PASS/FAIL/SKIP line per row, --markdown the\n"
 		"table of bench/FIDELITY.md, --json one object; --list prints the rows\n"
 		"without running them.  Rows come from $HEAPLAB_FIDELITY_DIR, the source\n"
-		"tree or %s/fidelity; probes from $HEAPLAB_FIDELITY_PROBES, the\n"
+		"tree (the folder of the policy that models each family) or\n"
+		"%s/fidelity; probes from $HEAPLAB_FIDELITY_PROBES, the\n"
 		"build tree or %s.  The row format: fidelity/README.md.\n"
 		"--placement runs each TRACE through a driver program on the real allocator\n"
-		"and on its model (glibc/bins, jemalloc/slab, mimalloc/sharded, tcmalloc/\n"
-		"percpu front:thread; default: all four), reads every address as (region,\n"
-		"offset) with regions numbered in order of first use, and prints per trace\n"
-		"\"equal\" or the first op where the two part, with both addresses and what\n"
-		"each allocator did; then per family \"placement F: N of M traces equal\".\n"
+		"and on the policy that models it (glibc, jemalloc, mimalloc, tcmalloc;\n"
+		"default: all four; `heaplab policies --verbose` names each family's\n"
+		"model), reads every address as (region, offset) with regions numbered in\n"
+		"order of first use, and prints per trace \"equal\" or the first op where\n"
+		"the two part, with both addresses and what each allocator did; then per\n"
+		"family \"placement F: N of M traces equal\".\n"
 		"--check exits 1 when a trace is not equal.\n",
 		HL_PKGDATADIR, HL_PKGLIBEXECDIR);
 	return out == stdout ? 0 : 2;
@@ -115,6 +118,23 @@ static int add_families(const char *arg, const char **fams, size_t *n)
 	return 0;
 }
 
+/* Where family @p fam's rows are: DIR/FAMILY.rows (installed, or a
+ * folder of rows given by HEAPLAB_FIDELITY_DIR); in the source tree, the
+ * folder of the policy that models the family, policies/NAME/FAMILY.rows
+ * beside DIR.  @p path gets the first that exists, else the first. */
+static void rows_path(const char *dir, const char *fam, char *path, size_t len)
+{
+	snprintf(path, len, "%s/%s.rows", dir, fam);
+	if (access(path, F_OK) == 0)
+		return;
+	char pattern[PATH_MAX];
+	glob_t g;
+	snprintf(pattern, sizeof pattern, "%s/../policies/*/%s.rows", dir, fam);
+	if (glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0)
+		snprintf(path, len, "%s", g.gl_pathv[0]);
+	globfree(&g);
+}
+
 /* Reads the rows of the chosen families (every family with a file when
  * none was chosen), keeping those whose id matches @p glob. */
 static int load_rows(const char *dir, const char **fams, size_t nfams, const char *glob, fid_row_t **rows, size_t *n)
@@ -125,7 +145,7 @@ static int load_rows(const char *dir, const char **fams, size_t nfams, const cha
 			fams[nfams++] = fid_families[i];
 	for (size_t i = 0; i < nfams; i++) {
 		char path[PATH_MAX];
-		snprintf(path, sizeof path, "%s/%s.rows", dir, fams[i]);
+		rows_path(dir, fams[i], path, sizeof path);
 		if (access(path, F_OK) != 0) {
 			if (chosen)
 				return cli_error("fidelity: no rows for %s (%s)", fams[i], path);

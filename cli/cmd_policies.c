@@ -6,22 +6,40 @@
 
 int cmd_policies(int argc, char **argv)
 {
-	bool verbose = false;
+	bool verbose = false, families = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--verbose") || !strcmp(argv[i], "-v"))
 			verbose = true;
+		else if (!strcmp(argv[i], "--families"))
+			families = true;
 		else if (!strcmp(argv[i], "--help")) {
-			printf("usage: heaplab policies [--verbose]\n"
-			       "Lists the compiled-in policies; --verbose adds each option with its default and help.\n");
+			printf("usage: heaplab policies [--verbose | --families]\n"
+			       "Lists the compiled-in policies; --verbose adds the real allocators each models\n"
+			       "and each option with its default and help; --families prints one line per\n"
+			       "policy that models a family of real allocators: POLICY FAMILY [OPTIONS], the\n"
+			       "options it follows that family's installed allocator under.\n");
 			return 0;
 		} else
 			return cli_error("policies: unknown argument '%s'", argv[i]);
+	}
+	if (families) {
+		for (size_t i = 0; i < hl_policy_count(); i++) {
+			const char *name = hl_policy_name(i), *family = hl_policy_family(name);
+			const char *conf = hl_policy_family_conf(name);
+			if (family)
+				printf("%s %s%s%s\n", name, family, conf ? " " : "", conf ? conf : "");
+		}
+		return 0;
 	}
 	for (size_t i = 0; i < hl_policy_count(); i++) {
 		const char *name = hl_policy_name(i);
 		printf("%-9s %s%s\n", name, hl_policy_summary(name),
 		       strcmp(name, hl_default_policy()) ? "" : "  [default]");
 		if (verbose) {
+			const char *family = hl_policy_family(name), *conf = hl_policy_family_conf(name);
+			if (family)
+				printf("  models %s: heaplab fidelity --family %s%s%s%s\n", family, family,
+				       conf ? " (with " : "", conf ? conf : "", conf ? ")" : "");
 			hl_policy_options(name, stdout);
 			printf("\n");
 		}

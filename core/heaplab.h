@@ -321,6 +321,13 @@ HL_API const char *hl_policy_whatif(const char *name, size_t i, const char **rea
 /** The compiled-in policy that models the real allocators of @p family
  *  (heaplab fidelity's names: glibc, jemalloc, ...), or NULL. */
 HL_API const char *hl_policy_of_family(const char *family);
+/** The family of real allocators policy @p name models (heaplab
+ *  fidelity's name), or NULL. */
+HL_API const char *hl_policy_family(const char *name);
+/** The options under which policy @p name follows the installed allocator
+ *  of its family (percpu: "front:thread", gperftools), or NULL for its
+ *  defaults or when it models none. */
+HL_API const char *hl_policy_family_conf(const char *name);
 /** The shim's default policy. */
 HL_API const char *hl_default_policy(void);
 /** Writes a policy's option table (key, type, default, range, help). */

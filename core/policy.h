@@ -123,9 +123,13 @@ typedef struct hl_policy {
 	 *  does either. */
 	bool realloc_zero_allocates;
 	/** May be NULL: the family of real allocators the policy models, as
-	 *  heaplab fidelity names it (fidelity/FAMILY.rows): a row that names
+	 *  heaplab fidelity names it (its rows: FAMILY.rows in its folder): a row that names
 	 *  no model runs on the policy that models its family. */
 	const char *fidelity_family;
+	/** May be NULL: the options under which the policy follows the
+	 *  installed allocator of its family, where they are not its
+	 *  defaults (heaplab fidelity --placement runs the model so). */
+	const char *fidelity_conf;
 	/** May be NULL: the knobs heaplab diagnose replays a recording under
 	 *  (a few that change how memory comes back), ended by {NULL}.  A
 	 *  policy with none (bump: free does nothing) is never a candidate. */

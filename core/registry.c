@@ -56,6 +56,18 @@ const char *hl_policy_of_family(const char *family)
 	return NULL;
 }
 
+const char *hl_policy_family(const char *name)
+{
+	const hl_policy_t *p = hl_policy_find(name);
+	return p ? p->fidelity_family : NULL;
+}
+
+const char *hl_policy_family_conf(const char *name)
+{
+	const hl_policy_t *p = hl_policy_find(name);
+	return p ? p->fidelity_conf : NULL;
+}
+
 const char *hl_default_policy(void) { return HL_DEFAULT_POLICY; }
 
 int hl_options_doc(const char *name, bool markdown, FILE *out)

@@ -59,22 +59,22 @@ static const pl_op_t gperftools_load[] = {
 };
 
 static const struct pl_family {
-	const char *family, *policy, *conf;
+	const char *family;
 	uintptr_t unit;
 	size_t random_above;
 	uintptr_t random_grain;
 	const pl_op_t *load;  /* the real library's own calls at load */
 	size_t nload;
 } families[] = {
-	{ "glibc", "bins", NULL, 4096, 0, 0, NULL, 0 },
+	{ "glibc", 4096, 0, 0, NULL, 0 },
 	/* jemalloc 5.3's cache_oblivious (on by default): a large extent
 	 * (above SC_SMALL_MAXCLASS, 14 KiB with 4 KiB pages) is a page longer
 	 * than its size class, and the block starts at a random cache line of
 	 * that first page (extent_addr_randomize, from a PRNG seeded with the
 	 * arena's address, so it changes from run to run) */
-	{ "jemalloc", "slab", NULL, 4096, 14336, 64, NULL, 0 },
-	{ "mimalloc", "sharded", NULL, 65536, 0, 0, NULL, 0 },
-	{ "tcmalloc", "percpu", "front:thread", 8192, 0, 0, gperftools_load,
+	{ "jemalloc", 4096, 14336, 64, NULL, 0 },
+	{ "mimalloc", 65536, 0, 0, NULL, 0 },
+	{ "tcmalloc", 8192, 0, 0, gperftools_load,
 	  sizeof gperftools_load / sizeof gperftools_load[0] },
 };
 
@@ -93,8 +93,7 @@ bool fid_placement_family(const char *family)
 
 const char *fid_placement_model(const char *family)
 {
-	const struct pl_family *f = find_family(family);
-	return f ? f->policy : NULL;
+	return find_family(family) ? hl_policy_of_family(family) : NULL;
 }
 
 #define say(out, st, ...) fid_say((out)->text, sizeof (out)->text, &(out)->status, (st), __VA_ARGS__)
@@ -360,8 +359,9 @@ void fid_placement_run(const char *family, const char *trace_path, const fid_pat
 		say(out, FID_SKIP, "%s is not installed", real_lib);
 		return;
 	}
-	if (!hl_policy_summary(fam->policy)) {
-		say(out, FID_SKIP, "policy %s is not compiled in", fam->policy);
+	const char *policy = hl_policy_of_family(fam->family);
+	if (!policy) {
+		say(out, FID_SKIP, "no compiled-in policy models %s", fam->family);
 		return;
 	}
 	if (access(driver, X_OK) != 0) {
@@ -386,7 +386,7 @@ void fid_placement_run(const char *family, const char *trace_path, const fid_pat
 		out->ops = ops->nops - fam->nload;
 		const double timeout = 60;
 		fid_side_t real = { "real", real_lib, NULL, NULL, NULL, timeout };
-		fid_side_t model = { "model", paths->preload, fam->policy, fam->conf, NULL, timeout };
+		fid_side_t model = { "model", paths->preload, policy, hl_policy_family_conf(policy), NULL, timeout };
 		uintptr_t *ra = NULL, *ma = NULL;
 		side_places_t rp = { 0 }, mp = { 0 };
 		if (!write_file(ops_path, ops, sizeof *ops + ops->nops * sizeof(pl_op_t)))

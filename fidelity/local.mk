@@ -9,8 +9,9 @@ libhlfidelity_la_LIBADD = -lm
 # once installed, from $(fidelitydir); the probes from the build tree's
 # fidelity/probes/ or, once installed, from $(pkglibexecdir).
 fidelitydir = $(pkgdatadir)/fidelity
-dist_fidelity_DATA = fidelity/README.md fidelity/glibc.rows fidelity/jemalloc.rows \
-	fidelity/mimalloc.rows fidelity/pymalloc.rows fidelity/tcmalloc.rows
+# The rows live in the folder of the policy that models their family
+# (policies/NAME/FAMILY.rows, listed by bootstrap), installed side by side.
+dist_fidelity_DATA = fidelity/README.md $(HL_FIDELITY_ROWS)
 noinst_HEADERS += fidelity/probes/probe.h fidelity/probes/placement_ops.h
 heaplab_CPPFLAGS += -DHL_FIDELITY_DIR='"$(abs_top_srcdir)/fidelity"' \
 	-DHL_PKGLIBEXECDIR='"$(pkglibexecdir)"'

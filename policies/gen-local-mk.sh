@@ -19,6 +19,8 @@ models=$(sed -n 's/^\([a-z][a-z0-9_]*\)[ 	][ 	]*all[ 	]*$/\1/p' "$list")
 	goldens=$(for n in $models; do [ -f "policies/$n/golden.test" ] && echo "$n"; done)
 	echo "HL_GOLDEN_TESTS =" $(for n in $goldens; do printf 'policies/%s/golden.test ' $n; done)
 	echo "HL_GOLDEN_DIRS =" $(for n in $goldens; do printf 'policies/%s/golden ' $n; done)
+	# the fidelity rows of each family a policy models: policies/NAME/FAMILY.rows
+	echo "HL_FIDELITY_ROWS =" $(for n in $names; do for f in "policies/$n/"*.rows; do [ ! -f "$f" ] || echo "$f"; done; done)
 	echo "EXTRA_DIST += policies/policies.list policies/gen-local-mk.sh"
 	for n in $names; do
 		[ -f "policies/$n/local.mk" ] || { echo "gen-local-mk: policies/$n/local.mk is missing" >&2; exit 1; }

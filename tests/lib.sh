@@ -16,6 +16,9 @@
 #   hl_policies [CMD]  the compiled-in policies, one name a line (of CMD,
 #                      another build's heaplab, when given)
 #   hl_compiled NAME   true when policy NAME is compiled in
+#   hl_families        the compiled-in models of a family of real allocators,
+#                      one "POLICY FAMILY [OPTIONS]" a line (heaplab
+#                      policies --families)
 #   hl_sanitizer       the -fsanitize= list of a sanitizer build, else empty
 #   hl_sanitized       true in a sanitizer build (HL_SANITIZERS set by make)
 #   hl_skip_sanitized REASON
@@ -37,6 +40,7 @@ hl_sanitizer=${HL_SANITIZERS:-}
 hl_skip() { echo "SKIP: $*"; exit 77; }
 hl_policies() { "${1:-$heaplab}" policies | awk '{print $1}'; }
 hl_compiled() { hl_policies | grep -qx "$1"; }
+hl_families() { "$heaplab" policies --families; }
 hl_sanitized() { [ -n "$hl_sanitizer" ]; }
 hl_skip_sanitized() { if hl_sanitized; then hl_skip "$@"; fi; }
 hl_tmpdir() {

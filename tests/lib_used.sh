@@ -17,7 +17,7 @@ top=${srcdir:-$(dirname "$0")/..}
 # shell scripts under DIR/tests and DIR/exercises, lib.sh and this check
 # (whose patterns and made-up scripts are its data) aside
 offences() {
-	find "$1/tests" "$1/exercises" -name '*.sh' ! -path "$1/tests/lib.sh" ! -path "$1/tests/lib_used.sh" 2>/dev/null | sort |
+	find "$1/tests" "$1/exercises" "$1/policies" -name '*.sh' ! -path "$1/tests/lib.sh" ! -path "$1/tests/lib_used.sh" 2>/dev/null | sort |
 	while read -r f; do
 		awk -v name="${f#"$1"/}" '
 		/^[ \t]*#/ { next }
@@ -66,4 +66,4 @@ if [ -n "$got" ]; then
 	echo "FAIL: $(echo "$got" | wc -l) lines repeat what tests/lib.sh does: use its functions"
 	exit 1
 fi
-echo "PASS: $(find "$top/tests" "$top/exercises" -name '*.sh' | wc -l) scripts leave the policies, the sanitizer skip and the temporary folder to tests/lib.sh"
+echo "PASS: $(find "$top/tests" "$top/exercises" "$top/policies" -name '*.sh' | wc -l) scripts leave the policies, the sanitizer skip and the temporary folder to tests/lib.sh"

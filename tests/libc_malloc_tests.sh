@@ -9,15 +9,15 @@
 # Each test runs under timeout(1) (a hang is a result: "hang") with no
 # preload (glibc), under each real allocator that is installed, and under
 # each policy through the preload library.  A policy's result must equal
-# its real allocator's, measured here:
-#     bins ↔ glibc        slab ↔ jemalloc      sharded ↔ mimalloc
-#     percpu (front:thread) ↔ tcmalloc (gperftools)
-#     pools ↔ glibc (CPython hands these calls to the C library)
-#     firstfit, bump, student ↔ glibc (no real allocator: glibc is the C
-#         library every program here gets, so it is the behaviour a model
-#         standing in for malloc must give)
-# unless the pair is a departure named in the table below (and in
-# bench/FIDELITY.md).  A listed departure that is no longer seen is
+# its real allocator's, measured here: the family the policy models
+# (heaplab policies --families: jemalloc, mimalloc, tcmalloc, under the
+# options it names) when that library can be preloaded, else glibc (a
+# model of glibc; a model of pymalloc, as CPython hands these calls to
+# the C library; a textbook policy, since glibc is the C library every
+# program here gets, so its behaviour is what a stand-in must give),
+# unless the pair is a departure named in the policy's folder
+# (policies/NAME/libc_tests.table, and in
+# bench/FIDELITY.md)).  A listed departure that is no longer seen is
 # reported, so the table stays true.  Results: pass, fail (non-zero
 # exit), unsup (exit 77), hang (timeout), SIGNAME (died of a signal),
 # build (did not compile).
@@ -34,58 +34,22 @@ declare -A reallib=(
 	[mimalloc]=$libdir/libmimalloc.so.2
 	[tcmalloc]=$libdir/libtcmalloc_minimal.so.4
 )
-# policy -> the allocator whose result it must give
-declare -A model_of=(
-	[bins]=glibc [slab]=jemalloc [sharded]=mimalloc [percpu]=tcmalloc
-	[pools]=glibc [firstfit]=glibc [bump]=glibc [student]=glibc
-)
+# policy -> the allocator whose result it must give: the family it models
+# (heaplab policies --verbose) when that one is preloaded here, else glibc;
+# and the options it runs under (its family's, e.g. gperftools' front)
+declare -A model_of=() conf_of=()
+while read -r p family conf; do
+	model_of[$p]=$family conf_of[$p]=$conf
+done < <(hl_families)
 
-# Named departures: TEST POLICY REASON (also in bench/FIDELITY.md).  A
-# "flaky" reason: the real allocator's result changes from run to run
+# Named departures: TEST POLICY REASON, from each policy's folder
+# (policies/NAME/libc_tests.table: TEST REASON; also in bench/FIDELITY.md).
+# A "flaky" reason: the real allocator's result changes from run to run
 # (a deadlock it does not always hit), so the pair may also agree.
-departures=$(cat <<'TABLE'
-tst-calloc student the course skeleton searches its list on every call: 50 000 callocs took over 60 s, killed at the timeout (hang)
-tst-trim1 student flaky: the course skeleton searches its list on every call: its 10 000 allocations take about the timeout, four times over, on a busy machine (hang)
-tst-mallinfo2 firstfit no mallinfo figures (mallinfo2 gives zeros, as jemalloc's libc-provided one does): uordblks does not grow
-tst-mallinfo2 bump no mallinfo figures (mallinfo2 gives zeros): uordblks does not grow
-tst-mallinfo2 student no mallinfo figures (mallinfo2 gives zeros): uordblks does not grow
-tst-mallinfo2 pools as under CPython: its 160, 320 and 480-byte blocks go to pymalloc's arenas, which CPython maps itself, so the C library's mallinfo2 (the fallback's) counts only the larger ones: uordblks grows by 30,352 of the 30,400 bytes asked (it passed while bins' tcache record was 112 bytes bigger than glibc 2.36's)
-tst-malloc-stats-cancellation firstfit no real allocator: malloc_stats is glibc's, called under another malloc, where it fails as under jemalloc and mimalloc
-tst-malloc-stats-cancellation bump the same as firstfit
-tst-malloc-stats-cancellation student the same as firstfit
-tst-malloc-thread-fail slab (LIBC_TESTS_LONG=1 only) jemalloc 5.3 crashes (SIGSEGV in the test's child) when memory runs out under 9 threads; slab returns NULL, as the test wants
-tst-malloc-thread-fail firstfit (LIBC_TESTS_LONG=1 only) slow, not stuck: each valloc and memalign run leaves a free fragment of nearly a page beside every page-aligned block, and the first-fit search walks all of them on every call (tens of thousands, under one lock, in 9 threads): over the 300 s limit (hang)
-tst-malloc-thread-fail student (LIBC_TESTS_LONG=1 only) the course skeleton searches its list on every call, as firstfit does here: over the 300 s limit (hang)
-tst-malloc-fork-deadlock slab flaky: jemalloc 5.3 hung here (fork while threads allocate), slab does not
-tst-malloc-fork-deadlock percpu flaky: gperftools 2.10 hung here (fork while threads allocate), percpu does not
-tst-mallocfork slab flaky: jemalloc 5.3 sometimes hangs forking from a signal handler that interrupted malloc; slab does not
-tst-mallocfork percpu flaky: gperftools 2.10 sometimes hangs forking from a signal handler that interrupted malloc; percpu does not
-tst-mallocalign1 percpu gperftools gives malloc(1..8) an 8-byte size class, 8-aligned; percpu gives 16 (MALLOC_ALIGNMENT, what the test wants)
-tst-memalign slab jemalloc leaves errno alone when memalign refuses an impossible request; heaplab's entry point sets it as glibc does
-tst-memalign sharded mimalloc leaves errno alone when memalign refuses an impossible request; heaplab's entry point sets it as glibc does
-tst-memalign percpu gperftools leaves errno alone for memalign (-1, pagesize); heaplab's entry point sets EINVAL as glibc does
-tst-pvalloc slab jemalloc has no pvalloc: glibc's runs on jemalloc's heap and pvalloc (-1) crashes (SIGSEGV); heaplab gives pvalloc its own entry point
-tst-pvalloc sharded mimalloc's pvalloc (-1) leaves errno alone; heaplab's sets ENOMEM as glibc does
-tst-pvalloc percpu gperftools' pvalloc (-1) succeeds (the size wraps when rounded to a page); heaplab's refuses with ENOMEM as glibc does
-tst-valloc slab jemalloc's valloc (-1) leaves errno alone; heaplab's sets ENOMEM as glibc does
-tst-valloc sharded mimalloc's valloc (-1) leaves errno alone; heaplab's sets ENOMEM as glibc does
-tst-tcfree1 bump bump keeps no record of a freed block, so a double free is not detected (glibc aborts)
-tst-tcfree2 bump bump keeps no record of a freed block, so a double free is not detected (glibc aborts)
-tst-tcfree2 percpu gperftools 2.10 takes the second free of ptrs[0] into the thread cache unchecked (its first free went back to its span with the rest of a list shorter than a batch); percpu's span bitmap has the object free and aborts, as glibc does
-malloc-brk-fail slab jemalloc serves malloc (10000) from memory it had mapped before the address space was filled; slab has none spare and refuses (ENOMEM), then succeeds once 64 KiB is unmapped
-malloc-brk-fail percpu gperftools serves malloc (10000) from spans it had mapped before the address space was filled; percpu has none spare and refuses (ENOMEM), then succeeds
-tst-malloc-too-large slab (LIBC_TESTS_LONG=1 only) jemalloc leaves errno alone when reallocarray and memalign refuse sizes near SIZE_MAX; heaplab's entry points set ENOMEM as glibc does
-tst-malloc-too-large sharded (LIBC_TESTS_LONG=1 only) mimalloc did not finish in 40 s (its refusals of sizes near SIZE_MAX are slow or loop); sharded passes
-tst-malloc-too-large percpu (LIBC_TESTS_LONG=1 only) gperftools' pvalloc of sizes near SIZE_MAX succeeds (the size wraps when rounded to a page); percpu refuses with ENOMEM as glibc does
-tst-malloc_info student (LIBC_TESTS_LONG=1 only) the course skeleton's list search: 4 threads' allocations outlast 40 s
-tst-malloc-tcache-leak pools (LIBC_TESTS_LONG=1 only) its one block before the check is 8 bytes, which pymalloc's pools hold; mallinfo counts only the C library's heap behind them (as under CPython, whose arenas are mapped apart), so uordblks is 0 and the test's assertion fails (ABRT)
-tst-malloc-tcache-leak firstfit (LIBC_TESTS_LONG=1 only) no mallinfo figures (zeros): the test asserts uordblks is not 0 (ABRT), as under jemalloc and mimalloc
-tst-malloc-tcache-leak bump (LIBC_TESTS_LONG=1 only) the same as firstfit
-tst-malloc-tcache-leak student (LIBC_TESTS_LONG=1 only) the same as firstfit
-tst-mallocfork2 slab flaky: (LIBC_TESTS_LONG=1 only) jemalloc 5.3 hung forking from a signal handler that interrupted malloc (10 000 forks); slab does not
-tst-mallocfork2 percpu flaky: (LIBC_TESTS_LONG=1 only) gperftools 2.10 hung forking from a signal handler that interrupted malloc (10 000 forks); percpu does not
-TABLE
-)
+departures=$(for f in "$src"/policies/*/libc_tests.table; do
+	p=$(basename "$(dirname "$f")")
+	sed -n "/^[^#]/s/^\([^ ]*\) /\1 $p /p" "$f"
+done)
 
 # Tests left out: TEST KIND REASON.  KIND "long": longer than make check
 # allows (glibc's own run time here given); LIBC_TESTS_LONG=1 runs them too,
@@ -102,7 +66,7 @@ tst-malloc_info long about 7 s under glibc (malloc_info beside 4 threads allocat
 TABLE
 )
 
-policies=$("$heaplab" policies 2>/dev/null | awk '{print $1}')
+policies=$(hl_policies 2>/dev/null)
 if [ ! -f "$preload" ] || [ -z "$policies" ] || [ ! -d "$libc/glibc-2.36" ]; then
 	echo "libc_malloc_tests: the preload library, the policy list or tests/libc is missing"
 	exit 1
@@ -110,18 +74,18 @@ fi
 cc="${CC:-cc}"
 hl_tmpdir libc-malloc-tests
 
-# the columns: glibc, then each real allocator beside its policy
+# the columns: glibc, then each real allocator beside its policy (the
+# models of a real allocator first, in their order, then the others)
 columns=(glibc)
-for p in bins slab sharded percpu pools firstfit bump student; do
-	grep -qx "$p" <<<"$policies" || continue
-	m=${model_of[$p]}
+for p in $(for p in $policies; do [ -n "${model_of[$p]:-}" ] && echo "$p"; done) $policies; do
+	[[ " ${columns[*]} " =~ " $p " ]] && continue
+	m=${model_of[$p]:-glibc}
+	[ -n "${reallib[$m]:-}" ] || m=glibc
+	model_of[$p]=$m
 	if [ "$m" != glibc ] && [[ ! " ${columns[*]} " =~ " $m " ]]; then
-		if [ -e "${reallib[$m]}" ]; then columns+=("$m"); else echo "NOTE: ${reallib[$m]} is not installed: $p is not compared"; fi
+		if [ -e "${reallib[$m]}" ]; then columns+=("$m"); else echo "NOTE: ${reallib[$m]} is not installed: $p is not compared"; model_of[$p]=; fi
 	fi
 	columns+=("$p")
-done
-for p in $policies; do
-	[[ " ${columns[*]} " =~ " $p " ]] || { columns+=("$p"); model_of[$p]=glibc; }
 done
 
 # result BINARY ALLOCATOR: one run, printed as one word
@@ -130,8 +94,7 @@ result() {
 	case $who in
 	glibc) ;;
 	jemalloc|mimalloc|tcmalloc) env+=(LD_PRELOAD="${reallib[$who]}") ;;
-	percpu) env+=(LD_PRELOAD="$preload" HEAPLAB_POLICY=percpu HEAPLAB_CONF=front:thread) ;;
-	*) env+=(LD_PRELOAD="$preload" HEAPLAB_POLICY="$who") ;;
+	*) env+=(LD_PRELOAD="$preload" HEAPLAB_POLICY="$who" HEAPLAB_CONF="${conf_of[$who]:-}") ;;
 	esac
 	(cd "$tmp/run" && TMPDIR="$tmp/run" "${env[@]}" timeout -s KILL "$limit" "$bin" >"$tmp/out.$who" 2>&1)
 	local rc=$?

@@ -89,9 +89,6 @@ TESTS += tests/shim_counts.sh
 EXTRA_DIST += tests/shim_counts.sh
 EXTRA_DIST += tests/misuse.sh tests/misuse/double-free.rep
 
-# bins next to the real glibc: peak bytes trace by trace (bench/sysreplay).
-TESTS += tests/glibc_side_by_side.sh
-EXTRA_DIST += tests/glibc_side_by_side.sh
 # every trace's placement, address by address, real allocator beside model
 TESTS += tests/placement.sh
 EXTRA_DIST += tests/placement.sh
@@ -105,6 +102,11 @@ EXTRA_DIST += tests/os_seam.sh tests/os_seam.py tests/clock_seam.py
 # their layers in their header; no file calls a layer above its own.
 TESTS += tests/layers.sh
 EXTRA_DIST += tests/layers.sh tests/layers.py
+
+# No file outside policies/NAME/ names a policy in its code (the files that
+# still do are listed in the test, and the list only shrinks).
+TESTS += tests/policy_names.sh
+EXTRA_DIST += tests/policy_names.sh tests/policy_names.py
 
 # A policy is added by its folder, its tests and one line in
 # policies/policies.list (shown on a copy of the tree with a dummy policy).
@@ -174,12 +176,11 @@ tests_fork_stdio_CFLAGS = $(AM_CFLAGS) -pthread
 TESTS += tests/fork_faults.sh
 EXTRA_DIST += tests/fork_faults.sh
 
-# bins run out of memory by nine threads under an address-space limit
+# nine threads run out of memory under an address-space limit (a program
+# for policies/bins/bins_oom_threads.sh)
 check_PROGRAMS += tests/oom_threads_to_limit
 tests_oom_threads_to_limit_SOURCES = tests/oom/threads_to_limit.c
 tests_oom_threads_to_limit_CFLAGS = $(AM_CFLAGS) -pthread
-TESTS += tests/bins_oom_threads.sh
-EXTRA_DIST += tests/bins_oom_threads.sh
 # glibc 2.36's and libc-test's own malloc tests, vendored unchanged under
 # their licences in tests/libc/ (tests/libc/README), under the real
 # allocators and every policy (tests/libc_malloc_tests.sh)

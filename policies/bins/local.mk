@@ -8,6 +8,11 @@ libhlcore_la_SOURCES += policies/bins/bins.h policies/bins/bins.c \
 
 # its Check suite (policies/local.mk wires test_bins.c) starts threads
 HL_THREADED_TESTS += policies/bins/test_bins
+
+# beside the real glibc: peak bytes trace by trace (bench/sysreplay), and
+# nine threads out of memory under an address-space limit
+TESTS += policies/bins/glibc_side_by_side.sh policies/bins/bins_oom_threads.sh
 endif
+EXTRA_DIST += policies/bins/glibc_side_by_side.sh policies/bins/bins_oom_threads.sh
 # misuse.table: what it does with the classic heap mistakes (tests/misuse.sh).
 EXTRA_DIST += policies/bins/misuse.table

@@ -5,3 +5,5 @@ EXTRA_DIST += policies/bump/regions.rep policies/bump/misuse.table
 if HL_POLICY_BUMP
 libhlcore_la_SOURCES += policies/bump/bump.h policies/bump/bump.c
 endif
+# libc_tests.table: its departures in the C libraries' malloc tests (tests/libc_malloc_tests.sh).
+EXTRA_DIST += policies/bump/libc_tests.table

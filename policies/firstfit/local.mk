@@ -7,3 +7,5 @@ libhlcore_la_SOURCES += policies/firstfit/firstfit.h policies/firstfit/firstfit.
 endif
 # misuse.table: what it does with the classic heap mistakes (tests/misuse.sh).
 EXTRA_DIST += policies/firstfit/misuse.table
+# libc_tests.table: its departures in the C libraries' malloc tests (tests/libc_malloc_tests.sh).
+EXTRA_DIST += policies/firstfit/libc_tests.table

@@ -18,8 +18,10 @@ policies_percpu_test_percpu_SOURCES += tests/side_state.h tests/side_state.c
 check_PROGRAMS += tests/usable_probe
 tests_usable_probe_SOURCES = tests/usable_probe.c
 tests_usable_probe_CFLAGS = $(HL_CFLAGS)
-TESTS += tests/percpu_tcmalloc.sh tests/percpu_thread_rss.sh
+TESTS += policies/percpu/percpu_tcmalloc.sh policies/percpu/percpu_thread_rss.sh
 endif
-EXTRA_DIST += tests/percpu_tcmalloc.sh tests/percpu_thread_rss.sh
+EXTRA_DIST += policies/percpu/percpu_tcmalloc.sh policies/percpu/percpu_thread_rss.sh
 # misuse.table: what it does with the classic heap mistakes (tests/misuse.sh).
 EXTRA_DIST += policies/percpu/misuse.table
+# libc_tests.table: its departures in the C libraries' malloc tests (tests/libc_malloc_tests.sh).
+EXTRA_DIST += policies/percpu/libc_tests.table

@@ -415,6 +415,7 @@ const hl_policy_t hl_policy_percpu = {
 	.summary = "TCMalloc: per-CPU caches on rseq, transfer cache, central free lists, page heap",
 	.options = pc_options,
 	.fidelity_family = "tcmalloc",
+	.fidelity_conf = "front:thread", /* gperftools 2.10, installed here */
 	.whatif = pc_whatif,
 	.variants = pc_variants,
 	.tls_empty = &pc_no_cache,

@@ -18,7 +18,7 @@
  * between 2 and 32 objects: the source read (a later gperftools) caps it
  * at 512, but only the cap of 32 gives Debian's 2.10 library's ladder
  * (with 512 a class of 832 bytes appears that 2.10 does not have).
- * tests/percpu_tcmalloc.sh compares every usable size from 1 to 70,000
+ * policies/percpu/percpu_tcmalloc.sh compares every usable size from 1 to 70,000
  * bytes with the real library.
  */
 #include "config.h"

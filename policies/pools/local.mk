@@ -10,3 +10,5 @@ HL_THREADED_TESTS += policies/pools/test_pools
 endif
 # misuse.table: what it does with the classic heap mistakes (tests/misuse.sh).
 EXTRA_DIST += policies/pools/misuse.table
+# libc_tests.table: its departures in the C libraries' malloc tests (tests/libc_malloc_tests.sh).
+EXTRA_DIST += policies/pools/libc_tests.table

@@ -13,3 +13,5 @@ HL_THREADED_TESTS += policies/sharded/test_sharded
 endif
 # misuse.table: what it does with the classic heap mistakes (tests/misuse.sh).
 EXTRA_DIST += policies/sharded/misuse.table
+# libc_tests.table: its departures in the C libraries' malloc tests (tests/libc_malloc_tests.sh).
+EXTRA_DIST += policies/sharded/libc_tests.table

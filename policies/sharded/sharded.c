@@ -42,7 +42,7 @@
  * (segment_purge_delay, 2.0.9's segment_decommit_delay, env
  * MIMALLOC_SEGMENT_DECOMMIT_DELAY).
  *
- * Named deviations (each measured by a fidelity row, fidelity/mimalloc.rows)
+ * Named deviations (each measured by a fidelity row, policies/sharded/mimalloc.rows)
  *   - 8-byte blocks sit 16 bytes apart (heaplab's 16-byte alignment);
  *     mimalloc packs them 8 apart, so its 8-byte page holds twice as many.
  *   - a fresh page takes the lowest free slices of a segment (first fit

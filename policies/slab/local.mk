@@ -11,3 +11,5 @@ policies_slab_test_slab_SOURCES += tests/side_state.h tests/side_state.c
 endif
 # misuse.table: what it does with the classic heap mistakes (tests/misuse.sh).
 EXTRA_DIST += policies/slab/misuse.table
+# libc_tests.table: its departures in the C libraries' malloc tests (tests/libc_malloc_tests.sh).
+EXTRA_DIST += policies/slab/libc_tests.table

@@ -98,7 +98,7 @@
  *   rtree:      map(first page of e) == e == map(last page of e); for a slab
  *               every page maps to it
  *
- * Fidelity (fidelity/jemalloc.rows: `heaplab fidelity --family jemalloc`
+ * Fidelity (policies/slab/jemalloc.rows: `heaplab fidelity --family jemalloc`
  * runs each row on libjemalloc 5.3.0 and on this model)
  *   Equal: the size ladder 1..70,000; thread-cache reuse (LIFO, the order
  *   after a flush, large classes); decay 0 / -1 / 100 ms; that tcache hits

@@ -14,7 +14,7 @@
 # on coalesce-big.rep while every thread cache started at 4 MiB and
 # partial batches sat in the transfer cache).  No library: SKIP.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../tests/lib.sh"
 hl_skip_sanitized "the real allocator is preloaded into bench/sysreplay, which a -fsanitize=$hl_sanitizer build's malloc rules out"
 lib=/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4
 [ -e "$lib" ] || hl_skip "no $lib here"

@@ -10,7 +10,7 @@
 #     2.42's 768-byte chunk, not 2.36's 656).
 # The figures are those of glibc 2.36 (Debian 12); elsewhere this is a SKIP.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../tests/lib.sh"
 hl_skip_sanitized "bench/sysreplay would measure the sanitizer's malloc, not glibc's; a -fsanitize=$hl_sanitizer build owns malloc"
 src="${srcdir:-.}"
 sysreplay="$build/bench/sysreplay"

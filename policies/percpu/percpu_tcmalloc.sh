@@ -6,7 +6,7 @@
 # LD_PRELOAD); the model's come from the same probe under heaplab's
 # preload library.  No library: SKIP.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../tests/lib.sh"
 probe="$build/tests/usable_probe"
 lib=
 for l in /usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4 /usr/lib64/libtcmalloc_minimal.so.4 \

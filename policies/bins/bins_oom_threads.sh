@@ -11,7 +11,7 @@
 # crash, an abort or a hang.  (Not under debug:on: the guard's own maps
 # run out of memory first and end the run by design.)
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../tests/lib.sh"
 hl_skip_sanitized "bins runs preloaded; a -fsanitize=$hl_sanitizer build owns malloc"
 program="$build/tests/oom_threads_to_limit"
 limit=$((200 << 20))

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# A policy is its folder (HACKING.md, "Adding a policy"): no file outside
+# policies/NAME/ names a policy in its code — it reaches one through the
+# policy's table (core/policy.h: fidelity_family, whatif, variants, ...)
+# or a file in its folder (misuse.table, libc_tests.table, FAMILY.rows,
+# golden.test).  tests/policy_names.py lists the files that still do
+# (prose — comments, documents, the book, the labs — may name any).
+#
+# First the checker is shown to find a name in code, and not in a comment,
+# a message or a file of a policy's folder.  Then the tree: every file it
+# lists must be in one of the two tables below, and every file of the
+# tables must still be listed, so they stay true:
+#   - not a policy: the word means something else there, or the file is
+#     data whose subject is a named policy (fixed);
+#   - still to move: code that names a policy today.  Each is work left:
+#     a test of one policy's behaviour belongs in that policy's folder,
+#     and a tool that needs "the model of glibc" asks the tables for it.
+#     The list only shrinks: a new file that names a policy fails here.
+set -u
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || hl_skip "python3 is needed"
+command -v git >/dev/null || hl_skip "git is needed"
+here=$(cd "$(dirname "$0")" && pwd) top=$(cd "${srcdir:-.}" && pwd)
+git -C "$top" rev-parse --show-toplevel 2>/dev/null | grep -qx "$top" || hl_skip "not a git checkout (the checker reads git's list of files)"
+hl_tmpdir policy-names
+fail=0
+
+# the checker on a small tree of its own
+mkdir -p "$tmp/policies/alpha" "$tmp/core" "$tmp/tests"
+printf '# name  in all\nalpha   all\n' >"$tmp/policies/policies.list"
+cat >"$tmp/core/uses.c" <<'C'
+/* alpha's walk is slow: a comment may say so */
+static const char *msg = "an alpha of each class";
+void *h(void) { return hl_heap_new("alpha", "x:1"); }
+C
+cat >"$tmp/core/quiet.c" <<'C'
+// alpha in a comment
+static const char *msg = "no alpha here, only a message";
+C
+printf 'x=1 # alpha\nhl_compiled alpha || exit 77\n' >"$tmp/tests/t.sh"
+printf 'void alpha_init(void);\nconst char *n = "alpha";\n' >"$tmp/policies/alpha/alpha.c"
+got=$(python3 "$here/policy_names.py" "$tmp" core/uses.c core/quiet.c tests/t.sh policies/alpha/alpha.c)
+want='core/uses.c: alpha (line 3)
+tests/t.sh: alpha (line 2)'
+if [ "$got" = "$want" ]; then
+	echo "PASS: the checker finds a name in code (a string that is the name, a script's word), not in a comment, a message or the policy's folder"
+else
+	echo "FAIL: the checker on its example tree printed:"; printf '%s\n' "$got"; fail=1
+fi
+
+not_a_policy="
+core/event.c                     the event kind HL_EV_BUMP is called \"bump\" (a bump pointer moved)
+tests/policy_names.py            its own examples
+tests/policy_names.sh            its own tables
+tests/fuzz/corpus/conf/pools     a fuzzer input: option strings, whose values may name a fallback policy
+tests/fuzz/corpus/conf/pools-fallback  a fuzzer input (as above)
+tests/fidelity/glibc.rows        fixture rows for the rows reader's own tests (tests/fidelity_runner.sh)
+tests/fidelity/jemalloc.rows     fixture rows (as above)
+"
+still_to_move="
+cli/cmd_diagnose.c cli/cmd_grade.c configure.ac diagnose/attribute.c diagnose/whatif.c
+fidelity/probes/pymalloc_side.h quickstart
+tests/add_policy.sh tests/adversary.sh tests/book_chapters.sh tests/book_editions.sh tests/book_examples.sh
+tests/book_explain.sh tests/book_glossary.sh tests/book_lib.sh tests/book_worked.sh tests/bound.sh
+tests/diagnose.sh tests/diagnose_browser.sh tests/diagnose_python.sh tests/diagnose_touched.sh tests/explain.sh
+tests/fidelity_runner.sh tests/fork_faults.sh tests/grade_components.sh tests/malloc_api.sh tests/man_pages.sh
+tests/placement.sh tests/python_regrtest.sh tests/quiz_paths.sh tests/real_programs.sh tests/replay_traces.sh
+tests/shim_counts.sh tests/test_conformance.c tests/test_core.c tests/test_events.c tests/test_faults.c
+tests/test_visualize.c tests/test_visualize_browser.sh tests/test_visualize_quiz.sh tests/test_visualize_readable.sh
+tests/thread_exit.sh
+"
+known=$( { printf '%s\n' "$not_a_policy" | awk 'NF { print $1 }'; printf '%s\n' $still_to_move; } | sort)
+python3 "$here/policy_names.py" "$top" >"$tmp/found" || { echo "FAIL: tests/policy_names.py"; exit 1; }
+new=$(cut -d: -f1 "$tmp/found" | sort | comm -23 - <(printf '%s\n' "$known"))
+gone=$(cut -d: -f1 "$tmp/found" | sort | comm -13 - <(printf '%s\n' "$known"))
+if [ -n "$new" ]; then
+	echo "FAIL: these files name a policy outside its folder (read it from the policy's table or a file in its folder, or move the file there):"
+	grep -F -f <(printf '%s:\n' $new) "$tmp/found" | sed 's/^/    /'
+	fail=1
+fi
+if [ -n "$gone" ]; then
+	echo "FAIL: these files of the tables no longer name a policy: take them off the tables: $(echo $gone)"
+	fail=1
+fi
+n=$(printf '%s\n' $still_to_move | grep -c .)
+[ $fail -eq 0 ] && echo "PASS: no file outside its policy's folder names a policy but the $n still to move and $(printf '%s\n' "$not_a_policy" | grep -c .) that mean something else"
+exit $fail
