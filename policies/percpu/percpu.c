@@ -12,7 +12,8 @@
  *   under a per-CPU mutex after sched_getcpu() ("lock" mode; stats say
  *   which).  Middle: a transfer cache per class moving whole batches and a
  *   central free list per class whose spans are ordered by fullness, the
- *   fullest used first.  Back: a page heap of 8 KiB pages handing out
+ *   fullest used first (front:thread: gperftools' one list, the span that
+ *   last had none free first).  Back: a page heap of 8 KiB pages handing out
  *   spans, merging free neighbours, releasing free pages with
  *   MADV_DONTNEED on hl_trim and at release_rate bytes per second;
  *   with hugepage:on, placement and release of a model of Temeraire, the

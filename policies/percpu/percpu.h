@@ -35,6 +35,9 @@
  *   central free list  per class, the spans that still have free objects,
  *             in lists by fullness; objects leave from the fullest span so
  *             the emptiest ones drain and go back to the page heap.
+ *             front:thread keeps gperftools' one list instead: a span
+ *             goes on its head when it is new or gets an object back
+ *             while it had none, and objects leave from the head span.
  *   released  free pages given back with MADV_DONTNEED (TCMalloc's
  *             "returned" or "unmapped" pages): still mapped, no RSS.
  *   hugepage  2 MiB of a region, aligned (256 pages): what one kernel
@@ -94,7 +97,7 @@
  *     no object is in two places (span bitmap, a CPU stack or thread list,
  *     the transfer cache);
  *     on the central list of its class  <=>  |free in span| > 0, in the
- *     fullness list allocated * PC_FULLNESS / nobjs.
+ *     fullness list allocated * PC_FULLNESS / nobjs (front:thread: 0).
  *   summed over the spans of a class (central[cls].spans of them):
  *     spans * nobjs == free + cached + live.
  *   live is what the heap's request ledger holds: the model counts no
@@ -114,7 +117,8 @@
  *     same kind after it in its region (merged); pagemap[first] ==
  *     pagemap[last] == span.
  *   for every class: the central lists hold the spans the counter says,
- *     each of that class on the list of its fullness, and their free
+ *     each of that class on the list of its fullness (front:thread:
+ *     list 0), and their free
  *     objects add up to free_objects.
  *   the spans of a region tile it from its base to its frontier.
  *   every page's pagemap entry: its span and class on a small span's
@@ -568,7 +572,8 @@ void pc_hp_census(const pc_pageheap_t *ph, pc_hp_census_t *c);
 /** The central free list of one class: every field under `lock`. */
 typedef struct pc_central {
 	pthread_mutex_t lock;          /**< guards the fields and the spans' */
-	pc_list_t lists[PC_FULLNESS];  /**< spans with free objects, by fullness */
+	pc_list_t lists[PC_FULLNESS];  /**< spans with free objects, by fullness
+					    (front:thread: all on list 0) */
 	size_t free_objects;           /**< free objects in those spans */
 	size_t spans;                  /**< small spans of this class in use */
 } pc_central_t;
@@ -582,10 +587,11 @@ unsigned pc_central_remove(pc_state_t *s, unsigned cls, void **out, unsigned n);
 /** Puts @p n objects of class @p cls back into their spans (a span whose
  *  objects are all back goes to the page heap). */
 void pc_central_insert(pc_state_t *s, unsigned cls, void *const *objs, unsigned n);
-/** Fullness list of a span with free objects. */
-static inline unsigned pc_fullness(const pc_span_t *sp)
+/** Central list of a span with free objects: by fullness, or under
+ *  front:thread (@p one_list) list 0, gperftools' one nonempty_ list. */
+static inline unsigned pc_fullness(const pc_span_t *sp, bool one_list)
 {
-	return (unsigned)((uint64_t)sp->allocated * PC_FULLNESS / sp->nobjs);
+	return one_list ? 0 : (unsigned)((uint64_t)sp->allocated * PC_FULLNESS / sp->nobjs);
 }
 
 /* ---- transfer cache (percpu_transfer.c) ----------------------------------- */

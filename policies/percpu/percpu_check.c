@@ -265,7 +265,7 @@ static void pc_check_small(pc_state_t *s, pc_span_t *sp, pc_check_ctx_t *c)
 				"span %p: %u free + %u allocated != %u objects", at, nfree, sp->allocated, sp->nobjs);
 	c->bad += !HL_EXPECT_AT(c->r, ncached + nlive <= sp->allocated, at,
 				"span %p: %u objects cached + %u live but %u allocated", at, ncached, nlive, sp->allocated);
-	unsigned want = nfree ? pc_fullness(sp) : PC_NO_LIST;
+	unsigned want = nfree ? pc_fullness(sp, s->mode == PC_MODE_THREAD) : PC_NO_LIST;
 	c->bad += !HL_EXPECT_AT(c->r, sp->bucket == want, at, "span %p: on central list %u, belongs on %u", at,
 				sp->bucket, want);
 }
