@@ -106,6 +106,8 @@
  *     object neither free nor cached.  With ledger:off only the first
  *     line's counts are checked.  A fork child's objects that the parent's
  *     other threads held stay out for good: fork_orphans of them.
+ *   front:thread, for every class: its transfer cache holds whole
+ *     batches, no more than slots_now <= slots_max of them.
  *   for every CPU and class:  current <= capacity <= max_cap[class];
  *     for every CPU: capacity_bytes == sum(capacity * size).  The sum
  *     stays within cpu_cache_bytes except that a class whose capacity
@@ -207,7 +209,10 @@ enum {
 	PC_MAX_REGIONS = 256,          /**< reservations of the page heap */
 	PC_LEAF_BITS = 18,             /**< pages per pagemap leaf: 2 GiB */
 	PC_ROOT_BITS = 47 - PC_PAGE_SHIFT - PC_LEAF_BITS,
-	PC_TC_BATCHES = 16,            /**< transfer cache: batches per class */
+	PC_TC_BATCHES = 16,            /**< transfer cache: batches per class
+					    (front:thread: slots at first) */
+	PC_TC_MAX_SLOTS = 64,          /**< front:thread: most slots of a class
+					    (kMaxNumTransferEntries) */
 	PC_TC_STEAL = 64 << 10,        /**< a thread cache's max_size: first, and
 					    each step (gperftools' kStealAmount) */
 	PC_TC_MIN = 512 << 10,         /**< ... when the budget is spent
@@ -601,6 +606,9 @@ typedef struct pc_transfer {
 	pthread_mutex_t lock;          /**< guards the other fields */
 	unsigned count;                /**< objects held */
 	unsigned capacity;             /**< objects it may hold */
+	unsigned slots_now;            /**< front:thread: batches it may hold now
+					    (gperftools' cache_size_) ... */
+	unsigned slots_max;            /**< ... and at most (max_cache_size_) */
 	void **slots;                  /**< capacity pointers (metadata) */
 	uint64_t hits;                 /**< removes it served (some objects) */
 	uint64_t misses;               /**< removes it could not serve at all */
@@ -807,6 +815,9 @@ struct pc_state {
 	ptrdiff_t tc_unclaimed;        /**< thread_cache_bytes less every cache's
 					    max_size (under threads_lock; below 0
 					    when a cache started at PC_TC_MIN) */
+	_Atomic unsigned evict_next;   /**< front:thread: the class whose transfer
+					    cache a full one asks for a slot next
+					    (gperftools' race_counter) */
 	size_t fork_orphans;           /**< objects a fork left out of their
 					    spans for good (the parent's other
 					    threads held them): set in the child */

@@ -157,6 +157,13 @@ int pc_mark_cached(pc_state_t *s, hl_report_t *r)
 				hl_report(r, "transfer cache %u: %u objects, capacity %u", cls, t->count, t->capacity);
 			continue;
 		}
+		if (s->mode == PC_MODE_THREAD && (t->count % s->cl.batch[cls] ||
+						  t->count / s->cl.batch[cls] > t->slots_now || t->slots_now > t->slots_max)) {
+			bad++;
+			if (r)
+				hl_report(r, "transfer cache %u: %u objects in batches of %u, %u of %u slots", cls, t->count,
+					  s->cl.batch[cls], t->slots_now, t->slots_max);
+		}
 		for (unsigned k = 0; k < t->count; k++)
 			pc_mark_one(s, t->slots[k], cls, "transfer cache", r, &bad);
 	}
