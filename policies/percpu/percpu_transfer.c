@@ -40,15 +40,13 @@ static unsigned pc_transfer_used(const pc_state_t *s, const pc_transfer_t *t, un
 
 /* Class @cls gives up a slot to class @locked, whose lock is held and
  * given up meanwhile; with @force a used slot too, its batch to the
- * spans (ShrinkCache).  The first tests read without the lock, as
- * gperftools does. */
+ * spans (ShrinkCache; gperftools tests first without the lock, which
+ * changes nothing for one thread and would be a data race here). */
 static bool pc_transfer_shrink(pc_state_t *s, unsigned locked, unsigned cls, bool force)
 {
 	pc_transfer_t *t = &s->transfer[cls];
-	if (t->slots_now == 0 || (!force && pc_transfer_used(s, t, cls) == t->slots_now))
-		return false;
 	void *batch[512];
-	unsigned n = 0;
+	unsigned n = 0, held = 0;
 	bool done = true;
 	pthread_mutex_unlock(&s->transfer[locked].lock);
 	pthread_mutex_lock(&t->lock);
@@ -56,6 +54,7 @@ static bool pc_transfer_shrink(pc_state_t *s, unsigned locked, unsigned cls, boo
 		done = false;
 	} else {
 		if (pc_transfer_used(s, t, cls) == t->slots_now) {
+			held = t->count;
 			n = s->cl.batch[cls];
 			t->count -= n;
 			memcpy(batch, t->slots + t->count, n * sizeof *batch);
@@ -65,7 +64,7 @@ static bool pc_transfer_shrink(pc_state_t *s, unsigned locked, unsigned cls, boo
 	pthread_mutex_unlock(&t->lock);
 	if (n) {
 		HL_EV_COUNT(s->heap, HL_EV_CACHE_FLUSH, "transfer cache: a slot taken, its batch to the spans, class",
-			    cls, t->count + n, t->count, NULL);
+			    cls, held, held - n, NULL);
 		pc_central_insert(s, cls, batch, n);
 	}
 	pthread_mutex_lock(&s->transfer[locked].lock);
