@@ -24,7 +24,7 @@ hl_tmpdir placement
 floors="glibc 61
 jemalloc 42
 mimalloc 41
-tcmalloc 59"
+tcmalloc 61"
 
 # family trace | where the two part and why ("*" for every trace).  A row
 # that names no cause says what each allocator did at the first op where
@@ -70,8 +70,6 @@ mimalloc rm.1.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (free
 mimalloc rm.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6) - a new page on freed slices: mimalloc 2.0.9 takes them from its span queues, sharded takes the lowest free slices of the segment (a named deviation, sharded.c)
 mimalloc stty.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6) - a new page on freed slices: mimalloc 2.0.9 takes them from its span queues, sharded takes the lowest free slices of the segment (a named deviation, sharded.c)
 mimalloc tty.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6) - a new page on freed slices: mimalloc 2.0.9 takes them from its span queues, sharded takes the lowest free slices of the segment (a named deviation, sharded.c)
-tcmalloc coalesce-big.rep | op 7425 (a 3724 1216): gperftools opened region 111, +23808 bytes from block 3723 (the last of 1216 bytes, op 7424), percpu reused the place of block 3600 (freed at op 7301)
-tcmalloc needle.rep | op 250109 (a 129688 373): gperftools reused the place of block 87110 (freed at op 177336), percpu opened region 2942, +19150592 bytes from block 128695 (the last of 373 bytes, op 249116)
 TABLE
 }
 
