@@ -24,7 +24,7 @@ hl_tmpdir placement
 floors="glibc 61
 jemalloc 42
 mimalloc 41
-tcmalloc 44"
+tcmalloc 61"
 
 # family trace | where the two part and why ("*" for every trace).  A row
 # that names no cause says what each allocator did at the first op where
@@ -70,23 +70,6 @@ mimalloc rm.1.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (free
 mimalloc rm.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6) - a new page on freed slices: mimalloc 2.0.9 takes them from its span queues, sharded takes the lowest free slices of the segment (a named deviation, sharded.c)
 mimalloc stty.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6) - a new page on freed slices: mimalloc 2.0.9 takes them from its span queues, sharded takes the lowest free slices of the segment (a named deviation, sharded.c)
 mimalloc tty.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6) - a new page on freed slices: mimalloc 2.0.9 takes them from its span queues, sharded takes the lowest free slices of the segment (a named deviation, sharded.c)
-tcmalloc amptjp-bal.rep | op 1332 (a 918 4072): gperftools reused the place of block 623 (freed at op 908), percpu reused the place of block 631 (freed at op 904)
-tcmalloc amptjp.rep | op 1332 (a 918 4072): gperftools reused the place of block 623 (freed at op 908), percpu reused the place of block 631 (freed at op 904)
-tcmalloc boat.rep | op 49462 (a 32977 1024): gperftools reused the place of block 11264 (freed at op 38603), percpu reused the place of block 13312 (freed at op 39627)
-tcmalloc cccp-bal.rep | op 4083 (a 2421 4072): gperftools reused the place of block 748 (freed at op 988), percpu reused the place of block 650 (freed at op 1046)
-tcmalloc cccp.rep | op 4083 (a 2421 4072): gperftools reused the place of block 748 (freed at op 988), percpu reused the place of block 650 (freed at op 1046)
-tcmalloc coalesce-big.rep | op 6882 (a 3481 1120): gperftools reused the place of block 3302 (freed at op 6703), percpu reused the place of block 3283 (freed at op 6584)
-tcmalloc cp-decl-bal.rep | op 732 (a 625 4072): gperftools reused the place of block 534 (freed at op 640), percpu reused the place of block 538 (freed at op 637)
-tcmalloc cp-decl.rep | op 732 (a 625 4072): gperftools reused the place of block 534 (freed at op 640), percpu reused the place of block 538 (freed at op 637)
-tcmalloc expr-bal.rep | op 1187 (a 892 4072): gperftools reused the place of block 650 (freed at op 811), percpu reused the place of block 593 (freed at op 845)
-tcmalloc expr.rep | op 1187 (a 892 4072): gperftools reused the place of block 650 (freed at op 811), percpu reused the place of block 593 (freed at op 845)
-tcmalloc freeciv.rep | op 22234 (a 15320 33128): gperftools reused the place of block 2008 (freed at op 21407), percpu reused the place of block 4829 (freed at op 16330)
-tcmalloc needle.rep | op 30427 (a 15426 530): gperftools reused the place of block 14531 (freed at op 29532), percpu reused the place of block 14580 (freed at op 29581)
-tcmalloc pulseaudio.rep | op 6194 (a 3377 32): gperftools reused the place of block 2826 (freed at op 5392), percpu reused the place of block 1769 (freed at op 6192)
-tcmalloc random-bal.rep | op 2176 (a 1518 4962): gperftools reused the place of block 842 (freed at op 1345), percpu reused the place of block 639 (freed at op 2031)
-tcmalloc random.rep | op 2120 (a 1482 6378): gperftools reused the place of block 455 (freed at op 1766), percpu opened region 841
-tcmalloc random2-bal.rep | op 2870 (a 1832 4632): gperftools reused the place of block 1581 (freed at op 2506), percpu reused the place of block 1733 (freed at op 2718)
-tcmalloc random2.rep | op 2870 (a 1832 4632): gperftools reused the place of block 1581 (freed at op 2506), percpu reused the place of block 1733 (freed at op 2718)
 TABLE
 }
 

@@ -258,15 +258,27 @@ static int pc_layout_slabs(pc_state_t *s)
 	return 0;
 }
 
-/* Transfer caches: PC_TC_BATCHES batches, at most 1 MiB of a class. */
+/* Transfer caches: PC_TC_BATCHES batches, at most 1 MiB of a class.
+ * front:thread: slots of a batch as gperftools 2.10 (CentralFreeList::Init,
+ * src/central_freelist.cc): at most 64 and 1 MiB of objects but at least
+ * one, 16 of them at first; class 0 has its 16 and never uses them. */
 static int pc_layout_transfer(pc_state_t *s)
 {
 	size_t total = 0;
+	s->transfer[0].slots_now = PC_TC_BATCHES;
+	s->transfer[0].slots_max = PC_TC_MAX_SLOTS;
 	for (unsigned cls = 1; cls < s->cl.n; cls++) {
-		size_t cap = (size_t)PC_TC_BATCHES * s->cl.batch[cls], by_bytes = ((size_t)1 << 20) / s->cl.size[cls];
+		pc_transfer_t *t = &s->transfer[cls];
+		size_t batch = s->cl.batch[cls], cap = PC_TC_BATCHES * batch, by_bytes = ((size_t)1 << 20) / s->cl.size[cls];
 		cap = cap < by_bytes ? cap : by_bytes;
-		s->transfer[cls].capacity = (unsigned)(cap < s->cl.batch[cls] ? s->cl.batch[cls] : cap);
-		total += s->transfer[cls].capacity;
+		t->capacity = (unsigned)(cap < batch ? batch : cap);
+		if (s->mode == PC_MODE_THREAD) {
+			size_t most = ((size_t)1 << 20) / (s->cl.size[cls] * batch);
+			t->slots_max = most < 1 ? 1 : most > PC_TC_MAX_SLOTS ? PC_TC_MAX_SLOTS : (unsigned)most;
+			t->slots_now = t->slots_max < PC_TC_BATCHES ? t->slots_max : PC_TC_BATCHES;
+			t->capacity = (unsigned)(t->slots_max * batch);
+		}
+		total += t->capacity;
 	}
 	void **slots = hl_os_reserve_meta(s->os, hl_align_up(total * sizeof(void *), 4096));
 	if (!slots)

@@ -35,6 +35,9 @@
  *   central free list  per class, the spans that still have free objects,
  *             in lists by fullness; objects leave from the fullest span so
  *             the emptiest ones drain and go back to the page heap.
+ *             front:thread keeps gperftools' one list instead: a span
+ *             goes on its head when it is new or gets an object back
+ *             while it had none, and objects leave from the head span.
  *   released  free pages given back with MADV_DONTNEED (TCMalloc's
  *             "returned" or "unmapped" pages): still mapped, no RSS.
  *   hugepage  2 MiB of a region, aligned (256 pages): what one kernel
@@ -94,7 +97,7 @@
  *     no object is in two places (span bitmap, a CPU stack or thread list,
  *     the transfer cache);
  *     on the central list of its class  <=>  |free in span| > 0, in the
- *     fullness list allocated * PC_FULLNESS / nobjs.
+ *     fullness list allocated * PC_FULLNESS / nobjs (front:thread: 0).
  *   summed over the spans of a class (central[cls].spans of them):
  *     spans * nobjs == free + cached + live.
  *   live is what the heap's request ledger holds: the model counts no
@@ -103,6 +106,8 @@
  *     object neither free nor cached.  With ledger:off only the first
  *     line's counts are checked.  A fork child's objects that the parent's
  *     other threads held stay out for good: fork_orphans of them.
+ *   front:thread, for every class: its transfer cache holds whole
+ *     batches, no more than slots_now <= slots_max of them.
  *   for every CPU and class:  current <= capacity <= max_cap[class];
  *     for every CPU: capacity_bytes == sum(capacity * size).  The sum
  *     stays within cpu_cache_bytes except that a class whose capacity
@@ -114,7 +119,8 @@
  *     same kind after it in its region (merged); pagemap[first] ==
  *     pagemap[last] == span.
  *   for every class: the central lists hold the spans the counter says,
- *     each of that class on the list of its fullness, and their free
+ *     each of that class on the list of its fullness (front:thread:
+ *     list 0), and their free
  *     objects add up to free_objects.
  *   the spans of a region tile it from its base to its frontier.
  *   every page's pagemap entry: its span and class on a small span's
@@ -203,7 +209,10 @@ enum {
 	PC_MAX_REGIONS = 256,          /**< reservations of the page heap */
 	PC_LEAF_BITS = 18,             /**< pages per pagemap leaf: 2 GiB */
 	PC_ROOT_BITS = 47 - PC_PAGE_SHIFT - PC_LEAF_BITS,
-	PC_TC_BATCHES = 16,            /**< transfer cache: batches per class */
+	PC_TC_BATCHES = 16,            /**< transfer cache: batches per class
+					    (front:thread: slots at first) */
+	PC_TC_MAX_SLOTS = 64,          /**< front:thread: most slots of a class
+					    (kMaxNumTransferEntries) */
 	PC_TC_STEAL = 64 << 10,        /**< a thread cache's max_size: first, and
 					    each step (gperftools' kStealAmount) */
 	PC_TC_MIN = 512 << 10,         /**< ... when the budget is spent
@@ -568,7 +577,8 @@ void pc_hp_census(const pc_pageheap_t *ph, pc_hp_census_t *c);
 /** The central free list of one class: every field under `lock`. */
 typedef struct pc_central {
 	pthread_mutex_t lock;          /**< guards the fields and the spans' */
-	pc_list_t lists[PC_FULLNESS];  /**< spans with free objects, by fullness */
+	pc_list_t lists[PC_FULLNESS];  /**< spans with free objects, by fullness
+					    (front:thread: all on list 0) */
 	size_t free_objects;           /**< free objects in those spans */
 	size_t spans;                  /**< small spans of this class in use */
 } pc_central_t;
@@ -582,10 +592,11 @@ unsigned pc_central_remove(pc_state_t *s, unsigned cls, void **out, unsigned n);
 /** Puts @p n objects of class @p cls back into their spans (a span whose
  *  objects are all back goes to the page heap). */
 void pc_central_insert(pc_state_t *s, unsigned cls, void *const *objs, unsigned n);
-/** Fullness list of a span with free objects. */
-static inline unsigned pc_fullness(const pc_span_t *sp)
+/** Central list of a span with free objects: by fullness, or under
+ *  front:thread (@p one_list) list 0, gperftools' one nonempty_ list. */
+static inline unsigned pc_fullness(const pc_span_t *sp, bool one_list)
 {
-	return (unsigned)((uint64_t)sp->allocated * PC_FULLNESS / sp->nobjs);
+	return one_list ? 0 : (unsigned)((uint64_t)sp->allocated * PC_FULLNESS / sp->nobjs);
 }
 
 /* ---- transfer cache (percpu_transfer.c) ----------------------------------- */
@@ -595,6 +606,9 @@ typedef struct pc_transfer {
 	pthread_mutex_t lock;          /**< guards the other fields */
 	unsigned count;                /**< objects held */
 	unsigned capacity;             /**< objects it may hold */
+	unsigned slots_now;            /**< front:thread: batches it may hold now
+					    (gperftools' cache_size_) ... */
+	unsigned slots_max;            /**< ... and at most (max_cache_size_) */
 	void **slots;                  /**< capacity pointers (metadata) */
 	uint64_t hits;                 /**< removes it served (some objects) */
 	uint64_t misses;               /**< removes it could not serve at all */
@@ -801,6 +815,9 @@ struct pc_state {
 	ptrdiff_t tc_unclaimed;        /**< thread_cache_bytes less every cache's
 					    max_size (under threads_lock; below 0
 					    when a cache started at PC_TC_MIN) */
+	_Atomic unsigned evict_next;   /**< front:thread: the class whose transfer
+					    cache a full one asks for a slot next
+					    (gperftools' race_counter) */
 	size_t fork_orphans;           /**< objects a fork left out of their
 					    spans for good (the parent's other
 					    threads held them): set in the child */

@@ -10,6 +10,13 @@
  * objects in a bitmap (TCMalloc keeps an index list in the span); the
  * bitmap also catches an object given back twice.
  *
+ * front:thread keeps gperftools 2.10's one list of spans with free
+ * objects instead (nonempty_, src/central_freelist.cc): a fresh span
+ * (Populate) and a span that gets an object back while it had none
+ * (ReleaseToSpans) go on its head, a span keeps its place while it has
+ * free objects, and a fetch takes from the head span (FetchFromOneSpans).
+ * So the span used most recently, not the fullest, gives the objects.
+ *
  * front:thread fetches as gperftools 2.10's CentralFreeList::RemoveRange
  * (src/central_freelist.cc): a fresh span only when no span has a free
  * object (a fetch that empties a span and finds no other comes back
@@ -28,9 +35,9 @@
 #include <string.h>
 #include "percpu.h"
 
-static void pc_central_relist(pc_central_t *c, pc_span_t *sp)
+static void pc_central_relist(const pc_state_t *s, pc_central_t *c, pc_span_t *sp)
 {
-	unsigned want = sp->allocated < sp->nobjs ? pc_fullness(sp) : PC_NO_LIST;
+	unsigned want = sp->allocated < sp->nobjs ? pc_fullness(sp, s->mode == PC_MODE_THREAD) : PC_NO_LIST;
 	if (want == sp->bucket)
 		return;
 	if (sp->bucket != PC_NO_LIST)
@@ -132,7 +139,7 @@ unsigned pc_central_remove(pc_state_t *s, unsigned cls, void **out, unsigned n)
 		}
 		got += k;
 		c->free_objects -= k;
-		pc_central_relist(c, sp);
+		pc_central_relist(s, c, sp);
 	}
 	pthread_mutex_unlock(&c->lock);
 	return got;
@@ -155,7 +162,7 @@ static pc_span_t *pc_central_put(pc_state_t *s, pc_central_t *c, unsigned cls, v
 			*(void **)p = sp->objects;
 			sp->objects = p;
 		}
-		pc_central_relist(c, sp);
+		pc_central_relist(s, c, sp);
 		return NULL;
 	}
 	HL_EV(s->heap, HL_EV_RETIRE, "span empty: back to the page heap, class", cls, sp->npages * PC_PAGE,

@@ -157,6 +157,13 @@ int pc_mark_cached(pc_state_t *s, hl_report_t *r)
 				hl_report(r, "transfer cache %u: %u objects, capacity %u", cls, t->count, t->capacity);
 			continue;
 		}
+		if (s->mode == PC_MODE_THREAD && (t->count % s->cl.batch[cls] ||
+						  t->count / s->cl.batch[cls] > t->slots_now || t->slots_now > t->slots_max)) {
+			bad++;
+			if (r)
+				hl_report(r, "transfer cache %u: %u objects in batches of %u, %u of %u slots", cls, t->count,
+					  s->cl.batch[cls], t->slots_now, t->slots_max);
+		}
 		for (unsigned k = 0; k < t->count; k++)
 			pc_mark_one(s, t->slots[k], cls, "transfer cache", r, &bad);
 	}
@@ -265,7 +272,7 @@ static void pc_check_small(pc_state_t *s, pc_span_t *sp, pc_check_ctx_t *c)
 				"span %p: %u free + %u allocated != %u objects", at, nfree, sp->allocated, sp->nobjs);
 	c->bad += !HL_EXPECT_AT(c->r, ncached + nlive <= sp->allocated, at,
 				"span %p: %u objects cached + %u live but %u allocated", at, ncached, nlive, sp->allocated);
-	unsigned want = nfree ? pc_fullness(sp) : PC_NO_LIST;
+	unsigned want = nfree ? pc_fullness(sp, s->mode == PC_MODE_THREAD) : PC_NO_LIST;
 	c->bad += !HL_EXPECT_AT(c->r, sp->bucket == want, at, "span %p: on central list %u, belongs on %u", at,
 				sp->bucket, want);
 }

@@ -149,8 +149,8 @@ static void pc_thread_too_long(pc_state_t *s, pc_tcache_t *tc, unsigned cls)
 	pc_thread_release(s, tc, cls, batch < tc->length[cls] ? batch : tc->length[cls]);
 	if (*max_length < batch) {
 		(*max_length)++;
-	} else if (++tc->overages[cls] > 3) {
-		*max_length = *max_length > batch ? *max_length - batch : *max_length;
+	} else if (*max_length > batch && ++tc->overages[cls] > 3) { /* a list at one batch counts none */
+		*max_length -= batch;
 		tc->overages[cls] = 0;
 	}
 }
