@@ -21,10 +21,7 @@
 #     tcache hit between 2 and 10 as 2.43.
 # The ratios are computed here from the counts; the chapter's figures are
 # not read.  bench/costs.sh prints the same counts, with the times.
-set -u
-. "$(dirname "$0")/lib.sh"
-bad=0
-fail() { echo "FAIL: $*"; bad=1; }
+. "${srcdir:-.}/tests/book_lib.sh"
 costs=$build/bench/costs
 [ -x "$costs" ] || { echo "FAIL: no $costs (make bench/costs)"; exit 1; }
 hl_skip_sanitized "the real allocators are preloaded into bench/costs, which a -fsanitize=$hl_sanitizer build's malloc rules out"
