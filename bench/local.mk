@@ -19,6 +19,21 @@ bench_sysreplay_LDADD = libheaplab.la -lpthread
 bench_sysreplay_LDFLAGS = -static-libtool-libs
 HL_BENCH_BINARIES += bench/sysreplay$(EXEEXT)
 
+# costs: the cost model of the book's chapter 17 (a tcache hit, the tcache
+# off, a system call, a mapping, a page fault, madvise, a cache line two
+# CPUs share) as ratios to a tcache hit; bench/costs.sh (make costs) counts
+# and times it under every allocator.  make check builds it for
+# tests/book_costs.sh.
+check_PROGRAMS += bench/costs
+bench_costs_SOURCES = bench/workloads/costs.c bench/workloads/bench_util.h
+bench_costs_LDADD = -lpthread
+HL_BENCH_BINARIES += bench/costs$(EXEEXT)
+
+costs: bench/costs$(EXEEXT) libheaplab-preload.la
+	bash $(srcdir)/bench/costs.sh $(builddir) $(COSTS_ROUNDS)
+COSTS_ROUNDS ?= 7
+PHONY_TARGETS += costs
+
 # pyring: the ring workload on the real CPython pymalloc, when configure
 # found an embeddable libpython.
 if HL_HAVE_PYEMBED
@@ -29,7 +44,7 @@ bench_pyring_LDADD = $(PYEMBED_LIBS)
 HL_BENCH_BINARIES += bench/pyring$(EXEEXT)
 endif
 CLEANFILES += $(HL_BENCH_BINARIES)
-EXTRA_DIST += bench/run.sh bench/allocators.sh bench/instructions.sh bench/rounds.sh bench/scaling.sh bench/demo.sh \
+EXTRA_DIST += bench/costs.sh bench/run.sh bench/allocators.sh bench/instructions.sh bench/rounds.sh bench/scaling.sh bench/demo.sh \
 	bench/results.sh bench/results.rows bench/RESULTS.md bench/HISTORY.md bench/FIDELITY.md \
 	bench/diagnose/repro.py bench/diagnose/tuples.py bench/diagnose/peak_final.py bench/ACCURACY.md bench/accuracy/run.py \
 	bench/accuracy/corpus.py bench/accuracy/workload.py bench/accuracy/workload.pl bench/accuracy/workload.sql

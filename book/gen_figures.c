@@ -278,6 +278,15 @@ static void fig_percpu(hl_heap_t *h, void **p)
 
 /* ---- the figures ------------------------------------------------------ */
 
+/* ch17: three 32-byte blocks, the middle one freed: where one free of a
+ * malloc/free pair lands (the tcache, a fastbin, the unsorted bin) */
+static void fig_one_free(hl_heap_t *h, void **p)
+{
+	static const size_t fr[] = { 1 };
+	fig_alloc_same(h, p, 0, 3, 32);
+	fig_free(h, p, fr, N_OF(fr));
+}
+
 static const fig_t figures[] = {
 	{ "ch01-layers", "firstfit", "fit:first", "firstfit: five blocks, two freed", fig_few_holes },
 	{ "ch02-break-and-map", "bins", NULL, "bins: small chunks on the break, 256 KiB mapped", fig_break_and_map },
@@ -300,6 +309,9 @@ static const fig_t figures[] = {
 	{ "ch14-pools", "pools", NULL, "pools: the comparison script", fig_compare },
 	{ "ch16-percpu", "percpu", NULL, "percpu: two threads' blocks, every other one freed", fig_percpu },
 	{ "ch16-thread", "percpu", "front:thread", "percpu front:thread: the same on per-thread caches", fig_percpu },
+	{ "ch17-tcache", "bins", "version:2.36", "bins as glibc 2.36: the freed chunk in the tcache", fig_one_free },
+	{ "ch17-fastbin", "bins", "version:2.36,tcache_count:0", "bins as glibc 2.36, tcache off: the chunk on a fastbin", fig_one_free },
+	{ "ch17-unsorted", "bins", "version:2.43,tcache_count:0", "bins as glibc 2.43, tcache off: the chunk in the unsorted bin", fig_one_free },
 	{ "ch15-grade", "firstfit", "fit:first,order:lifo", "firstfit (first fit, LIFO): a student's view", fig_freelist },
 };
 

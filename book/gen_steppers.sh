@@ -40,4 +40,5 @@ done <<'TABLE'
 07 bins version:2.43,tcache_count:2 tcache-order.rep
 08 slab - decay.rep
 16 percpu - explain.rep
+17 bins version:2.43,tcache_count:0 pairs.rep
 TABLE

@@ -1,5 +1,5 @@
 #!/bin/sh
-# gen_worked.sh HEAPLAB OUTDIR: the worked examples of chapters 9 to 14,
+# gen_worked.sh HEAPLAB OUTDIR: the worked examples of chapters 9 to 14 and 17,
 # made at build time from heaplab runs (as gen_explain.sh makes the walk
 # of explain.rep), so every address, size and figure they quote is what
 # this build's code does.  make doc runs it before Doxygen; a chapter
@@ -155,4 +155,5 @@ done <<'TABLE'
 13 step secure-order.rep sharded secure:on -
 14 compare mixed-day.rep bump,firstfit,bins,slab,sharded,pools,percpu - -
 14 step mixed-day.rep sharded - 4
+17 explain pairs.rep bins version:2.36,tcache_count:0 4-7
 TABLE

@@ -7,7 +7,7 @@ HL_BOOK_CHAPTERS = \
 	book/06-boundary-tags-bins.md book/07-thread-caches-arenas.md \
 	book/08-slabs-decay.md book/09-sharded.md book/10-pools.md \
 	book/11-giving-back.md book/12-measuring.md book/13-security.md \
-	book/14-choosing.md book/15-instructor-guide.md book/16-percpu.md book/course-path.md \
+	book/14-choosing.md book/15-instructor-guide.md book/16-percpu.md book/17-costs.md book/course-path.md \
 	book/glossary.md book/index-terms.md book/visual-language.md book/claims.md
 EXTRA_DIST += $(HL_BOOK_CHAPTERS) book/Doxyfile.in book/traces/reuse.rep \
 	book/traces/big-twice.rep book/traces/small.rep \
@@ -64,12 +64,14 @@ noinst_PROGRAMS += book/gen_figures
 book_gen_figures_SOURCES = book/gen_figures.c
 book_gen_figures_LDADD = libhlvis.la libhlcore.la
 
-# Chapters 9 to 14's worked examples and steppers (book/gen_worked.sh, run
-# by make doc), checked by tests/book_worked.sh.
+# Chapters 9 to 14's worked examples and steppers, and chapter 17's walk of
+# pairs.rep (book/gen_worked.sh, run by make doc), checked by
+# tests/book_worked.sh.
 EXTRA_DIST += book/gen_worked.sh book/traces/remote.rep \
 	book/traces/pool-life.rep book/traces/pinned-top.rep \
 	book/traces/scattered.rep book/traces/freed-twice.rep \
-	book/traces/secure-order.rep book/traces/mixed-day.rep
+	book/traces/secure-order.rep book/traces/mixed-day.rep \
+	book/traces/pairs.rep
 TESTS += tests/book_worked.sh
 dist_noinst_SCRIPTS += tests/book_worked.sh
 

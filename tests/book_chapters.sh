@@ -3,7 +3,7 @@
 # implements it and to its lab (folders that exist); every figure a chapter shows is one that
 # book/gen_figures really draws from a heap (so no picture can be hand-made
 # or go stale), and each drawing is valid DOT when Graphviz is installed.
-# Each teaching chapter (1-14 and 16) ends with exercises in three levels,
+# Each teaching chapter (1-14, 16 and 17) ends with exercises in three levels,
 # and the instructor's edition answers every one: the test prints, per
 # chapter and in all, "N of M exercises answered", and fails below M.
 set -u
@@ -112,7 +112,7 @@ if command -v dot > /dev/null 2>&1; then
 		dot -Tsvg "$d" -o /dev/null 2> "$tmp/err" || { echo "FAIL: ${d##*/} does not render"; cat "$tmp/err"; bad=1; }
 	done
 fi
-echo "exercises of chapters 1-14 and 16: $answered of $items exercises answered"
-[ "$items" -ge 90 ] || { echo "FAIL: only $items exercises found in chapters 1-14 and 16"; bad=1; }
+echo "exercises of chapters 1-14, 16 and 17: $answered of $items exercises answered"
+[ "$items" -ge 90 ] || { echo "FAIL: only $items exercises found in chapters 1-14, 16 and 17"; bad=1; }
 [ $bad -eq 0 ] && echo "book: $n chapters, each with figures drawn by gen_figures, code and lab links; $words words of teaching chapters, each with its stepper"
 exit $bad

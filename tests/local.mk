@@ -89,6 +89,10 @@ TESTS += tests/shim_counts.sh
 EXTRA_DIST += tests/shim_counts.sh
 EXTRA_DIST += tests/misuse.sh tests/misuse/double-free.rep
 
+# the book's cost model (chapter 17): bench/costs counted, never timed: the
+# faults a page, the tcache's instructions on and off, in glibc and in bins
+TESTS += tests/book_costs.sh
+EXTRA_DIST += tests/book_costs.sh
 # every trace's placement, address by address, real allocator beside model
 TESTS += tests/placement.sh
 EXTRA_DIST += tests/placement.sh

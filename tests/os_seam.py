@@ -19,6 +19,8 @@ ALLOWED = {
     "shim/record_mmap.c": "the recorder's interposer: forwards the program's own mmap, "
     "munmap and mremap to the C library's and notes their ranges; it maps nothing of its own",
     "bench/workloads/sysreplay.c": "drives the real glibc and reads its break, not heaplab's",
+    "bench/workloads/costs.c": "times the kernel's own mmap, munmap, madvise and page faults "
+    "(the book's cost model), not heaplab's page source",
     "tests/misuse_program.c": "maps a page of its own, to free a pointer no heap handed out",
     "tests/limits_program.c": "fills the process's mappings so that free's munmap fails (glibc's tst-free-errno's way)",
 }

@@ -70,6 +70,19 @@ static inline uint64_t bench_rand(uint64_t *s)
 	return *s;
 }
 
+static inline int bench_by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The median of v[0..n), n > 0 (sorts v in place). */
+static inline double bench_median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, bench_by_value);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static inline long bench_arg(int argc, char **argv, int i, long def)
 {
 	return argc > i ? strtol(argv[i], NULL, 10) : def;

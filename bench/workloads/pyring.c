@@ -41,18 +41,6 @@ static double ring_pymalloc(long ops, long maxsize)
 	return ring_round(PyObject_Malloc, PyObject_Free, ops, maxsize);
 }
 
-static int by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, by_value);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* Starts an isolated interpreter (no environment variables, so a
  * PYTHONMALLOC setting cannot swap the allocator) with pymalloc asked for
  * explicitly.  The main thread holds the GIL from then on. */
@@ -94,7 +82,7 @@ int main(int argc, char **argv)
 		libc[r] = ring_libc(ops, maxsize);
 		py[r] = ring_pymalloc(ops, maxsize);
 	}
-	double l = median(libc, ROUNDS), p = median(py, ROUNDS);
+	double l = bench_median(libc, ROUNDS), p = bench_median(py, ROUNDS);
 	printf("python_version %d.%d\n", PY_MAJOR_VERSION, PY_MINOR_VERSION);
 	printf("rounds %d\nlibc_ns_per_op %.2f\npymalloc_ns_per_op %.2f\nratio %.2f\n", ROUNDS, l, p, p / l);
 	if (Py_FinalizeEx() < 0)
