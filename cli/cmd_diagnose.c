@@ -4,7 +4,6 @@
  * wires the steps). */
 #include "config.h"
 #include <dirent.h>
-#include <gnu/libc-version.h>
 #include <elf.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
@@ -38,8 +37,8 @@ static int usage(FILE *out)
 		"heap and kernel calls.  Prints a summary and recommends the real allocator's\n"
 		"setting; -o writes a self-contained HTML report.  --trace diagnoses a recording\n"
 		"made before (by --keep, or HEAPLAB_RECORD=PREFIX LD_PRELOAD=libheaplab-record.so).\n"
-		"--model gives bins' options for the attribution (default: this machine's glibc:\n"
-		"'tcache_count:7,fastbins:on' before 2.43, the model's defaults from 2.43).\n"
+		"--model gives options of the model of glibc for the attribution (default: its\n"
+		"defaults, which follow the running glibc's version).\n"
 		"--verify runs COMMAND twice more without the recorder, under the recommended\n"
 		"setting and as it is, reads its RSS from /proc/PID/statm every N ms (the final\n"
 		"with the program held at its exit, by ptrace), and shows the measured peak and\n"
@@ -254,14 +253,13 @@ static int record(char **argv, const char *sample_ms, const char *extra, char *d
 	return 0;
 }
 
-/* bins' options for this machine's glibc: the model's defaults are 2.43's;
- * before it, 7 chunks per tcache bin and fastbins. */
-static const char *glibc_rules(void)
+/* The policy that models glibc (its table's fidelity_family): every
+ * recording ran on the C library's malloc, so it attributes the memory
+ * and is the program "as it is".  Its defaults follow the running glibc
+ * (bins' option version). */
+static const char *glibc_model(void)
 {
-	int major = 0, minor = 0;
-	if (sscanf(gnu_get_libc_version(), "%d.%d", &major, &minor) == 2 && (major < 2 || (major == 2 && minor < 43)))
-		return "tcache_count:7,fastbins:on";
-	return "";
+	return hl_policy_of_family("glibc");
 }
 
 static char *joined(char **argv)
@@ -460,11 +458,11 @@ static size_t started_resident(const char *lib)
  * starts it holds beyond one on the C library's malloc (its library's
  * pages, its first metadata: 2.2 MiB for jemalloc 5.3, 0.4 for mimalloc
  * 2.0.9, 5.5 for gperftools 2.10 here), less what the model holds beyond
- * bins after one malloc.  The recording ran on glibc, so what lay outside
+ * the model of glibc after one malloc.  The recording ran on glibc, so what lay outside
  * its heap has none of it. */
 static void allocators_own(const dx_candidate_t *cands, dx_run_t *runs, size_t n, const char *model)
 {
-	size_t glibc = 0, bins = 0;
+	size_t glibc = 0, modelled = 0;
 	for (size_t k = 0; k < n; k++) {
 		char lib[4096];
 		dx_preloaded(cands[k].real, lib, sizeof lib);
@@ -472,10 +470,10 @@ static void allocators_own(const dx_candidate_t *cands, dx_run_t *runs, size_t n
 			continue;
 		if (!glibc && !(glibc = started_resident("")))
 			return;
-		if (!bins)
-			bins = dx_model_started("bins", model);
+		if (!modelled)
+			modelled = dx_model_started(glibc_model(), model);
 		size_t real = started_resident(lib), mine = dx_model_started(cands[k].policy, cands[k].conf);
-		long long own = (long long)real - (long long)glibc - ((long long)mine - (long long)bins);
+		long long own = (long long)real - (long long)glibc - ((long long)mine - (long long)modelled);
 		runs[k].own_bytes = real && own > 0 ? (size_t)own : 0;
 	}
 }
@@ -544,8 +542,8 @@ static int diagnose(const hl_trace_t *t, const char *command, const char *polici
 		goto out;
 	}
 	memcpy(all, cands, n * sizeof *cands);
-	all[n] = (dx_candidate_t){ "bins", model, NULL };
-	dx_candidate_t as_is = { cpython ? cands[0].policy : "bins", cpython ? cands[0].conf : model, NULL };
+	all[n] = (dx_candidate_t){ glibc_model(), model, NULL };
+	dx_candidate_t as_is = { cpython ? cands[0].policy : glibc_model(), cpython ? cands[0].conf : model, NULL };
 	if (dx_replay_many(t, &as_is, &base, all, n + want_recorded, done, jobs, cli_progress_cb) != 0) {
 		for (size_t k = 0; k < n + 1; k++)
 			dx_run_free(&done[k]);
@@ -608,7 +606,7 @@ int cmd_diagnose(int argc, char **argv)
 {
 	const char *policies = NULL, *knobs = NULL, *html = NULL, *trace = NULL, *keep = NULL, *json = NULL;
 	bool verify_wanted = false;
-	const char *model = glibc_rules();
+	const char *model = "";
 	const char *sample_ms = "10", *jobs_text = NULL;
 	int i = 1;
 	for (; i < argc; i++) {
@@ -658,7 +656,9 @@ int cmd_diagnose(int argc, char **argv)
 	if (!check)
 		return cli_error("%s", hl_last_error());
 	dx_grid_free(check, ncand);
-	hl_heap_t *probe = hl_heap_new("bins", *model ? model : NULL);
+	if (!glibc_model())
+		return cli_error("diagnose: no compiled-in policy models glibc, the C library the recording runs on (configure --with-policy=all)");
+	hl_heap_t *probe = hl_heap_new(glibc_model(), *model ? model : NULL);
 	if (!probe)
 		return cli_error("diagnose: --model: %s", hl_last_error());
 	hl_heap_destroy(probe);

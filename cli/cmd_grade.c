@@ -75,8 +75,8 @@ static int parse_args(int argc, char **argv, gr_opts_t *o)
 {
 	const char *weight = NULL, *repeat = NULL, *timeout = NULL, *hidden = NULL;
 	memset(o, 0, sizeof *o);
-	o->policy = hl_policy_summary("student") ? "student" : hl_default_policy();
-	o->reference = "firstfit";
+	o->policy = hl_policy_summary(HL_SKELETON_POLICY) ? HL_SKELETON_POLICY : hl_default_policy();
+	o->reference = HL_REFERENCE_POLICY;
 	o->weight = 0.6;
 	o->count = true;
 	o->progress = cli_progress_cb;

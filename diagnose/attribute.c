@@ -275,7 +275,8 @@ static void attribute(dx_ctx_t *c, dx_sample_t *s)
 	b[DX_DIRTY] = by_state[HL_BLOCK_DIRTY];
 	b[DX_MUZZY] = by_state[HL_BLOCK_MUZZY];
 	b[DX_RETURNED] = by_state[HL_BLOCK_RETURNED];
-	if (!strcmp(c->run->policy, "bins"))
+	const char *family = hl_policy_family(c->run->policy);
+	if (family && !strcmp(family, "glibc"))
 		bins_rules(c->h, b);
 	size_t named = 0;
 	for (int k = 0; k < DX_NCAUSES; k++)

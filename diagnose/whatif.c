@@ -117,7 +117,8 @@ dx_candidate_t *dx_grid(const char *policies, const char *knobs, const char *bin
 	for (size_t p = 0; (name = hl_policy_name(p)); p++)
 		for (size_t k = 0; listed(policies, name) && (knob = hl_policy_whatif(name, k, &real)); k++) {
 			char conf[256];
-			bool based = bins_base && *bins_base && !strcmp(name, "bins");
+			const char *glibc = hl_policy_of_family("glibc");
+			bool based = bins_base && *bins_base && glibc && !strcmp(name, glibc);
 			snprintf(conf, sizeof conf, "%s%s%s", based ? bins_base : "", based && *knob ? "," : "", knob);
 			if (add(&v, n, name, conf, real) < 0)
 				return grid_failed(v, n);
@@ -140,15 +141,16 @@ dx_candidate_t *dx_grid_cpython(const char *policies, const char *knobs, const c
 	*n = 0;
 	if (!plain)
 		return NULL;
-	if (!compiled_in("pools")) {
-		vis_fail("diagnose: a CPython program needs the policy pools (the model of pymalloc), not compiled in");
+	const char *front = hl_policy_of_family("pymalloc");
+	if (!front) {
+		vis_fail("diagnose: a CPython program needs the model of pymalloc (pools), which is not compiled in");
 		goto fail;
 	}
 	/* behind pymalloc first (the program as it is), then alone */
 	for (int alone = 0; alone < 2; alone++)
 		for (size_t k = 0; k < m; k++) {
 			const dx_candidate_t *c = &plain[k];
-			if (!c->real || !strcmp(c->policy, "pools"))
+			if (!c->real || !strcmp(c->policy, front))
 				continue;      /* model-only rows stay out: twice the grid already */
 			bool as_is = !strncmp(c->real, "the default", 11);
 			char conf[400], fb[256], real[400];
@@ -157,7 +159,7 @@ dx_candidate_t *dx_grid_cpython(const char *policies, const char *knobs, const c
 				snprintf(conf, sizeof conf, "fallback:%s%s%s", c->policy, *fb ? ",fallback_conf:" : "", fb);
 				snprintf(real, sizeof real, "%s", as_is ? "the default (CPython as it is: pymalloc on glibc malloc)"
 									: c->real);
-				if (add(&v, n, "pools", conf, real) < 0)
+				if (add(&v, n, front, conf, real) < 0)
 					goto fail;
 			} else {
 				snprintf(real, sizeof real, "PYTHONMALLOC=malloc%s%s", as_is ? "" : " ", as_is ? "" : c->real);

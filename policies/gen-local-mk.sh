@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 list=policies/policies.list
 out=policies/local.mk
 names=$(sed -n 's/^\([a-z][a-z0-9_]*\)[ 	].*/\1/p' "$list")
-models=$(sed -n 's/^\([a-z][a-z0-9_]*\)[ 	][ 	]*all[ 	]*$/\1/p' "$list")
+models=$(awk '!/^#/ && $2 == "all" { print $1 }' "$list")
 {
 	echo "# Written by policies/gen-local-mk.sh from policies/policies.list: do not edit."
 	echo "HL_MODEL_POLICIES =" $models

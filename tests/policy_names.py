@@ -54,6 +54,8 @@ def code_of(path, text, pols):
                 return t if named.match(t[1:-1]) else '""'
             return t if t.startswith("'") else blank(m)
         return token.sub(keep, text)
+    if path.endswith(('.ac', '.m4')):
+        text = re.sub(r'^[ \t]*dnl\b[^\n]*', '', text, flags=re.M)
     return re.sub(r'(^|[ \t])#[^\n]*', r'\1', text, flags=re.M)
 
 

@@ -12,10 +12,13 @@
 # tables must still be listed, so they stay true:
 #   - not a policy: the word means something else there, or the file is
 #     data whose subject is a named policy (fixed);
-#   - still to move: code that names a policy today.  Each is work left:
-#     a test of one policy's behaviour belongs in that policy's folder,
-#     and a tool that needs "the model of glibc" asks the tables for it.
+#   - still to move: tests that name a policy today.  Each is work left: a
+#     test of one policy's behaviour belongs in that policy's folder, and a
+#     test that needs "a model of glibc" asks heaplab policies --families.
 #     The list only shrinks: a new file that names a policy fails here.
+# The library, the command and the build name none (configure reads the
+# roles — the default heap, the lab's skeleton and reference — from
+# policies.list; diagnose and fidelity find a family's model by its table).
 set -u
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || hl_skip "python3 is needed"
@@ -50,24 +53,30 @@ fi
 
 not_a_policy="
 core/event.c                     the event kind HL_EV_BUMP is called \"bump\" (a bump pointer moved)
+fidelity/probes/pymalloc_side.h  pymalloc's own word: its pools, counted in CPython's statistics
 tests/policy_names.py            its own examples
 tests/policy_names.sh            its own tables
+tests/add_policy.sh              its dummy policy is a copy of a model's folder, built beside the model of glibc
+tests/book_chapters.sh           a check of the book, whose prose and worked examples name the policies they teach
+tests/book_costs.sh              a check of the book (as above)
+tests/book_editions.sh           a check of the book's editions: the student's has no source of the lab's reference
+tests/book_examples.sh           a check of the book (as above)
+tests/book_explain.sh            a check of the book (as above)
+tests/book_glossary.sh           a check of the book (as above)
+tests/book_lib.sh                what the book's checks share
+tests/book_worked.sh             a check of the book (as above)
 tests/fuzz/corpus/conf/pools     a fuzzer input: option strings, whose values may name a fallback policy
 tests/fuzz/corpus/conf/pools-fallback  a fuzzer input (as above)
 tests/fidelity/glibc.rows        fixture rows for the rows reader's own tests (tests/fidelity_runner.sh)
 tests/fidelity/jemalloc.rows     fixture rows (as above)
 "
 still_to_move="
-cli/cmd_diagnose.c cli/cmd_grade.c configure.ac diagnose/attribute.c diagnose/whatif.c
-fidelity/probes/pymalloc_side.h quickstart
-tests/add_policy.sh tests/adversary.sh tests/book_chapters.sh tests/book_editions.sh tests/book_examples.sh
-tests/book_explain.sh tests/book_glossary.sh tests/book_lib.sh tests/book_worked.sh tests/bound.sh
-tests/diagnose.sh tests/diagnose_browser.sh tests/diagnose_python.sh tests/diagnose_touched.sh tests/explain.sh
-tests/fidelity_runner.sh tests/fork_faults.sh tests/grade_components.sh tests/malloc_api.sh tests/man_pages.sh
-tests/placement.sh tests/python_regrtest.sh tests/quiz_paths.sh tests/real_programs.sh tests/replay_traces.sh
-tests/shim_counts.sh tests/test_conformance.c tests/test_core.c tests/test_events.c tests/test_faults.c
-tests/test_visualize.c tests/test_visualize_browser.sh tests/test_visualize_quiz.sh tests/test_visualize_readable.sh
-tests/thread_exit.sh
+tests/adversary.sh tests/bound.sh tests/diagnose.sh tests/diagnose_browser.sh tests/diagnose_python.sh
+tests/diagnose_touched.sh tests/explain.sh tests/fidelity_runner.sh tests/fork_faults.sh tests/grade_components.sh
+tests/malloc_api.sh tests/man_pages.sh tests/placement.sh tests/python_regrtest.sh tests/quiz_paths.sh
+tests/real_programs.sh tests/replay_traces.sh tests/shim_counts.sh tests/test_conformance.c tests/test_core.c
+tests/test_events.c tests/test_faults.c tests/test_visualize.c tests/test_visualize_browser.sh
+tests/test_visualize_quiz.sh tests/test_visualize_readable.sh tests/thread_exit.sh
 "
 known=$( { printf '%s\n' "$not_a_policy" | awk 'NF { print $1 }'; printf '%s\n' $still_to_move; } | sort)
 python3 "$here/policy_names.py" "$top" >"$tmp/found" || { echo "FAIL: tests/policy_names.py"; exit 1; }
