@@ -23,7 +23,7 @@ hl_tmpdir placement
 # family and the fewest equal traces of the 61
 floors="glibc 61
 jemalloc 42
-mimalloc 41
+mimalloc 61
 tcmalloc 61"
 
 # family trace | where the two part and why ("*" for every trace).  A row
@@ -50,26 +50,6 @@ jemalloc random2-bal.rep | op 1465 (a 1127 19148): jemalloc opened region 776, s
 jemalloc random2.rep | op 1465 (a 1127 19148): jemalloc opened region 776, slab reused the place of block 1010 (freed at op 1286)
 jemalloc realloc2-bal.rep | op 2463 (r 0 8197): jemalloc reused the place of block 0 (freed at op 618), slab opened region 7
 jemalloc realloc2.rep | op 2463 (r 0 8197): jemalloc reused the place of block 0 (freed at op 618), slab opened region 7
-mimalloc amptjp-bal.rep | op 1071 (a 774 4072): mimalloc reused the place of block 670 (freed at op 873), sharded reused the place of block 608 (freed at op 917)
-mimalloc amptjp.rep | op 1071 (a 774 4072): mimalloc reused the place of block 670 (freed at op 873), sharded reused the place of block 608 (freed at op 917)
-mimalloc boat.rep | op 51511 (a 35026 20): mimalloc reused the place of block 20362 (freed at op 43151), sharded reused the place of block 0 (freed at op 32971)
-mimalloc cccp-bal.rep | op 1373 (a 938 4072): mimalloc reused the place of block 623 (freed at op 1066), sharded reused the place of block 500 (freed at op 1150)
-mimalloc cccp.rep | op 1373 (a 938 4072): mimalloc reused the place of block 623 (freed at op 1066), sharded reused the place of block 500 (freed at op 1150)
-mimalloc coalesce-big.rep | op 4285 (a 2184 704): mimalloc reused the place of block 600 (freed at op 1301), sharded reused the place of block 2000 (freed at op 4101)
-mimalloc expr-bal.rep | op 3789 (a 2332 4072): mimalloc reused the place of block 1961 (freed at op 3247), sharded reused the place of block 1573 (freed at op 3447)
-mimalloc expr.rep | op 3789 (a 2332 4072): mimalloc reused the place of block 1961 (freed at op 3247), sharded reused the place of block 1573 (freed at op 3447)
-mimalloc freeciv.rep | op 9930 (a 8927 12): mimalloc a fresh place in region 26, sharded reused the place of block 2365 (freed at op 2663)
-mimalloc hostname.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6) - a new page on freed slices: mimalloc 2.0.9 takes them from its span queues, sharded takes the lowest free slices of the segment (a named deviation, sharded.c)
-mimalloc ls.1.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6) - a new page on freed slices: mimalloc 2.0.9 takes them from its span queues, sharded takes the lowest free slices of the segment (a named deviation, sharded.c)
-mimalloc ls.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6) - a new page on freed slices: mimalloc 2.0.9 takes them from its span queues, sharded takes the lowest free slices of the segment (a named deviation, sharded.c)
-mimalloc needle.rep | op 30133 (a 15132 2593): mimalloc reused the place of block 5260 (freed at op 22533), sharded reused the place of block 10168 (freed at op 25169)
-mimalloc pulseaudio.rep | op 32 (a 22 80): mimalloc reused the place of block 4 (freed at op 9), sharded opened region 12
-mimalloc random2-bal.rep | op 3936 (a 2204 117): mimalloc a fresh place in region 34, sharded a fresh place in region 4
-mimalloc random2.rep | op 3936 (a 2204 117): mimalloc a fresh place in region 34, sharded a fresh place in region 4
-mimalloc rm.1.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6) - a new page on freed slices: mimalloc 2.0.9 takes them from its span queues, sharded takes the lowest free slices of the segment (a named deviation, sharded.c)
-mimalloc rm.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6) - a new page on freed slices: mimalloc 2.0.9 takes them from its span queues, sharded takes the lowest free slices of the segment (a named deviation, sharded.c)
-mimalloc stty.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6) - a new page on freed slices: mimalloc 2.0.9 takes them from its span queues, sharded takes the lowest free slices of the segment (a named deviation, sharded.c)
-mimalloc tty.rep | op 94 (a 81 472): mimalloc reused the place of block 3 (freed at op 5), sharded reused the place of block 1 (freed at op 6) - a new page on freed slices: mimalloc 2.0.9 takes them from its span queues, sharded takes the lowest free slices of the segment (a named deviation, sharded.c)
 TABLE
 }
 

@@ -17,15 +17,17 @@
  *   (segment) and shifting (slice index).  Per page a 112-byte descriptor in
  *   its segment's first slice (64 KiB per 32 MiB segment, 0.2%).  Internal
  *   fragmentation of the size classes: at most 12.5% above 64 bytes.
- *   Every block is 16-byte aligned: requests of 1 to 8 bytes get 8
- *   usable bytes, as in mimalloc, but their blocks sit 16 bytes apart
- *   (mimalloc packs them 8 apart, so its page holds twice as many);
- *   blocks of power-of-two sizes are aligned to their size.
+ *   Every block of 16 bytes and up is 16-byte aligned; requests of 1 to 8
+ *   bytes get 8-byte blocks packed 8 apart, as in mimalloc (8,144 to a
+ *   page; rows mimalloc.class8-*); blocks of power-of-two sizes are
+ *   aligned to their size.
  *
  * Complexity
  *   malloc <= 1 KiB: one load of the direct table, one pop.  free: one
  *   mask, one push (local) or one CAS (remote).  Slow paths walk one page
- *   queue; a fresh page is a first-fit search of 512 slice bits.
+ *   queue; a fresh page takes the first span long enough from the heap's
+ *   span queues (free slice runs binned by length, the request's bin
+ *   first), and a freed page merges with the free spans beside it.
  *
  * Options: described once, in the option table below (shd_options); `heaplab
  * options sharded` prints them, the book's options appendix is made from it.
@@ -43,18 +45,10 @@
  * MIMALLOC_SEGMENT_DECOMMIT_DELAY).
  *
  * Named deviations (each measured by a fidelity row, policies/sharded/mimalloc.rows)
- *   - 8-byte blocks sit 16 bytes apart (heaplab's 16-byte alignment);
- *     mimalloc packs them 8 apart, so its 8-byte page holds twice as many.
- *   - a fresh page takes the lowest free slices of a segment (first fit
- *     over a bitmap); mimalloc 2.0.9 picks them from span queues (free
- *     slice runs binned by length), and after a round of remote frees it
- *     reuses only about 71% of the old addresses and grows by about 28%,
- *     where sharded reuses them all (row mimalloc.remote-frees-reused).
  *   - a parked segment keeps its 64 KiB header slice resident when purged.
  *
  * What it leaves out
- *   mimalloc's arenas, span queues of free slices (first fit over a bitmap
- *   instead), the heartbeat and deferred-free hooks, heap tags and
+ *   mimalloc's arenas, the heartbeat and deferred-free hooks, heap tags and
  *   first-class heaps (one heap per thread), reclaim-on-free, and the
  *   huge alignments (memalign refuses alignments above 16 MiB).  A
  *   double free is caught in secure mode only, and only when the freeing

@@ -17,6 +17,13 @@
  *             blocks <= 16 KiB), medium (8 slices = 512 KiB, blocks
  *             <= 128 KiB), large (one block of <= 16 MiB, as many slices
  *             as it needs).  "OS page" always means the kernel's 4 KiB.
+ *   span      a run of free slices of a segment, as long as it goes:
+ *             its first descriptor holds its length and links it on the
+ *             owning heap's span queue of its length bin, its last one
+ *             leads back to the first.  A new page takes the first span
+ *             long enough, from the queue of its own length up (split,
+ *             the rest a span again); a freed page merges with the spans
+ *             beside it.  Queues are LIFO, as mimalloc 2.0.9's.
  *   huge      a block above 16 MiB: a segment of its own, one page.
  *   bin       a size class: 8 bytes (bin 1), 16-byte steps to 64, then
  *             4 classes per doubling, 12.5% apart; bin 73
@@ -83,6 +90,10 @@
  *     used == 0 is parked in the segment cache (still resident until a
  *     later park finds it past segment_purge_delay) or released;
  *     owner == NULL <=> it is on the abandoned list (or the visited one).
+ *     Every run of free slices is one span; queued => owner != NULL, and
+ *     the spans on a heap's queues are those of its queued segments.
+ *   next and prev of a descriptor link a page on its heap's page queue,
+ *     or a free span on its heap's span queue.
  *   for every heap:  direct[w] is the first page of the bin of w, or the
  *     empty page; direct[0] is always the empty page (malloc's hit misses
  *     0 bytes by it).
@@ -153,6 +164,9 @@ enum {
 	                                                  MI_RETIRE_CYCLES; 16
 	                                                  from 2.1) */
 	SHD_LIST_WORDS = SHD_SLICES / 64,            /**< words of a slice mask */
+	SHD_SPAN_BINS = 32,                          /**< span queues: the bins of
+	                                                  runs of 1 to 512 slices
+	                                                  (shd_span_bin) */
 	SHD_PURGE_EXTEND = 1,                        /**< ms a further free page
 	                                                  adds to a pending purge */
 	SHD_CACHE_SLOTS = 1024,                      /**< parked segments at most */
@@ -267,12 +281,16 @@ typedef struct shd_page {
 	_Atomic uintptr_t thread_free; /**< remote frees | delay state (CAS) */
 	_Atomic(shd_heap_t *) heap; /**< owning heap; NULL while abandoned.
 	                               Written by owner / reclaimer only */
-	struct shd_page *next;    /**< following page in its heap queue (owner) */
-	struct shd_page *prev;    /**< preceding page in its heap queue (owner) */
-	uint32_t slice_count;     /**< slices this page spans (first slice) */
+	struct shd_page *next;    /**< following page in its heap queue, or
+	                               span in its span queue (owner) */
+	struct shd_page *prev;    /**< preceding page, or span (owner) */
+	uint32_t slice_count;     /**< slices this page spans (first slice);
+	                               of a free span, its length */
 	uint32_t slice_offset;    /**< bytes back from this descriptor to the
 	                               page's first one (slices * sizeof(shd_page_t),
-	                               as mimalloc keeps it: free subtracts it) */
+	                               as mimalloc keeps it: free subtracts it);
+	                               of a free span's last slice, back to its
+	                               first */
 } shd_page_t;
 /** @cond HL_COMPILE_CHECKS */
 _Static_assert(sizeof(shd_page_t) % 16 == 0, "shd_page_of steps in 16-byte units");
@@ -291,6 +309,10 @@ typedef struct shd_segment {
 	uint32_t used;            /**< pages in use */
 	uint32_t visits;          /**< times a slow path looked at it while
 	                               abandoned (reclaimed at the fourth) */
+	bool queued;              /**< its free spans are on its owner's span
+	                               queues: from creation, or once a reclaim
+	                               adopts it, until it is abandoned, set
+	                               aside or released */
 	uint64_t slice_used[SHD_LIST_WORDS];   /**< slice belongs to a page */
 	uint64_t committed[SHD_LIST_WORDS];    /**< slice is committed */
 	uint64_t purge_mask[SHD_LIST_WORDS];   /**< free slice waiting to purge */
@@ -304,6 +326,14 @@ typedef struct shd_segment {
 	struct shd_segment *gprev; /**< previous in st->segs (st->lock) */
 	shd_page_t pages[SHD_SLICES]; /**< one descriptor per slice */
 } shd_segment_t;
+
+/** A queue of free spans (runs of free slices) of one length bin, across
+ *  the segments of a heap: the first descriptor of each span, linked by
+ *  its next and prev; owner thread only. */
+typedef struct shd_span_queue {
+	shd_page_t *first;        /**< newest span: searched first */
+	shd_page_t *last;         /**< oldest span */
+} shd_span_queue_t;
 
 /** A queue of pages of one bin (or the full queue); owner thread only. */
 typedef struct shd_queue {
@@ -338,6 +368,9 @@ struct shd_heap {
 	unsigned tid;             /**< t->index, for colours */
 	uint64_t rnd;             /**< random state (secure shuffles, keys) */
 	shd_segment_t *segs;      /**< segments this heap owns (hnext) */
+	shd_span_queue_t spans[SHD_SPAN_BINS]; /**< free spans of its queued
+	                               segments by shd_span_bin of their length,
+	                               newest first (sharded_segment.c) */
 	uint8_t retired_min;      /**< lowest bin that may hold a retired page */
 	uint8_t retired_max;      /**< highest such bin; shd_collect_retired()
 	                               scans [retired_min, retired_max] */
@@ -443,6 +476,12 @@ static inline size_t shd_page_index(shd_segment_t *s, const shd_page_t *pg)
 	return (size_t)(pg - s->pages);
 }
 
+/** True when slice @p i of @p s belongs to a page. */
+static inline bool shd_slice_used(const shd_segment_t *s, size_t i)
+{
+	return (s->slice_used[i >> 6] >> (i & 63)) & 1;
+}
+
 /** First slice at or after @p i that belongs to a page (SHD_SLICES when
  *  none).  Reads only the slice bitmap, so walking a segment does not
  *  touch (and make resident) the descriptors of free slices. */
@@ -531,6 +570,22 @@ static inline size_t shd_block_usable(const shd_page_t *pg)
 {
 	return pg->block_size;
 }
+
+/** The span queue of a run of @p n free slices (mimalloc 2.0.9's
+ *  mi_slice_bin): 1 to 8 slices a queue each, then four queues per
+ *  doubling; 512 slices is queue 31, the last. */
+static inline unsigned shd_span_bin(size_t n)
+{
+	if (n <= 8)
+		return (unsigned)n;
+	n--;
+	unsigned b = hl_log2(n);
+	return ((b << 2) | (unsigned)((n >> (b - 2)) & 3)) - 4;
+}
+
+/** @cond HL_COMPILE_CHECKS */
+_Static_assert(SHD_SLICES == 512 && SHD_SPAN_BINS == 32, "a span of 512 slices is queue 31, the last");
+/** @endcond */
 
 /* ---- the clock and the random sequence --------------------------------- */
 

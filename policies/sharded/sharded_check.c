@@ -115,6 +115,35 @@ static bool shd_is_abandoned(const shd_state_t *st, const shd_segment_t *s)
 	return false;
 }
 
+/* Each run of free slices of regular segment @p s is one span: its first
+ * descriptor gives its length, its last one the way back; off every queue
+ * unless @p s is queued.  Returns the number of spans. */
+static size_t shd_check_spans(const shd_segment_t *s, hl_report_t *r, int *bad)
+{
+	size_t spans = 0;
+	for (size_t i = SHD_INFO_SLICES; i < SHD_SLICES;) {
+		const shd_page_t *d = &s->pages[i];
+		size_t n = d->slice_count;
+		if (shd_slice_used(s, i)) {
+			i += n ? n : 1;
+			continue;
+		}
+		size_t end = shd_next_used(s, i);
+		if (n != end - i) {
+			shd_problem(r, bad, "segment %p: free slices %zu..%zu are a span of %zu", (const void *)s, i,
+				    end - 1, n);
+			return spans;
+		}
+		if (n > 1 && s->pages[end - 1].slice_offset != (n - 1) * sizeof(shd_page_t))
+			shd_problem(r, bad, "segment %p: span at slice %zu: its last slice does not lead back", (const void *)s, i);
+		if (!s->queued && (d->next || d->prev))
+			shd_problem(r, bad, "segment %p: span at slice %zu linked, the segment not queued", (const void *)s, i);
+		spans++;
+		i = end;
+	}
+	return spans;
+}
+
 static int shd_check_segment(shd_state_t *st, const shd_segment_t *s, hl_report_t *r)
 {
 	int bad = 0;
@@ -133,6 +162,39 @@ static int shd_check_segment(shd_state_t *st, const shd_segment_t *s, hl_report_
 		shd_problem(r, &bad, "segment %p: used %u but %u pages", (const void *)s, s->used, pages);
 	if (!atomic_load(&s->owner) != shd_is_abandoned(st, s))
 		shd_problem(r, &bad, "segment %p: owner and abandoned list disagree", (const void *)s);
+	if (s->queued && (s->huge || !atomic_load(&s->owner)))
+		shd_problem(r, &bad, "segment %p: queued without an owner, or huge", (const void *)s);
+	if (!s->huge)
+		shd_check_spans(s, r, &bad);
+	return bad;
+}
+
+/* Every span on @p hp's queues is a free span of a queued segment of hp,
+ * in the queue of its length, and every span of those segments is on one. */
+static int shd_check_span_queues(shd_heap_t *hp, hl_report_t *r)
+{
+	int bad = 0;
+	size_t queued = 0, spans = 0;
+	for (unsigned b = 0; b < SHD_SPAN_BINS; b++) {
+		const shd_span_queue_t *q = &hp->spans[b];
+		for (const shd_page_t *d = q->first; d; d = d->next) {
+			if (++queued > 1000000)
+				break;
+			const shd_segment_t *s = shd_segment_of(d);
+			if (atomic_load(&s->owner) != hp || !s->queued)
+				shd_problem(r, &bad, "heap %u: span queue %u holds a span of a segment not queued there", hp->tid, b);
+			else if (shd_slice_used(s, (size_t)(d - s->pages)) || shd_span_bin(d->slice_count) != b)
+				shd_problem(r, &bad, "heap %u: span queue %u holds a used slice or a span of %u slices", hp->tid,
+					    b, d->slice_count);
+			if ((d->next ? d->next->prev : q->last) != d)
+				shd_problem(r, &bad, "heap %u: span queue %u links broken", hp->tid, b);
+		}
+	}
+	for (const shd_segment_t *s = hp->segs; s; s = s->hnext)
+		if (s->queued)
+			spans += shd_check_spans(s, NULL, &(int){ 0 });
+	if (queued != spans)
+		shd_problem(r, &bad, "heap %u: %zu spans queued, its segments have %zu", hp->tid, queued, spans);
 	return bad;
 }
 
@@ -160,6 +222,7 @@ static int shd_check_heap(shd_state_t *st, shd_heap_t *hp, hl_report_t *r)
 		if (count != q->count)
 			shd_problem(r, &bad, "heap %u: queue %u counts %zu, holds %zu", hp->tid, b, q->count, count);
 	}
+	bad += shd_check_span_queues(hp, r);
 	if (hp->direct[0] != &st->empty)
 		shd_problem(r, &bad, "heap %u: direct[0] is not the empty page", hp->tid);
 	for (size_t w = 1; w < SHD_DIRECT; w++) {

@@ -355,6 +355,7 @@ static bool shd_adopt_segment(shd_heap_t *hp, shd_segment_t *s, unsigned bin)
 		else if (pg->bin == bin && (pg->free || pg->capacity < pg->reserved))
 			right = true;
 	}
+	shd_segment_spans_enqueue(hp, s);
 	for (size_t k = 0; k < nempty; k++)
 		shd_page_free_empty(hp, empty[k]);
 	return right;

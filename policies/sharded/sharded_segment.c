@@ -23,24 +23,6 @@ static inline bool shd_bit(const uint64_t *m, size_t i) { return (m[i >> 6] >> (
 static inline void shd_bit_set(uint64_t *m, size_t i) { m[i >> 6] |= (uint64_t)1 << (i & 63); }
 static inline void shd_bit_clear(uint64_t *m, size_t i) { m[i >> 6] &= ~((uint64_t)1 << (i & 63)); }
 
-/* First run of @p n free slices (first fit), or 0 when none. */
-static size_t shd_slices_find(const shd_segment_t *s, size_t n)
-{
-	size_t run = 0;
-	for (size_t i = SHD_INFO_SLICES; i < SHD_SLICES; i++) {
-		uint64_t w = s->slice_used[i >> 6];
-		if (!(i & 63) && w == ~(uint64_t)0) { /* a word of used slices */
-			run = 0;
-			i += 63;
-			continue;
-		}
-		run = ((w >> (i & 63)) & 1) ? 0 : run + 1;
-		if (run == n)
-			return i + 1 - n;
-	}
-	return 0;
-}
-
 /* Commits the slices of [i, i+n) not committed yet, one call per run.  A
  * run is marked committed only once the kernel has said yes: a refused
  * commit leaves its slices as they were (the runs before it stay
@@ -69,6 +51,109 @@ static int shd_slices_commit(shd_state_t *st, shd_segment_t *s, size_t i, size_t
 static void shd_segmap_set(shd_state_t *st, const void *seg, bool on)
 {
 	atomic_store(&st->segmap[(uintptr_t)seg >> SHD_SEGMENT_SHIFT], (uint8_t)on);
+}
+
+/* ---- free spans and the span queues ------------------------------------- */
+
+/* mimalloc 2.0.9 (segment.c, "Slice span queues"): each run of free slices
+ * of a segment, as long as it goes, is one span.  The descriptor of its
+ * first slice holds its length (slice_count) and, while the segment is
+ * queued, its links (next, prev) on the owning heap's queue of the span's
+ * length bin; the descriptor of its last slice holds the way back to the
+ * first (slice_offset), so a freed page finds the span before it.  Every
+ * other descriptor of a free slice is zero.  A span goes on the front of
+ * its queue; a new page of n slices takes the first span of n slices or
+ * more, searching the queue of n's bin first, then the bins above. */
+
+/* Puts span @p d (first descriptor, slice_count set) on the front of its
+ * queue of heap @p hp. */
+static void shd_span_link(shd_heap_t *hp, shd_page_t *d)
+{
+	shd_span_queue_t *q = &hp->spans[shd_span_bin(d->slice_count)];
+	d->prev = NULL;
+	d->next = q->first;
+	if (q->first)
+		q->first->prev = d;
+	else
+		q->last = d;
+	q->first = d;
+}
+
+static void shd_span_unlink(shd_heap_t *hp, shd_page_t *d)
+{
+	shd_span_queue_t *q = &hp->spans[shd_span_bin(d->slice_count)];
+	if (d->prev)
+		d->prev->next = d->next;
+	else
+		q->first = d->next;
+	if (d->next)
+		d->next->prev = d->prev;
+	else
+		q->last = d->prev;
+	d->next = d->prev = NULL;
+}
+
+/* Records slices [i, i+n) of @p s as one span, on the front of its queue
+ * when @p s is queued (on heap @p hp, its owner). */
+static void shd_span_set(shd_heap_t *hp, shd_segment_t *s, size_t i, size_t n)
+{
+	shd_page_t *d = &s->pages[i];
+	d->slice_count = (uint32_t)n;
+	d->slice_offset = 0;
+	if (n > 1)
+		s->pages[i + n - 1].slice_offset = (uint32_t)((n - 1) * sizeof(shd_page_t));
+	if (s->queued)
+		shd_span_link(hp, d);
+}
+
+/* Takes span @p d of @p s off its queue (when queued) and clears its first
+ * and last descriptors; returns its length. */
+static size_t shd_span_take(shd_heap_t *hp, shd_segment_t *s, shd_page_t *d)
+{
+	size_t n = d->slice_count;
+	if (s->queued)
+		shd_span_unlink(hp, d);
+	d->slice_count = 0;
+	s->pages[shd_page_index(s, d) + n - 1].slice_offset = 0;
+	return n;
+}
+
+/* Slices [i, i+n) of @p s became free: one span with the free spans on
+ * either side (mi_segment_span_free_coalesce). */
+static void shd_span_free(shd_heap_t *hp, shd_segment_t *s, size_t i, size_t n)
+{
+	if (i + n < SHD_SLICES && !shd_bit(s->slice_used, i + n))
+		n += shd_span_take(hp, s, &s->pages[i + n]);
+	if (i > SHD_INFO_SLICES && !shd_bit(s->slice_used, i - 1)) {
+		size_t first = i - 1 - s->pages[i - 1].slice_offset / sizeof(shd_page_t);
+		n += shd_span_take(hp, s, &s->pages[first]);
+		i = first;
+	}
+	shd_span_set(hp, s, i, n);
+}
+
+/* Puts every span of @p s on heap @p hp's queues, in address order (so the
+ * last one is first), or takes them all off. */
+static void shd_spans_queue(shd_heap_t *hp, shd_segment_t *s, bool on)
+{
+	if (s->huge || s->queued == on)
+		return;
+	for (size_t i = SHD_INFO_SLICES; i < SHD_SLICES;) {
+		shd_page_t *d = &s->pages[i];
+		if (!shd_bit(s->slice_used, i)) {
+			if (on)
+				shd_span_link(hp, d);
+			else
+				shd_span_unlink(hp, d);
+		}
+		i += d->slice_count ? d->slice_count : 1;
+	}
+	s->queued = on;
+}
+
+void shd_segment_spans_enqueue(shd_heap_t *hp, shd_segment_t *s)
+{
+	shd_spans_queue(hp, s, true);
 }
 
 /* ---- making and releasing segments ------------------------------------ */
@@ -127,6 +212,10 @@ static shd_segment_t *shd_segment_new(shd_heap_t *hp, size_t size, bool huge)
 		hl_os_guard(st->os, (uint8_t *)s + info - st->ospage, st->ospage);
 	shd_segmap_set(st, s, true);
 	shd_link_heap(hp, s);
+	if (!huge) { /* every slice past the header: one span, queued */
+		s->queued = true;
+		shd_span_set(hp, s, SHD_INFO_SLICES, SHD_SLICES - SHD_INFO_SLICES);
+	}
 	pthread_mutex_lock(&st->lock);
 	s->gnext = st->segs;
 	if (st->segs)
@@ -209,11 +298,42 @@ size_t shd_page_slices(const shd_state_t *st, size_t bsize, unsigned kind)
 
 bool shd_segment_has_run(const shd_segment_t *s, size_t n)
 {
-	return !s->huge && shd_slices_find(s, n) != 0;
+	if (s->huge)
+		return false;
+	for (size_t i = SHD_INFO_SLICES; i < SHD_SLICES;) {
+		size_t k = s->pages[i].slice_count;
+		if (!shd_bit(s->slice_used, i) && k >= n)
+			return true;
+		i += k ? k : 1;
+	}
+	return false;
 }
 
-/* A page for blocks of @p bsize: the first run of free slices in a segment
- * the heap owns (first fit); huge blocks get a segment of their own. */
+/* A page of @p n slices for blocks of @p bsize from heap @p hp's span
+ * queues (mi_segments_page_find_and_allocate): the first span of n slices
+ * or more, from the queue of n's bin up; what it has beyond n slices is
+ * a span of its own again, on the front of its queue.  NULL when no span
+ * is long enough, or the commit failed (the span is given back). */
+static shd_page_t *shd_span_alloc(shd_heap_t *hp, size_t n, size_t bsize, unsigned kind)
+{
+	for (unsigned b = shd_span_bin(n); b < SHD_SPAN_BINS; b++)
+		for (shd_page_t *d = hp->spans[b].first; d; d = d->next) {
+			if (d->slice_count < n)
+				continue;
+			shd_segment_t *s = shd_segment_of(d);
+			size_t i = shd_page_index(s, d), k = shd_span_take(hp, s, d);
+			if (k > n)
+				shd_span_set(hp, s, i + n, k - n);
+			shd_page_t *pg = shd_page_init(hp, s, i, n, bsize, kind);
+			if (!pg)
+				shd_span_free(hp, s, i, n);
+			return pg;
+		}
+	return NULL;
+}
+
+/* A page for blocks of @p bsize: from the heap's span queues; huge blocks
+ * get a segment of their own. */
 shd_page_t *shd_segment_page_alloc(shd_heap_t *hp, size_t bsize, unsigned kind)
 {
 	if (hp->purge_next && shd_now_ms(hp->st) >= hp->purge_next)
@@ -225,19 +345,15 @@ shd_page_t *shd_segment_page_alloc(shd_heap_t *hp, size_t bsize, unsigned kind)
 		return s ? shd_page_init(hp, s, SHD_INFO_SLICES, size / SHD_SLICE_SIZE - SHD_INFO_SLICES, bsize, kind)
 			 : NULL;
 	}
-	size_t n = shd_page_slices(hp->st, bsize, kind);
-	for (shd_segment_t *s = hp->segs; s; s = s->hnext) {
-		size_t i = s->huge ? 0 : shd_slices_find(s, n);
-		if (i)
-			return shd_page_init(hp, s, i, n, bsize, kind);
-	}
-	return NULL;
+	return shd_span_alloc(hp, shd_page_slices(hp->st, bsize, kind), bsize, kind);
 }
 
 shd_page_t *shd_segment_page_new(shd_heap_t *hp, size_t bsize, unsigned kind)
 {
-	shd_segment_t *s = shd_segment_new(hp, SHD_SEGMENT_SIZE, false);
-	return s ? shd_page_init(hp, s, SHD_INFO_SLICES, shd_page_slices(hp->st, bsize, kind), bsize, kind) : NULL;
+	/* its one span is the only one long enough: the caller found none */
+	if (!shd_segment_new(hp, SHD_SEGMENT_SIZE, false))
+		return NULL;
+	return shd_span_alloc(hp, shd_page_slices(hp->st, bsize, kind), bsize, kind);
 }
 
 /* Purges slices [i, i+n) (MADV_DONTNEED). */
@@ -293,13 +409,19 @@ void shd_segment_page_free(shd_heap_t *hp, shd_page_t *pg)
 	hp->c.pages_freed++;
 	HL_EV(st->h, HL_EV_RETIRE, "page back to its segment, bin", pg->bin, n * SHD_SLICE_SIZE, pg->start);
 	s->used--;
-	if (s->huge || s->used == 0) {
+	if (s->huge) {
 		shd_segment_release(hp, s);
 		return;
 	}
 	for (size_t j = i; j < i + n; j++) {
 		memset(&s->pages[j], 0, sizeof s->pages[0]);
 		shd_bit_clear(s->slice_used, j);
+	}
+	shd_span_free(hp, s, i, n);
+	if (s->used == 0) {
+		shd_spans_queue(hp, s, false);
+		shd_segment_release(hp, s);
+		return;
 	}
 	shd_schedule_purge(hp, s, i, n);
 	if (hp->purge_next && shd_now_ms(hp->st) >= hp->purge_next)
@@ -366,6 +488,7 @@ void shd_segments_abandon(shd_heap_t *hp)
 	while ((s = hp->segs) != NULL) {
 		if (s->purge_expire && shd_now_ms(hp->st) >= s->purge_expire)
 			shd_segment_purge(hp, s);
+		shd_spans_queue(hp, s, false);
 		shd_unlink_heap(hp, s);
 		s->visits = 0;
 		/* ownerless and on the abandoned list in one step under the lock,
@@ -408,6 +531,7 @@ void shd_segment_set_aside(shd_heap_t *hp, shd_segment_t *s, bool force_purge)
 	shd_state_t *st = hp->st;
 	if (s->purge_expire && (force_purge || shd_now_ms(hp->st) >= s->purge_expire))
 		shd_segment_purge(hp, s);
+	shd_spans_queue(hp, s, false);
 	shd_unlink_heap(hp, s);
 	pthread_mutex_lock(&st->lock);
 	shd_list_push(st, &st->visited, s);

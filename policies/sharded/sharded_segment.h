@@ -17,7 +17,8 @@
 /* ---- sharded_segment.c ----------------------------------------------- */
 /** A new page of @p kind (enum shd_page_kind) for blocks of @p block_size
  *  bytes, owned by heap @p hp: a huge page gets a segment of its own, other
- *  kinds take the first run of free slices in one of hp's segments.  Runs
+ *  kinds take a span of free slices from hp's span queues, as mimalloc
+ *  2.0.9 does (sharded_segment.c, "free spans").  Runs
  *  the purges that are due first.  The page's lists are empty (no block
  *  carved yet).
  *  @return the page descriptor, or NULL when none of hp's segments has a
@@ -31,6 +32,10 @@ shd_page_t *shd_segment_page_new(shd_heap_t *hp, size_t block_size, unsigned kin
 size_t shd_page_slices(const shd_state_t *st, size_t block_size, unsigned kind);
 /** True when segment @p s (not huge) has a run of @p n free slices. */
 bool shd_segment_has_run(const shd_segment_t *s, size_t n);
+/** Puts the free spans of segment @p s, just reclaimed by heap @p hp, on
+ *  hp's span queues (mimalloc's reclaim does it span by span, in address
+ *  order); until then the pages it frees are kept off them. */
+void shd_segment_spans_enqueue(shd_heap_t *hp, shd_segment_t *s);
 /** Gives the slices of empty page @p pg back to its segment (owned by heap
  *  @p hp) and schedules their purge; the segment is released when it was
  *  huge or this was its last page.  Secure mode renews the guard page. */

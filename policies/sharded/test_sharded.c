@@ -185,6 +185,52 @@ static void *leave_blocks(void *arg)
 	return NULL;
 }
 
+/* The slice of its 32 MiB segment that @p p lies in. */
+static unsigned slice_of(const void *p)
+{
+	return (unsigned)(((uintptr_t)p & ((32u << 20) - 1)) >> 16);
+}
+
+/* Pages freed in the middle of a segment: a new page takes the free
+ * slices mimalloc 2.0.9's span queues give it (segment.c,
+ * mi_segments_page_find_and_allocate): the shortest queue that fits
+ * first, in it the span freed last; adjacent freed pages merge into one
+ * span.  The slices were measured on the real library with the same
+ * calls (LD_PRELOAD libmimalloc.so.2): pages of 1000-byte blocks at
+ * slices 1 to 6, then 63 blocks a page freed. */
+START_TEST(new_page_takes_the_span_queues_choice)
+{
+	static const struct {
+		int freed[3];         /* pages emptied, in this order (-1: none) */
+		unsigned slices[4];   /* where pages of 64, 3000, 5000 and 8000 bytes go */
+	} cases[] = {
+		{ { 1, 3, -1 }, { 4, 2, 7, 8 } }, /* spans {2} then {4}: the later first */
+		{ { 1, 2, 4 }, { 5, 2, 3, 7 } },  /* {2,3} and {5}: the one-slice span first */
+	};
+	static const size_t sizes[] = { 64, 3000, 5000, 8000 };
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		hl_heap_t *h = tl_heap("sharded", NULL);
+		static void *b[6][63];
+		for (int pg = 0; pg < 6; pg++)
+			for (int i = 0; i < 63; i++) {
+				b[pg][i] = hl_malloc(h, 1000);
+				ck_assert_uint_eq(slice_of(b[pg][i]), 1 + (unsigned)pg);
+			}
+		for (int k = 0; k < 3 && cases[c].freed[k] >= 0; k++)
+			for (int i = 0; i < 63; i++)
+				hl_free(h, b[cases[c].freed[k]][i]);
+		tl_check_clean(h);
+		for (size_t k = 0; k < 4; k++) {
+			void *p = hl_malloc(h, sizes[k]);
+			ck_assert_msg(slice_of(p) == cases[c].slices[k], "case %zu: %zu bytes at slice %u, mimalloc %u", c,
+				      sizes[k], slice_of(p), cases[c].slices[k]);
+		}
+		tl_check_clean(h);
+		hl_heap_destroy(h);
+	}
+}
+END_TEST
+
 START_TEST(exiting_thread_abandons_and_another_reclaims)
 {
 	static leaver_t l;
@@ -611,6 +657,7 @@ static Suite *sharded_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, fresh_page_blocks_are_one_block_size_apart);
 	tcase_add_test(tc, blocks_of_a_class_share_a_64k_page);
+	tcase_add_test(tc, new_page_takes_the_span_queues_choice);
 	tcase_add_test(tc, producer_consumer_loses_nothing);
 	tcase_add_test(tc, remote_free_into_full_page_goes_through_delayed_list);
 	tcase_add_test(tc, exiting_thread_abandons_and_another_reclaims);
