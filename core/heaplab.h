@@ -321,6 +321,10 @@ HL_API const char *hl_policy_whatif(const char *name, size_t i, const char **rea
 /** The compiled-in policy that models the real allocators of @p family
  *  (heaplab fidelity's names: glibc, jemalloc, ...), or NULL. */
 HL_API const char *hl_policy_of_family(const char *family);
+/** Up to three configurations of policy @p name that reach paths its
+ *  defaults do not (its table's variants: the fuzzers and the event tests
+ *  run them), ended by NULL; NULL when it has none or is not compiled in. */
+HL_API const char *const *hl_policy_variants(const char *name);
 /** The family of real allocators policy @p name models (heaplab
  *  fidelity's name), or NULL. */
 HL_API const char *hl_policy_family(const char *name);

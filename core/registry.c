@@ -56,6 +56,12 @@ const char *hl_policy_of_family(const char *family)
 	return NULL;
 }
 
+const char *const *hl_policy_variants(const char *name)
+{
+	const hl_policy_t *p = hl_policy_find(name);
+	return p ? p->variants : NULL;
+}
+
 const char *hl_policy_family(const char *name)
 {
 	const hl_policy_t *p = hl_policy_find(name);

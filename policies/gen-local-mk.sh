@@ -32,7 +32,7 @@ models=$(awk '!/^#/ && $2 == "all" { print $1 }' "$list")
 			echo "if HL_POLICY_$N"
 			echo "check_PROGRAMS += $t"
 			echo "TESTS += $t"
-			echo "${v}_SOURCES = $t.c tests/testlib.h tests/testlib.c"
+			echo "${v}_SOURCES = $t.c tests/testlib.h tests/testlib.c tests/testlib_events.h tests/testlib_events.c"
 			echo "${v}_CPPFLAGS = \$(AM_CPPFLAGS) -I\$(top_srcdir)/tests"
 			echo "${v}_CFLAGS = \$(AM_CFLAGS) \$(CHECK_CFLAGS)"
 			echo "${v}_LDADD = libhlcore.la \$(CHECK_LIBS)"

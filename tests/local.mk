@@ -33,7 +33,7 @@ tests_malloc_api_probe_CFLAGS = $(HL_CFLAGS)
 # Decision events: each policy's events against its counters.
 check_PROGRAMS += tests/test_events
 TESTS += tests/test_events
-tests_test_events_SOURCES = tests/test_events.c tests/testlib.h tests/testlib.c
+tests_test_events_SOURCES = tests/test_events.c tests/testlib.h tests/testlib.c tests/testlib_events.h tests/testlib_events.c
 tests_test_events_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_events_LDADD = libhlcore.la $(CHECK_LIBS) -lpthread
 

@@ -75,7 +75,7 @@ tests/adversary.sh tests/bound.sh tests/diagnose.sh tests/diagnose_browser.sh te
 tests/diagnose_touched.sh tests/explain.sh tests/fidelity_runner.sh tests/fork_faults.sh tests/grade_components.sh
 tests/malloc_api.sh tests/man_pages.sh tests/placement.sh tests/python_regrtest.sh tests/quiz_paths.sh
 tests/real_programs.sh tests/replay_traces.sh tests/shim_counts.sh tests/test_conformance.c tests/test_core.c
-tests/test_events.c tests/test_faults.c tests/test_visualize.c tests/test_visualize_browser.sh
+tests/test_faults.c tests/test_visualize.c tests/test_visualize_browser.sh
 tests/test_visualize_quiz.sh tests/test_visualize_readable.sh tests/thread_exit.sh
 "
 known=$( { printf '%s\n' "$not_a_policy" | awk 'NF { print $1 }'; printf '%s\n' $still_to_move; } | sort)

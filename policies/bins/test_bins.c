@@ -7,7 +7,7 @@
  * double-free abort.  Expected values come from the model's rules
  * (chunk = request + 8 rounded to 16, at least 32 ...), never from output.
  */
-#include "testlib.h"
+#include "testlib_events.h"
 #include "policy.h"             /* hl_thread_get: the core's record of a thread */
 #include "../trace/trace.h"            /* hl_trace_parse: a trace from a string */
 #include <gnu/libc-version.h>
@@ -950,10 +950,98 @@ START_TEST(a_shared_arena_puts_two_threads_on_one_cache_line)
 }
 END_TEST
 
+/* --- decision events: each path reports its event exactly when the
+ * statistic that counts the path moves (tests/testlib_events.h) ----------- */
+
+static const char *const bins_keys[] = {
+	"policy_stats.tcache_hits", "policy_stats.tcache_misses", "policy_stats.mmapped_chunks", "os.brk_calls",
+	NULL,
+};
+
+/* Small chunks kept apart by guards (no merging), freed, asked again: the
+ * tcache, the unsorted scan (an exact fit, the rest sorted), small bins;
+ * a large free chunk asked for slightly less (large bin best fit), one of
+ * another bin (binmap search), a mapped chunk, then everything freed (merges,
+ * the top trimmed) and malloc_trim. */
+static void bins_workload(hl_heap_t *h, tl_tally_t *t)
+{
+	enum { N = 24 };                       /* more than a tcache bin holds (16) */
+	void *p[N], *g[N];
+	for (int i = 0; i < N; i++) {
+		p[i] = hl_malloc(h, 100);
+		g[i] = hl_malloc(h, 24);
+	}
+	for (int i = 0; i < N; i++)
+		hl_free(h, p[i]);
+	void *other = hl_malloc(h, 300);       /* the scan files every 112 B chunk in its small bin */
+	for (int i = 0; i < N; i++)
+		p[i] = hl_malloc(h, 100);
+	for (int i = 0; i < 4; i++)            /* back to the unsorted bin (or the tcache) */
+		hl_free(h, p[i]);
+	for (int i = 0; i < 4; i++)            /* an exact fit in the unsorted bin */
+		p[i] = hl_malloc(h, 100);
+	void *l1 = hl_malloc(h, 1570), *g1 = hl_malloc(h, 24);
+	hl_free(h, l1);
+	void *x = hl_malloc(h, 1540);
+	void *l2 = hl_malloc(h, 3000), *g2 = hl_malloc(h, 200); /* not the 32 B left above */
+	hl_free(h, l2);
+	void *y = hl_malloc(h, 2000);
+	tl_snap_t a, b;
+	tl_take_snap(h, bins_keys, &a);
+	double maps = tl_n_of(t, HL_EV_MAP, NULL);
+	void *big = hl_malloc(h, 1 << 20);
+	tl_take_snap(h, bins_keys, &b);
+	ck_assert_double_eq(tl_n_of(t, HL_EV_MAP, NULL) - maps, tl_grew(&a, &b, "policy_stats.mmapped_chunks"));
+	hl_free(h, big);
+	void *all[] = { x, y, g1, g2, other };
+	for (int i = 0; i < N; i++) {
+		hl_free(h, p[i]);
+		hl_free(h, g[i]);
+	}
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		hl_free(h, all[i]);
+	hl_trim(h, 0);
+}
+
+static void bins_case(const char *conf, const int *paths, const char *const *whats)
+{
+	tl_events_run_t r;
+	bins_workload(tl_run_begin(&r, "bins", conf, bins_keys), &r.t);
+	tl_run_measure(&r);
+	tl_expect_count(&r, HL_EV_CACHE_HIT, NULL, "policy_stats.tcache_hits");
+	tl_expect_count(&r, HL_EV_CACHE_MISS, NULL, "policy_stats.tcache_misses");
+	/* one thread, the main arena: every growth and trim of the top moves the break */
+	ck_assert_double_eq(tl_n_of(&r.t, HL_EV_GROW, "sysmalloc: brk") + tl_n_of(&r.t, HL_EV_SHRINK, NULL),
+			    tl_grew(&r.a, &r.b, "os.brk_calls"));
+	ck_assert_double_eq(tl_n_of(&r.t, HL_EV_MAP, NULL) - tl_n_of(&r.t, HL_EV_UNMAP, NULL),
+			    tl_grew(&r.a, &r.b, "policy_stats.mmapped_chunks"));
+	tl_expect_paths(&r, paths, whats);
+	tl_run_end(&r);
+}
+
+START_TEST(bins_events_follow_the_counters)
+{
+	TL_SKIP_UNLESS("bins");
+	static const int with_tcache[] = { HL_EV_CACHE_HIT, HL_EV_CACHE_MISS, HL_EV_CACHE_PUT, HL_EV_SPLIT,
+					   HL_EV_GROW,      HL_EV_MAP,        HL_EV_UNMAP,     HL_EV_MERGE,
+					   HL_EV_CACHE_FILL, HL_EV_SHRINK,    -1 };
+	static const char *const with_tcache_what[] = { "tcache bin", NULL, "tcache bin", "top", "sysmalloc: brk",
+							"sysmalloc", "mmapped", NULL, NULL, NULL };
+	bins_case("version:2.43", with_tcache, with_tcache_what); /* its paths: no fastbins */
+	static const int bins_only[] = { HL_EV_EXACT_FIT, HL_EV_SORT, HL_EV_EXACT_FIT, HL_EV_BEST_FIT, HL_EV_SCAN,
+					 HL_EV_MERGE,     HL_EV_MERGE, HL_EV_LIST_PUSH, HL_EV_SHRINK, -1 };
+	static const char *const bins_only_what[] = { "unsorted bin", "unsorted chunk into small bin", "small bin",
+						      "large bin", "binmap", "with the next", "into top",
+						      "unsorted bin", NULL };
+	bins_case("version:2.43,tcache_count:0", bins_only, bins_only_what);
+}
+END_TEST
+
 static Suite *bins_suite(void)
 {
 	Suite *s = suite_create("bins");
 	TCase *tc = tcase_create("model");
+	tcase_add_test(tc, bins_events_follow_the_counters);
 	tcase_set_timeout(tc, 30);
 	/* 48,000 operations on one thread with the checker every 400: long
 	 * under ThreadSanitizer (over 300 s on a loaded machine) and nothing

@@ -4,7 +4,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
-#include "testlib.h"
+#include "testlib_events.h"
 
 START_TEST(blocks_follow_each_other)
 {
@@ -97,10 +97,39 @@ START_TEST(foreign_free_aborts)
 }
 END_TEST
 
+/* --- decision events: each path reports its event exactly when the
+ * statistic that counts the path moves (tests/testlib_events.h) ----------- */
+
+static const char *const bump_keys[] = {
+	"policy_stats.blocks", "policy_stats.regions", "policy_stats.frees_ignored", NULL,
+};
+
+START_TEST(bump_events_follow_the_counters)
+{
+	TL_SKIP_UNLESS("bump");
+	tl_events_run_t r;
+	hl_heap_t *h = tl_run_begin(&r, "bump", "region_size:1M", bump_keys);
+	tl_holes_workload(h);
+	hl_malloc(h, 700000);                  /* two more regions */
+	hl_malloc(h, 700000);
+	void *q = hl_malloc(h, 100);
+	q = hl_realloc(h, q, 300);            /* the last block grows in place */
+	hl_free(h, q);
+	tl_run_measure(&r);
+	ck_assert_double_eq(tl_n_of(&r.t, HL_EV_BUMP, "cursor moved") - tl_n_of(&r.t, HL_EV_BUMP, "cursor moved: the last"),
+			    tl_grew(&r.a, &r.b, "policy_stats.blocks"));
+	tl_expect_count(&r, HL_EV_NEW, "region", "policy_stats.regions");
+	tl_expect_count(&r, HL_EV_LOOK, "free ignored", "policy_stats.frees_ignored");
+	ck_assert(tl_n_of(&r.t, HL_EV_BUMP, "cursor moved: the last") > 0);
+	tl_run_end(&r);
+}
+END_TEST
+
 static Suite *bump_suite(void)
 {
 	Suite *s = suite_create("bump");
 	TCase *tc = tcase_create("bump");
+	tcase_add_test(tc, bump_events_follow_the_counters);
 	tcase_add_test(tc, blocks_follow_each_other);
 	tcase_add_test(tc, free_records_nothing);
 	tcase_add_test(tc, reset_drops_everything_at_once);

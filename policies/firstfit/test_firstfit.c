@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "testlib.h"
+#include "testlib_events.h"
 
 #define H 16                      /* default header */
 #define MIN_BLOCK 48              /* round16(16 + 24) */
@@ -673,10 +673,42 @@ START_TEST(bad_options_are_refused)
 }
 END_TEST
 
+static const char *const ff_keys[] = {
+	"policy_stats.search_steps", "policy_stats.splits", "policy_stats.coalesces", "policy_stats.grows",
+	"policy_stats.trims", NULL,
+};
+
+static void firstfit_case(const char *conf)
+{
+	tl_events_run_t r;
+	tl_holes_workload(tl_run_begin(&r, "firstfit", conf, ff_keys));
+	tl_run_measure(&r);
+	tl_expect_count(&r, -1, "candidate", "policy_stats.search_steps");
+	ck_assert_double_eq(tl_n_of(&r.t, HL_EV_REJECT, "candidate") + tl_n_of(&r.t, HL_EV_LOOK, "candidate"),
+			    tl_grew(&r.a, &r.b, "policy_stats.search_steps"));
+	tl_expect_count(&r, HL_EV_SPLIT, NULL, "policy_stats.splits");
+	tl_expect_count(&r, HL_EV_MERGE, NULL, "policy_stats.coalesces");
+	tl_expect_count(&r, HL_EV_GROW, NULL, "policy_stats.grows");
+	tl_expect_count(&r, HL_EV_SHRINK, NULL, "policy_stats.trims");
+	ck_assert_msg(tl_n_of(&r.t, HL_EV_REJECT, "candidate") > 0, "firstfit (%s): no candidate rejected", conf);
+	tl_run_end(&r);
+}
+
+START_TEST(firstfit_events_follow_the_counters)
+{
+	TL_SKIP_UNLESS("firstfit");
+	firstfit_case("fit:first");
+	firstfit_case("fit:best");
+	firstfit_case("fit:next,order:lifo");
+	firstfit_case("fit:worst,order:fifo");
+}
+END_TEST
+
 static Suite *firstfit_suite(void)
 {
 	Suite *s = suite_create("firstfit");
 	TCase *tc = tcase_create("model");
+	tcase_add_test(tc, firstfit_events_follow_the_counters);
 
 	tcase_add_loop_test(tc, consecutive_blocks_follow_the_size_rule, 0, 3);
 	tcase_add_test(tc, split_leaves_the_remainder_free);

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
-#include "testlib.h"
+#include "testlib_events.h"
 #include "side_state.h"
 #include "percpu_fast.h"
 
@@ -1036,10 +1036,88 @@ START_TEST(checker_counts_what_a_fork_left_behind)
 }
 END_TEST
 
+/* --- decision events: each path reports its event exactly when the
+ * statistic that counts the path moves (tests/testlib_events.h) ----------- */
+
+/* Many objects of one class freed and asked again, so that stacks run dry
+ * (underflows refilled from the transfer cache, which empties and misses
+ * on the way) and fill up (batches spilled back to it). */
+static void percpu_churn(hl_heap_t *h)
+{
+	enum { N = 3000 };
+	static void *p[N];
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < N; i++)
+			p[i] = hl_malloc(h, 48);
+		for (int i = 0; i < N; i++)
+			hl_free(h, p[i]);
+	}
+}
+
+START_TEST(percpu_events_follow_the_counters)
+{
+	TL_SKIP_UNLESS("percpu");
+	/* per CPU, under the CPU's lock: one thread kept on one CPU, so the
+	 * fresh heap's list of CPUs it ran on has that one entry, whose
+	 * underflows (none before the churn) are the misses */
+	tl_stay_on_this_cpu();
+	static const char *const cpu_keys[] = { "policy_stats.transfer_cache_hits", NULL };
+	tl_events_run_t r;
+	percpu_churn(tl_run_begin(&r, "percpu", "rseq:off", cpu_keys));
+	tl_run_measure(&r);
+	ck_assert_double_eq(tl_n_of(&r.t, HL_EV_CACHE_MISS, "per-CPU slab, class"),
+			    tl_stat(r.h, "policy_stats.cpus.0.underflows"));
+	ck_assert_double_eq(tl_stat(r.h, "policy_stats.cpus.0.cpu"), sched_getcpu());
+	tl_expect_count(&r, HL_EV_LIST_POP, "transfer cache: a batch", "policy_stats.transfer_cache_hits");
+	static const int cpu_paths[] = { HL_EV_CACHE_HIT, HL_EV_CACHE_FILL, HL_EV_CACHE_FLUSH, HL_EV_NEW, -1 };
+	static const char *const cpu_whats[] = { "per-CPU slab, class (under the CPU's lock)",
+						 "per-CPU slab from the transfer cache", "per-CPU slab to the transfer cache",
+						 "span from the page heap, class" };
+	tl_expect_paths(&r, cpu_paths, cpu_whats);
+	tl_run_end(&r);
+	/* per thread (gperftools' front) */
+	static const char *const thread_keys[] = { "policy_stats.thread_cache_hits", "policy_stats.thread_cache_misses",
+						   "policy_stats.transfer_cache_hits", NULL };
+	percpu_churn(tl_run_begin(&r, "percpu", "front:thread", thread_keys));
+	tl_run_measure(&r);
+	tl_expect_count(&r, HL_EV_CACHE_HIT, "thread cache, class", "policy_stats.thread_cache_hits");
+	tl_expect_count(&r, HL_EV_CACHE_MISS, "thread cache, class", "policy_stats.thread_cache_misses");
+	tl_expect_count(&r, HL_EV_LIST_POP, "transfer cache: a batch", "policy_stats.transfer_cache_hits");
+	ck_assert_msg(tl_n_of(&r.t, HL_EV_CACHE_MISS, "thread cache, class") > 0, "percpu front:thread: no miss");
+	tl_run_end(&r);
+}
+END_TEST
+
+
+/* percpu's per-CPU front has quiet copies of its own (pc_cpu_alloc_quiet,
+ * pc_cpu_free_quiet) in both of its modes: the hit and the push must be
+ * heard as such, from the rseq critical section where this machine lets
+ * glibc register rseq, and under the CPU's lock with rseq:off.  The
+ * thread stays on one CPU, so the warm stack is the one the next pair
+ * finds (moved, it would miss on another CPU's empty stack).
+ * front:thread has no quiet copies; its pair must be heard all the same. */
+START_TEST(the_fast_path_is_heard_as_such)
+{
+	tl_stay_on_this_cpu();
+	hl_heap_t *probe = tl_heap("percpu", "rseq:on");
+	int rseq = tl_stat(probe, "policy_stats.rseq_available") != 0;
+	hl_heap_destroy(probe);
+	const char *locked = "per-CPU slab, class (under the CPU's lock)";
+	const char *on = rseq ? "per-CPU slab, class (rseq)" : locked;
+	if (!rseq)
+		printf("percpu: rseq is not available here: rseq:on runs in lock mode, the rseq path is not tested\n");
+	tl_fast_path_heard("percpu", "rseq:on", on, on);
+	tl_fast_path_heard("percpu", "rseq:off", locked, locked);
+	tl_fast_path_heard("percpu", "front:thread", "thread cache, class", "thread cache, class");
+}
+END_TEST
+
 static Suite *percpu_suite(void)
 {
 	Suite *s = suite_create("percpu");
 	TCase *tc = tcase_create("model");
+	tcase_add_test(tc, percpu_events_follow_the_counters);
+	tcase_add_test(tc, the_fast_path_is_heard_as_such);
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, usable_sizes_follow_tcmalloc_classes);
 	tcase_add_test(tc, exact_index_is_the_division_for_every_class);

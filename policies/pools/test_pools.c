@@ -12,7 +12,7 @@
 #include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "testlib.h"
+#include "testlib_events.h"
 #include "policy.h"
 #include "os.h"
 
@@ -944,10 +944,56 @@ START_TEST(misuse_foreign_free)
 }
 END_TEST
 
+/* --- decision events: each path reports its event exactly when the
+ * statistic that counts the path moves (tests/testlib_events.h) ----------- */
+
+static const char *const pools_keys[] = {
+	"policy_stats.small_mallocs", "policy_stats.small_frees", "policy_stats.fallback_mallocs",
+	"policy_stats.fallback_frees", "policy_stats.arenas_allocated_total", "policy_stats.arenas_reclaimed",
+	NULL,
+};
+
+START_TEST(pools_events_follow_the_counters)
+{
+	TL_SKIP_UNLESS("pools");
+	tl_events_run_t r;
+	hl_heap_t *h = tl_run_begin(&r, "pools", "", pools_keys);
+	enum { N = 5000 };                     /* 5000 x 496 B: more than two arenas */
+	static void *p[N];
+	for (int i = 0; i < N; i++)
+		p[i] = hl_malloc(h, 496);
+	for (int i = 0; i < N; i += 2)         /* every full pool gets a block back */
+		hl_free(h, p[i]);
+	for (int i = 0; i < N; i += 2)
+		p[i] = hl_malloc(h, 496);
+	for (int i = 0; i < N; i++)            /* pools empty, arenas freed */
+		hl_free(h, p[i]);
+	p[0] = hl_malloc(h, 496);              /* a cached free pool again */
+	hl_free(h, p[0]);
+	void *big = hl_malloc(h, 4000);
+	hl_free(h, big);
+	tl_run_measure(&r);
+	ck_assert_double_eq(tl_n_of(&r.t, HL_EV_LIST_POP, NULL) + tl_n_of(&r.t, HL_EV_NEW, "pool first"),
+			    tl_grew(&r.a, &r.b, "policy_stats.small_mallocs"));
+	tl_expect_count(&r, HL_EV_LIST_PUSH, NULL, "policy_stats.small_frees");
+	tl_expect_count(&r, HL_EV_HANDOFF, "the fallback allocator (above", "policy_stats.fallback_mallocs");
+	tl_expect_count(&r, HL_EV_HANDOFF, "the fallback allocator (not", "policy_stats.fallback_frees");
+	tl_expect_count(&r, HL_EV_NEW, "arena", "policy_stats.arenas_allocated_total");
+	tl_expect_count(&r, HL_EV_RETIRE, "arena", "policy_stats.arenas_reclaimed");
+	static const int paths[] = { HL_EV_MOVE, HL_EV_MOVE, HL_EV_MOVE, HL_EV_LOOK, HL_EV_LOOK, HL_EV_RETIRE, -1 };
+	static const char *const whats[] = { "pool full", "pool was full", "pool empty",
+					     "arena at the head of usable_arenas (most used first): a cached",
+					     "arena at the head of usable_arenas (most used first): a never", "arena" };
+	tl_expect_paths(&r, paths, whats);
+	tl_run_end(&r);
+}
+END_TEST
+
 static Suite *pools_suite(void)
 {
 	Suite *s = suite_create("pools");
 	TCase *tc = tcase_create("model");
+	tcase_add_test(tc, pools_events_follow_the_counters);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, threshold_512_pool_513_fallback);
 	tcase_add_test(tc, calloc_large_as_the_fallback);

@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "testlib.h"
+#include "testlib_events.h"
 
 #define SMALL_PAGE (64 * 1024)
 /* mimalloc 2.0.9 starts a page of blocks of up to 1 KiB 384 bytes in */
@@ -650,10 +650,71 @@ START_TEST(bad_options_are_refused)
 }
 END_TEST
 
+/* --- decision events: each path reports its event exactly when the
+ * statistic that counts the path moves (tests/testlib_events.h) ----------- */
+
+static const char *const sharded_keys[] = {
+	"policy_stats.pages.made", "policy_stats.pages.freed", "policy_stats.extends",
+	"policy_stats.remote_frees", "policy_stats.purges", "ops.malloc", NULL,
+};
+
+static void *free_elsewhere(void *arg)
+{
+	void **pp = arg;
+	hl_heap_t *h = pp[0];
+	for (int i = 1; pp[i]; i++)
+		hl_free(h, pp[i]);
+	return NULL;
+}
+
+START_TEST(sharded_events_follow_the_counters)
+{
+	TL_SKIP_UNLESS("sharded");
+	tl_events_run_t r;
+	hl_heap_t *h = tl_run_begin(&r, "sharded", "purge_delay:0", sharded_keys);
+	enum { N = 3000 };
+	static void *p[N];
+	for (int i = 0; i < N; i++)           /* several pages: extends, full pages */
+		p[i] = hl_malloc(h, 64);
+	tl_snap_t m;
+	tl_take_snap(h, sharded_keys, &m);
+	/* every small malloc so far popped a page's free list once */
+	ck_assert_double_eq(tl_n_of(&r.t, HL_EV_LIST_POP, NULL), tl_grew(&r.a, &m, "ops.malloc"));
+	void *remote[66] = { h };
+	for (int i = 0; i < 64; i++)
+		remote[1 + i] = p[i];
+	pthread_t th;                          /* another thread frees 64 of them */
+	ck_assert_int_eq(pthread_create(&th, NULL, free_elsewhere, remote), 0);
+	pthread_join(th, NULL);
+	for (int i = 64; i < N; i++)
+		hl_free(h, p[i]);
+	for (int i = 0; i < 200; i++)          /* collects local_free and thread_free */
+		p[i] = hl_malloc(h, 64);
+	for (int i = 0; i < 200; i++)
+		hl_free(h, p[i]);
+	void *big = hl_malloc(h, 1 << 20);
+	hl_free(h, big);
+	hl_trim(h, 0);
+	tl_run_measure(&r);
+	tl_expect_count(&r, HL_EV_NEW, "page from", "policy_stats.pages.made");
+	tl_expect_count(&r, HL_EV_RETIRE, "page back", "policy_stats.pages.freed");
+	tl_expect_count(&r, HL_EV_NEW, "blocks carved", "policy_stats.extends");
+	tl_expect_count(&r, HL_EV_REMOTE_FREE, NULL, "policy_stats.remote_frees");
+	tl_expect_count(&r, HL_EV_PURGE, NULL, "policy_stats.purges");
+	static const int paths[] = { HL_EV_LIST_PUSH, HL_EV_MOVE, HL_EV_COLLECT, HL_EV_COLLECT, HL_EV_MAP,
+				     HL_EV_NEW, -1 };
+	static const char *const whats[] = { "page local_free", "page full", "thread_free", "free list empty",
+					     NULL, "segment" };
+	tl_expect_paths(&r, paths, whats);
+	tl_run_end(&r);
+}
+END_TEST
+
 static Suite *sharded_suite(void)
 {
 	Suite *s = suite_create("sharded");
 	TCase *tc = tcase_create("model");
+	tcase_add_test(tc, sharded_events_follow_the_counters);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, fresh_page_blocks_are_one_block_size_apart);
 	tcase_add_test(tc, blocks_of_a_class_share_a_64k_page);

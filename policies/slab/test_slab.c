@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "testlib.h"
+#include "testlib_events.h"
 #include "side_state.h"
 #include "slab_fast.h"
 
@@ -1059,10 +1059,52 @@ START_TEST(checker_finds_a_bin_head_out_of_its_slots)
 }
 END_TEST
 
+/* --- decision events: each path reports its event exactly when the
+ * statistic that counts the path moves (tests/testlib_events.h) ----------- */
+
+static const char *const slab_keys[] = {
+	"policy_stats.tcache_hits", "policy_stats.tcache_fills", "policy_stats.tcache_flushes",
+	"policy_stats.purge_calls", "policy_stats.purge_lazy_calls", NULL,
+};
+
+START_TEST(slab_events_follow_the_counters)
+{
+	TL_SKIP_UNLESS("slab");
+	tl_events_run_t r;
+	hl_heap_t *h = tl_run_begin(&r, "slab", "dirty_decay_ms:0", slab_keys);
+	enum { N = 1200 };
+	static void *p[N];
+	for (int i = 0; i < N; i++)           /* more than a bin holds: fills, new slabs */
+		p[i] = hl_malloc(h, 100);
+	for (int i = 0; i < N; i++)           /* more than a bin keeps: flushes, slabs emptied */
+		hl_free(h, p[i]);
+	for (int i = 0; i < N / 2; i++)
+		p[i] = hl_malloc(h, 100);
+	void *big = hl_malloc(h, 200000), *big2 = hl_malloc(h, 300000);
+	hl_free(h, big);
+	hl_free(h, big2);
+	for (int i = 0; i < N / 2; i++)
+		hl_free(h, p[i]);
+	hl_trim(h, 0);
+	tl_run_measure(&r);
+	tl_expect_count(&r, HL_EV_CACHE_HIT, NULL, "policy_stats.tcache_hits");
+	tl_expect_count(&r, HL_EV_CACHE_FILL, NULL, "policy_stats.tcache_fills");
+	tl_expect_count(&r, HL_EV_CACHE_FLUSH, NULL, "policy_stats.tcache_flushes");
+	ck_assert_double_eq(tl_n_of(&r.t, HL_EV_DECAY, NULL), tl_grew(&r.a, &r.b, "policy_stats.purge_calls") +
+								   tl_grew(&r.a, &r.b, "policy_stats.purge_lazy_calls"));
+	static const int paths[] = { HL_EV_CACHE_MISS, HL_EV_CACHE_PUT, HL_EV_NEW, HL_EV_RETIRE, HL_EV_SPLIT,
+				     HL_EV_MERGE, HL_EV_GROW, -1 };
+	static const char *const whats[] = { NULL, NULL, "slab", "slab", "extent", "extent", NULL };
+	tl_expect_paths(&r, paths, whats);
+	tl_run_end(&r);
+}
+END_TEST
+
 static Suite *slab_suite(void)
 {
 	Suite *s = suite_create("slab");
 	TCase *tc = tcase_create("model");
+	tcase_add_test(tc, slab_events_follow_the_counters);
 	tcase_add_test(tc, size_class_table);
 	tcase_add_test(tc, region_starts_in_every_class);
 	tcase_add_test(tc, regions_adjacent_no_header);

@@ -5,7 +5,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
-#include "testlib.h"
+#include "testlib_events.h"
 
 START_TEST(blocks_are_aligned_and_hold_their_data)
 {
@@ -89,10 +89,29 @@ START_TEST(foreign_free_aborts)
 }
 END_TEST
 
+/* --- decision events: each path reports its event exactly when the
+ * statistic that counts the path moves (tests/testlib_events.h) ----------- */
+
+static const char *const student_keys[] = { "policy_stats.blocks_visited", "policy_stats.extends", NULL };
+
+START_TEST(student_events_follow_the_counters)
+{
+	TL_SKIP_UNLESS("student");
+	tl_events_run_t r;
+	tl_holes_workload(tl_run_begin(&r, "student", "", student_keys));
+	tl_run_measure(&r);
+	ck_assert_double_eq(tl_n_of(&r.t, HL_EV_FIRST_FIT, NULL) + tl_n_of(&r.t, HL_EV_REJECT, NULL),
+			    tl_grew(&r.a, &r.b, "policy_stats.blocks_visited"));
+	tl_expect_count(&r, HL_EV_GROW, NULL, "policy_stats.extends");
+	tl_run_end(&r);
+}
+END_TEST
+
 static Suite *student_suite(void)
 {
 	Suite *s = suite_create("student");
 	TCase *tc = tcase_create("skeleton");
+	tcase_add_test(tc, student_events_follow_the_counters);
 	tcase_add_test(tc, blocks_are_aligned_and_hold_their_data);
 	tcase_add_test(tc, a_freed_block_is_found_again);
 	tcase_add_test(tc, memalign_lands_on_the_alignment);

@@ -357,7 +357,7 @@ static hl_heap_t *make_heap(run_t *r, char *what, size_t len)
 	const char *pol = hl_policy_name(take(r) % hl_policy_count());
 	unsigned flags = take(r);
 	const char *base = "";
-	const char *const *variants = hl_policy_find(pol)->variants;
+	const char *const *variants = hl_policy_variants(pol);
 	for (unsigned i = 0; variants && variants[i] && i < 3; i++)
 		if ((flags & 3) == i + 1)
 			base = variants[i];
