@@ -11,8 +11,11 @@
 # (dummy_fast.h with its HL_FAST_ROWS_DUMMY row) and a what-if knob (the
 # table's `whatif`): the preload library builds a malloc and a free for
 # dummy's path, and heaplab diagnose replays a recording under dummy's
-# knob — with nothing outside the folder edited.  Slow-ish (a bootstrap
-# and a small build): about a minute.
+# knob — with nothing outside the folder edited.  It is an allocator model
+# (`all` in the list), so it brings what a model must: a misuse.table
+# (tests/misuse.sh runs its cells), golden pictures (the picture test
+# compares them) and variants in its table (the events' contract runs them).
+# Slow-ish (a bootstrap and a small build): about two minutes.
 set -u
 . "$(dirname "$0")/lib.sh"
 hl_skip_sanitized "it builds and tests its own uninstrumented copy of the tree, not this -fsanitize=$hl_sanitizer build"
@@ -75,8 +78,19 @@ if HL_POLICY_DUMMY
 libhlcore_la_SOURCES += policies/dummy/dummy.h policies/dummy/dummy_fast.h policies/dummy/dummy.c
 endif
 MK
-# ... and one line in the one list.
-echo "dummy      -" >> "$src/policies/policies.list"
+# An allocator model's files: what it does with the classic heap mistakes
+# (misuse.table, asked of every model) and its golden pictures (golden.test
+# and golden/, bump's with the name changed, its own trace beside them).
+sed 's/bump/dummy/g' "$src/policies/bump/misuse.table" >"$src/policies/dummy/misuse.table"
+cp "$src/policies/bump/regions.rep" "$src/policies/dummy/regions.rep"
+sed 's|policies/bump/|policies/dummy/|; s/bump/dummy/g' "$src/policies/bump/golden.test" >"$src/policies/dummy/golden.test"
+mkdir "$src/policies/dummy/golden"
+for f in "$src/policies/bump/golden/"*.dot; do
+	sed 's/(bump)/(dummy)/g' "$f" >"$src/policies/dummy/golden/$(basename "$f")"
+done
+echo "EXTRA_DIST += policies/dummy/misuse.table policies/dummy/regions.rep" >>"$src/policies/dummy/local.mk"
+# ... and one line in the one list: an allocator model, so `all` takes it.
+echo "dummy      all" >> "$src/policies/policies.list"
 
 log=$tmp/build.log
 if ! (cd "$src" && ./bootstrap) >"$log" 2>&1; then
@@ -106,7 +120,7 @@ cd "$tmp/b"
 if ! "$src/configure" -q --with-policy=dummy,bins >"$log" 2>&1; then
 	echo "FAIL: configure --with-policy=dummy,bins"; tail -20 "$log"; exit 1
 fi
-if ! make -s -j2 heaplab tests/test_conformance tests/misuse_program libheaplab-preload.la >"$log" 2>&1; then
+if ! make -s -j2 heaplab tests/test_conformance tests/test_events tests/misuse_program libheaplab-preload.la >"$log" 2>&1; then
 	echo "FAIL: make with the dummy policy"; tail -30 "$log"; exit 1
 fi
 if hl_policies ./heaplab | grep -qx dummy; then
@@ -145,5 +159,34 @@ if ./heaplab diagnose --trace="$src/traces/short1-bal.rep" --json=- >"$log" 2>&1
 	say PASS "heaplab diagnose replays the trace under dummy's what-if knob"
 else
 	say FAIL "diagnose's candidates do not include dummy's knob"; tail -5 "$log"
+fi
+# the feature scripts find it by its folder and its table: the misuse
+# cells (debug:on and its misuse.table), the golden pictures, the decision
+# events' contract under its defaults and its table's variants
+run_test() { # NAME COMMAND...: runs a test of the copy as make check would
+	local name=$1
+	shift
+	if env abs_top_builddir="$tmp/b" srcdir="$src" abs_top_srcdir="$src" CK_TIMEOUT_MULTIPLIER=3 "$@" >"$log" 2>&1; then
+		return 0
+	fi
+	say FAIL "$name on the copy with dummy"; tail -15 "$log"
+	return 1
+}
+if run_test misuse.sh bash "$src/tests/misuse.sh"; then
+	if grep -q "^PASS: debug:on dummy double-free" "$log" && grep -q "^PASS: debug:off dummy stack" "$log"; then
+		say PASS "tests/misuse.sh runs dummy's cells from its folder's misuse.table ($(tail -1 "$log"))"
+	else
+		say FAIL "tests/misuse.sh passed but ran no cell of dummy"; grep dummy "$log" | head -5
+	fi
+fi
+if run_test golden.test sh "$src/visualize/check-pictures.sh" "$src/policies/dummy/golden.test"; then
+	if grep -q "^PASS: dummy: goldens match" "$log"; then
+		say PASS "dummy's golden pictures: $(grep '^PASS: dummy' "$log" | sed 's/^PASS: dummy: //')"
+	else
+		say FAIL "the golden test of dummy did not run: $(tail -2 "$log")"
+	fi
+fi
+if run_test test_events ./tests/test_events && grep -q '^100%: Checks' "$log"; then
+	say PASS "the events' contract holds on dummy, its variants included ($(grep -E '^[0-9]+%: Checks' "$log"))"
 fi
 exit $fail

@@ -39,7 +39,7 @@ static void add_variants(void)
 
 static void pick_policies(void)
 {
-	npolicies = tl_pick_policies(policies, 16, "student");
+	npolicies = tl_pick_policies(policies, 16, HL_SKELETON_POLICY);  /* the lab's skeleton: its contracts are the student's work */
 	add_variants();
 }
 
