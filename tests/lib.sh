@@ -16,6 +16,11 @@
 #   hl_policies [CMD]  the compiled-in policies, one name a line (of CMD,
 #                      another build's heaplab, when given)
 #   hl_compiled NAME   true when policy NAME is compiled in
+#   hl_role ROLE       the policy policies/policies.list gives ROLE (default:
+#                      the default heap of `all`; skeleton: the malloc lab's;
+#                      reference: what the lab is graded against), if any
+#   hl_models          the compiled-in allocator models (`all` in the list:
+#                      not the lab's skeleton), one a line
 #   hl_families        the compiled-in models of a family of real allocators,
 #                      one "POLICY FAMILY [OPTIONS]" a line (heaplab
 #                      policies --families)
@@ -41,6 +46,14 @@ hl_skip() { echo "SKIP: $*"; exit 77; }
 hl_policies() { "${1:-$heaplab}" policies | awk '{print $1}'; }
 hl_compiled() { hl_policies | grep -qx "$1"; }
 hl_families() { "$heaplab" policies --families; }
+hl_list_file() { echo "${abs_top_srcdir:-${srcdir:-.}}/policies/policies.list"; }
+hl_role() { awk -v r="$1" '!/^#/ && $3 == r { print $1; exit }' "$(hl_list_file)"; }
+hl_models() {
+	_hl_all=" $(awk '!/^#/ && $2 == "all" { printf "%s ", $1 }' "$(hl_list_file)")"
+	for _hl_p in $(hl_policies); do
+		case "$_hl_all" in *" $_hl_p "*) echo "$_hl_p" ;; esac
+	done
+}
 hl_sanitized() { [ -n "$hl_sanitizer" ]; }
 hl_skip_sanitized() { if hl_sanitized; then hl_skip "$@"; fi; }
 hl_tmpdir() {

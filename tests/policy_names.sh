@@ -53,6 +53,7 @@ fi
 
 not_a_policy="
 core/event.c                     the event kind HL_EV_BUMP is called \"bump\" (a bump pointer moved)
+tests/explain.sh                 the event kinds, one of them \"bump\" (a bump pointer moved)
 fidelity/probes/pymalloc_side.h  pymalloc's own word: its pools, counted in CPython's statistics
 tests/policy_names.py            its own examples
 tests/policy_names.sh            its own tables
@@ -72,9 +73,9 @@ tests/fidelity/jemalloc.rows     fixture rows (as above)
 "
 still_to_move="
 tests/adversary.sh tests/bound.sh tests/diagnose.sh tests/diagnose_browser.sh tests/diagnose_python.sh
-tests/diagnose_touched.sh tests/explain.sh tests/fidelity_runner.sh tests/fork_faults.sh tests/grade_components.sh
-tests/malloc_api.sh tests/man_pages.sh tests/placement.sh tests/python_regrtest.sh tests/quiz_paths.sh
-tests/real_programs.sh tests/replay_traces.sh tests/shim_counts.sh tests/test_conformance.c tests/test_core.c
+tests/diagnose_touched.sh tests/fidelity_runner.sh tests/fork_faults.sh tests/grade_components.sh
+tests/malloc_api.sh tests/man_pages.sh tests/placement.sh tests/quiz_paths.sh
+tests/replay_traces.sh tests/test_conformance.c tests/test_core.c
 tests/test_faults.c tests/test_visualize.c tests/test_visualize_browser.sh
 tests/test_visualize_quiz.sh tests/test_visualize_readable.sh tests/thread_exit.sh
 "

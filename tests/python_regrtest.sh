@@ -5,11 +5,12 @@
 # with PYTHONMALLOC=malloc so that every Python object comes from the
 # policy.  The system allocator decides what is expected: the same modules
 # run first without heaplab, and every module that passes there must pass
-# under each policy.  The modules are ones that churn objects (dicts,
+# under each policy (and each model under the options it follows its real
+# allocator with: percpu's front:thread).  The modules are ones that churn objects (dicts,
 # lists, sets, strings, bytes, JSON, regular expressions, the collector,
 # weak references, threads); the whole suite, run once by hand for percpu,
-# is in bench/RESULTS.md.  Not run: `student` (a skeleton to fill in) and
-# `firstfit`, whose search of every free block makes these modules take
+# is in bench/RESULTS.md.  Not run: the malloc lab's skeleton (`student`,
+# to fill in) and its reference (`firstfit`), whose search of every free block makes these modules take
 # 110 s instead of 8 (real_programs.sh runs python3 on it).  Skipped (77)
 # in a sanitizer build, which owns malloc, and where python3 has no test
 # package.
@@ -40,7 +41,9 @@ if [ "$n" -lt 10 ]; then
 	exit 1
 fi
 failed=0 passed=0
-for p in $(hl_policies | grep -vx -e student -e firstfit) percpu/front:thread; do
+skeleton=$(hl_role skeleton) reference=$(hl_role reference)
+for p in $(hl_policies | grep -vx -e "${skeleton:-/}" -e "${reference:-/}") \
+	$(hl_families | awk 'NF > 2 { print $1 "/" $3 }'); do
 	policy=${p%%/*} conf=
 	[ "$p" != "$policy" ] && conf=,${p#*/}
 	regrtest "$heaplab" run --policy="$policy" --conf="debug:off$conf" -- > "$work/got"
