@@ -11,7 +11,7 @@
 #   3. the student's edition of each README, cut by book/make-edition.sh
 #      itself (on a small tree made here), still has all of that and no
 #      instructor text: no `\if instructor`, no answer, no line of the
-#      source's instructor sections.
+#      source's instructor sections (a marking key after the rubric is one).
 # The check is first shown to catch a README made here to break each rule.
 . "${srcdir:-.}/tests/book_lib.sh"
 guide="$top/book/15-instructor-guide.md"
@@ -69,6 +69,13 @@ problems() {
 	done
 	grep '^| *Run record *|' "$tmp/rubric" | grep -q 'check:' ||
 		echo "the Rubric's run record does not name the lab's check: lines"
+}
+
+# student_part README PART: the list items of Deliverables, or the table
+# rows of Rubric, in the hand-in section of README
+student_part() {
+	awk -v part="$2" '/^## / { h = ($0 == "## Hand-in and marking") } /^### / { on = h && ($0 == "### " part) }
+		on && (part == "Rubric" ? /^\|/ : /^(- |  )/)' "$1"
 }
 
 # 0. the check on READMEs made to break the rules
@@ -147,9 +154,12 @@ for readme in "$top"/exercises/[0-9][0-9]-*/README.md; do
 	left=$(awk -v list="$tmp/answers" 'BEGIN { while ((getline l < list) > 0) want[l] = 1 }
 		{ t = $0; sub(/^[ \t]+/, "", t); sub(/[ \t]+$/, "", t) } t in want { print; exit }' "$s")
 	[ -z "$left" ] || fail "lab $d, student's edition: instructor text is left: $left"
-	# the hand-in section is the student's: the edition must not cut any of it
-	[ "$(sed -n '/^## Hand-in and marking/,/^## [^H]/p' "$s")" = "$(sed -n '/^## Hand-in and marking/,/^## [^H]/p' "$readme")" ] ||
-		fail "lab $d: the student's edition cuts part of the hand-in section (is some of it inside \\if instructor?)"
+	# the deliverables and the rubric's table are the student's: the edition
+	# must not cut a line of them (an instructor's marking key may follow)
+	for part in Deliverables Rubric; do
+		[ "$(student_part "$s" "$part")" = "$(student_part "$readme" "$part")" ] ||
+			fail "lab $d: the student's edition cuts part of its $part (is some of it inside \\if instructor?)"
+	done
 done
 [ $bad -eq 0 ] && echo "lab rubrics: $nlab labs state their deliverables and a rubric of $total points (the guide's total), in both editions"
 exit $bad
