@@ -34,6 +34,13 @@ costs: bench/costs$(EXEEXT) libheaplab-preload.la
 COSTS_ROUNDS ?= 7
 PHONY_TARGETS += costs
 
+# reports: the small program of the book's chapter 18 (a limit on held
+# memory, the page cache, each allocator's own report, huge pages); make
+# check builds it for tests/book_reports.sh.
+check_PROGRAMS += bench/reports
+bench_reports_SOURCES = bench/workloads/reports.c bench/workloads/bench_util.h
+HL_BENCH_BINARIES += bench/reports$(EXEEXT)
+
 # pyring: the ring workload on the real CPython pymalloc, when configure
 # found an embeddable libpython.
 if HL_HAVE_PYEMBED
