@@ -134,16 +134,22 @@ if command -v python3 > /dev/null; then
 	python3 -c 'import sys; a = [bytes(60) for _ in range(10000)]; del a[::2]; sys._debugmallocstats()' > "$tmp/py" 2>&1 ||
 		fail "CPython: exit $?"
 	has "$tmp/py" CPython '^# arenas allocated current += +[1-9]' '^# bytes in allocated blocks += ' \
-		'^# bytes in available blocks += ' 'unused pools \* [0-9]+ bytes'
+		'^# bytes in available blocks += ' 'unused pool[s] \* [0-9]+ bytes'
 else
 	echo "SKIP: CPython's report: python3 is not installed"
 fi
-# heaplab's own, for each family's model
-for p in bins slab sharded percpu pools; do
-	hl_compiled "$p" || { echo "SKIP: heaplab run --stats: $p is not compiled in"; continue; }
-	"$heaplab" run --policy=$p --stats -- "$program" stats > "$tmp/hl-$p" 2>&1 || fail "heaplab run --policy=$p: exit $?"
+# heaplab's own, for the model of each family (heaplab policies --families:
+# "POLICY FAMILY [OPTIONS]"), with the family's options
+[ -n "$(hl_families)" ] || echo "SKIP: heaplab run --stats: no model of a real allocator is compiled in"
+while read -r p family opts; do
+	conf=()
+	[ -z "$opts" ] || conf=(--conf="$opts")
+	"$heaplab" run --policy="$p" "${conf[@]}" --stats -- "$program" stats > "$tmp/hl-$p" 2>&1 ||
+		fail "heaplab run --policy=$p (the $family model): exit $?"
 	has "$tmp/hl-$p" "heaplab's $p" '^live_requested_bytes: 9[0-9]{5}$' '^committed_bytes: [1-9]' '^resident_bytes: [1-9]' '^reserved_bytes: [1-9]'
-done
+done <<EOF
+$(hl_families)
+EOF
 [ $bad -eq 0 ] && echo "ok: every report holds the lines the chapter explains"
 
 # ---- thp ----
