@@ -34,6 +34,13 @@ costs: bench/costs$(EXEEXT) libheaplab-preload.la
 COSTS_ROUNDS ?= 7
 PHONY_TARGETS += costs
 
+# reports: the small program of the book's chapter 18 (a limit on held
+# memory, the page cache, each allocator's own report, huge pages); make
+# check builds it for tests/book_reports.sh.
+check_PROGRAMS += bench/reports
+bench_reports_SOURCES = bench/workloads/reports.c bench/workloads/bench_util.h
+HL_BENCH_BINARIES += bench/reports$(EXEEXT)
+
 # pyring: the ring workload on the real CPython pymalloc, when configure
 # found an embeddable libpython.
 if HL_HAVE_PYEMBED
@@ -44,7 +51,7 @@ bench_pyring_LDADD = $(PYEMBED_LIBS)
 HL_BENCH_BINARIES += bench/pyring$(EXEEXT)
 endif
 CLEANFILES += $(HL_BENCH_BINARIES)
-EXTRA_DIST += bench/costs.sh bench/run.sh bench/allocators.sh bench/instructions.sh bench/rounds.sh bench/scaling.sh bench/demo.sh \
+EXTRA_DIST += bench/cgroup.sh bench/costs.sh bench/run.sh bench/allocators.sh bench/instructions.sh bench/rounds.sh bench/scaling.sh bench/demo.sh \
 	bench/results.sh bench/results.rows bench/RESULTS.md bench/HISTORY.md bench/FIDELITY.md \
 	bench/diagnose/repro.py bench/diagnose/tuples.py bench/diagnose/peak_final.py bench/ACCURACY.md bench/accuracy/run.py \
 	bench/accuracy/corpus.py bench/accuracy/workload.py bench/accuracy/workload.pl bench/accuracy/workload.sql

@@ -312,6 +312,7 @@ static const fig_t figures[] = {
 	{ "ch17-tcache", "bins", "version:2.36", "bins as glibc 2.36: the freed chunk in the tcache", fig_one_free },
 	{ "ch17-fastbin", "bins", "version:2.36,tcache_count:0", "bins as glibc 2.36, tcache off: the chunk on a fastbin", fig_one_free },
 	{ "ch17-unsorted", "bins", "version:2.43,tcache_count:0", "bins as glibc 2.43, tcache off: the chunk in the unsorted bin", fig_one_free },
+	{ "ch18-held", "bins", "version:2.36", "bins as glibc 2.36: 200 chunks freed under one live chunk, still resident", fig_pinned },
 	{ "ch15-grade", "firstfit", "fit:first,order:lifo", "firstfit (first fit, LIFO): a student's view", fig_freelist },
 };
 

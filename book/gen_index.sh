@@ -64,7 +64,9 @@ double free|double free|word
 use after free|use.after.free|word
 heap checker|checker|word
 callgrind|callgrind|word
-transparent huge pages|transparent huge|thp|word'
+transparent huge pages|transparent huge|thp|word
+smaps, smaps_rollup|smaps|word
+malloc_stats, malloc_info|malloc_stats|malloc_info|word'
 
 # "name|pattern|kind" lines: the glossary's, then the list above (a name
 # may carry several patterns, any of which counts)

@@ -41,4 +41,5 @@ done <<'TABLE'
 08 slab - decay.rep
 16 percpu - explain.rep
 17 bins version:2.43,tcache_count:0 pairs.rep
+18 bins version:2.36 held.rep
 TABLE

@@ -1,5 +1,5 @@
 #!/bin/sh
-# gen_worked.sh HEAPLAB OUTDIR: the worked examples of chapters 9 to 14 and 17,
+# gen_worked.sh HEAPLAB OUTDIR: the worked examples of chapters 9 to 14, 17 and 18,
 # made at build time from heaplab runs (as gen_explain.sh makes the walk
 # of explain.rep), so every address, size and figure they quote is what
 # this build's code does.  make doc runs it before Doxygen; a chapter
@@ -156,4 +156,5 @@ done <<'TABLE'
 14 compare mixed-day.rep bump,firstfit,bins,slab,sharded,pools,percpu - -
 14 step mixed-day.rep sharded - 4
 17 explain pairs.rep bins version:2.36,tcache_count:0 4-7
+18 stats held.rep bins version:2.36 -
 TABLE

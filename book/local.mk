@@ -7,7 +7,7 @@ HL_BOOK_CHAPTERS = \
 	book/06-boundary-tags-bins.md book/07-thread-caches-arenas.md \
 	book/08-slabs-decay.md book/09-sharded.md book/10-pools.md \
 	book/11-giving-back.md book/12-measuring.md book/13-security.md \
-	book/14-choosing.md book/15-instructor-guide.md book/16-percpu.md book/17-costs.md book/course-path.md \
+	book/14-choosing.md book/15-instructor-guide.md book/16-percpu.md book/17-costs.md book/18-containers-reports.md book/course-path.md \
 	book/glossary.md book/index-terms.md book/visual-language.md book/claims.md
 EXTRA_DIST += $(HL_BOOK_CHAPTERS) book/Doxyfile.in book/traces/reuse.rep \
 	book/traces/big-twice.rep book/traces/small.rep \
@@ -22,7 +22,8 @@ EXTRA_DIST += $(HL_BOOK_CHAPTERS) book/Doxyfile.in book/traces/reuse.rep \
 # (book/gen_examples.sh, book/gen_steppers.sh), with their traces.
 EXTRA_DIST += book/gen_examples.sh book/gen_steppers.sh \
 	book/traces/bump-arith.rep book/traces/bump-align.rep book/traces/fits.rep book/traces/classes.rep \
-	book/traces/coalesce.rep book/traces/tcache-order.rep book/traces/decay.rep
+	book/traces/coalesce.rep book/traces/tcache-order.rep book/traces/decay.rep \
+	book/traces/held.rep
 
 # The question bank: read by `heaplab quiz` from the source tree or, once
 # installed, from $(pkgdatadir) (quiz/quiz_bank.c; quiz/local.mk).

@@ -93,6 +93,12 @@ EXTRA_DIST += tests/misuse.sh tests/misuse/double-free.rep
 # faults a page, the tcache's instructions on and off, in glibc and in bins
 TESTS += tests/book_costs.sh
 EXTRA_DIST += tests/book_costs.sh
+# the book's chapter 18 (containers, the allocators' own reports,
+# transparent huge pages): bench/reports in a cgroup v1 memory group, under
+# each real allocator and heaplab run --stats, with and without
+# MADV_HUGEPAGE; never timed, each part skipped where the machine cannot
+TESTS += tests/book_reports.sh
+EXTRA_DIST += tests/book_reports.sh
 # every trace's placement, address by address, real allocator beside model
 TESTS += tests/placement.sh
 EXTRA_DIST += tests/placement.sh

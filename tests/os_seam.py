@@ -21,6 +21,8 @@ ALLOWED = {
     "bench/workloads/sysreplay.c": "drives the real glibc and reads its break, not heaplab's",
     "bench/workloads/costs.c": "times the kernel's own mmap, munmap, madvise and page faults "
     "(the book's cost model), not heaplab's page source",
+    "bench/workloads/reports.c": "maps memory the allocator under study cannot reuse, and a block "
+    "advised MADV_HUGEPAGE (the book's chapter 18), not heaplab's page source",
     "tests/misuse_program.c": "maps a page of its own, to free a pointer no heap handed out",
     "tests/limits_program.c": "fills the process's mappings so that free's munmap fails (glibc's tst-free-errno's way)",
 }
