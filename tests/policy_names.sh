@@ -54,6 +54,7 @@ fi
 not_a_policy="
 core/event.c                     the event kind HL_EV_BUMP is called \"bump\" (a bump pointer moved)
 tests/explain.sh                 the event kinds, one of them \"bump\" (a bump pointer moved)
+tests/lab_rubrics.sh             the student's edition of the labs (book/make-edition.sh student), not the skeleton policy
 fidelity/probes/pymalloc_side.h  pymalloc's own word: its pools, counted in CPython's statistics
 tests/policy_names.py            its own examples
 tests/policy_names.sh            its own tables
