@@ -4,6 +4,8 @@
 # and (without sanitizers) a real C program recorded with its sites.
 set -u
 . "$(dirname "$0")/lib.sh"
+glibc=$(hl_model_of glibc)   # the policy that models glibc (bins here)
+jemalloc=$(hl_model_of jemalloc)   # the policy that models jemalloc (slab here)
 src=${abs_top_srcdir:-..}
 hand="$src/tests/diagnose/hand.rep"
 hl_tmpdir
@@ -42,7 +44,7 @@ hole=2016                                 # block 2 in the unsorted bin:
 top=$((committed - chunks))
 check_causes() {  # NAME MODEL CACHED FASTBIN
 	local out
-	out=$("$heaplab" diagnose --policies=bins --model="$2" --trace="$hand" 2>/dev/null)
+	out=$("$heaplab" diagnose --policies=${glibc} --model="$2" --trace="$hand" 2>/dev/null)
 	for k in live rounding overhead hole top; do
 		local want=${!k} got
 		got=$(cause "$k" "$out")
@@ -68,7 +70,7 @@ check_causes "glibc 2.43 rules" "tcache_count:16,fastbins:off" $((112 + 8 * 48))
 check_causes "glibc 2.36 rules" "tcache_count:7,fastbins:on" $((112 + 7 * 48)) 48
 
 # --- an old trace (no sites, no samples) still loads --------------------------
-out=$("$heaplab" diagnose --policies=bins --trace="$src/traces/short1-bal.rep" 2>&1) && pass || fail "old trace: exit $?"
+out=$("$heaplab" diagnose --policies=${glibc} --trace="$src/traces/short1-bal.rep" 2>&1) && pass || fail "old trace: exit $?"
 expect "old trace" "measured RSS: none recorded (the trace has no #@rss lines)" "$out"
 
 # --- the model's resident bytes count the pages the program wrote -----------
@@ -77,8 +79,8 @@ expect "old trace" "measured RSS: none recorded (the trace has no #@rss lines)" 
 # block (256 pages resident); the replay writes every page of each block as
 # the program did, so the model holds at least 1 MiB resident at the end.
 printf '#@rss 0 2000000\na 0 1048576\n#@rss 10 3000000\n' > "$tmp/big.rep"
-out=$("$heaplab" diagnose --policies=bins --trace="$tmp/big.rep" 2>&1)
-res=$(sed -n 's/^model (bins) at the last sample: .* committed, \([0-9.]*\) MiB resident;.*/\1/p' <<<"$out")
+out=$("$heaplab" diagnose --policies=${glibc} --trace="$tmp/big.rep" 2>&1)
+res=$(sed -n "s/^model ($glibc) at the last sample: .* committed, \\([0-9.]*\\) MiB resident;.*/\\1/p" <<<"$out")
 awk -v r="${res:-0}" 'BEGIN { exit !(r >= 1.00) }' && pass ||
 	fail "written pages: the model's resident is '${res}' MiB, not at least 1 MiB, in: $out"
 
@@ -91,7 +93,7 @@ awk -v r="${res:-0}" 'BEGIN { exit !(r >= 1.00) }' && pass ||
 # their median is one of the three.
 printf 'a 0 1048576\n#@rss 10 9437184\na 1 16\n#@rss 20 9437184\na 2 16\n#@rss 30 9437184\nf 2\n#@rss 40 524288\n' \
 	> "$tmp/teardown.rep"
-out=$("$heaplab" diagnose --policies=bins --trace="$tmp/teardown.rep" 2>&1)
+out=$("$heaplab" diagnose --policies=${glibc} --trace="$tmp/teardown.rep" 2>&1)
 outside=$(sed -n 's/^outside the heap (.*): \([0-9.]*\) MiB$/\1/p' <<<"$out")
 awk -v o="${outside:-0}" 'BEGIN { exit !(o >= 7.9 && o <= 8.0) }' && pass ||
 	fail "outside the heap: '${outside}' MiB, not 7.9-8.0 MiB, in: $out"
@@ -104,9 +106,9 @@ awk -v o="${outside:-0}" 'BEGIN { exit !(o >= 7.9 && o <= 8.0) }' && pass ||
 # can put dirty_decay_ms:0 first; ranked by committed bytes it would come
 # last of the three slab candidates (ties go to fewer kernel calls).
 { for i in $(seq 0 999); do echo "a $i 1024"; done; for i in $(seq 0 999); do echo "f $i"; done; } > "$tmp/churn.rep"
-out=$("$heaplab" diagnose --policies=slab --trace="$tmp/churn.rep" 2>&1)
+out=$("$heaplab" diagnose --policies=${jemalloc} --trace="$tmp/churn.rep" 2>&1)
 first=$(awk '/^what if/ { getline; getline; print $2, $3; exit }' <<<"$out")
-[ "$first" = "slab dirty_decay_ms:0" ] && pass || fail "ranking: first is '$first', not slab dirty_decay_ms:0, in: $out"
+[ "$first" = "${jemalloc} dirty_decay_ms:0" ] && pass || fail "ranking: first is '$first', not ${jemalloc} dirty_decay_ms:0, in: $out"
 
 # --- bad input: one line, exit 2 ------------------------------------------------
 bad() {  # NAME EXPECTED-LINE ARGS...
@@ -128,7 +130,7 @@ printf '#@site 2 0x10\n' > "$tmp/order.rep"
 bad "sites out of order" "$tmp/order.rep:1: site 2 declared out of order (expected 1)" --trace="$tmp/order.rep"
 printf '#@rss 10 100\n#@rss 5 100\n' > "$tmp/time.rep"
 bad "time going back" "$tmp/time.rep:2: sample time 5 goes back in time" --trace="$tmp/time.rep"
-out=$("$heaplab" diagnose --knobs='bins/no_such_knob:1' --trace="$hand" 2>&1 >/dev/null); rc=$?
+out=$("$heaplab" diagnose --knobs="$glibc/no_such_knob:1" --trace="$hand" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <<<"$out")" -eq 1 ] && grep -q no_such_knob <<<"$out" && pass || fail "unknown knob: exit $rc, '$out'"
 out=$("$heaplab" diagnose --model=tcache_count:x --trace="$hand" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <<<"$out")" -eq 1 ] && pass || fail "bad --model: exit $rc, '$out'"
@@ -142,7 +144,7 @@ elif ! command -v addr2line >/dev/null; then
 else
 	program="$build/tests/diagnose_anchors"
 	line=$(grep -n 'void \*p = malloc(n);' "$src/tests/diagnose/anchors.c" | head -1 | cut -d: -f1)
-	out=$("$heaplab" diagnose --policies=bins --model=tcache_count:7,fastbins:on --keep="$tmp/a.rep" \
+	out=$("$heaplab" diagnose --policies=${glibc} --model=tcache_count:7,fastbins:on --keep="$tmp/a.rep" \
 		-o "$tmp/report.html" -- "$program" 2>"$tmp/err")
 	rc=$?
 	[ $rc -eq 0 ] && pass || { fail "anchors: exit $rc"; cat "$tmp/err"; }
@@ -161,7 +163,7 @@ else
 	# be what the program saw itself (within 10 %: a read can fall a page
 	# or two apart), and glibc must have given the freed top back (known
 	# in advance: nothing lies above the buffers, so free trims the top).
-	out=$("$heaplab" diagnose --verify --sample-ms 5 --policies=bins -o "$tmp/verify.html" \
+	out=$("$heaplab" diagnose --verify --sample-ms 5 --policies=${glibc} -o "$tmp/verify.html" \
 		-- "$build/tests/diagnose_breathe" 2>"$tmp/err")
 	rc=$?
 	[ $rc -eq 0 ] && pass || { fail "verify: exit $rc"; cat "$tmp/err"; }
@@ -179,7 +181,7 @@ else
 		fail "verify: the summary lacks the measured and predicted lines"
 	# the same program exiting the moment it has freed: a reading every
 	# 5 ms sees only the peak, the final is the one read at the exit
-	out=$("$heaplab" diagnose --verify --sample-ms 5 --policies=bins -o "$tmp/quick.html" \
+	out=$("$heaplab" diagnose --verify --sample-ms 5 --policies=${glibc} -o "$tmp/quick.html" \
 		-- "$build/tests/diagnose_breathe" quick 2>"$tmp/err")
 	own=$(grep '^breathe: peak' <<<"$out" | tail -1)
 	own_end=$(awk '{ print $5 }' <<<"$own")
@@ -219,28 +221,28 @@ else
 	# sampled every 5 ms, the recording has a sample for many of those 200
 	# intervals (on the allocation path alone it had two; the bound is low
 	# because a loaded machine wakes the sampling thread late)
-	"$heaplab" diagnose --policies=bins --sample-ms 5 --keep="$tmp/sleep.rep" -- sleep 1 >/dev/null 2>&1
+	"$heaplab" diagnose --policies=${glibc} --sample-ms 5 --keep="$tmp/sleep.rep" -- sleep 1 >/dev/null 2>&1
 	n=$(grep -c '^#@rss ' "$tmp/sleep.rep")
 	[ "$n" -ge 20 ] && pass || fail "clock: $n RSS samples over 1 s at 5 ms, expected at least 20"
 	# a wrapper script that execs the program: the program's recording
 	printf '#!/bin/sh\nexec "%s" "$@"\n' "$anchors" > "$tmp/wrapper"
 	chmod +x "$tmp/wrapper"
-	out=$("$heaplab" diagnose --policies=bins -- "$tmp/wrapper" 2>&1)
+	out=$("$heaplab" diagnose --policies=${glibc} -- "$tmp/wrapper" 2>&1)
 	# (the program makes 20,100 allocations and frees: the shell far fewer)
 	ops=$(sed -n 's/^recording: \([0-9]*\) ops.*/\1/p' <<<"$out")
 	[ "${ops:-0}" -ge 40000 ] && grep -q 'cache_put' <<<"$out" && pass ||
 		fail "wrapper: not the program's recording (no site cache_put, or under 40,000 ops): $(grep '^recording' <<<"$out")"
 	# a child that runs a program: diagnosed (the larger), the shell named
-	out=$("$heaplab" diagnose --policies=bins -- bash -c "$anchors; true" 2>&1)
+	out=$("$heaplab" diagnose --policies=${glibc} -- bash -c "$anchors; true" 2>&1)
 	grep -q 'cache_put' <<<"$out" && grep -q '^also recorded, not diagnosed (the largest recording is): process [0-9]* (' <<<"$out" &&
 		pass || fail "child: the program's recording with the shell named: $out"
 	# ended by a signal, or by an error status: diagnosed, saying so
-	out=$("$heaplab" diagnose --policies=bins -- bash -c 'for i in $(seq 3000); do a[$i]=$i$i; done; kill -KILL $$' 2>/dev/null)
+	out=$("$heaplab" diagnose --policies=${glibc} -- bash -c 'for i in $(seq 3000); do a[$i]=$i$i; done; kill -KILL $$' 2>/dev/null)
 	rc=$?
 	[ $rc -eq 0 ] && pass || fail "killed: exit $rc"
 	expect "killed" "the recorded run was ended by signal 9: what follows is what it recorded until then" "$out"
 	grep -q '^what holds the heap at the end' <<<"$out" && pass || fail "killed: no diagnosis"
-	out=$("$heaplab" diagnose --policies=bins -- bash -c 'exit 3' 2>/dev/null)
+	out=$("$heaplab" diagnose --policies=${glibc} -- bash -c 'exit 3' 2>/dev/null)
 	expect "exit 3" "the recorded run exited with status 3: what follows is what it recorded until then" "$out"
 	# a statically linked program cannot be preloaded (ldconfig is, on Debian)
 	static=""
@@ -258,8 +260,8 @@ fi
 if hl_sanitized; then
 	echo "SKIP (part): --json is checked on a recorded program; a -fsanitize=$hl_sanitizer build cannot record"
 else
-	"$heaplab" diagnose --policies=bins,slab --json="$tmp/d.json" -- "$build/tests/diagnose_anchors" >"$tmp/d.txt" 2>/dev/null
-	"$heaplab" diagnose --policies=bins --json=- -- "$build/tests/diagnose_anchors" >"$tmp/stdout.json" 2>/dev/null
+	"$heaplab" diagnose --policies=${glibc},${jemalloc} --json="$tmp/d.json" -- "$build/tests/diagnose_anchors" >"$tmp/d.txt" 2>/dev/null
+	"$heaplab" diagnose --policies=${glibc} --json=- -- "$build/tests/diagnose_anchors" >"$tmp/stdout.json" 2>/dev/null
 	out=$(python3 - "$tmp/d.json" "$tmp/d.txt" "$tmp/stdout.json" <<'PY'
 import json, re, sys
 d = json.load(open(sys.argv[1]))

@@ -18,6 +18,8 @@ src=${srcdir:-.}
 hand="$src/tests/diagnose/hand.rep"
 model=tcache_count:7,fastbins:on
 . "$src/tests/browser_lib.sh"
+glibc=$(hl_model_of glibc)   # the policy that models glibc (bins here)
+jemalloc=$(hl_model_of jemalloc)   # the policy that models jemalloc (slab here)
 hl_tmpdir heaplab-diagnose-browser
 # peak and final resident bytes of one candidate
 figures() {
@@ -29,13 +31,13 @@ figures() {
 	echo $((heap_peak + $2)) $(($1 + $2))
 }
 runs=""
-for cand in "bins|$model" "bins|$model,arena_max:2" "slab|" "slab|narenas:2,background_thread:on"; do
+for cand in "${glibc}|$model" "${glibc}|$model,arena_max:2" "${jemalloc}|" "${jemalloc}|narenas:2,background_thread:on"; do
 	policy=${cand%%|*} conf=${cand#*|}
 	set -- $(figures "$policy" "$conf")
 	[ -n "$runs" ] && runs="$runs,"
 	runs="$runs{\"what\": \"$policy ${conf:-(defaults)}\", \"peak\": \"$1\", \"final\": \"$2\"}"
 done
-./heaplab diagnose --policies=bins,slab --model="$model" --trace="$hand" \
+./heaplab diagnose --policies=${glibc},${jemalloc} --model="$model" --trace="$hand" \
 	-o "$tmp/report.html" >"$tmp/summary.txt" || exit 1
 cat >"$tmp/expect.json" <<JSON
 { "final": $((33 * 4096)), "peak": $((33 * 4096)),

@@ -14,6 +14,9 @@
 #    the program measures of itself.
 set -u
 . "$(dirname "$0")/lib.sh"
+glibc=$(hl_model_of glibc)   # the policy that models glibc (bins here)
+jemalloc=$(hl_model_of jemalloc)   # the policy that models jemalloc (slab here)
+pymalloc=$(hl_model_of pymalloc)   # the policy that models pymalloc (pools here)
 hl_skip_sanitized "recording preloads heaplab's recorder; a -fsanitize=$hl_sanitizer build owns malloc"
 py=/usr/bin/python3
 [ -x "$py" ] || hl_skip "no $py"
@@ -45,11 +48,11 @@ measured=$(cat "$tmp/peak")
 model_peak() { sed -n '1s/^.*coverage: .*; \([0-9]*\) of \([0-9]*\) B).*/\1/p' <<<"$1"; }
 
 # --- as it runs, through malloc's eyes only --------------------------------------
-out=$(PYTHONMALLOC=pymalloc "$heaplab" diagnose --policies=bins -- "$py" "$tmp/objects.py" "$tmp/scratch" 2>"$tmp/err")
+out=$(PYTHONMALLOC=pymalloc "$heaplab" diagnose --policies=${glibc} -- "$py" "$tmp/objects.py" "$tmp/scratch" 2>"$tmp/err")
 rc=$?
 [ $rc -eq 0 ] && pass || { fail "pymalloc recorded: exit $rc"; cat "$tmp/err"; }
 first=$(head -1 <<<"$out")
-[[ $first == "WARNING: coverage: the model (bins"*"under 90 %"* ]] && pass ||
+[[ $first == "WARNING: coverage: the model (${glibc}"*"under 90 %"* ]] && pass ||
 	fail "pymalloc recorded: the first line does not warn of the coverage: '$first'"
 # the arenas: anonymous mappings made outside malloc, most of the peak
 mmap_peak=$(awk '/^layers of the recorded process/ { on = 1; next } on && $1 == "mmap" { print $2, $3; exit }' <<<"$out")
@@ -61,20 +64,20 @@ grep -q '^recommendation: (on a model that accounts for only [0-9]* % of the mea
 	fail "pymalloc recorded: the recommendation does not say on what share it stands"
 
 # --- as diagnose records CPython ---------------------------------------------------
-out=$("$heaplab" diagnose --policies=bins,slab --knobs= -- "$py" "$tmp/objects.py" "$tmp/scratch" 2>"$tmp/err")
+out=$("$heaplab" diagnose --policies=${glibc},${jemalloc} --knobs= -- "$py" "$tmp/objects.py" "$tmp/scratch" 2>"$tmp/err")
 rc=$?
 [ $rc -eq 0 ] && pass || { fail "CPython: exit $rc"; cat "$tmp/err"; }
 first=$(head -1 <<<"$out")
-[[ $first == "coverage: the model (pools fallback:bins"* ]] && pass || fail "CPython: first line '$first'"
+[[ $first == "coverage: the model (${pymalloc} fallback:${glibc}"* ]] && pass || fail "CPython: first line '$first'"
 m=$(model_peak "$out")
 awk -v m="${m:-0}" -v r="$measured" 'BEGIN { exit !(m >= 0.90 * r) }' && pass ||
 	fail "CPython: the model's peak '${m}' B covers less than 90 % of the measured $measured B"
 awk -v m="${m:-0}" -v r="$measured" 'BEGIN { exit !(m <= r) }' && pass ||
 	fail "CPython: the model's peak heap '${m}' B is more than the whole process's $measured B"
 grep -q '^recorded with PYTHONMALLOC=malloc ' <<<"$out" && pass || fail "CPython: no line on how it was recorded"
-for want in 'pools .*fallback:slab .*LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2$' \
-	'bins .*PYTHONMALLOC=malloc$' 'slab .*PYTHONMALLOC=malloc LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2$' \
-	'pools .*the default (CPython as it is: pymalloc on glibc malloc)$'; do
+for want in "$pymalloc .*fallback:$jemalloc .*LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2\$" \
+	"$glibc .*PYTHONMALLOC=malloc\$" "$jemalloc .*PYTHONMALLOC=malloc LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2\$" \
+	"$pymalloc .*the default (CPython as it is: pymalloc on glibc malloc)\$"; do
 	grep -q "^  [0-9][0-9]* *$want" <<<"$out" && pass || fail "CPython: no candidate row matching '$want'"
 done
 
@@ -92,7 +95,7 @@ del t
 PY
 "$py" "$tmp/tuples.py" "$tmp/peak"
 measured=$(cat "$tmp/peak")
-"$heaplab" diagnose --policies=bins --knobs= --json="$tmp/tuples.json" -- "$py" "$tmp/tuples.py" "$tmp/scratch" \
+"$heaplab" diagnose --policies=${glibc} --knobs= --json="$tmp/tuples.json" -- "$py" "$tmp/tuples.py" "$tmp/scratch" \
 	>/dev/null 2>"$tmp/err" || { fail "tuples: diagnose failed"; cat "$tmp/err"; }
 predicted=$(hl_candidate "$tmp/tuples.json" real_setting 'the default*' predicted_peak_rss)
 awk -v p="${predicted:-0}" -v m="$measured" 'BEGIN { d = (p - m) / m; exit !(d < 0.10 && d > -0.10) }' && pass ||

@@ -14,6 +14,7 @@
 # 7 to 9 % low (bench/ACCURACY.md, cause 1).
 set -u
 . "$(dirname "$0")/lib.sh"
+glibc=$(hl_model_of glibc)   # the policy that models glibc (bins here)
 hl_skip_sanitized "recording preloads heaplab's recorder; a -fsanitize=$hl_sanitizer build owns malloc"
 command -v sort >/dev/null || hl_skip "no sort"
 py=$(command -v python3) || hl_skip "no python3"
@@ -29,7 +30,7 @@ subprocess.run(sys.argv[1:], check=True)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)' sort -o "$tmp/sorted.txt" "$tmp/log.txt")
 [ "${measured:-0}" -gt $((4 << 20)) ] || fail "sort's own peak is '${measured}' B, not above 4 MiB"
 
-"$heaplab" diagnose --policies=bins --knobs= --keep="$tmp/sort.rep" --json="$tmp/sort.json" -- \
+"$heaplab" diagnose --policies=${glibc} --knobs= --keep="$tmp/sort.rep" --json="$tmp/sort.json" -- \
 	sort -o "$tmp/sorted.txt" "$tmp/log.txt" >/dev/null 2>"$tmp/err" || { fail "diagnose failed"; cat "$tmp/err"; }
 # the buffer's line: more than 16 MiB asked, a part resident
 read -r id pages <<<"$(awk '$1 == "#@touched" { print $2, $3; exit }' "$tmp/sort.rep")"
@@ -38,7 +39,7 @@ big=$(awk -v id="${id:--1}" '($1 == "a" || $1 == "r" || $1 == "m") && $2 == id {
 	"$tmp/sort.rep")
 awk -v p="${pages:-0}" -v n="$big" 'BEGIN { exit !(p > 0 && p * 4096 < n) }' && pass ||
 	fail "block ${id:-?} of $big B has '${pages:-}' pages resident: not a part of it"
-predicted=$(hl_candidate "$tmp/sort.json" policy bins predicted_peak_rss)
+predicted=$(hl_candidate "$tmp/sort.json" policy ${glibc} predicted_peak_rss)
 awk -v p="${predicted:-0}" -v m="$measured" 'BEGIN { d = (p - m) / m; exit !(d < 0.05 && d > -0.05) }' && pass ||
 	fail "the peak predicted for sort on glibc, '${predicted}' B, is not within 5 % of its measured $measured B"
 echo "diagnose_touched: $passed passed, $failed failed"

@@ -14,10 +14,11 @@
 # take their locks in a pthread_atfork handler, before glibc's list lock and
 # even when the process has one thread), the model's result is printed
 # beside it and not judged: the core's handler survives both cases for
-# every policy, a departure on the safe side.  Real allocators: bins ->
-# glibc; slab -> jemalloc; sharded -> mimalloc; percpu -> tcmalloc; pools
-# -> glibc (pymalloc takes no lock of its own; above 512 bytes it is the C
-# library); bump, firstfit, student model none: the C library they replace.
+# every policy, a departure on the safe side.  A policy's real allocator is
+# the family it models (heaplab policies --families) when that one is
+# preloaded here: jemalloc, mimalloc, tcmalloc; else glibc: a model of
+# glibc, of pymalloc (which takes no lock of its own; above 512 bytes it is
+# the C library), or of none (the C library it replaces).
 set -u
 . "$(dirname "$0")/lib.sh"
 hl_skip_sanitized "every run preloads heaplab or a real allocator; a -fsanitize=$hl_sanitizer build owns malloc"
@@ -48,11 +49,12 @@ start() {
 	) &
 }
 
+# the family a policy models when its library is preloaded here, else glibc
 real_of() {
-	case $1 in
-	slab) echo jemalloc ;;
-	sharded) echo mimalloc ;;
-	percpu) echo tcmalloc ;;
+	case $(hl_families | awk -v p="$1" '$1 == p { print $2 }') in
+	jemalloc) echo jemalloc ;;
+	mimalloc) echo mimalloc ;;
+	tcmalloc) echo tcmalloc ;;
 	*) echo glibc ;;
 	esac
 }

@@ -21,6 +21,8 @@
 #                      reference: what the lab is graded against), if any
 #   hl_models          the compiled-in allocator models (`all` in the list:
 #                      not the lab's skeleton), one a line
+#   hl_model_of FAMILY the compiled-in policy that models FAMILY (glibc,
+#                      jemalloc, mimalloc, tcmalloc, pymalloc), or nothing
 #   hl_families        the compiled-in models of a family of real allocators,
 #                      one "POLICY FAMILY [OPTIONS]" a line (heaplab
 #                      policies --families)
@@ -46,6 +48,7 @@ hl_skip() { echo "SKIP: $*"; exit 77; }
 hl_policies() { "${1:-$heaplab}" policies | awk '{print $1}'; }
 hl_compiled() { hl_policies | grep -qx "$1"; }
 hl_families() { "$heaplab" policies --families; }
+hl_model_of() { hl_families | awk -v f="$1" '$2 == f { print $1; exit }'; }
 hl_list_file() { echo "${abs_top_srcdir:-${srcdir:-.}}/policies/policies.list"; }
 hl_role() { awk -v r="$1" '!/^#/ && $3 == r { print $1; exit }' "$(hl_list_file)"; }
 hl_models() {

@@ -20,8 +20,8 @@ v=$(awk '/^id: path-/ { p = 1 } /^run: heaplab quiz --path-of/ && p { n++; p = 0
 echo "bank: $n which-path questions, $v verified by --path-of"
 [ "$n" -ge 20 ] && [ "$v" -ge 20 ] || fail "fewer than 20 verified which-path questions"
 
-policy=slab
-hl_compiled "$policy" || policy=$(hl_policies | sed -n 1p)
+policy=$(hl_model_of jemalloc)   # a model with many paths to ask about
+[ -n "$policy" ] || policy=$(hl_policies | sed -n 1p)
 count=6
 # the drill's questions, answered 'x' (wrong, unknown letter) to see the choices
 yes x | head -n "$count" | ./heaplab quiz --paths "$trace" --policy="$policy" --count "$count" >"$tmp/seen" ||

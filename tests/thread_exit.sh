@@ -8,9 +8,10 @@
 # first uses the first wave's arenas: 1 + 8 = 9, however many waves.
 set -u
 . "$(dirname "$0")/lib.sh"
+glibc=$(hl_model_of glibc)   # the policy that models glibc (bins here)
 hl_skip_sanitized "recording a program preloads heaplab; a -fsanitize=$hl_sanitizer build owns malloc"
 program="$build/tests/diagnose_waves"
-hl_compiled bins || hl_skip "bins is not compiled in"
+[ -n "$glibc" ] || hl_skip "no model of glibc is compiled in"
 hl_tmpdir
 failed=0 passed=0
 pass() { passed=$((passed + 1)); }
@@ -18,7 +19,7 @@ fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
 
 for waves in 2 3; do
 	rec="$tmp/w$waves.rep"
-	out=$("$heaplab" diagnose --policies=bins --model=tcache_count:7,fastbins:on --keep="$rec" \
+	out=$("$heaplab" diagnose --policies=${glibc} --model=tcache_count:7,fastbins:on --keep="$rec" \
 		-- "$program" "$waves" 2>"$tmp/err")
 	real=$(sed -n 's/^arenas \([0-9]*\)$/\1/p' <<<"$out")
 	[ "$real" = 9 ] && pass || { fail "$waves waves: glibc made '$real' arenas, its rule gives 9"; cat "$tmp/err"; }
@@ -37,9 +38,9 @@ for waves in 2 3; do
 	mapped=$(layer mapped) stack=$(layer stack)
 	[ "${mapped:-0}" -ge $((1536 * 1024)) ] && [ "${stack:-0}" -lt $((1024 * 1024)) ] && pass ||
 		fail "$waves waves: layers at the peak: mapped '$mapped', stack '$stack' (the arenas counted as stacks?)"
-	model=$("$heaplab" replay --policy=bins --conf=tcache_count:7,fastbins:on --repeat 0 --check-every 0 --stats "$rec" 2>&1 |
+	model=$("$heaplab" replay --policy=${glibc} --conf=tcache_count:7,fastbins:on --repeat 0 --check-every 0 --stats "$rec" 2>&1 |
 		awk '$1 == "arenas:" { print $2 }')
-	[ "$model" = "$real" ] && pass || fail "$waves waves: the replay under bins ends with '$model' arenas, glibc with '$real'"
+	[ "$model" = "$real" ] && pass || fail "$waves waves: the replay under ${glibc} ends with '$model' arenas, glibc with '$real'"
 done
 
 echo "thread exit: $passed passed, $failed failed"
