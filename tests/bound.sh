@@ -12,6 +12,8 @@ fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
 hl_tmpdir
 
 # field FILE KEY: a number of the --json object
+# the bound and the layouts found do not depend on the policy: any will do
+any=$(hl_policies | sed -n 1p)
 field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
 
 # 1. Traces of equal blocks: blocks alive at once form an interval graph,
@@ -20,7 +22,7 @@ field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.ar
 python3 "$src/tests/bound_optimum.py" equal "$tmp/equal" 12
 for t in "$tmp"/equal-*.rep; do
 	want=$(sed -n 's/^# optimum //p' "$t")
-	"$heaplab" bound --policy=bump --verify --json "$t" > "$tmp/out.json" 2> "$tmp/err" || { fail "$t: exit $? $(cat "$tmp/err")"; continue; }
+	"$heaplab" bound --policy="$any" --verify --json "$t" > "$tmp/out.json" 2> "$tmp/err" || { fail "$t: exit $? $(cat "$tmp/err")"; continue; }
 	b=$(field "$tmp/out.json" bound_bytes) f=$(field "$tmp/out.json" found_bytes)
 	if [ "$b" = "$want" ] && [ "$f" = "$want" ]; then pass; else fail "$t: bound $b, found $f, optimum $want"; fi
 done
@@ -33,7 +35,7 @@ python3 "$src/tests/bound_optimum.py" mixed "$tmp/mixed" 12
 python3 "$src/tests/bound_optimum.py" aligned "$tmp/mixed-aligned"
 for t in "$tmp"/mixed-*.rep; do
 	want=$(sed -n 's/^# optimum //p' "$t")
-	"$heaplab" bound --policy=bump --verify --json "$t" > "$tmp/out.json" 2> "$tmp/err" || { fail "$t: exit $? $(cat "$tmp/err")"; continue; }
+	"$heaplab" bound --policy="$any" --verify --json "$t" > "$tmp/out.json" 2> "$tmp/err" || { fail "$t: exit $? $(cat "$tmp/err")"; continue; }
 	b=$(field "$tmp/out.json" bound_bytes) f=$(field "$tmp/out.json" found_bytes)
 	if [ "$b" -le "$want" ] && [ "$f" -ge "$want" ]; then pass; else fail "$t: bound $b, found $f, optimum $want"; fi
 done

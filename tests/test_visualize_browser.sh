@@ -17,8 +17,8 @@ set -u
 src=${srcdir:-.}
 trace="$src/visualize/traces/teach.rep"
 . "$src/tests/browser_lib.sh"
-policy=firstfit
-hl_compiled firstfit || policy=$(hl_policies | sed -n 1p)
+policy=$(hl_role reference)
+hl_compiled "$policy" || policy=$(hl_policies | sed -n 1p)
 hl_tmpdir heaplab-browser-test
 
 # The trace's ops, without comments or header lines.

@@ -64,7 +64,7 @@ awk 'BEGIN {
 	for (i = 0; i < n; i += 10) print "f " i
 	print "s after-free-all"
 }' >"$tmp/demo.rep"
-policies=$(hl_policies | grep -vx student)
+policies=$(hl_models)
 for p in $policies; do
 	mkdir -p "$tmp/demo/$p"
 	if ! ./heaplab replay --policy="$p" --repeat 0 --check-every 250000 --snapshot-dir "$tmp/demo/$p" "$tmp/demo.rep" >/dev/null; then
