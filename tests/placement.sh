@@ -22,7 +22,7 @@ hl_tmpdir placement
 
 # family and the fewest equal traces of the 61
 floors="glibc 61
-jemalloc 42
+jemalloc 51
 mimalloc 41
 tcmalloc 44"
 
@@ -31,25 +31,16 @@ tcmalloc 44"
 # they part: a departure not yet traced to a rule of the real allocator.
 departures() {
 	cat <<'TABLE'
-jemalloc amptjp-bal.rep | op 1299 (a 885 4072): jemalloc opened region 287, slab reused the place of block 769 (freed at op 1079)
-jemalloc amptjp.rep | op 1299 (a 885 4072): jemalloc opened region 287, slab reused the place of block 769 (freed at op 1079)
-jemalloc cccp-bal.rep | op 1404 (a 967 4072): jemalloc opened region 409, slab reused the place of block 604 (freed at op 1081)
-jemalloc cccp.rep | op 1404 (a 967 4072): jemalloc opened region 409, slab reused the place of block 604 (freed at op 1081)
-jemalloc coalesce-big.rep | op 5853 (a 2952 960): jemalloc reused the place of block 100 (freed at op 301), slab reused the place of block 2832 (freed at op 5733)
-jemalloc cp-decl-bal.rep | op 1342 (a 959 4072): jemalloc opened region 418, slab reused the place of block 794 (freed at op 1244)
-jemalloc cp-decl.rep | op 1342 (a 959 4072): jemalloc opened region 418, slab reused the place of block 794 (freed at op 1244)
-jemalloc expr-bal.rep | op 1315 (a 954 4072): jemalloc opened region 409, slab reused the place of block 862 (freed at op 1223)
-jemalloc expr.rep | op 1315 (a 954 4072): jemalloc opened region 409, slab reused the place of block 862 (freed at op 1223)
+jemalloc cccp-bal.rep | op 3696 (a 2201 4072): jemalloc reused the place of block 1057 (freed at op 1552), slab reused the place of block 957 (freed at op 1630)
+jemalloc cccp.rep | op 3696 (a 2201 4072): jemalloc reused the place of block 1057 (freed at op 1552), slab reused the place of block 957 (freed at op 1630)
 jemalloc firefox-reddit.rep | op 1631 (a 1190 32808): jemalloc a fresh place in region 81, slab opened region 83
 jemalloc firefox-reddit2.rep | op 1909 (a 1340 32808): jemalloc a fresh place in region 82, slab opened region 84
-jemalloc freeciv.rep | op 22311 (a 15390 11): jemalloc a fresh place in region 94, slab reused the place of block 13462 (freed at op 15406)
-jemalloc needle.rep | op 30078 (a 15077 1972): jemalloc reused the place of block 2227 (freed at op 11114), slab reused the place of block 14913 (freed at op 29914)
-jemalloc random-bal.rep | op 1507 (a 1145 8108): jemalloc reused the place of block 52 (freed at op 1288), slab opened region 786
-jemalloc random.rep | op 1600 (a 1216 5770): jemalloc a fresh place in region 188, slab opened region 820
-jemalloc random2-bal.rep | op 1465 (a 1127 19148): jemalloc opened region 776, slab reused the place of block 1010 (freed at op 1286)
-jemalloc random2.rep | op 1465 (a 1127 19148): jemalloc opened region 776, slab reused the place of block 1010 (freed at op 1286)
-jemalloc realloc2-bal.rep | op 2463 (r 0 8197): jemalloc reused the place of block 0 (freed at op 618), slab opened region 7
-jemalloc realloc2.rep | op 2463 (r 0 8197): jemalloc reused the place of block 0 (freed at op 618), slab opened region 7
+jemalloc freeciv.rep | op 22971 (a 15998 8): jemalloc opened region 111, slab reused the place of block 289 (freed at op 15772)
+jemalloc needle.rep | op 32386 (a 17385 2776): jemalloc a fresh place in region 1056, slab a fresh place in region 1072
+jemalloc random-bal.rep | op 1595 (a 1199 17196): jemalloc opened region 803, slab reused the place of block 667 (freed at op 1224)
+jemalloc random.rep | op 1613 (a 1221 10): jemalloc a fresh place in region 511, slab opened region 821
+jemalloc random2-bal.rep | op 2370 (a 1622 11674): jemalloc opened region 895, slab reused the place of block 170 (freed at op 2043)
+jemalloc random2.rep | op 2370 (a 1622 11674): jemalloc opened region 895, slab reused the place of block 170 (freed at op 2043)
 mimalloc amptjp-bal.rep | op 1071 (a 774 4072): mimalloc reused the place of block 670 (freed at op 873), sharded reused the place of block 608 (freed at op 917)
 mimalloc amptjp.rep | op 1071 (a 774 4072): mimalloc reused the place of block 670 (freed at op 873), sharded reused the place of block 608 (freed at op 917)
 mimalloc boat.rep | op 51511 (a 35026 20): mimalloc reused the place of block 20362 (freed at op 43151), sharded reused the place of block 0 (freed at op 32971)

@@ -101,7 +101,9 @@
  * Fidelity (fidelity/jemalloc.rows: `heaplab fidelity --family jemalloc`
  * runs each row on libjemalloc 5.3.0 and on this model)
  *   Equal: the size ladder 1..70,000; thread-cache reuse (LIFO, the order
- *   after a flush, large classes); decay 0 / -1 / 100 ms; that tcache hits
+ *   after a flush, large classes); the thread cache's GC steps (when they
+ *   come and which bin each visits: test_slab's tcache_gc_steps_as_jemalloc,
+ *   and the placement of 51 of the 61 traces, tests/placement.sh); decay 0 / -1 / 100 ms; that tcache hits
  *   tick nothing (an idle or cache-only program never decays without the
  *   background thread); the background thread; no background thread in a
  *   fork child (background_thread_postfork_child); the huge arena and the
@@ -207,7 +209,7 @@ enum {
  *  add 88 KiB of RSS each more than on one arena (bench/HISTORY.md,
  *  2026-12-02 12:00).  The model's sl_arena_t is the first part of it. */
 #define SL_ARENA_FOOTPRINT ((size_t)144 + 3968 + 78952 + 36 * 224)
-#define SL_TICKS_DUE ((int64_t)1 << 62) /**< gc_bytes is this much lower while ticks <= 0 */
+#define SL_TICKS_DUE ((int64_t)1 << 62) /**< both gc_bytes are this much lower while ticks <= 0 */
 #define SL_BG_MIN_INTERVAL_NS 100000000ull  /**< background thread sleeps >= 100 ms */
 #define SL_BG_IDLE_NS 1000000000ull         /**< ... and at most 1 s when idle */
 /** @cond HL_COMPILE_CHECKS */
@@ -414,15 +416,35 @@ static inline unsigned sl_cbin_low_water(const sl_cbin_t *b)
 	return sl_cbin_count_from(b, b->low_water_bits);
 }
 
+/** The two byte counters of a tcache that each bring a GC step every
+ *  SL_TCACHE_GC_BYTES (sl_tcache_t.gc_bytes): jemalloc 5.3 counts the
+ *  bytes a thread allocates and the bytes it frees apart, and runs the
+ *  same tcache_event when either reaches opt_tcache_gc_incr_bytes (its
+ *  thread events tcache_gc and tcache_gc_dalloc, src/tcache.c), after the
+ *  call that reached it (thread_alloc_event, thread_dalloc_event). */
+typedef enum sl_gc_dir {
+	SL_GC_ALLOC = 0,  /**< usable bytes of each malloc, and of realloc's new block */
+	SL_GC_DALLOC = 1  /**< usable bytes of each free, and of realloc's old block */
+} sl_gc_dir_t;
+
 /** Per thread and heap: the thread cache (t->policy_tls). */
 typedef struct sl_tcache {
 	sl_arena_t *arena;           /**< arena this thread is bound to */
 	bool enabled;                /**< tcache:on */
 	bool linked;                 /**< on the state's list (arenas lock) */
 	int32_t ticks;               /**< operations left before a decay check */
-	int64_t gc_bytes;            /**< bytes left before the next GC step, less
-	                                  SL_TICKS_DUE while ticks <= 0 */
-	unsigned next_gc;            /**< bin the next GC step looks at */
+	int64_t gc_bytes[2];         /**< bytes left before the next GC step, counted
+	                                  apart for allocations (SL_GC_ALLOC) and frees
+	                                  (SL_GC_DALLOC), each less SL_TICKS_DUE while
+	                                  ticks <= 0 */
+	unsigned next_gc;            /**< bin the next GC step looks at: 1 when the
+	                                  tcache is made.  jemalloc 5.3's tcache_init
+	                                  sets 0, yet on the installed 5.3.0 the k-th
+	                                  step (from 0) of a thread visits bin k + 1
+	                                  (mod nhbins), as if one step ran before
+	                                  anything was cached: measured with a bin's
+	                                  GC flush (stats nflushes) after a fill,
+	                                  with 8-, 32- and 14336-byte first calls */
 	pthread_t owner;             /**< creating thread (for fork) */
 	uint64_t hits;               /**< allocations served from the cache (owner
 	                                  writes with hl_counter_add(), stats read relaxed) */
@@ -648,13 +670,15 @@ static inline int sl_region_index(const sl_sc_t *sc, const sl_extent_t *e, uintp
  *  a flushed pointer, an uncached small or a large allocation or free).
  *  As in jemalloc 5.3, thread-cache hits tick nothing, so a thread that only
  *  hits its cache never drives decay; the check runs at its next operation:
- *  when the ticks run out, gc_bytes is lowered by SL_TICKS_DUE, so the one
- *  test of the hits (gc_bytes < 0, sl_tick) sees both counters, and
- *  sl_tcache_event() adds it back. */
+ *  when the ticks run out, both gc_bytes are lowered by SL_TICKS_DUE, so
+ *  the one test of a hit (its gc_bytes <= 0, sl_tick) sees both counters,
+ *  and sl_tcache_event() adds it back. */
 static inline void sl_decay_ticks(sl_tcache_t *tc, unsigned n)
 {
-	if (tc->ticks > 0 && (tc->ticks -= (int32_t)n) <= 0)
-		tc->gc_bytes -= SL_TICKS_DUE;
+	if (tc->ticks > 0 && (tc->ticks -= (int32_t)n) <= 0) {
+		tc->gc_bytes[SL_GC_ALLOC] -= SL_TICKS_DUE;
+		tc->gc_bytes[SL_GC_DALLOC] -= SL_TICKS_DUE;
+	}
 }
 
 /** Arena @p i of @p s (acquire load, no lock), or NULL when it was not
@@ -705,8 +729,8 @@ void sl_tcache_flush(sl_state_t *s, sl_tcache_t *tc, unsigned bin, unsigned keep
  *  The bin is empty. */
 void sl_tcache_fill(sl_state_t *s, sl_tcache_t *tc, unsigned ind);
 /** Slow path of @p tc's counters: a decay tick of its arena when ticks ran
- *  out, an incremental GC step when gc_bytes went below zero. */
-void sl_tcache_event(sl_state_t *s, sl_tcache_t *tc);
+ *  out, an incremental GC step when the counter @p dir reached zero. */
+void sl_tcache_event(sl_state_t *s, sl_tcache_t *tc, sl_gc_dir_t dir);
 /** Thread exit: flushes every bin of @p tc, unlinks it, unbinds it from its
  *  arena and adds its counters to s->dead_*. */
 void sl_tcache_destroy(sl_state_t *s, sl_tcache_t *tc);

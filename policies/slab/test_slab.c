@@ -395,12 +395,47 @@ START_TEST(tcache_gc_flushes_idle_bins)
 	hl_free(h, hl_malloc(h, 64));
 	double idle = pstat(h, "classes.%u.cached_regions", 4u);
 	ck_assert_double_gt(idle, 0);
-	/* one GC step per 64 KiB of traffic, one bin per step: three sweeps
-	 * over every bin (at most 80) while class 64 stays untouched */
+	/* one GC step per 64 KiB allocated and one per 64 KiB freed, one bin
+	 * per step: six sweeps over every bin (at most 80) while class 64
+	 * stays untouched */
 	for (int i = 0; i < 3 * 80 * 64; i++)
 		hl_free(h, hl_malloc(h, 1024));
 	ck_assert_double_lt(pstat(h, "classes.%u.cached_regions", 4u), idle / 2);
 	ck_assert_int_gt(pstat(h, "tcache_flushes"), 0);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* When a GC step comes, and which bin it visits, as measured on the
+ * installed jemalloc 5.3.0 (stats.arenas.0.bins.2.nflushes read after the
+ * n-th call of this very sequence, one process per n): malloc(14336),
+ * malloc(32), then malloc(8192) and free by turns.  Allocated and freed
+ * bytes are counted apart, a step runs when either count reaches 64 KiB,
+ * and the k-th step (from 0) visits bin k + 1: bin 2 (32 bytes) is visited
+ * at step 1 (its low water set at the 99 regions the fill left) and
+ * flushed at step 42, by the call of index 350, the 176th malloc(8192).
+ * One counter for both, or the first step at bin 0, would flush it
+ * elsewhere. */
+START_TEST(tcache_gc_steps_as_jemalloc)
+{
+	hl_heap_t *h = tl_heap("slab", NULL);
+	ck_assert_uint_eq(ladder(2), 32);
+	void *first = hl_malloc(h, 14336), *kept = hl_malloc(h, 32), *p = NULL;
+	double idle = pstat(h, "classes.%u.cached_regions", 2u);
+	ck_assert_double_eq(idle, 99);
+	for (int i = 2; i < 350; i++) {
+		if (i % 2 == 0)
+			p = hl_malloc(h, 8192);
+		else
+			hl_free(h, p);
+	}
+	ck_assert_double_eq(pstat(h, "classes.%u.cached_regions", 2u), idle);
+	p = hl_malloc(h, 8192);   /* call 350 */
+	ck_assert_double_eq(pstat(h, "classes.%u.cached_regions", 2u), idle - (idle - (int)idle / 4));
+	hl_free(h, p);
+	hl_free(h, kept);
+	hl_free(h, first);
 	tl_check_clean(h);
 	hl_heap_destroy(h);
 }
@@ -980,8 +1015,8 @@ START_TEST(malloc_hits_stop_at_the_low_water_mark)
 	/* a GC visit of the bin: nothing idle (its low water was 0), and the
 	 * mark is set at what it holds now */
 	tc->next_gc = 4;
-	tc->gc_bytes = -1;
-	sl_tcache_event(s, tc);
+	tc->gc_bytes[SL_GC_ALLOC] = 0;
+	sl_tcache_event(s, tc, SL_GC_ALLOC);
 	ck_assert_uint_eq(sl_cbin_ncached(tc, 4), n);
 	ck_assert_uint_eq(sl_cbin_low_water(&tc->bins[4]), n);
 	/* the hit refuses at the mark and changes nothing */
@@ -1074,6 +1109,7 @@ static Suite *slab_suite(void)
 	tcase_add_test(tc, memalign_small_and_large);
 	tcase_add_test(tc, realloc_in_place);
 	tcase_add_test(tc, tcache_gc_flushes_idle_bins);
+	tcase_add_test(tc, tcache_gc_steps_as_jemalloc);
 	tcase_add_test(tc, walker_sees_live_cached_free);
 	tcase_add_test(tc, threads_spread_over_arenas);
 	tcase_add_test(tc, each_arena_has_its_own_metadata);
