@@ -22,7 +22,7 @@ hl_tmpdir placement
 
 # family and the fewest equal traces of the 61
 floors="glibc 61
-jemalloc 51
+jemalloc 57
 mimalloc 41
 tcmalloc 44"
 
@@ -31,16 +31,10 @@ tcmalloc 44"
 # they part: a departure not yet traced to a rule of the real allocator.
 departures() {
 	cat <<'TABLE'
-jemalloc cccp-bal.rep | op 3696 (a 2201 4072): jemalloc reused the place of block 1057 (freed at op 1552), slab reused the place of block 957 (freed at op 1630)
-jemalloc cccp.rep | op 3696 (a 2201 4072): jemalloc reused the place of block 1057 (freed at op 1552), slab reused the place of block 957 (freed at op 1630)
-jemalloc firefox-reddit.rep | op 1631 (a 1190 32808): jemalloc a fresh place in region 81, slab opened region 83
-jemalloc firefox-reddit2.rep | op 1909 (a 1340 32808): jemalloc a fresh place in region 82, slab opened region 84
-jemalloc freeciv.rep | op 22971 (a 15998 8): jemalloc opened region 111, slab reused the place of block 289 (freed at op 15772)
+jemalloc cccp-bal.rep | op 4060 (a 2403 4072): jemalloc reused the place of block 712 (freed at op 1014), slab opened region 476
+jemalloc cccp.rep | op 4060 (a 2403 4072): jemalloc reused the place of block 712 (freed at op 1014), slab opened region 476
+jemalloc freeciv.rep | op 35538 (a 20566 324480): jemalloc a fresh place in region 87, slab reused the place of block 13488 (freed at op 35415)
 jemalloc needle.rep | op 32386 (a 17385 2776): jemalloc a fresh place in region 1056, slab a fresh place in region 1072
-jemalloc random-bal.rep | op 1595 (a 1199 17196): jemalloc opened region 803, slab reused the place of block 667 (freed at op 1224)
-jemalloc random.rep | op 1613 (a 1221 10): jemalloc a fresh place in region 511, slab opened region 821
-jemalloc random2-bal.rep | op 2370 (a 1622 11674): jemalloc opened region 895, slab reused the place of block 170 (freed at op 2043)
-jemalloc random2.rep | op 2370 (a 1622 11674): jemalloc opened region 895, slab reused the place of block 170 (freed at op 2043)
 mimalloc amptjp-bal.rep | op 1071 (a 774 4072): mimalloc reused the place of block 670 (freed at op 873), sharded reused the place of block 608 (freed at op 917)
 mimalloc amptjp.rep | op 1071 (a 774 4072): mimalloc reused the place of block 670 (freed at op 873), sharded reused the place of block 608 (freed at op 917)
 mimalloc boat.rep | op 51511 (a 35026 20): mimalloc reused the place of block 20362 (freed at op 43151), sharded reused the place of block 0 (freed at op 32971)

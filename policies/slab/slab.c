@@ -27,7 +27,11 @@
  *   multiple of 16 and slabs are page aligned, so regions are 16-byte
  *   aligned (the 8-byte class keeps 8 usable bytes but its regions sit 16
  *   apart for heaplab's 16-byte promise; jemalloc packs them at 8); memalign up to a page picks a class that is a multiple of the
- *   alignment, beyond a page a large extent is carved aligned.
+ *   alignment, beyond a page a large extent is carved aligned.  A large block's
+ *   extent is a page longer than the block (jemalloc's sz_large_pad, which
+ *   lets it start the block at a random cache line of the first page; the
+ *   model starts it at the extent's first byte), so two 64 KiB blocks in a
+ *   row are 68 KiB apart.
  *
  * Complexity
  *   malloc/free on a tcache hit: O(1), no lock, no atomic read-modify-write
@@ -209,7 +213,7 @@ static void sl_free_miss(sl_state_t *s, sl_tcache_t *tc, sl_extent_t *e, void *p
 	}
 	if (tc)
 		sl_decay_ticks(tc, 1);
-	HL_EV(s->heap, HL_EV_LOOK, e->state == SL_SLAB ? "no tcache: region back to its slab, class" : "large: extent freed, class", ind, e->state == SL_SLAB ? s->sc.size[ind] : e->size, p);
+	HL_EV(s->heap, HL_EV_LOOK, e->state == SL_SLAB ? "no tcache: region back to its slab, class" : "large: extent freed, class", ind, sl_extent_usize(&s->sc, e), p);
 	if (e->state == SL_SLAB)
 		sl_bin_give(s, ind, &p, 1);
 	else
@@ -237,7 +241,7 @@ static __attribute__((noinline)) void sl_free_slow(sl_state_t *s, hl_thread_t *t
 	sl_tcache_t *tc = sl_tcache_of(t);
 	if (!tc)
 		tc = sl_tcache_create(s, t);
-	size_t usize = e->state == SL_SLAB ? s->sc.size[e->szind] : e->size;
+	size_t usize = sl_extent_usize(&s->sc, e);
 	sl_free_miss(s, tc, e, p);
 	if (tc)
 		sl_tick(s, tc, usize, SL_GC_DALLOC);
@@ -269,13 +273,13 @@ HL_EV_FREE_TWICE(sl_free)
  * the free extent after it (jemalloc's large_ralloc_no_move). */
 static bool sl_large_resize(sl_state_t *s, sl_extent_t *e, unsigned ind)
 {
-	size_t usize = sl_index2size(&s->sc, ind);
-	if (usize == e->size)
+	size_t usize = sl_index2size(&s->sc, ind), old = sl_extent_usize(&s->sc, e);
+	if (usize == old)
 		return true;
 	sl_arena_t *a = sl_arena_get(s, e->arena);
-	size_t old = e->size;
+	size_t want = sl_large_extent_size(&s->sc, usize);
 	pthread_mutex_lock(&a->ext_lock);
-	bool ok = usize < old ? sl_extent_shrink(s, a, e, usize) : sl_extent_expand(s, a, e, usize);
+	bool ok = usize < old ? sl_extent_shrink(s, a, e, want) : sl_extent_expand(s, a, e, want);
 	HL_EV_COUNT(s->heap, ok ? HL_EV_LOOK : HL_EV_REJECT, ok ? "large extent resized in place" : "large extent cannot be resized in place", ind, old, usize, (void *)e->base);
 	if (ok) {
 		a->st.large_bytes += usize;
@@ -325,7 +329,7 @@ static void *sl_realloc(void *st, hl_thread_t *t, void *p, size_t n)
 	if (!e || (e->state == SL_LARGE && e->base != (uintptr_t)p) || (e->state != SL_LARGE && e->state != SL_SLAB))
 		sl_bad("realloc of a pointer that is not allocated", p);
 	unsigned ind = sl_size2index(&s->sc, n);
-	size_t old = e->state == SL_SLAB ? s->sc.size[e->szind] : e->size;
+	size_t old = sl_extent_usize(&s->sc, e);
 	if (ind == e->szind || (e->state == SL_LARGE && ind >= s->sc.nbins && sl_large_resize(s, e, ind))) {
 		sl_tcache_t *tc = sl_tcache_of(t);
 		if (tc || (tc = sl_tcache_create(s, t)))
@@ -343,9 +347,7 @@ static size_t sl_usable_size(void *st, const void *p)
 	sl_extent_t *e = sl_rtree_get(&s->rtree, (uintptr_t)p);
 	if (!e)
 		return 0;
-	if (e->state == SL_SLAB)
-		return s->sc.size[e->szind];
-	return e->state == SL_LARGE ? e->size : 0;
+	return e->state == SL_SLAB || e->state == SL_LARGE ? sl_extent_usize(&s->sc, e) : 0;
 }
 
 /* calloc under jemalloc 5.3: a small region is cleared with memset

@@ -102,8 +102,11 @@
  * runs each row on libjemalloc 5.3.0 and on this model)
  *   Equal: the size ladder 1..70,000; thread-cache reuse (LIFO, the order
  *   after a flush, large classes); the thread cache's GC steps (when they
- *   come and which bin each visits: test_slab's tcache_gc_steps_as_jemalloc,
- *   and the placement of 51 of the 61 traces, tests/placement.sh); decay 0 / -1 / 100 ms; that tcache hits
+ *   come and which bin each visits: test_slab's tcache_gc_steps_as_jemalloc);
+ *   a large block's extent a page longer than the block (sz_large_pad),
+ *   free extents filed and searched by jemalloc's quantized sizes
+ *   (sl_eset_bucket); the placement of 57 of the 61 traces
+ *   (tests/placement.sh); decay 0 / -1 / 100 ms; that tcache hits
  *   tick nothing (an idle or cache-only program never decays without the
  *   background thread); the background thread; no background thread in a
  *   fork child (background_thread_postfork_child); the huge arena and the
@@ -554,10 +557,32 @@ unsigned sl_size2index(const sl_sc_t *sc, size_t n);
 size_t sl_index2size(const sl_sc_t *sc, unsigned ind);
 /** Page size class index of @p pages pages: smallest class >= pages. */
 unsigned sl_psz_ceil(size_t pages);
-/** Largest page size class <= pages. */
-unsigned sl_psz_floor(size_t pages);
+/** The bucket of an eset that a free extent of @p pages pages is filed in:
+ *  jemalloc 5.3's sz_psz2ind(sz_psz_quantize_floor(size)) (src/eset.c,
+ *  eset_insert), whose quantization takes sz_large_pad (a page) off the
+ *  size, rounds down to a page size class and adds the pad back: up to
+ *  8 pages the size's own class, above it the class just over the
+ *  largest one a large block of that extent could be (a 9-page extent,
+ *  the 32 KiB class and its pad, is filed with the 10-page ones). */
+unsigned sl_eset_bucket(size_t pages);
+/** The first bucket a search for @p pages pages looks in (eset_first_fit:
+ *  sz_psz2ind(sz_psz_quantize_ceil(size))): every extent filed there or
+ *  above is at least that big. */
+unsigned sl_eset_first_bucket(size_t pages);
 /** Pages of page size class @p i. */
 size_t sl_psz_pages(unsigned i);
+
+/** Bytes of the extent of a large block of @p usize bytes: one page more
+ *  (jemalloc 5.3's sz_large_pad, a page while cache_oblivious is on, its
+ *  default: arena_extent_alloc_large asks for usize + sz_large_pad, so that
+ *  the block may start at a random cache line of the first page).  The
+ *  model starts the block at the extent's first byte; the page is still
+ *  taken, so large extents lie where jemalloc's lie (two malloc(16384)
+ *  in a row are 20 KiB apart). */
+static inline size_t sl_large_extent_size(const sl_sc_t *sc, size_t usize)
+{
+	return usize + sc->page;
+}
 
 /** sl_size2index() through the lookup table for @p n <= 4096 bytes, the
  *  computed way above that; @p sc from sl_sc_get(). */
@@ -664,6 +689,13 @@ static inline int sl_region_index(const sl_sc_t *sc, const sl_extent_t *e, uintp
 {
 	uint64_t q = sl_region_of(sc, e, p);
 	return q < sc->nregs[e->szind] ? (int)q : -1;
+}
+
+/** Usable bytes of live extent @p e: its class size (a large extent holds
+ *  a page more, sl_large_extent_size). */
+static inline size_t sl_extent_usize(const sl_sc_t *sc, const sl_extent_t *e)
+{
+	return e->state == SL_SLAB ? sc->size[e->szind] : sl_index2size(sc, e->szind);
 }
 
 /** Counts @p n decay ticks on @p tc: work that reached an arena (a fill,

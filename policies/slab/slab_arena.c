@@ -252,7 +252,7 @@ void *sl_large_alloc(sl_state_t *s, sl_arena_t *a, unsigned ind, size_t align)
 	size_t usize = sl_index2size(&s->sc, ind);
 	a = sl_large_arena(s, a, usize);
 	pthread_mutex_lock(&a->ext_lock);
-	sl_extent_t *e = sl_extent_alloc(s, a, usize, align, SL_LARGE);
+	sl_extent_t *e = sl_extent_alloc(s, a, sl_large_extent_size(&s->sc, usize), align, SL_LARGE);
 	if (e) {
 		e->szind = (uint16_t)ind;
 		a->st.nlarge++;
@@ -267,7 +267,7 @@ void sl_large_free(sl_state_t *s, sl_extent_t *e)
 	sl_arena_t *a = sl_arena_get(s, e->arena);
 	pthread_mutex_lock(&a->ext_lock);
 	a->st.nlarge--;
-	a->st.large_bytes -= e->size;
+	a->st.large_bytes -= sl_extent_usize(&s->sc, e);
 	sl_extent_dalloc(s, a, e);
 	pthread_mutex_unlock(&a->ext_lock);
 	sl_bg_maybe_kick(s);
