@@ -22,7 +22,7 @@ hl_tmpdir placement
 
 # family and the fewest equal traces of the 61
 floors="glibc 61
-jemalloc 57
+jemalloc 60
 mimalloc 41
 tcmalloc 44"
 
@@ -31,10 +31,7 @@ tcmalloc 44"
 # they part: a departure not yet traced to a rule of the real allocator.
 departures() {
 	cat <<'TABLE'
-jemalloc cccp-bal.rep | op 4060 (a 2403 4072): jemalloc reused the place of block 712 (freed at op 1014), slab opened region 476
-jemalloc cccp.rep | op 4060 (a 2403 4072): jemalloc reused the place of block 712 (freed at op 1014), slab opened region 476
-jemalloc freeciv.rep | op 35538 (a 20566 324480): jemalloc a fresh place in region 87, slab reused the place of block 13488 (freed at op 35415)
-jemalloc needle.rep | op 32386 (a 17385 2776): jemalloc a fresh place in region 1056, slab a fresh place in region 1072
+jemalloc needle.rep | op 90326 (a 45280 1953): jemalloc reused the place of block 30569 (freed at op 73961), slab reused the place of block 43491 (freed at op 88537)
 mimalloc amptjp-bal.rep | op 1071 (a 774 4072): mimalloc reused the place of block 670 (freed at op 873), sharded reused the place of block 608 (freed at op 917)
 mimalloc amptjp.rep | op 1071 (a 774 4072): mimalloc reused the place of block 670 (freed at op 873), sharded reused the place of block 608 (freed at op 917)
 mimalloc boat.rep | op 51511 (a 35026 20): mimalloc reused the place of block 20362 (freed at op 43151), sharded reused the place of block 0 (freed at op 32971)

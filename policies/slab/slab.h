@@ -105,7 +105,8 @@
  *   come and which bin each visits: test_slab's tcache_gc_steps_as_jemalloc);
  *   a large block's extent a page longer than the block (sz_large_pad),
  *   free extents filed and searched by jemalloc's quantized sizes
- *   (sl_eset_bucket); the placement of 57 of the 61 traces
+ *   (sl_eset_bucket); the tcache stacks' extent in arena 0 (SL_META); the
+ *   placement of 60 of the 61 traces
  *   (tests/placement.sh); decay 0 / -1 / 100 ms; that tcache hits
  *   tick nothing (an idle or cache-only program never decays without the
  *   background thread); the background thread; no background thread in a
@@ -137,8 +138,11 @@
  *   - a thread cache is one metadata record, written whole when made and
  *     kept in its pool after the thread exits; jemalloc's pointer stacks
  *     are one allocation from arena 0 (tsd_tcache_data_init), freed when
- *     the thread exits, and only the slots used are written; extent
- *     records are 152 bytes, jemalloc's edata_t 128.
+ *     the thread exits, and only the slots used are written.  The model
+ *     takes and gives back an extent of that size in arena 0 at the same
+ *     moments (sl_tcache_t.stack, SL_META), so blocks lie where jemalloc's
+ *     do, but keeps the stacks in the record and never writes the
+ *     extent's pages; extent records are 152 bytes, jemalloc's edata_t 128.
  *   Arena 0 purging oversize extents from 8 MiB even with
  *   oversize_threshold:0 is no deviation: jemalloc creates arena 0 before
  *   it reads the option, and the model copies that.
@@ -224,6 +228,7 @@ _Static_assert((SL_TCACHE_SMALL_MAX & 1) == 0, "tcache slots must be even");
 typedef enum sl_estate {
 	SL_SLAB = 0,     /**< active, cut into regions of one small class */
 	SL_LARGE,        /**< active, one large block */
+	SL_META,         /**< active, a thread cache's pointer stacks (sl_tcache_t.stack) */
 	SL_DIRTY,        /**< free, resident */
 	SL_MUZZY,        /**< free, MADV_FREE given */
 	SL_RETURNED,     /**< free, MADV_DONTNEED given (or never touched) */
@@ -440,14 +445,7 @@ typedef struct sl_tcache {
 	                                  apart for allocations (SL_GC_ALLOC) and frees
 	                                  (SL_GC_DALLOC), each less SL_TICKS_DUE while
 	                                  ticks <= 0 */
-	unsigned next_gc;            /**< bin the next GC step looks at: 1 when the
-	                                  tcache is made.  jemalloc 5.3's tcache_init
-	                                  sets 0, yet on the installed 5.3.0 the k-th
-	                                  step (from 0) of a thread visits bin k + 1
-	                                  (mod nhbins), as if one step ran before
-	                                  anything was cached: measured with a bin's
-	                                  GC flush (stats nflushes) after a fill,
-	                                  with 8-, 32- and 14336-byte first calls */
+	unsigned next_gc;            /**< bin the next GC step looks at (0 first) */
 	pthread_t owner;             /**< creating thread (for fork) */
 	uint64_t hits;               /**< allocations served from the cache (owner
 	                                  writes with hl_counter_add(), stats read relaxed) */
@@ -455,6 +453,12 @@ typedef struct sl_tcache {
 	uint64_t flushes;            /**< batches given back (same) */
 	struct sl_tcache *next;      /**< next on sl_state.tcaches (arenas lock) */
 	struct sl_tcache *prev;      /**< previous on sl_state.tcaches (arenas lock) */
+	sl_extent_t *stack;          /**< the extent jemalloc 5.3 keeps this cache's
+	                                  pointer stacks in (SL_META, sl_stack_alloc):
+	                                  taken from arena 0 when the cache is made,
+	                                  given back at thread exit; the model's stacks
+	                                  stay in slot_area, the extent holds the
+	                                  place (owner thread) */
 	void **head[SL_MAX_NHBINS];  /**< each bin's head (sl_cbin_t): small classes,
 	                                  then large classes up to tcache_max; the
 	                                  first nhbins are used (owner thread) */
@@ -747,6 +751,15 @@ unsigned sl_bin_take(sl_state_t *s, sl_arena_t *a, unsigned ind, void **out, uns
 void sl_bin_give(sl_state_t *s, unsigned ind, void *const *ptrs, unsigned n);
 /** Frees a large extent to its arena. */
 void sl_large_free(sl_state_t *s, sl_extent_t *e);
+/** The extent of a thread cache's pointer stacks, as jemalloc 5.3's
+ *  tsd_tcache_data_init takes it: one allocation of 16 bytes plus a
+ *  pointer per slot of every bin (cache_bin_info_compute_alloc), page
+ *  aligned, from arena 0 whatever the thread's arena, a large extent with
+ *  its page of pad (28 KiB and a page with 4 KiB pages), in state SL_META:
+ *  no block of the program's.  NULL when out of memory. */
+sl_extent_t *sl_stack_alloc(sl_state_t *s);
+/** Gives back what sl_stack_alloc() took (jemalloc's tcache_destroy). */
+void sl_stack_free(sl_state_t *s, sl_extent_t *e);
 /** Makes the tcache of thread @p t: carves its bins' slots, binds it to an
  *  arena (sl_arena_choose()), links it on s->tcaches and stores it in
  *  t->policy_tls.  @return the tcache, or NULL when out of memory. */

@@ -262,6 +262,25 @@ void *sl_large_alloc(sl_state_t *s, sl_arena_t *a, unsigned ind, size_t align)
 	return e ? (void *)e->base : NULL;
 }
 
+sl_extent_t *sl_stack_alloc(sl_state_t *s)
+{
+	sl_arena_t *a = sl_arena_get(s, 0);
+	size_t usize = sl_index2size(&s->sc, sl_size2index(&s->sc, 2 * sizeof(void *) + s->tc_slots * sizeof(void *)));
+	pthread_mutex_lock(&a->ext_lock);
+	sl_extent_t *e = sl_extent_alloc(s, a, sl_large_extent_size(&s->sc, usize), s->sc.page, SL_META);
+	pthread_mutex_unlock(&a->ext_lock);
+	return e;
+}
+
+void sl_stack_free(sl_state_t *s, sl_extent_t *e)
+{
+	sl_arena_t *a = sl_arena_get(s, e->arena);
+	pthread_mutex_lock(&a->ext_lock);
+	sl_extent_dalloc(s, a, e);
+	pthread_mutex_unlock(&a->ext_lock);
+	sl_bg_maybe_kick(s);
+}
+
 void sl_large_free(sl_state_t *s, sl_extent_t *e)
 {
 	sl_arena_t *a = sl_arena_get(s, e->arena);

@@ -25,6 +25,13 @@ sl_tcache_t *sl_tcache_create(sl_state_t *s, hl_thread_t *t)
 	sl_tcache_t *tc = hl_meta_alloc(&s->tc_pool);
 	if (!tc)
 		return NULL;
+	/* jemalloc takes the stacks' extent first (tsd_tcache_data_init),
+	 * then binds the thread to an arena */
+	tc->stack = s->tcache_on ? sl_stack_alloc(s) : NULL;   /* tcache:false makes none */
+	if (s->tcache_on && !tc->stack) {
+		hl_meta_free(&s->tc_pool, tc);
+		return NULL;
+	}
 	void **slot = tc->slot_area;
 	for (unsigned i = 0; i < s->nhbins; i++) {
 		sl_cbin_t *b = &tc->bins[i];
@@ -38,11 +45,12 @@ sl_tcache_t *sl_tcache_create(sl_state_t *s, hl_thread_t *t)
 	tc->ticks = SL_DECAY_NTICKS;
 	tc->gc_bytes[SL_GC_ALLOC] = tc->gc_bytes[SL_GC_DALLOC] = SL_TCACHE_GC_BYTES;
 	tc->owner = pthread_self();
-	tc->next_gc = 1 % s->nhbins;   /* the first step visits bin 1: see sl_tcache_t.next_gc */
 	pthread_mutex_lock(&s->arenas_lock);
 	tc->arena = sl_arena_choose(s);
 	if (!tc->arena) {
 		pthread_mutex_unlock(&s->arenas_lock);
+		if (tc->stack)
+			sl_stack_free(s, tc->stack);
 		hl_meta_free(&s->tc_pool, tc);
 		return NULL;
 	}
@@ -142,6 +150,9 @@ void sl_tcache_destroy(sl_state_t *s, sl_tcache_t *tc)
 {
 	for (unsigned i = 0; i < s->nhbins; i++)
 		sl_tcache_flush(s, tc, i, 0);
+	if (tc->stack)
+		sl_stack_free(s, tc->stack);
+	tc->stack = NULL;
 	sl_tcache_unlink(s, tc);
 }
 

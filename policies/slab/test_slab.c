@@ -421,17 +421,20 @@ END_TEST
 /* When a GC step comes, and which bin it visits, as measured on the
  * installed jemalloc 5.3.0 (stats.arenas.0.bins.2.nflushes read after the
  * n-th call of this very sequence, one process per n): malloc(14336),
- * malloc(32), then malloc(8192) and free by turns.  Allocated and freed
- * bytes are counted apart, a step runs when either count reaches 64 KiB,
- * and the k-th step (from 0) visits bin k + 1: bin 2 (32 bytes) is visited
- * at step 1 (its low water set at the 99 regions the fill left) and
- * flushed at step 42, by the call of index 350, the 176th malloc(8192).
- * One counter for both, or the first step at bin 0, would flush it
+ * malloc(32), then malloc(8192) and free by turns, in a process whose
+ * first call is libstdc++'s malloc(72704) before main (libjemalloc.so.2
+ * links libstdc++; fidelity/README.md, "Placement").  Allocated and freed
+ * bytes are counted apart and a step runs when either count reaches
+ * 64 KiB: the 80 KiB block makes step 0 (bin 0); bin 2 (32 bytes) is
+ * visited at step 2 (its low water set at the 99 regions the fill left)
+ * and flushed at step 43, by the call of index 350 (from the 14336-byte
+ * one), the 176th malloc(8192).  One counter for both would flush it
  * elsewhere. */
 START_TEST(tcache_gc_steps_as_jemalloc)
 {
 	hl_heap_t *h = tl_heap("slab", NULL);
 	ck_assert_uint_eq(ladder(2), 32);
+	void *pool = hl_malloc(h, 72704);
 	void *first = hl_malloc(h, 14336), *kept = hl_malloc(h, 32), *p = NULL;
 	double idle = pstat(h, "classes.%u.cached_regions", 2u);
 	ck_assert_double_eq(idle, 99);
@@ -447,6 +450,7 @@ START_TEST(tcache_gc_steps_as_jemalloc)
 	hl_free(h, p);
 	hl_free(h, kept);
 	hl_free(h, first);
+	hl_free(h, pool);
 	tl_check_clean(h);
 	hl_heap_destroy(h);
 }
