@@ -22,7 +22,7 @@ hl_tmpdir placement
 
 # family and the fewest equal traces of the 61
 floors="glibc 61
-jemalloc 60
+jemalloc 61
 mimalloc 41
 tcmalloc 44"
 
@@ -31,7 +31,6 @@ tcmalloc 44"
 # they part: a departure not yet traced to a rule of the real allocator.
 departures() {
 	cat <<'TABLE'
-jemalloc needle.rep | op 90326 (a 45280 1953): jemalloc reused the place of block 30569 (freed at op 73961), slab reused the place of block 43491 (freed at op 88537)
 mimalloc amptjp-bal.rep | op 1071 (a 774 4072): mimalloc reused the place of block 670 (freed at op 873), sharded reused the place of block 608 (freed at op 917)
 mimalloc amptjp.rep | op 1071 (a 774 4072): mimalloc reused the place of block 670 (freed at op 873), sharded reused the place of block 608 (freed at op 917)
 mimalloc boat.rep | op 51511 (a 35026 20): mimalloc reused the place of block 20362 (freed at op 43151), sharded reused the place of block 0 (freed at op 32971)

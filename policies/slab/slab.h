@@ -106,7 +106,7 @@
  *   a large block's extent a page longer than the block (sz_large_pad),
  *   free extents filed and searched by jemalloc's quantized sizes
  *   (sl_eset_bucket); the tcache stacks' extent in arena 0 (SL_META); the
- *   placement of 60 of the 61 traces
+ *   placement of all 61 traces
  *   (tests/placement.sh); decay 0 / -1 / 100 ms; that tcache hits
  *   tick nothing (an idle or cache-only program never decays without the
  *   background thread); the background thread; no background thread in a

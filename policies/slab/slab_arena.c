@@ -7,7 +7,8 @@
  * heap (lowest serial number, then address), and only then asks the arena
  * for a fresh slab extent.  A slab that becomes empty goes straight back
  * to the arena as dirty pages; a full slab that gets a region back becomes
- * slabcur if it is older than the current one (jemalloc keeps allocations
+ * slabcur if it is older than the current one, else (or when there is no
+ * current one) it joins the nonfull heap (jemalloc keeps allocations
  * packed in old, low slabs so young, high ones drain and can be purged).
  */
 #include "config.h"
@@ -155,14 +156,13 @@ unsigned sl_bin_take(sl_state_t *s, sl_arena_t *a, unsigned ind, void **out, uns
 	return got;
 }
 
-/* A full slab got a region back: keep the oldest slab current. */
+/* A full slab got a region back: it replaces slabcur when older than it,
+ * else it joins the nonfull heap; without a slabcur it joins the heap too,
+ * and the next refill takes the oldest there (jemalloc 5.3's
+ * arena_bin_lower_slab). */
 static void sl_bin_lower(sl_bin_t *bin, sl_extent_t *e)
 {
-	if (!bin->cur) {
-		bin->cur = e;
-		return;
-	}
-	if (sl_extent_older(e, bin->cur)) {
+	if (bin->cur && sl_extent_older(e, bin->cur)) {
 		sl_extent_t *old = bin->cur;
 		bin->cur = e;
 		e = old;

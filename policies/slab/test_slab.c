@@ -188,6 +188,35 @@ START_TEST(tcache_off)
 }
 END_TEST
 
+/* A slab that gets a region back while the bin has no slabcur joins the
+ * nonfull heap, and the next region comes from the oldest slab there
+ * (jemalloc 5.3's arena_bin_lower_slab).  Measured on jemalloc 5.3.0 with
+ * tcache:false: six 2 KiB blocks fill three one-page slabs S0 S1 S2; a2
+ * (S1), a0 and a1 (S0: it empties, slabcur is none) and a5 (S2) freed;
+ * the next malloc(2048) is a2, not a5. */
+START_TEST(bin_without_slabcur_takes_the_oldest)
+{
+	hl_heap_t *h = tl_heap("slab", "tcache:false");
+	char *a[6];
+	for (int i = 0; i < 6; i++)
+		a[i] = hl_malloc(h, 2048);
+	for (int i = 0; i < 6; i += 2)
+		ck_assert_ptr_eq(a[i + 1], a[i] + 2048);   /* two a slab */
+	hl_free(h, a[2]);
+	hl_free(h, a[0]);
+	hl_free(h, a[1]);
+	hl_free(h, a[5]);
+	char *p = hl_malloc(h, 2048);
+	ck_assert_ptr_eq(p, a[2]);
+	tl_check_clean(h);
+	hl_free(h, p);
+	hl_free(h, a[3]);
+	hl_free(h, a[4]);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
 /* ---- extents ------------------------------------------------------------ */
 
 typedef struct { size_t dirty_blocks, dirty_bytes, live_large; } ext_count_t;
@@ -1118,6 +1147,7 @@ static Suite *slab_suite(void)
 	tcase_add_test(tc, regions_adjacent_no_header);
 	tcase_add_test(tc, tcache_fill_hit_flush);
 	tcase_add_test(tc, tcache_off);
+	tcase_add_test(tc, bin_without_slabcur_takes_the_oldest);
 	tcase_add_test(tc, extents_split_and_merge);
 	tcase_add_test(tc, dirty_fit_and_delayed_merge);
 	tcase_add_test(tc, calloc_clears_as_jemalloc);
