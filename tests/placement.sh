@@ -22,7 +22,7 @@ hl_tmpdir placement
 
 # family and the fewest equal traces of the 61
 floors="glibc 61
-jemalloc 42
+jemalloc 61
 mimalloc 61
 tcmalloc 61"
 
@@ -31,25 +31,6 @@ tcmalloc 61"
 # they part: a departure not yet traced to a rule of the real allocator.
 departures() {
 	cat <<'TABLE'
-jemalloc amptjp-bal.rep | op 1299 (a 885 4072): jemalloc opened region 287, slab reused the place of block 769 (freed at op 1079)
-jemalloc amptjp.rep | op 1299 (a 885 4072): jemalloc opened region 287, slab reused the place of block 769 (freed at op 1079)
-jemalloc cccp-bal.rep | op 1404 (a 967 4072): jemalloc opened region 409, slab reused the place of block 604 (freed at op 1081)
-jemalloc cccp.rep | op 1404 (a 967 4072): jemalloc opened region 409, slab reused the place of block 604 (freed at op 1081)
-jemalloc coalesce-big.rep | op 5853 (a 2952 960): jemalloc reused the place of block 100 (freed at op 301), slab reused the place of block 2832 (freed at op 5733)
-jemalloc cp-decl-bal.rep | op 1342 (a 959 4072): jemalloc opened region 418, slab reused the place of block 794 (freed at op 1244)
-jemalloc cp-decl.rep | op 1342 (a 959 4072): jemalloc opened region 418, slab reused the place of block 794 (freed at op 1244)
-jemalloc expr-bal.rep | op 1315 (a 954 4072): jemalloc opened region 409, slab reused the place of block 862 (freed at op 1223)
-jemalloc expr.rep | op 1315 (a 954 4072): jemalloc opened region 409, slab reused the place of block 862 (freed at op 1223)
-jemalloc firefox-reddit.rep | op 1631 (a 1190 32808): jemalloc a fresh place in region 81, slab opened region 83
-jemalloc firefox-reddit2.rep | op 1909 (a 1340 32808): jemalloc a fresh place in region 82, slab opened region 84
-jemalloc freeciv.rep | op 22311 (a 15390 11): jemalloc a fresh place in region 94, slab reused the place of block 13462 (freed at op 15406)
-jemalloc needle.rep | op 30078 (a 15077 1972): jemalloc reused the place of block 2227 (freed at op 11114), slab reused the place of block 14913 (freed at op 29914)
-jemalloc random-bal.rep | op 1507 (a 1145 8108): jemalloc reused the place of block 52 (freed at op 1288), slab opened region 786
-jemalloc random.rep | op 1600 (a 1216 5770): jemalloc a fresh place in region 188, slab opened region 820
-jemalloc random2-bal.rep | op 1465 (a 1127 19148): jemalloc opened region 776, slab reused the place of block 1010 (freed at op 1286)
-jemalloc random2.rep | op 1465 (a 1127 19148): jemalloc opened region 776, slab reused the place of block 1010 (freed at op 1286)
-jemalloc realloc2-bal.rep | op 2463 (r 0 8197): jemalloc reused the place of block 0 (freed at op 618), slab opened region 7
-jemalloc realloc2.rep | op 2463 (r 0 8197): jemalloc reused the place of block 0 (freed at op 618), slab opened region 7
 TABLE
 }
 

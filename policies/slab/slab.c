@@ -27,7 +27,11 @@
  *   multiple of 16 and slabs are page aligned, so regions are 16-byte
  *   aligned (the 8-byte class keeps 8 usable bytes but its regions sit 16
  *   apart for heaplab's 16-byte promise; jemalloc packs them at 8); memalign up to a page picks a class that is a multiple of the
- *   alignment, beyond a page a large extent is carved aligned.
+ *   alignment, beyond a page a large extent is carved aligned.  A large block's
+ *   extent is a page longer than the block (jemalloc's sz_large_pad, which
+ *   lets it start the block at a random cache line of the first page; the
+ *   model starts it at the extent's first byte), so two 64 KiB blocks in a
+ *   row are 68 KiB apart.
  *
  * Complexity
  *   malloc/free on a tcache hit: O(1), no lock, no atomic read-modify-write
@@ -90,14 +94,11 @@ static const hl_option_t sl_options[] = {
 
 /* ---- malloc ------------------------------------------------------------- */
 
-static __attribute__((noinline)) void *sl_malloc_slow(sl_state_t *s, hl_thread_t *t, size_t n)
+/* What the slow path hands out for class @p ind (@p usize bytes): the
+ * cache's top, a fill, a region straight from the bin without a cache, or
+ * a large extent.  Counts no bytes: the caller does, after it. */
+static void *sl_malloc_miss(sl_state_t *s, sl_tcache_t *tc, unsigned ind, size_t usize)
 {
-	sl_tcache_t *tc = sl_tcache_of(t);
-	if (!tc && !(tc = sl_tcache_create(s, t)))
-		return NULL;
-	unsigned ind = sl_size2index_fast(&s->sc, n);
-	size_t usize = sl_index2size(&s->sc, ind);
-	sl_tick(s, tc, usize);
 	if (ind < s->nhbins && tc->enabled) {
 		unsigned ncached = sl_cbin_ncached(tc, ind);
 		if (ncached) {
@@ -123,6 +124,19 @@ static __attribute__((noinline)) void *sl_malloc_slow(sl_state_t *s, hl_thread_t
 	return p;
 }
 
+static __attribute__((noinline)) void *sl_malloc_slow(sl_state_t *s, hl_thread_t *t, size_t n)
+{
+	sl_tcache_t *tc = sl_tcache_of(t);
+	if (!tc && !(tc = sl_tcache_create(s, t)))
+		return NULL;
+	unsigned ind = sl_size2index_fast(&s->sc, n);
+	size_t usize = sl_index2size(&s->sc, ind);
+	void *p = sl_malloc_miss(s, tc, ind, usize);
+	if (p)
+		sl_tick(s, tc, usize, SL_GC_ALLOC);
+	return p;
+}
+
 /* malloc: a tcache hit (slab_fast.h), or the slow path.  Built twice
  * (event.h, "Quiet copies"): sl_malloc with its event, sl_malloc_quiet
  * without. */
@@ -137,7 +151,7 @@ HL_EV_BODY void *sl_malloc_body(void *st, hl_thread_t *t, size_t n, bool listeni
 			HL_EV_COUNT(s->heap, HL_EV_CACHE_HIT, "tcache bin of class", ind, ncached, ncached - 1, *tc->head[ind]);
 		}
 		void *p = sl_cache_take(tc, (size_t)ind);   /* before the tick: a GC may flush this bin */
-		sl_tick(s, tc, s->sc.size[ind]);
+		sl_tick(s, tc, s->sc.size[ind], SL_GC_ALLOC);
 		return p;
 	}
 	return sl_malloc_slow(s, t, n);
@@ -159,6 +173,8 @@ static void *sl_memalign(void *st, hl_thread_t *t, size_t align, size_t n)
 	sl_decay_ticks(tc, 1);
 	void *p = sl_large_alloc(s, tc->arena, ind, align);
 	sl_bg_maybe_kick(s);
+	if (p)
+		sl_tick(s, tc, sl_index2size(&s->sc, ind), SL_GC_ALLOC);
 	return p;
 }
 
@@ -175,6 +191,33 @@ static void sl_debug_scan(const sl_tcache_t *tc, unsigned ind, const void *p)
 	for (unsigned i = 0, n = sl_cbin_ncached(tc, ind); i < n; i++)
 		if (tc->head[ind][i] == p)
 			sl_bad("double free (block already in the thread cache)", p);
+}
+
+/* What the slow path does with live block @p p of extent @p e: onto the
+ * tcache @p tc (NULL: none could be made), a full bin flushed first, or
+ * back to its slab or arena.  Counts no bytes: the caller does, after it. */
+static void sl_free_miss(sl_state_t *s, sl_tcache_t *tc, sl_extent_t *e, void *p)
+{
+	unsigned ind = e->szind;
+	if (tc && tc->enabled && ind < s->nhbins) {
+		if (s->debug)
+			sl_debug_scan(tc, ind, p);
+		if (sl_cbin_bits(tc->head[ind]) == tc->bins[ind].full_bits)
+			sl_tcache_flush(s, tc, ind, s->ncached_max[ind] / 2);
+		if (e->state == SL_LARGE)
+			e->zeroed = SL_ZEROED_CACHED;   /* a calloc from the cache memsets it */
+		sl_cbin_push(tc, ind, p);
+		unsigned ncached = sl_cbin_ncached(tc, ind);
+		HL_EV_COUNT(s->heap, HL_EV_CACHE_PUT, "tcache bin of class", ind, ncached - 1, ncached, p);
+		return;
+	}
+	if (tc)
+		sl_decay_ticks(tc, 1);
+	HL_EV(s->heap, HL_EV_LOOK, e->state == SL_SLAB ? "no tcache: region back to its slab, class" : "large: extent freed, class", ind, sl_extent_usize(&s->sc, e), p);
+	if (e->state == SL_SLAB)
+		sl_bin_give(s, ind, &p, 1);
+	else
+		sl_large_free(s, e);
 }
 
 /* free when it is no tcache hit: names the misuse it finds, else caches
@@ -198,28 +241,10 @@ static __attribute__((noinline)) void sl_free_slow(sl_state_t *s, hl_thread_t *t
 	sl_tcache_t *tc = sl_tcache_of(t);
 	if (!tc)
 		tc = sl_tcache_create(s, t);
+	size_t usize = sl_extent_usize(&s->sc, e);
+	sl_free_miss(s, tc, e, p);
 	if (tc)
-		sl_tick(s, tc, e->state == SL_SLAB ? s->sc.size[e->szind] : e->size);
-	unsigned ind = e->szind;
-	if (tc && tc->enabled && ind < s->nhbins) {
-		if (s->debug)
-			sl_debug_scan(tc, ind, p);
-		if (sl_cbin_bits(tc->head[ind]) == tc->bins[ind].full_bits)
-			sl_tcache_flush(s, tc, ind, s->ncached_max[ind] / 2);
-		if (e->state == SL_LARGE)
-			e->zeroed = SL_ZEROED_CACHED;   /* a calloc from the cache memsets it */
-		sl_cbin_push(tc, ind, p);
-		unsigned ncached = sl_cbin_ncached(tc, ind);
-		HL_EV_COUNT(s->heap, HL_EV_CACHE_PUT, "tcache bin of class", ind, ncached - 1, ncached, p);
-		return;
-	}
-	if (tc)
-		sl_decay_ticks(tc, 1);
-	HL_EV(s->heap, HL_EV_LOOK, e->state == SL_SLAB ? "no tcache: region back to its slab, class" : "large: extent freed, class", ind, e->state == SL_SLAB ? s->sc.size[ind] : e->size, p);
-	if (e->state == SL_SLAB)
-		sl_bin_give(s, ind, &p, 1);
-	else
-		sl_large_free(s, e);
+		sl_tick(s, tc, usize, SL_GC_DALLOC);
 }
 
 /* free: a push on the tcache (slab_fast.h), or the slow path; built twice
@@ -235,7 +260,7 @@ HL_EV_BODY void sl_free_body(void *st, hl_thread_t *t, void *p, bool listening)
 			unsigned ncached = sl_cbin_ncached(tc, ind);
 			HL_EV_COUNT(s->heap, HL_EV_CACHE_PUT, "tcache bin of class", ind, ncached - 1, ncached, p);
 		}
-		sl_tick(s, tc, s->sc.size[ind]);
+		sl_tick(s, tc, s->sc.size[ind], SL_GC_DALLOC);
 		return;
 	}
 	sl_free_slow(s, t, p);
@@ -248,13 +273,13 @@ HL_EV_FREE_TWICE(sl_free)
  * the free extent after it (jemalloc's large_ralloc_no_move). */
 static bool sl_large_resize(sl_state_t *s, sl_extent_t *e, unsigned ind)
 {
-	size_t usize = sl_index2size(&s->sc, ind);
-	if (usize == e->size)
+	size_t usize = sl_index2size(&s->sc, ind), old = sl_extent_usize(&s->sc, e);
+	if (usize == old)
 		return true;
 	sl_arena_t *a = sl_arena_get(s, e->arena);
-	size_t old = e->size;
+	size_t want = sl_large_extent_size(&s->sc, usize);
 	pthread_mutex_lock(&a->ext_lock);
-	bool ok = usize < old ? sl_extent_shrink(s, a, e, usize) : sl_extent_expand(s, a, e, usize);
+	bool ok = usize < old ? sl_extent_shrink(s, a, e, want) : sl_extent_expand(s, a, e, want);
 	HL_EV_COUNT(s->heap, ok ? HL_EV_LOOK : HL_EV_REJECT, ok ? "large extent resized in place" : "large extent cannot be resized in place", ind, old, usize, (void *)e->base);
 	if (ok) {
 		a->st.large_bytes += usize;
@@ -266,6 +291,37 @@ static bool sl_large_resize(sl_state_t *s, sl_extent_t *e, unsigned ind)
 	return ok;
 }
 
+/* realloc counts its bytes as jemalloc 5.3's do_rallocx does: the new
+ * block's as allocated, then the old block's as freed, after the call, so a
+ * GC step runs on the state the call left, never between the malloc and
+ * the free of a move.  For a move, SL_GC_HOLD lifts both counters for the
+ * length of it, above all it can count or sl_decay_ticks() can lower them
+ * by: the malloc and the free inside count exactly those bytes and run no
+ * event, which dropping the lift runs when due. */
+#define SL_GC_HOLD ((int64_t)3 << 61)
+_Static_assert(SL_GC_HOLD > SL_TICKS_DUE + SL_TCACHE_GC_BYTES &&
+	       SL_GC_HOLD <= INT64_MAX - SL_TCACHE_GC_BYTES, "the lift clears a decay check and fits");
+
+static void sl_realloc_count(sl_state_t *s, sl_tcache_t *tc, size_t usize, size_t old)
+{
+	sl_tick(s, tc, usize, SL_GC_ALLOC);
+	sl_tick(s, tc, old, SL_GC_DALLOC);
+}
+
+static void *sl_realloc_move(sl_state_t *s, hl_thread_t *t, void *p, size_t old, size_t n)
+{
+	sl_tcache_t *tc = sl_tcache_of(t);
+	if (!tc && !(tc = sl_tcache_create(s, t)))
+		return NULL;
+	tc->gc_bytes[SL_GC_ALLOC] += SL_GC_HOLD;
+	tc->gc_bytes[SL_GC_DALLOC] += SL_GC_HOLD;
+	void *q = hl_realloc_move(s, t, p, old, n, sl_malloc, sl_free);
+	tc->gc_bytes[SL_GC_ALLOC] -= SL_GC_HOLD;
+	tc->gc_bytes[SL_GC_DALLOC] -= SL_GC_HOLD;
+	sl_realloc_count(s, tc, 0, 0);   /* the events the move made due */
+	return q;
+}
+
 static void *sl_realloc(void *st, hl_thread_t *t, void *p, size_t n)
 {
 	sl_state_t *s = st;
@@ -273,12 +329,14 @@ static void *sl_realloc(void *st, hl_thread_t *t, void *p, size_t n)
 	if (!e || (e->state == SL_LARGE && e->base != (uintptr_t)p) || (e->state != SL_LARGE && e->state != SL_SLAB))
 		sl_bad("realloc of a pointer that is not allocated", p);
 	unsigned ind = sl_size2index(&s->sc, n);
-	if (ind == e->szind)
+	size_t old = sl_extent_usize(&s->sc, e);
+	if (ind == e->szind || (e->state == SL_LARGE && ind >= s->sc.nbins && sl_large_resize(s, e, ind))) {
+		sl_tcache_t *tc = sl_tcache_of(t);
+		if (tc || (tc = sl_tcache_create(s, t)))
+			sl_realloc_count(s, tc, sl_index2size(&s->sc, ind), old);
 		return p;
-	if (e->state == SL_LARGE && ind >= s->sc.nbins && sl_large_resize(s, e, ind))
-		return p;
-	size_t old = e->state == SL_SLAB ? s->sc.size[e->szind] : e->size;
-	return hl_realloc_move(s, t, p, old, n, sl_malloc, sl_free);
+	}
+	return sl_realloc_move(s, t, p, old, n);
 }
 
 /* ---- queries ------------------------------------------------------------ */
@@ -289,9 +347,7 @@ static size_t sl_usable_size(void *st, const void *p)
 	sl_extent_t *e = sl_rtree_get(&s->rtree, (uintptr_t)p);
 	if (!e)
 		return 0;
-	if (e->state == SL_SLAB)
-		return s->sc.size[e->szind];
-	return e->state == SL_LARGE ? e->size : 0;
+	return e->state == SL_SLAB || e->state == SL_LARGE ? sl_extent_usize(&s->sc, e) : 0;
 }
 
 /* calloc under jemalloc 5.3: a small region is cleared with memset

@@ -101,7 +101,13 @@
  * Fidelity (policies/slab/jemalloc.rows: `heaplab fidelity --family jemalloc`
  * runs each row on libjemalloc 5.3.0 and on this model)
  *   Equal: the size ladder 1..70,000; thread-cache reuse (LIFO, the order
- *   after a flush, large classes); decay 0 / -1 / 100 ms; that tcache hits
+ *   after a flush, large classes); the thread cache's GC steps (when they
+ *   come and which bin each visits: test_slab's tcache_gc_steps_as_jemalloc);
+ *   a large block's extent a page longer than the block (sz_large_pad),
+ *   free extents filed and searched by jemalloc's quantized sizes
+ *   (sl_eset_bucket); the tcache stacks' extent in arena 0 (SL_META); the
+ *   placement of all 61 traces
+ *   (tests/placement.sh); decay 0 / -1 / 100 ms; that tcache hits
  *   tick nothing (an idle or cache-only program never decays without the
  *   background thread); the background thread; no background thread in a
  *   fork child (background_thread_postfork_child); the huge arena and the
@@ -132,8 +138,11 @@
  *   - a thread cache is one metadata record, written whole when made and
  *     kept in its pool after the thread exits; jemalloc's pointer stacks
  *     are one allocation from arena 0 (tsd_tcache_data_init), freed when
- *     the thread exits, and only the slots used are written; extent
- *     records are 152 bytes, jemalloc's edata_t 128.
+ *     the thread exits, and only the slots used are written.  The model
+ *     takes and gives back an extent of that size in arena 0 at the same
+ *     moments (sl_tcache_t.stack, SL_META), so blocks lie where jemalloc's
+ *     do, but keeps the stacks in the record and never writes the
+ *     extent's pages; extent records are 152 bytes, jemalloc's edata_t 128.
  *   Arena 0 purging oversize extents from 8 MiB even with
  *   oversize_threshold:0 is no deviation: jemalloc creates arena 0 before
  *   it reads the option, and the model copies that.
@@ -207,7 +216,7 @@ enum {
  *  add 88 KiB of RSS each more than on one arena (bench/HISTORY.md,
  *  2026-12-02 12:00).  The model's sl_arena_t is the first part of it. */
 #define SL_ARENA_FOOTPRINT ((size_t)144 + 3968 + 78952 + 36 * 224)
-#define SL_TICKS_DUE ((int64_t)1 << 62) /**< gc_bytes is this much lower while ticks <= 0 */
+#define SL_TICKS_DUE ((int64_t)1 << 62) /**< both gc_bytes are this much lower while ticks <= 0 */
 #define SL_BG_MIN_INTERVAL_NS 100000000ull  /**< background thread sleeps >= 100 ms */
 #define SL_BG_IDLE_NS 1000000000ull         /**< ... and at most 1 s when idle */
 /** @cond HL_COMPILE_CHECKS */
@@ -219,6 +228,7 @@ _Static_assert((SL_TCACHE_SMALL_MAX & 1) == 0, "tcache slots must be even");
 typedef enum sl_estate {
 	SL_SLAB = 0,     /**< active, cut into regions of one small class */
 	SL_LARGE,        /**< active, one large block */
+	SL_META,         /**< active, a thread cache's pointer stacks (sl_tcache_t.stack) */
 	SL_DIRTY,        /**< free, resident */
 	SL_MUZZY,        /**< free, MADV_FREE given */
 	SL_RETURNED,     /**< free, MADV_DONTNEED given (or never touched) */
@@ -414,15 +424,28 @@ static inline unsigned sl_cbin_low_water(const sl_cbin_t *b)
 	return sl_cbin_count_from(b, b->low_water_bits);
 }
 
+/** The two byte counters of a tcache that each bring a GC step every
+ *  SL_TCACHE_GC_BYTES (sl_tcache_t.gc_bytes): jemalloc 5.3 counts the
+ *  bytes a thread allocates and the bytes it frees apart, and runs the
+ *  same tcache_event when either reaches opt_tcache_gc_incr_bytes (its
+ *  thread events tcache_gc and tcache_gc_dalloc, src/tcache.c), after the
+ *  call that reached it (thread_alloc_event, thread_dalloc_event). */
+typedef enum sl_gc_dir {
+	SL_GC_ALLOC = 0,  /**< usable bytes of each malloc, and of realloc's new block */
+	SL_GC_DALLOC = 1  /**< usable bytes of each free, and of realloc's old block */
+} sl_gc_dir_t;
+
 /** Per thread and heap: the thread cache (t->policy_tls). */
 typedef struct sl_tcache {
 	sl_arena_t *arena;           /**< arena this thread is bound to */
 	bool enabled;                /**< tcache:on */
 	bool linked;                 /**< on the state's list (arenas lock) */
 	int32_t ticks;               /**< operations left before a decay check */
-	int64_t gc_bytes;            /**< bytes left before the next GC step, less
-	                                  SL_TICKS_DUE while ticks <= 0 */
-	unsigned next_gc;            /**< bin the next GC step looks at */
+	int64_t gc_bytes[2];         /**< bytes left before the next GC step, counted
+	                                  apart for allocations (SL_GC_ALLOC) and frees
+	                                  (SL_GC_DALLOC), each less SL_TICKS_DUE while
+	                                  ticks <= 0 */
+	unsigned next_gc;            /**< bin the next GC step looks at (0 first) */
 	pthread_t owner;             /**< creating thread (for fork) */
 	uint64_t hits;               /**< allocations served from the cache (owner
 	                                  writes with hl_counter_add(), stats read relaxed) */
@@ -430,6 +453,12 @@ typedef struct sl_tcache {
 	uint64_t flushes;            /**< batches given back (same) */
 	struct sl_tcache *next;      /**< next on sl_state.tcaches (arenas lock) */
 	struct sl_tcache *prev;      /**< previous on sl_state.tcaches (arenas lock) */
+	sl_extent_t *stack;          /**< the extent jemalloc 5.3 keeps this cache's
+	                                  pointer stacks in (SL_META, sl_stack_alloc):
+	                                  taken from arena 0 when the cache is made,
+	                                  given back at thread exit; the model's stacks
+	                                  stay in slot_area, the extent holds the
+	                                  place (owner thread) */
 	void **head[SL_MAX_NHBINS];  /**< each bin's head (sl_cbin_t): small classes,
 	                                  then large classes up to tcache_max; the
 	                                  first nhbins are used (owner thread) */
@@ -532,10 +561,32 @@ unsigned sl_size2index(const sl_sc_t *sc, size_t n);
 size_t sl_index2size(const sl_sc_t *sc, unsigned ind);
 /** Page size class index of @p pages pages: smallest class >= pages. */
 unsigned sl_psz_ceil(size_t pages);
-/** Largest page size class <= pages. */
-unsigned sl_psz_floor(size_t pages);
+/** The bucket of an eset that a free extent of @p pages pages is filed in:
+ *  jemalloc 5.3's sz_psz2ind(sz_psz_quantize_floor(size)) (src/eset.c,
+ *  eset_insert), whose quantization takes sz_large_pad (a page) off the
+ *  size, rounds down to a page size class and adds the pad back: up to
+ *  8 pages the size's own class, above it the class just over the
+ *  largest one a large block of that extent could be (a 9-page extent,
+ *  the 32 KiB class and its pad, is filed with the 10-page ones). */
+unsigned sl_eset_bucket(size_t pages);
+/** The first bucket a search for @p pages pages looks in (eset_first_fit:
+ *  sz_psz2ind(sz_psz_quantize_ceil(size))): every extent filed there or
+ *  above is at least that big. */
+unsigned sl_eset_first_bucket(size_t pages);
 /** Pages of page size class @p i. */
 size_t sl_psz_pages(unsigned i);
+
+/** Bytes of the extent of a large block of @p usize bytes: one page more
+ *  (jemalloc 5.3's sz_large_pad, a page while cache_oblivious is on, its
+ *  default: arena_extent_alloc_large asks for usize + sz_large_pad, so that
+ *  the block may start at a random cache line of the first page).  The
+ *  model starts the block at the extent's first byte; the page is still
+ *  taken, so large extents lie where jemalloc's lie (two malloc(16384)
+ *  in a row are 20 KiB apart). */
+static inline size_t sl_large_extent_size(const sl_sc_t *sc, size_t usize)
+{
+	return usize + sc->page;
+}
 
 /** sl_size2index() through the lookup table for @p n <= 4096 bytes, the
  *  computed way above that; @p sc from sl_sc_get(). */
@@ -644,17 +695,26 @@ static inline int sl_region_index(const sl_sc_t *sc, const sl_extent_t *e, uintp
 	return q < sc->nregs[e->szind] ? (int)q : -1;
 }
 
+/** Usable bytes of live extent @p e: its class size (a large extent holds
+ *  a page more, sl_large_extent_size). */
+static inline size_t sl_extent_usize(const sl_sc_t *sc, const sl_extent_t *e)
+{
+	return e->state == SL_SLAB ? sc->size[e->szind] : sl_index2size(sc, e->szind);
+}
+
 /** Counts @p n decay ticks on @p tc: work that reached an arena (a fill,
  *  a flushed pointer, an uncached small or a large allocation or free).
  *  As in jemalloc 5.3, thread-cache hits tick nothing, so a thread that only
  *  hits its cache never drives decay; the check runs at its next operation:
- *  when the ticks run out, gc_bytes is lowered by SL_TICKS_DUE, so the one
- *  test of the hits (gc_bytes < 0, sl_tick) sees both counters, and
- *  sl_tcache_event() adds it back. */
+ *  when the ticks run out, both gc_bytes are lowered by SL_TICKS_DUE, so
+ *  the one test of a hit (its gc_bytes <= 0, sl_tick) sees both counters,
+ *  and sl_tcache_event() adds it back. */
 static inline void sl_decay_ticks(sl_tcache_t *tc, unsigned n)
 {
-	if (tc->ticks > 0 && (tc->ticks -= (int32_t)n) <= 0)
-		tc->gc_bytes -= SL_TICKS_DUE;
+	if (tc->ticks > 0 && (tc->ticks -= (int32_t)n) <= 0) {
+		tc->gc_bytes[SL_GC_ALLOC] -= SL_TICKS_DUE;
+		tc->gc_bytes[SL_GC_DALLOC] -= SL_TICKS_DUE;
+	}
 }
 
 /** Arena @p i of @p s (acquire load, no lock), or NULL when it was not
@@ -691,6 +751,15 @@ unsigned sl_bin_take(sl_state_t *s, sl_arena_t *a, unsigned ind, void **out, uns
 void sl_bin_give(sl_state_t *s, unsigned ind, void *const *ptrs, unsigned n);
 /** Frees a large extent to its arena. */
 void sl_large_free(sl_state_t *s, sl_extent_t *e);
+/** The extent of a thread cache's pointer stacks, as jemalloc 5.3's
+ *  tsd_tcache_data_init takes it: one allocation of 16 bytes plus a
+ *  pointer per slot of every bin (cache_bin_info_compute_alloc), page
+ *  aligned, from arena 0 whatever the thread's arena, a large extent with
+ *  its page of pad (28 KiB and a page with 4 KiB pages), in state SL_META:
+ *  no block of the program's.  NULL when out of memory. */
+sl_extent_t *sl_stack_alloc(sl_state_t *s);
+/** Gives back what sl_stack_alloc() took (jemalloc's tcache_destroy). */
+void sl_stack_free(sl_state_t *s, sl_extent_t *e);
 /** Makes the tcache of thread @p t: carves its bins' slots, binds it to an
  *  arena (sl_arena_choose()), links it on s->tcaches and stores it in
  *  t->policy_tls.  @return the tcache, or NULL when out of memory. */
@@ -705,8 +774,8 @@ void sl_tcache_flush(sl_state_t *s, sl_tcache_t *tc, unsigned bin, unsigned keep
  *  The bin is empty. */
 void sl_tcache_fill(sl_state_t *s, sl_tcache_t *tc, unsigned ind);
 /** Slow path of @p tc's counters: a decay tick of its arena when ticks ran
- *  out, an incremental GC step when gc_bytes went below zero. */
-void sl_tcache_event(sl_state_t *s, sl_tcache_t *tc);
+ *  out, an incremental GC step when the counter @p dir reached zero. */
+void sl_tcache_event(sl_state_t *s, sl_tcache_t *tc, sl_gc_dir_t dir);
 /** Thread exit: flushes every bin of @p tc, unlinks it, unbinds it from its
  *  arena and adds its counters to s->dead_*. */
 void sl_tcache_destroy(sl_state_t *s, sl_tcache_t *tc);

@@ -7,7 +7,8 @@
  * heap (lowest serial number, then address), and only then asks the arena
  * for a fresh slab extent.  A slab that becomes empty goes straight back
  * to the arena as dirty pages; a full slab that gets a region back becomes
- * slabcur if it is older than the current one (jemalloc keeps allocations
+ * slabcur if it is older than the current one, else (or when there is no
+ * current one) it joins the nonfull heap (jemalloc keeps allocations
  * packed in old, low slabs so young, high ones drain and can be purged).
  */
 #include "config.h"
@@ -155,14 +156,13 @@ unsigned sl_bin_take(sl_state_t *s, sl_arena_t *a, unsigned ind, void **out, uns
 	return got;
 }
 
-/* A full slab got a region back: keep the oldest slab current. */
+/* A full slab got a region back: it replaces slabcur when older than it,
+ * else it joins the nonfull heap; without a slabcur it joins the heap too,
+ * and the next refill takes the oldest there (jemalloc 5.3's
+ * arena_bin_lower_slab). */
 static void sl_bin_lower(sl_bin_t *bin, sl_extent_t *e)
 {
-	if (!bin->cur) {
-		bin->cur = e;
-		return;
-	}
-	if (sl_extent_older(e, bin->cur)) {
+	if (bin->cur && sl_extent_older(e, bin->cur)) {
 		sl_extent_t *old = bin->cur;
 		bin->cur = e;
 		e = old;
@@ -252,7 +252,7 @@ void *sl_large_alloc(sl_state_t *s, sl_arena_t *a, unsigned ind, size_t align)
 	size_t usize = sl_index2size(&s->sc, ind);
 	a = sl_large_arena(s, a, usize);
 	pthread_mutex_lock(&a->ext_lock);
-	sl_extent_t *e = sl_extent_alloc(s, a, usize, align, SL_LARGE);
+	sl_extent_t *e = sl_extent_alloc(s, a, sl_large_extent_size(&s->sc, usize), align, SL_LARGE);
 	if (e) {
 		e->szind = (uint16_t)ind;
 		a->st.nlarge++;
@@ -262,12 +262,31 @@ void *sl_large_alloc(sl_state_t *s, sl_arena_t *a, unsigned ind, size_t align)
 	return e ? (void *)e->base : NULL;
 }
 
+sl_extent_t *sl_stack_alloc(sl_state_t *s)
+{
+	sl_arena_t *a = sl_arena_get(s, 0);
+	size_t usize = sl_index2size(&s->sc, sl_size2index(&s->sc, 2 * sizeof(void *) + s->tc_slots * sizeof(void *)));
+	pthread_mutex_lock(&a->ext_lock);
+	sl_extent_t *e = sl_extent_alloc(s, a, sl_large_extent_size(&s->sc, usize), s->sc.page, SL_META);
+	pthread_mutex_unlock(&a->ext_lock);
+	return e;
+}
+
+void sl_stack_free(sl_state_t *s, sl_extent_t *e)
+{
+	sl_arena_t *a = sl_arena_get(s, e->arena);
+	pthread_mutex_lock(&a->ext_lock);
+	sl_extent_dalloc(s, a, e);
+	pthread_mutex_unlock(&a->ext_lock);
+	sl_bg_maybe_kick(s);
+}
+
 void sl_large_free(sl_state_t *s, sl_extent_t *e)
 {
 	sl_arena_t *a = sl_arena_get(s, e->arena);
 	pthread_mutex_lock(&a->ext_lock);
 	a->st.nlarge--;
-	a->st.large_bytes -= e->size;
+	a->st.large_bytes -= sl_extent_usize(&s->sc, e);
 	sl_extent_dalloc(s, a, e);
 	pthread_mutex_unlock(&a->ext_lock);
 	sl_bg_maybe_kick(s);

@@ -233,7 +233,7 @@ int sl_check(void *st, hl_report_t *r)
 /* ---- walker ------------------------------------------------------------- */
 
 static const hl_block_state_t sl_walk_state[SL_NSTATES] = {
-	[SL_SLAB] = HL_BLOCK_LIVE, [SL_LARGE] = HL_BLOCK_LIVE, [SL_DIRTY] = HL_BLOCK_DIRTY,
+	[SL_SLAB] = HL_BLOCK_LIVE, [SL_LARGE] = HL_BLOCK_LIVE, [SL_META] = HL_BLOCK_META, [SL_DIRTY] = HL_BLOCK_DIRTY,
 	[SL_MUZZY] = HL_BLOCK_MUZZY, [SL_RETURNED] = HL_BLOCK_RETURNED,
 };
 

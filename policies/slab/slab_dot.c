@@ -15,7 +15,7 @@ enum {
 	SL_DOT_EXTENTS = 48,  /* extents of a chunk drawn one by one, at most */
 };
 
-static const char *const sl_state_name[SL_NSTATES] = { "slab", "large", "dirty", "muzzy", "returned" };
+static const char *const sl_state_name[SL_NSTATES] = { "slab", "large", "tcache stacks", "dirty", "muzzy", "returned" };
 
 /* How many regions of slab @p e are live, cached in a thread cache, free. */
 static void sl_dot_counts(sl_state_t *s, sl_extent_t *e, void *const *cached, size_t ncached, unsigned *live,
@@ -150,7 +150,7 @@ static void sl_dot_chunk(sl_state_t *s, hl_dot_t *d, sl_arena_t *a, sl_chunk_t *
 			 void *const *cached, size_t ncached)
 {
 	static const hl_block_state_t color[SL_NSTATES] = {
-		HL_BLOCK_LIVE, HL_BLOCK_LIVE, HL_BLOCK_DIRTY, HL_BLOCK_MUZZY, HL_BLOCK_RETURNED };
+		HL_BLOCK_LIVE, HL_BLOCK_LIVE, HL_BLOCK_META, HL_BLOCK_DIRTY, HL_BLOCK_MUZZY, HL_BLOCK_RETURNED };
 	char node[48], label[96], addr[48];
 	snprintf(node, sizeof node, "a%u_chunk%u", a->index, k);
 	snprintf(label, sizeof label, "chunk %s, %zu KiB", hl_dot_addr(d, (void *)c->base, addr, sizeof addr),
@@ -198,7 +198,7 @@ static void sl_dot_chunk(sl_state_t *s, hl_dot_t *d, sl_arena_t *a, sl_chunk_t *
 static bool sl_dot_whole_free(sl_state_t *s, const sl_chunk_t *c)
 {
 	sl_extent_t *e = sl_rtree_get(&s->rtree, c->base);
-	return e && e->size == c->size && e->state != SL_SLAB && e->state != SL_LARGE;
+	return e && e->size == c->size && e->state >= SL_DIRTY;
 }
 
 /* The chunks that are one free extent each, as one strip of a cell each
@@ -206,7 +206,7 @@ static bool sl_dot_whole_free(sl_state_t *s, const sl_chunk_t *c)
 static void sl_dot_free_chunks(sl_state_t *s, hl_dot_t *d, sl_arena_t *a)
 {
 	static const hl_block_state_t color[SL_NSTATES] = {
-		HL_BLOCK_LIVE, HL_BLOCK_LIVE, HL_BLOCK_DIRTY, HL_BLOCK_MUZZY, HL_BLOCK_RETURNED };
+		HL_BLOCK_LIVE, HL_BLOCK_LIVE, HL_BLOCK_META, HL_BLOCK_DIRTY, HL_BLOCK_MUZZY, HL_BLOCK_RETURNED };
 	size_t n = 0, bytes = 0;
 	for (sl_chunk_t *c = a->chunks; c; c = c->next)
 		if (sl_dot_whole_free(s, c)) {

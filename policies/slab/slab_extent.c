@@ -5,7 +5,9 @@
  * Allocation looks in dirty, then muzzy, then returned pages (jemalloc's
  * order: the cheapest to reuse first) and takes the oldest extent that is
  * large enough: lowest serial number (the order chunks were reserved in),
- * then lowest address, across the page size class buckets, in dirty pages
+ * then lowest address, across the page size class buckets (an extent filed,
+ * and a search started, by its size quantized as jemalloc's with the large
+ * blocks' page of pad: sl_eset_bucket), in dirty pages
  * only among extents up to 64 times the request (jemalloc 5.3's
  * opt_lg_extent_max_active_fit: a slab does not break up a big freed
  * block, it takes returned pages and the RSS grows); only when none fits
@@ -120,7 +122,7 @@ static inline sl_eset_t *sl_eset_of(sl_arena_t *a, sl_estate_t st)
 static void sl_eset_insert(sl_state_t *s, sl_eset_t *es, sl_extent_t *e, bool oldest)
 {
 	size_t pages = sl_npages(s, e->size);
-	unsigned b = sl_psz_floor(pages);
+	unsigned b = sl_eset_bucket(pages);
 	sl_ph_insert(&es->bucket[b], &e->ph);
 	es->nonempty[b / 64] |= 1ull << (b % 64);
 	e->in_heap = 1;
@@ -147,7 +149,7 @@ static void sl_eset_insert(sl_state_t *s, sl_eset_t *es, sl_extent_t *e, bool ol
 void sl_eset_remove(sl_state_t *s, sl_eset_t *es, sl_extent_t *e)
 {
 	size_t pages = sl_npages(s, e->size);
-	unsigned b = sl_psz_floor(pages);
+	unsigned b = sl_eset_bucket(pages);
 	sl_ph_remove(&es->bucket[b], &e->ph);
 	if (!es->bucket[b])
 		es->nonempty[b / 64] &= ~(1ull << (b % 64));
@@ -174,10 +176,11 @@ void sl_eset_remove(sl_state_t *s, sl_eset_t *es, sl_extent_t *e)
 static sl_extent_t *sl_eset_fit(sl_eset_t *es, size_t pages, unsigned lg_max_fit)
 {
 	sl_extent_t *best = NULL;
-	for (unsigned w = sl_psz_ceil(pages) / 64; w < (SL_NPSZ + 63) / 64; w++) {
+	unsigned first = sl_eset_first_bucket(pages);
+	for (unsigned w = first / 64; w < (SL_NPSZ + 63) / 64; w++) {
 		uint64_t bits = es->nonempty[w];
-		if (w == sl_psz_ceil(pages) / 64)
-			bits &= ~0ull << (sl_psz_ceil(pages) % 64);
+		if (w == first / 64)
+			bits &= ~0ull << (first % 64);
 		while (bits) {
 			unsigned b = w * 64 + (unsigned)__builtin_ctzll(bits);
 			bits &= bits - 1;

@@ -21,23 +21,25 @@
 
 #include "slab.h"
 
-/** Counts @p bytes of traffic on @p tc; runs sl_tcache_event() when a GC
- *  step or (sl_decay_ticks) a decay check is due. */
-static inline void sl_tick(sl_state_t *s, sl_tcache_t *tc, size_t bytes)
+/** Counts @p bytes allocated or freed (@p dir) on @p tc, after the call
+ *  they belong to; runs sl_tcache_event() when a GC step (the counter
+ *  reached SL_TCACHE_GC_BYTES: jemalloc's wait is met at equality) or
+ *  (sl_decay_ticks) a decay check is due. */
+static inline void sl_tick(sl_state_t *s, sl_tcache_t *tc, size_t bytes, sl_gc_dir_t dir)
 {
-	tc->gc_bytes -= (int64_t)bytes;
-	if (HL_UNLIKELY(tc->gc_bytes < 0))
-		sl_tcache_event(s, tc);
+	tc->gc_bytes[dir] -= (int64_t)bytes;
+	if (HL_UNLIKELY(tc->gc_bytes[dir] <= 0))
+		sl_tcache_event(s, tc, dir);
 }
 
 /** sl_tick() for the hits below, which call nothing: when an event is due
  *  it counts nothing and returns false (the quiet copy then runs it). */
-static inline bool sl_tick_hit(sl_tcache_t *tc, size_t bytes)
+static inline bool sl_tick_hit(sl_tcache_t *tc, size_t bytes, sl_gc_dir_t dir)
 {
-	int64_t left = tc->gc_bytes - (int64_t)bytes;
-	if (HL_UNLIKELY(left < 0))
+	int64_t left = tc->gc_bytes[dir] - (int64_t)bytes;
+	if (HL_UNLIKELY(left <= 0))
 		return false;
-	tc->gc_bytes = left;
+	tc->gc_bytes[dir] = left;
 	return true;
 }
 
@@ -97,7 +99,7 @@ static inline void *sl_malloc_hit(void *vst, hl_thread_t *t, size_t n)
 	long ind = sl_cached_class(s, tc, n);
 	if (ind < 0)
 		return NULL;
-	if (HL_UNLIKELY(!sl_tick_hit(tc, s->sc.size[ind])))
+	if (HL_UNLIKELY(!sl_tick_hit(tc, s->sc.size[ind], SL_GC_ALLOC)))
 		return NULL;
 	return sl_cache_take(tc, (size_t)ind);
 }
@@ -135,7 +137,7 @@ static inline bool sl_free_hit(void *vst, hl_thread_t *t, void *p)
 	long ind = sl_cacheable_class(s, tc, p);
 	if (ind < 0)
 		return false;
-	if (HL_UNLIKELY(!sl_tick_hit(tc, s->sc.size[ind])))
+	if (HL_UNLIKELY(!sl_tick_hit(tc, s->sc.size[ind], SL_GC_DALLOC)))
 		return false;
 	sl_cache_put(tc, (size_t)ind, p);
 	return true;

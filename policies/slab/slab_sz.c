@@ -66,10 +66,26 @@ size_t sl_psz_pages(unsigned i)
 	return ((size_t)1 << lg) + ((size_t)j << (lg - 2));
 }
 
-unsigned sl_psz_floor(size_t pages)
+/* jemalloc 5.3's sz_psz_quantize_floor in pages, with its sz_large_pad of
+ * one page: the largest page size class below @p pages, plus the pad (a
+ * size of one page is its own). */
+static size_t sl_quantize_floor(size_t pages)
 {
 	unsigned i = sl_psz_ceil(pages);
-	return (sl_psz_pages(i) > pages && i > 0) ? i - 1 : i;
+	return i ? sl_psz_pages(i - 1) + 1 : pages;
+}
+
+unsigned sl_eset_bucket(size_t pages)
+{
+	return sl_psz_ceil(sl_quantize_floor(pages));
+}
+
+unsigned sl_eset_first_bucket(size_t pages)
+{
+	size_t q = sl_quantize_floor(pages);
+	if (q < pages)   /* sz_psz_quantize_ceil: the next quantum up */
+		q = sl_psz_pages(sl_psz_ceil(q)) + 1;
+	return sl_psz_ceil(q);
 }
 
 /* Smallest multiple of the page that is also a multiple of @p size. */

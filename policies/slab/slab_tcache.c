@@ -8,7 +8,8 @@
  * between 20 and 200, for small classes; 20 for large classes up to
  * tcache_max.  An empty bin is filled with ncached_max >> lg_fill_div
  * regions in one bin-lock hold; a full bin flushes its older half.  Every
- * 64 KiB of traffic one bin is garbage collected: if it never dropped
+ * 64 KiB allocated, and every 64 KiB freed (two counters), one bin is
+ * garbage collected: if it never dropped
  * below low_water regions since its last visit, three quarters of those
  * idle regions go back and the next fills get smaller; if it ran dry, the
  * fills grow again.
@@ -24,6 +25,13 @@ sl_tcache_t *sl_tcache_create(sl_state_t *s, hl_thread_t *t)
 	sl_tcache_t *tc = hl_meta_alloc(&s->tc_pool);
 	if (!tc)
 		return NULL;
+	/* jemalloc takes the stacks' extent first (tsd_tcache_data_init),
+	 * then binds the thread to an arena */
+	tc->stack = s->tcache_on ? sl_stack_alloc(s) : NULL;   /* tcache:false makes none */
+	if (s->tcache_on && !tc->stack) {
+		hl_meta_free(&s->tc_pool, tc);
+		return NULL;
+	}
 	void **slot = tc->slot_area;
 	for (unsigned i = 0; i < s->nhbins; i++) {
 		sl_cbin_t *b = &tc->bins[i];
@@ -35,12 +43,14 @@ sl_tcache_t *sl_tcache_create(sl_state_t *s, hl_thread_t *t)
 	}
 	tc->enabled = s->tcache_on;
 	tc->ticks = SL_DECAY_NTICKS;
-	tc->gc_bytes = SL_TCACHE_GC_BYTES;
+	tc->gc_bytes[SL_GC_ALLOC] = tc->gc_bytes[SL_GC_DALLOC] = SL_TCACHE_GC_BYTES;
 	tc->owner = pthread_self();
 	pthread_mutex_lock(&s->arenas_lock);
 	tc->arena = sl_arena_choose(s);
 	if (!tc->arena) {
 		pthread_mutex_unlock(&s->arenas_lock);
+		if (tc->stack)
+			sl_stack_free(s, tc->stack);
 		hl_meta_free(&s->tc_pool, tc);
 		return NULL;
 	}
@@ -120,15 +130,16 @@ static void sl_tcache_gc(sl_state_t *s, sl_tcache_t *tc)
 	b->low_water_bits = sl_cbin_bits(tc->head[i]);
 }
 
-void sl_tcache_event(sl_state_t *s, sl_tcache_t *tc)
+void sl_tcache_event(sl_state_t *s, sl_tcache_t *tc, sl_gc_dir_t dir)
 {
 	if (tc->ticks <= 0) {
 		tc->ticks = SL_DECAY_NTICKS;
-		tc->gc_bytes += SL_TICKS_DUE;   /* sl_decay_ticks() lowered it */
+		tc->gc_bytes[SL_GC_ALLOC] += SL_TICKS_DUE;   /* sl_decay_ticks() lowered them */
+		tc->gc_bytes[SL_GC_DALLOC] += SL_TICKS_DUE;
 		sl_decay_tick(s, tc->arena);
 	}
-	if (tc->gc_bytes < 0) {
-		tc->gc_bytes = SL_TCACHE_GC_BYTES;
+	if (tc->gc_bytes[dir] <= 0) {
+		tc->gc_bytes[dir] = SL_TCACHE_GC_BYTES;
 		if (tc->enabled)
 			sl_tcache_gc(s, tc);
 	}
@@ -139,6 +150,9 @@ void sl_tcache_destroy(sl_state_t *s, sl_tcache_t *tc)
 {
 	for (unsigned i = 0; i < s->nhbins; i++)
 		sl_tcache_flush(s, tc, i, 0);
+	if (tc->stack)
+		sl_stack_free(s, tc->stack);
+	tc->stack = NULL;
 	sl_tcache_unlink(s, tc);
 }
 

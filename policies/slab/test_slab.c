@@ -188,6 +188,35 @@ START_TEST(tcache_off)
 }
 END_TEST
 
+/* A slab that gets a region back while the bin has no slabcur joins the
+ * nonfull heap, and the next region comes from the oldest slab there
+ * (jemalloc 5.3's arena_bin_lower_slab).  Measured on jemalloc 5.3.0 with
+ * tcache:false: six 2 KiB blocks fill three one-page slabs S0 S1 S2; a2
+ * (S1), a0 and a1 (S0: it empties, slabcur is none) and a5 (S2) freed;
+ * the next malloc(2048) is a2, not a5. */
+START_TEST(bin_without_slabcur_takes_the_oldest)
+{
+	hl_heap_t *h = tl_heap("slab", "tcache:false");
+	char *a[6];
+	for (int i = 0; i < 6; i++)
+		a[i] = hl_malloc(h, 2048);
+	for (int i = 0; i < 6; i += 2)
+		ck_assert_ptr_eq(a[i + 1], a[i] + 2048);   /* two a slab */
+	hl_free(h, a[2]);
+	hl_free(h, a[0]);
+	hl_free(h, a[1]);
+	hl_free(h, a[5]);
+	char *p = hl_malloc(h, 2048);
+	ck_assert_ptr_eq(p, a[2]);
+	tl_check_clean(h);
+	hl_free(h, p);
+	hl_free(h, a[3]);
+	hl_free(h, a[4]);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
 /* ---- extents ------------------------------------------------------------ */
 
 typedef struct { size_t dirty_blocks, dirty_bytes, live_large; } ext_count_t;
@@ -213,17 +242,17 @@ static ext_count_t dirty_extents(hl_heap_t *h)
 START_TEST(extents_split_and_merge)
 {
 	hl_heap_t *h = tl_heap("slab", "tcache:false,dirty_decay_ms:-1");
-	size_t sz = 64 * 1024;
+	size_t sz = 64 * 1024, ext = sz + tl_page();   /* a large block's extent has a page more */
 	char *a = hl_malloc(h, sz), *b = hl_malloc(h, sz), *c = hl_malloc(h, sz);
 	/* carved from one chunk in address order: split, lowest first */
-	ck_assert_ptr_eq(b, a + sz);
-	ck_assert_ptr_eq(c, b + sz);
+	ck_assert_ptr_eq(b, a + ext);
+	ck_assert_ptr_eq(c, b + ext);
 	hl_free(h, a);
 	hl_free(h, b);
 	ext_count_t n = { 0 };
 	hl_walk(h, count_extents, &n);
 	ck_assert_uint_eq(n.dirty_blocks, 1);   /* a and b merged */
-	ck_assert_uint_eq(n.dirty_bytes, 2 * sz);
+	ck_assert_uint_eq(n.dirty_bytes, 2 * ext);
 	/* dirty pages are reused first: the lowest fitting extent */
 	char *d = hl_malloc(h, sz);
 	ck_assert_ptr_eq(d, a);
@@ -237,8 +266,12 @@ START_TEST(extents_split_and_merge)
 END_TEST
 
 /* jemalloc 5.3's dirty ecache: an extent is cut only for a request of
- * 1/64 of it and up (opt_lg_extent_max_active_fit), and an extent under
- * 16 KiB freed to dirty is filed unmerged (delay_coalesce). */
+ * 1/64 of its bucket's size and up (opt_lg_extent_max_active_fit), and an
+ * extent under 16 KiB freed to dirty is filed unmerged (delay_coalesce).
+ * A freed 4 MiB block is an extent of 4 MiB and a page, filed with the
+ * 5 MiB ones (sl_eset_bucket): measured on jemalloc 5.3.0 with
+ * tcache:false, a 64 KiB block lies elsewhere and an 80 KiB one at its
+ * start. */
 START_TEST(dirty_fit_and_delayed_merge)
 {
 	hl_heap_t *h = tl_heap("slab", "tcache:false,dirty_decay_ms:-1");
@@ -248,12 +281,16 @@ START_TEST(dirty_fit_and_delayed_merge)
 	/* a one-page slab (64-byte class) is not cut from the 4 MiB extent */
 	char *s = hl_malloc(h, 64);
 	ck_assert(s < a || s >= a + big);
-	/* 16 KiB is under 1/64 of it (64 KiB): not cut either; 64 KiB is */
+	/* 16 and 64 KiB (extents of 20 and 68) are under 1/64 of 5 MiB: not
+	 * cut either; 80 KiB is */
 	char *l = hl_malloc(h, 16 << 10);
 	ck_assert(l < a || l >= a + big);
-	char *m = hl_malloc(h, 64 << 10);
+	char *k = hl_malloc(h, 64 << 10);
+	ck_assert(k < a || k >= a + big);
+	char *m = hl_malloc(h, 80 << 10);
 	ck_assert_ptr_eq(m, a);
 	hl_free(h, m);
+	hl_free(h, k);
 	hl_free(h, l);
 	hl_free(h, s);
 	tl_check_clean(h);
@@ -303,7 +340,7 @@ START_TEST(calloc_clears_as_jemalloc)
 	char *q = hl_calloc(h, 1, big);
 	ck_assert_ptr_eq(q, p);                                         /* the dirty extent again */
 	ck_assert(all_zero(q, big));
-	ck_assert_double_eq(tl_stat(h, "os.purged_bytes"), purged + big); /* zeroed by a purge */
+	ck_assert_double_eq(tl_stat(h, "os.purged_bytes"), purged + big + tl_page()); /* zeroed by a purge of the extent */
 	char *c = hl_calloc(h, 1, cached);
 	tl_fill(c, cached, 4);
 	hl_free(h, c);                                                  /* into the thread cache */
@@ -316,7 +353,7 @@ START_TEST(calloc_clears_as_jemalloc)
 	char *r2 = hl_calloc(h, 1, 100);
 	ck_assert_ptr_eq(r2, r);
 	ck_assert(all_zero(r2, 100));
-	ck_assert_double_eq(tl_stat(h, "os.purged_bytes"), purged + big); /* memset, not purged */
+	ck_assert_double_eq(tl_stat(h, "os.purged_bytes"), purged + big + tl_page()); /* memset, not purged */
 	tl_check_clean(h);
 	hl_free(h, q);
 	hl_free(h, c2);
@@ -375,9 +412,12 @@ START_TEST(realloc_in_place)
 	ck_assert_ptr_eq(hl_realloc(h, grown, 40 * 1024), big);
 	ck_assert_uint_eq(hl_usable_size(h, big), 40 * 1024);
 	ck_assert_double_eq(pstat(h, "dirty_bytes"), dirty + 56 * 1024);
-	/* a neighbour in the way makes it move */
-	char *wall = hl_malloc(h, 56 * 1024);
-	ck_assert_ptr_eq(wall, big + 40 * 1024);
+	/* a neighbour in the way makes it move: a 48 KiB block (an extent of
+	 * 52) takes the freed tail of 56, past the extent's extra page, as on
+	 * jemalloc 5.3.0 (a 52 KiB block's search starts a bucket above the
+	 * tail's and goes elsewhere: sl_eset_first_bucket) */
+	char *wall = hl_malloc(h, 48 * 1024);
+	ck_assert_ptr_eq(wall, big + 40 * 1024 + tl_page());
 	char *moved = hl_realloc(h, big, 80 * 1024);
 	ck_assert_ptr_ne(moved, big);
 	tl_check_clean(h);
@@ -395,12 +435,51 @@ START_TEST(tcache_gc_flushes_idle_bins)
 	hl_free(h, hl_malloc(h, 64));
 	double idle = pstat(h, "classes.%u.cached_regions", 4u);
 	ck_assert_double_gt(idle, 0);
-	/* one GC step per 64 KiB of traffic, one bin per step: three sweeps
-	 * over every bin (at most 80) while class 64 stays untouched */
+	/* one GC step per 64 KiB allocated and one per 64 KiB freed, one bin
+	 * per step: six sweeps over every bin (at most 80) while class 64
+	 * stays untouched */
 	for (int i = 0; i < 3 * 80 * 64; i++)
 		hl_free(h, hl_malloc(h, 1024));
 	ck_assert_double_lt(pstat(h, "classes.%u.cached_regions", 4u), idle / 2);
 	ck_assert_int_gt(pstat(h, "tcache_flushes"), 0);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+/* When a GC step comes, and which bin it visits, as measured on the
+ * installed jemalloc 5.3.0 (stats.arenas.0.bins.2.nflushes read after the
+ * n-th call of this very sequence, one process per n): malloc(14336),
+ * malloc(32), then malloc(8192) and free by turns, in a process whose
+ * first call is libstdc++'s malloc(72704) before main (libjemalloc.so.2
+ * links libstdc++; fidelity/README.md, "Placement").  Allocated and freed
+ * bytes are counted apart and a step runs when either count reaches
+ * 64 KiB: the 80 KiB block makes step 0 (bin 0); bin 2 (32 bytes) is
+ * visited at step 2 (its low water set at the 99 regions the fill left)
+ * and flushed at step 43, by the call of index 350 (from the 14336-byte
+ * one), the 176th malloc(8192).  One counter for both would flush it
+ * elsewhere. */
+START_TEST(tcache_gc_steps_as_jemalloc)
+{
+	hl_heap_t *h = tl_heap("slab", NULL);
+	ck_assert_uint_eq(ladder(2), 32);
+	void *pool = hl_malloc(h, 72704);
+	void *first = hl_malloc(h, 14336), *kept = hl_malloc(h, 32), *p = NULL;
+	double idle = pstat(h, "classes.%u.cached_regions", 2u);
+	ck_assert_double_eq(idle, 99);
+	for (int i = 2; i < 350; i++) {
+		if (i % 2 == 0)
+			p = hl_malloc(h, 8192);
+		else
+			hl_free(h, p);
+	}
+	ck_assert_double_eq(pstat(h, "classes.%u.cached_regions", 2u), idle);
+	p = hl_malloc(h, 8192);   /* call 350 */
+	ck_assert_double_eq(pstat(h, "classes.%u.cached_regions", 2u), idle - (idle - (int)idle / 4));
+	hl_free(h, p);
+	hl_free(h, kept);
+	hl_free(h, first);
+	hl_free(h, pool);
 	tl_check_clean(h);
 	hl_heap_destroy(h);
 }
@@ -980,8 +1059,8 @@ START_TEST(malloc_hits_stop_at_the_low_water_mark)
 	/* a GC visit of the bin: nothing idle (its low water was 0), and the
 	 * mark is set at what it holds now */
 	tc->next_gc = 4;
-	tc->gc_bytes = -1;
-	sl_tcache_event(s, tc);
+	tc->gc_bytes[SL_GC_ALLOC] = 0;
+	sl_tcache_event(s, tc, SL_GC_ALLOC);
 	ck_assert_uint_eq(sl_cbin_ncached(tc, 4), n);
 	ck_assert_uint_eq(sl_cbin_low_water(&tc->bins[4]), n);
 	/* the hit refuses at the mark and changes nothing */
@@ -1110,12 +1189,14 @@ static Suite *slab_suite(void)
 	tcase_add_test(tc, regions_adjacent_no_header);
 	tcase_add_test(tc, tcache_fill_hit_flush);
 	tcase_add_test(tc, tcache_off);
+	tcase_add_test(tc, bin_without_slabcur_takes_the_oldest);
 	tcase_add_test(tc, extents_split_and_merge);
 	tcase_add_test(tc, dirty_fit_and_delayed_merge);
 	tcase_add_test(tc, calloc_clears_as_jemalloc);
 	tcase_add_test(tc, memalign_small_and_large);
 	tcase_add_test(tc, realloc_in_place);
 	tcase_add_test(tc, tcache_gc_flushes_idle_bins);
+	tcase_add_test(tc, tcache_gc_steps_as_jemalloc);
 	tcase_add_test(tc, walker_sees_live_cached_free);
 	tcase_add_test(tc, threads_spread_over_arenas);
 	tcase_add_test(tc, each_arena_has_its_own_metadata);
