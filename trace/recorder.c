@@ -164,7 +164,17 @@ static void put_op(hl_bin_kind_t kind, long id, size_t a, size_t b, unsigned sit
 	buflen += hl_bin_put_op(&bin, (uint8_t *)buf + buflen, kind, id, a, b, site);
 }
 
-static size_t slot_index(uintptr_t p) { return (size_t)(hl_mix64(p) & (cap - 1)); }
+/* The slot a block's pointer hashes to in a table of @p c slots: a random
+ * place for each 64 KiB of address space, and in it the addresses in
+ * order.  The blocks a program works on at one time are near one another
+ * (glibc cuts them from the same chunk, gives back the one freed last),
+ * so their slots share cache lines and pages: a table of millions of
+ * slots hashed at random took a cache and a TLB miss at each op, most of
+ * the recorder's time on CPython.  The slots of one 64 KiB are 16 bytes of
+ * address apart and glibc's blocks 32 or more, so a run of them is at most
+ * half full: runs of different places interleave rather than pile up. */
+static size_t index_in(uintptr_t p, size_t c) { return (size_t)((hl_mix64(p >> 16) + (p >> 4)) & (c - 1)); }
+static size_t slot_index(uintptr_t p) { return index_in(p, cap); }
 
 /* Rehashes into a table twice as big, or as big when tombstones are what
  * filled it (a long run frees as much as it allocates: doubling for them
@@ -177,7 +187,7 @@ static bool grow(void)
 		return false;
 	for (size_t i = 0; i < cap; i++)
 		if (map[i].ptr > 1) {
-			size_t k = (size_t)(hl_mix64(map[i].ptr) & (ncap - 1));
+			size_t k = index_in(map[i].ptr, ncap);
 			while (n[k].ptr)
 				k = (k + 1) & (ncap - 1);
 			n[k] = map[i];
