@@ -500,24 +500,51 @@ static unsigned long long peak_layers_rss;
 
 void hl_rec_layers_hook(hl_rec_layers_fn fn) { layers_fn = fn; }
 
+/* The hook reads smaps through a buffer of its own: one reader at a time
+ * (the sampling thread reads without the recorder's lock). */
+static pthread_mutex_t layers_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool above_peak(unsigned long long rss) { return rss > peak_layers_rss + (peak_layers_rss >> 6); }
+
+/* The layers at @p rss into @p out when it passes the last peak read. */
+static size_t read_layers(char *out, size_t len, long long ms, unsigned long long rss)
+{
+	if (!layers_fn || !above_peak(rss))
+		return 0;
+	pthread_mutex_lock(&layers_lock);
+	size_t n = layers_fn(out, len, "peak", ms, rss);
+	pthread_mutex_unlock(&layers_lock);
+	return n;
+}
+
 static void layers_at_peak(long long ms, unsigned long long rss)
 {
-	if (!layers_fn || rss <= peak_layers_rss + (peak_layers_rss >> 6))
-		return;
-	if (layers_fn(peak_layers, sizeof peak_layers, "peak", ms, rss))
+	if (read_layers(peak_layers, sizeof peak_layers, ms, rss))
 		peak_layers_rss = rss;
+}
+
+/* The program's resident bytes: the process's, less the recorder's. */
+static unsigned long long program_rss(void)
+{
+	unsigned long long rss = rss_bytes(), own = own_bytes();
+	return rss > own ? rss - own : 0;
+}
+
+static void rss_line(long long ms, unsigned long long rss)
+{
+	put_str("#@rss ");
+	put_num((unsigned long long)ms);
+	put_str(" ");
+	put_num(rss);
+	put_str("\n");
 }
 
 static void sample_line(long long t)
 {
-	unsigned long long rss = rss_bytes(), own = own_bytes();
+	unsigned long long rss = program_rss();
 	long long ms = (t - t0_ns) / 1000000;
-	put_str("#@rss ");
-	put_num((unsigned long long)ms);
-	put_str(" ");
-	put_num(rss > own ? rss - own : 0);
-	put_str("\n");
-	layers_at_peak(ms, rss > own ? rss - own : 0);
+	rss_line(ms, rss);
+	layers_at_peak(ms, rss);
 }
 
 /* The end: the peak's layers and the final ones. */
@@ -532,7 +559,10 @@ static void layers_lines(long long t)
 	static char final[1024];
 	if (peak_layers_rss)
 		put_str(peak_layers);
-	if (layers_fn(final, sizeof final, "final", ms, rss))
+	pthread_mutex_lock(&layers_lock);
+	size_t n = layers_fn(final, sizeof final, "final", ms, rss);
+	pthread_mutex_unlock(&layers_lock);
+	if (n)
 		put_str(final);
 }
 
@@ -549,15 +579,27 @@ static void maybe_sample(void)
 	sample_line(t);
 }
 
+/* The sampling thread's sample: /proc read (statm, pagemap, and smaps at
+ * a new peak: milliseconds for a large process) before it takes the lock,
+ * so that the program's threads do not wait on it.  (A table the recorder
+ * grows meanwhile may be measured half: the sample is off by it once.) */
 void hl_rec_sample_now(void)
 {
-	if (fd < 0 || !sample_ms)
-		return;
-	pthread_mutex_lock(&lock);
+	static char layers[sizeof peak_layers];   /* this thread's alone */
 	long long t = now_ns();
+	if (fd < 0 || !sample_ms || finished || t < next_sample_ns)
+		return;
+	unsigned long long rss = program_rss();
+	long long ms = (t - t0_ns) / 1000000;
+	size_t have = read_layers(layers, sizeof layers, ms, rss);
+	pthread_mutex_lock(&lock);
 	if (fd >= 0 && !finished && t >= next_sample_ns) {
 		next_sample_ns = t + sample_ms * 1000000LL;
-		sample_line(t);
+		rss_line(ms, rss);
+		if (have && above_peak(rss)) {
+			memcpy(peak_layers, layers, have + 1);
+			peak_layers_rss = rss;
+		}
 	}
 	pthread_mutex_unlock(&lock);
 }
@@ -803,4 +845,5 @@ void hl_rec_forget(void)
 	fd = -1;
 	buflen = linelen = 0;
 	pthread_mutex_init(&lock, NULL);
+	pthread_mutex_init(&layers_lock, NULL);
 }
