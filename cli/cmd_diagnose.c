@@ -26,6 +26,7 @@ static int usage(FILE *out)
 		"                        [--jobs N]\n"
 		"                        -- COMMAND [ARGS...]\n"
 		"       heaplab diagnose [options] --trace=FILE.rep\n"
+		"       heaplab diagnose --text|--binary --trace=FILE.rep > OUT\n"
 		"Runs COMMAND once on the C library's malloc with libheaplab-record.so, recording\n"
 		"every call with its allocation site and the process's RSS every N ms (default 10),\n"
 		"then replays the recording: under bins (the model of glibc) every committed byte\n"
@@ -37,6 +38,9 @@ static int usage(FILE *out)
 		"heap and kernel calls.  Prints a summary and recommends the real allocator's\n"
 		"setting; -o writes a self-contained HTML report.  --trace diagnoses a recording\n"
 		"made before (by --keep, or HEAPLAB_RECORD=PREFIX LD_PRELOAD=libheaplab-record.so).\n"
+		"A recording is binary (a few bytes an operation; HEAPLAB_RECORD_FORMAT=text in the\n"
+		"environment records text); every command reads both forms.  --text writes the\n"
+		"recording FILE.rep as text to the standard output, --binary in the binary form.\n"
 		"--model gives options of the model of glibc for the attribution (default: its\n"
 		"defaults, which follow the running glibc's version).\n"
 		"--verify runs COMMAND twice more without the recorder, under the recommended\n"
@@ -164,22 +168,6 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
-/* A run ended by a signal can leave its recording cut inside a line:
- * the recording ends at its last whole line. */
-static void cut_partial_line(const char *path)
-{
-	int fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	off_t end = lseek(fd, 0, SEEK_END), at = end;
-	char c = '\n';
-	while (at > 0 && pread(fd, &c, 1, at - 1) == 1 && c != '\n')
-		at--;
-	if (at < end && ftruncate(fd, at) != 0)
-		fprintf(stderr, "heaplab diagnose: note: cannot cut the recording's last line: %s\n", strerror(errno));
-	close(fd);
-}
-
 /* With --json=-, heaplab's standard output carries the JSON alone: the
  * program's own goes to the standard error. */
 static bool program_output_aside;
@@ -248,8 +236,6 @@ static int record(char **argv, const char *sample_ms, const char *extra, char *d
 			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 	if (largest_recording(dir, out, len, others, olen) < 0)
 		return cli_error("diagnose: %s wrote no recording (is it dynamically linked?)", argv[0]);
-	if (*ended)
-		cut_partial_line(out);
 	return 0;
 }
 
@@ -602,10 +588,24 @@ out:
 	return rc;
 }
 
+/* --text, --binary: the recording @p trace written to stdout in that form. */
+static int convert(const char *trace, bool to_text, bool to_binary)
+{
+	if (to_text && to_binary)
+		return cli_error("diagnose: give --text or --binary, not both");
+	if (!trace)
+		return cli_error("diagnose: --%s converts a recording: give it with --trace=FILE.rep", to_text ? "text" : "binary");
+	if (to_binary && isatty(1))
+		return cli_error("diagnose: --binary writes the binary form to the standard output, a terminal: redirect it to a file");
+	if (dx_recording_convert(trace, stdout, to_text) < 0)
+		return cli_error("diagnose: %s", hl_last_error());
+	return 0;
+}
+
 int cmd_diagnose(int argc, char **argv)
 {
 	const char *policies = NULL, *knobs = NULL, *html = NULL, *trace = NULL, *keep = NULL, *json = NULL;
-	bool verify_wanted = false;
+	bool verify_wanted = false, to_text = false, to_binary = false;
 	const char *model = "";
 	const char *sample_ms = "10", *jobs_text = NULL;
 	int i = 1;
@@ -630,6 +630,10 @@ int cmd_diagnose(int argc, char **argv)
 				return 2;
 		} else if (!strcmp(argv[i], "--verify")) {
 			verify_wanted = true;
+		} else if (!strcmp(argv[i], "--text")) {
+			to_text = true;
+		} else if (!strcmp(argv[i], "--binary")) {
+			to_binary = true;
 		} else if (!strcmp(argv[i], "--help")) {
 			return usage(stdout);
 		} else if (argv[i][0] == '-') {
@@ -651,6 +655,8 @@ int cmd_diagnose(int argc, char **argv)
 		return cli_error("diagnose: give either a command or --trace, not both");
 	if (verify_wanted && trace)
 		return cli_error("diagnose: --verify runs the program again: give the command, not --trace");
+	if (to_text || to_binary)
+		return convert(trace, to_text, to_binary);
 	size_t ncand;
 	dx_candidate_t *check = dx_grid(policies, knobs, model, &ncand);   /* bad names fail before the run */
 	if (!check)
@@ -684,11 +690,14 @@ int cmd_diagnose(int argc, char **argv)
 		if (run_measured(argv + i, "", ms, &facts.asis_peak, &facts.asis_final, &samples, &st, true) < 0)
 			facts.asis_peak = facts.asis_final = 0;
 	}
-	if (!rc)
-		dx_layers_read(trace, &facts.peak, &facts.final);
-	hl_trace_t *t = rc ? NULL : cli_load_trace(trace, false);
+	/* a recording made here is read as far as it goes: a program ended by
+	 * a signal, or by _exit (no destructor ran), leaves it without its
+	 * end, and what it holds is still the program's (a warning says so) */
+	hl_trace_t *t = rc ? NULL : cli_load_trace(trace, dir[0] != 0);
 	if (!rc && !t)
 		rc = 2;
+	if (t)
+		dx_layers_read(t, &facts.peak, &facts.final);
 	if (t && keep && dir[0])
 		rc = keep_copy(trace, keep);
 	if (t && !rc)

@@ -124,9 +124,16 @@ typedef struct dx_layers {
 } dx_layers_t;
 const char *dx_layer_key(dx_layer_t l);
 const char *dx_layer_words(dx_layer_t l);
-/** Reads the layers at the peak and at the end from recording @p path;
- *  -1 (both not ok) when it has none. */
-int dx_layers_read(const char *path, dx_layers_t *peak, dx_layers_t *final);
+/** The layers at the peak and at the end of recording @p t (its last
+ *  "#@layers" lines); -1 (both not ok) when it has none. */
+int dx_layers_read(const hl_trace_t *t, dx_layers_t *peak, dx_layers_t *final);
+/** Was @p t read from the binary form (what the recorder writes unless
+ *  HEAPLAB_RECORD_FORMAT=text)? */
+bool dx_recording_binary(const hl_trace_t *t);
+/** Writes the trace at @p path to @p out as text (@p to_text) or in the
+ *  binary form, record by record (trace/trace_binary.h); 0, or -1 with
+ *  hl_last_error() saying why ("FILE: record N: ..."). */
+int dx_recording_convert(const char *path, FILE *out, bool to_text);
 size_t dx_layers_total(const dx_layers_t *l);
 /**@}*/
 

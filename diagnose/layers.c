@@ -1,14 +1,17 @@
 /*
  * The layers of the recorded process's memory (diagnose.h): the two
  * "#@layers" lines libheaplab-record.so writes at the end of a recording
- * (shim/record_layers.c names each layer), read back from the file's tail.
- * The trace reader takes them for comments, so old readers still load
- * the recording.
+ * (shim/record_layers.c names each layer), kept by the trace reader as
+ * they are (an older reader takes them for comments).  And the recording
+ * itself: its form, and the conversion between text and binary.
  */
 #include "config.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "diagnose.h"
+#include "../trace/trace.h"          /* the "#@layers" lines a trace keeps */
+#include "../trace/trace_binary.h"   /* hl_trace_convert */
 
 static const struct {
 	const char *key, *words;
@@ -28,12 +31,15 @@ static const struct {
 const char *dx_layer_key(dx_layer_t l) { return l < DX_NLAYERS ? layers[l].key : "?"; }
 const char *dx_layer_words(dx_layer_t l) { return l < DX_NLAYERS ? layers[l].words : "?"; }
 
-/* "#@layers WHEN MS RSS key=bytes ..." into @p out; false when malformed. */
-static bool parse(char *line, dx_layers_t *out)
+/* "WHEN MS RSS key=bytes ..." (a "#@layers" line after its word) into
+ * @p out; false when malformed. */
+static bool parse(const char *text, dx_layers_t *out)
 {
+	char line[1024];
+	snprintf(line, sizeof line, "%s", text);
 	char *save = NULL, *w = strtok_r(line, " \n", &save);
 	memset(out, 0, sizeof *out);
-	if (!w || strcmp(w, "#@layers") || !strtok_r(NULL, " \n", &save))
+	if (!w)
 		return false;
 	char *ms = strtok_r(NULL, " \n", &save), *rss = ms ? strtok_r(NULL, " \n", &save) : NULL;
 	if (!rss)
@@ -53,34 +59,22 @@ static bool parse(char *line, dx_layers_t *out)
 	return true;
 }
 
-int dx_layers_read(const char *path, dx_layers_t *peak, dx_layers_t *final)
+int dx_layers_read(const hl_trace_t *t, dx_layers_t *peak, dx_layers_t *final)
 {
 	memset(peak, 0, sizeof *peak);
 	memset(final, 0, sizeof *final);
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return -1;
-	/* both lines are among the last few kilobytes (the modules follow the
-	 * last op, then the last sample, then the layers) */
-	enum { TAIL = 1 << 16 };
-	static char buf[TAIL + 1];
-	if (fseek(f, 0, SEEK_END) == 0) {
-		long size = ftell(f);
-		fseek(f, size > TAIL ? size - TAIL : 0, SEEK_SET);
-	}
-	size_t n = fread(buf, 1, TAIL, f);
-	fclose(f);
-	buf[n] = 0;
-	for (char *line = buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl = 0;
-		if (!strncmp(line, "#@layers peak ", 14))
-			parse(line, peak);
-		else if (!strncmp(line, "#@layers final ", 15))
-			parse(line, final);
-	}
+	if (t->layers[0])
+		parse(t->labels + t->layers[0] - 1, peak);
+	if (t->layers[1])
+		parse(t->labels + t->layers[1] - 1, final);
 	return peak->ok || final->ok ? 0 : -1;
+}
+
+bool dx_recording_binary(const hl_trace_t *t) { return t->binary; }
+
+int dx_recording_convert(const char *path, FILE *out, bool to_text)
+{
+	return hl_trace_convert(path, out, to_text);
 }
 
 size_t dx_layers_total(const dx_layers_t *l)

@@ -9,8 +9,10 @@
  * program under it.
  *
  * Environment: HEAPLAB_RECORD=PREFIX writes PREFIX.PID.rep (each process
- * its own file: a wrapper script and the program it starts do not mix);
- * HEAPLAB_RECORD_MS=N (default 10) the sampling interval.
+ * its own file: a wrapper script and the program it starts do not mix),
+ * in the binary form (trace/trace_binary.h) unless
+ * HEAPLAB_RECORD_FORMAT=text; HEAPLAB_RECORD_MS=N (default 10) the
+ * sampling interval.
  * A child after fork stops recording: its operations continue the parent's
  * blocks, which its own trace could not name.
  *
@@ -125,7 +127,13 @@ __attribute__((constructor)) static void record_start(void)
 	start_layers();
 	char path[4096];
 	snprintf(path, sizeof path, "%s.%ld.rep", prefix, (long)getpid());
-	if (hl_rec_open(path) < 0) {
+	const char *format = getenv("HEAPLAB_RECORD_FORMAT");
+	bool text = format && !strcmp(format, "text");
+	if (format && *format && !text && strcmp(format, "binary")) {
+		const char msg[] = "heaplab: HEAPLAB_RECORD_FORMAT is text or binary: recording in binary\n";
+		(void)!write(2, msg, sizeof msg - 1);
+	}
+	if ((text ? hl_rec_open(path) : hl_rec_open_binary(path)) < 0) {
 		const char msg[] = "heaplab: cannot write the recording\n";
 		(void)!write(2, msg, sizeof msg - 1);
 		return;

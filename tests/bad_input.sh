@@ -88,5 +88,24 @@ else
 	expect "run: a sanitizer build does not preload" 2 "built with -fsanitize=$hl_sanitizer" \
 		"$heaplab" run --policy="$p" -- true
 fi
+# a binary trace (trace/trace_binary.h) damaged: cut inside a record, cut
+# before its end record, a wrong magic, bytes after the end, an unknown
+# kind of record; replay, diagnose --trace and --text each say it in a line
+"$heaplab" diagnose --binary --trace="$src/traces/amptjp.rep" >"$tmp/bin.rep"
+head -c 27 "$tmp/bin.rep" >"$tmp/bin-cut.rep"         # inside the fourth record (a header line)
+head -c -1 "$tmp/bin.rep" >"$tmp/bin-noend.rep"       # every record, not the end
+{ printf '\211HLTRC9\n'; tail -c +9 "$tmp/bin.rep"; } >"$tmp/bin-magic.rep"
+{ cat "$tmp/bin.rep"; printf '\005'; } >"$tmp/bin-after.rep"
+printf '\211HLTRC1\n\017' >"$tmp/bin-kind.rep"
+for cmd in "replay" "diagnose --trace" "diagnose --text --trace"; do
+	run() { local f=$1; if [ "$cmd" = replay ]; then "$heaplab" replay "$f"; else "$heaplab" ${cmd% --trace} --trace="$f"; fi; }
+	expect "$cmd: binary cut in a record" 2 "bin-cut.rep: record 4: the file ends in the middle of a record" run "$tmp/bin-cut.rep"
+	expect "$cmd: binary without its end" 2 "the file ends without its end record" run "$tmp/bin-noend.rep"
+	expect "$cmd: binary, bad magic" 2 "bin-magic.rep: its first bytes are not those of a heaplab trace" run "$tmp/bin-magic.rep"
+	expect "$cmd: a record after the end" 2 "a record after the end record" run "$tmp/bin-after.rep"
+	expect "$cmd: unknown record" 2 "bin-kind.rep: record 1: an unknown kind of record" run "$tmp/bin-kind.rep"
+done
+expect "replay --lenient: a binary cut short is read as far as it goes" 0 "warning: the file ends without its end record" \
+	"$heaplab" replay --lenient "$tmp/bin-noend.rep"
 echo "bad input: $passed passed, $failed failed"
 [ $failed -eq 0 ]

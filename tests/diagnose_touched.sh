@@ -32,11 +32,13 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)' sort -o "$
 
 "$heaplab" diagnose --policies=${glibc} --knobs= --keep="$tmp/sort.rep" --json="$tmp/sort.json" -- \
 	sort -o "$tmp/sorted.txt" "$tmp/log.txt" >/dev/null 2>"$tmp/err" || { fail "diagnose failed"; cat "$tmp/err"; }
-# the buffer's line: more than 16 MiB asked, a part resident
-read -r id pages <<<"$(awk '$1 == "#@touched" { print $2, $3; exit }' "$tmp/sort.rep")"
+# the buffer's line: more than 16 MiB asked, a part resident (in the
+# recording's text form)
+"$heaplab" diagnose --text --trace="$tmp/sort.rep" >"$tmp/sort.txt" || fail "--text failed"
+read -r id pages <<<"$(awk '$1 == "#@touched" { print $2, $3; exit }' "$tmp/sort.txt")"
 [ -n "${pages:-}" ] && pass || fail "the recording has no #@touched line"
 big=$(awk -v id="${id:--1}" '($1 == "a" || $1 == "r" || $1 == "m") && $2 == id { n = $1 == "m" ? $4 : $3 } END { print n + 0 }' \
-	"$tmp/sort.rep")
+	"$tmp/sort.txt")
 awk -v p="${pages:-0}" -v n="$big" 'BEGIN { exit !(p > 0 && p * 4096 < n) }' && pass ||
 	fail "block ${id:-?} of $big B has '${pages:-}' pages resident: not a part of it"
 predicted=$(hl_candidate "$tmp/sort.json" policy ${glibc} predicted_peak_rss)

@@ -174,8 +174,8 @@ EXTRA_DIST += tests/accuracy.sh tests/peak_final.sh
 check_PROGRAMS += tests/diagnose_waves
 tests_diagnose_waves_SOURCES = tests/diagnose/waves.c
 tests_diagnose_waves_CFLAGS = $(AM_CFLAGS) -fno-builtin -pthread
-TESTS += tests/thread_exit.sh
-EXTRA_DIST += tests/thread_exit.sh
+TESTS += tests/thread_exit.sh tests/trace_binary.sh
+EXTRA_DIST += tests/thread_exit.sh tests/trace_binary.sh
 
 # fork from a signal handler, and fork against stdio's locks, under every
 # policy beside its real allocator (tests/fork_faults.sh)

@@ -26,15 +26,16 @@ for waves in 2 3; do
 	# one exit per thread; each wave's threads get the numbers 1..8 the
 	# last wave's exits gave back (calls after a thread's exit line, like
 	# glibc's freeing of its key blocks, get exit lines of their own)
-	exits=$(grep -c '^#@exit ' "$rec")
+	"$heaplab" diagnose --text --trace="$rec" >"$rec.txt" || fail "$waves waves: --text failed"
+	exits=$(grep -c '^#@exit ' "$rec.txt")
 	[ "$exits" -ge $((8 * waves)) ] && pass || fail "$waves waves: $exits exit lines, expected at least $((8 * waves))"
-	top=$(awk '$1 == "t" && $2 > m { m = $2 } END { print m + 0 }' "$rec")
+	top=$(awk '$1 == "t" && $2 > m { m = $2 } END { print m + 0 }' "$rec.txt")
 	[ "$top" = 8 ] && pass || fail "$waves waves: thread numbers up to $top, expected 1..8 used again"
 	# the recorder's layers: the threads' arenas are glibc's mappings
 	# (mapped), not stacks, though each sits right above the unused,
 	# inaccessible tail of the arena below it as a stack sits above its
 	# guard: 8 threads x 500 blocks of 64..848 bytes, about 1.8 MiB, at the peak
-	layer() { sed -n "s/^#@layers peak .* $1=\([0-9]*\).*/\1/p" "$rec"; }
+	layer() { sed -n "s/^#@layers peak .* $1=\([0-9]*\).*/\1/p" "$rec.txt"; }
 	mapped=$(layer mapped) stack=$(layer stack)
 	[ "${mapped:-0}" -ge $((1536 * 1024)) ] && [ "${stack:-0}" -lt $((1024 * 1024)) ] && pass ||
 		fail "$waves waves: layers at the peak: mapped '$mapped', stack '$stack' (the arenas counted as stacks?)"

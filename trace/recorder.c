@@ -31,6 +31,7 @@
 #include "os.h"
 #include "recorder.h"
 #include "trace.h"
+#include "trace_binary.h"
 
 typedef struct slot {
 	uintptr_t ptr;   /* 0 empty, 1 tombstone */
@@ -49,8 +50,17 @@ enum { SAMPLE_BEFORE_FREE_MIN = 1 << 20 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int fd = -1;
-static char buf[1 << 16];
+/* What goes out, written whole when the next record would not fit: a
+ * binary record is 3 bytes or so, so 1 MiB is a write(2) every few
+ * hundred thousand ops. */
+static char buf[1 << 20];
 static size_t buflen;
+static bool binary;               /* records (trace_binary.h), not lines */
+static hl_bin_state_t bin;        /* what the records are coded against */
+/* Binary: the text line being made (a "#@" line), written as one TEXT
+ * record when its newline comes. */
+static char line[4096];
+static size_t linelen;
 static slot_t *map;
 static size_t cap, used, tombs;
 static long next_id;
@@ -97,8 +107,34 @@ static void flush_locked(void)
 	buflen = 0;
 }
 
+/* Room for @p n more bytes, the buffer written out first when they do not
+ * fit: a record never straddles two writes, so a recording always ends on
+ * a whole one. */
+static void room(size_t n)
+{
+	if (buflen + n > sizeof buf)
+		flush_locked();
+}
+
+static void put_text_record(void)
+{
+	room(16 + linelen);
+	buflen += hl_bin_put_text_head((uint8_t *)buf + buflen, linelen);
+	memcpy(buf + buflen, line, linelen);
+	buflen += linelen;
+	linelen = 0;
+}
+
 static void put_str(const char *s)
 {
+	if (binary) {
+		for (; *s; s++)
+			if (*s == '\n')
+				put_text_record();
+			else if (linelen < sizeof line)
+				line[linelen++] = *s;
+		return;
+	}
 	size_t n = strlen(s);
 	if (buflen + n > sizeof buf)
 		flush_locked();
@@ -121,7 +157,24 @@ static void put_num(unsigned long long v)
 	put_str(out);
 }
 
-static size_t slot_index(uintptr_t p) { return (size_t)(hl_mix64(p) & (cap - 1)); }
+/* A binary op record (trace_binary.h). */
+static void put_op(hl_bin_kind_t kind, long id, size_t a, size_t b, unsigned site)
+{
+	room(HL_BIN_OP_MAX);
+	buflen += hl_bin_put_op(&bin, (uint8_t *)buf + buflen, kind, id, a, b, site);
+}
+
+/* The slot a block's pointer hashes to in a table of @p c slots: a random
+ * place for each 64 KiB of address space, and in it the addresses in
+ * order.  The blocks a program works on at one time are near one another
+ * (glibc cuts them from the same chunk, gives back the one freed last),
+ * so their slots share cache lines and pages: a table of millions of
+ * slots hashed at random took a cache and a TLB miss at each op, most of
+ * the recorder's time on CPython.  The slots of one 64 KiB are 16 bytes of
+ * address apart and glibc's blocks 32 or more, so a run of them is at most
+ * half full: runs of different places interleave rather than pile up. */
+static size_t index_in(uintptr_t p, size_t c) { return (size_t)((hl_mix64(p >> 16) + (p >> 4)) & (c - 1)); }
+static size_t slot_index(uintptr_t p) { return index_in(p, cap); }
 
 /* Rehashes into a table twice as big, or as big when tombstones are what
  * filled it (a long run frees as much as it allocates: doubling for them
@@ -134,7 +187,7 @@ static bool grow(void)
 		return false;
 	for (size_t i = 0; i < cap; i++)
 		if (map[i].ptr > 1) {
-			size_t k = (size_t)(hl_mix64(map[i].ptr) & (ncap - 1));
+			size_t k = index_in(map[i].ptr, ncap);
 			while (n[k].ptr)
 				k = (k + 1) & (ncap - 1);
 			n[k] = map[i];
@@ -214,7 +267,10 @@ static void thread_line(void)
 	if (!my_tid)
 		my_tid = nexited_tids ? exited_tids[--nexited_tids] + 1 : next_tid++;
 	unsigned tid = my_tid - 1;
-	if (tid != last_tid) {
+	if (tid != last_tid && binary) {
+		put_op(HL_BIN_T, (long)tid, 0, 0, 0);
+		last_tid = tid;
+	} else if (tid != last_tid) {
 		put_str("t ");
 		put_num(tid);
 		put_str("\n");
@@ -238,6 +294,11 @@ static void put_time(bool force)
 	if (t - last_time_ns < (force ? 1 : TIME_GRAIN_NS))
 		return;
 	last_time_ns = t;
+	if (binary) {
+		room(HL_BIN_OP_MAX);
+		buflen += hl_bin_put_time(&bin, (uint8_t *)buf + buflen, (uint64_t)(t - t0_ns) / 1000);
+		return;
+	}
 	put_str("#@t ");
 	put_num((unsigned long long)((t - t0_ns) / 1000));
 	put_str("\n");
@@ -306,7 +367,7 @@ static unsigned long long self_resident(void)
 	return present * page;
 }
 
-int hl_rec_open(const char *path)
+static int open_as(const char *path, bool as_binary)
 {
 	if (!nself_seg)
 		dl_iterate_phdr(find_self, (void *)(uintptr_t)find_self);
@@ -314,10 +375,18 @@ int hl_rec_open(const char *path)
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
-	const char head[] = "# heaplab trace recorded with HEAPLAB_TRACE\n";
-	(void)!write(fd, head, sizeof head - 1);
+	binary = as_binary;
+	if (binary) {
+		memcpy(buf, HL_BIN_MAGIC, HL_BIN_MAGIC_LEN);
+		buflen = HL_BIN_MAGIC_LEN;
+	}
+	put_str("# heaplab trace recorded with HEAPLAB_TRACE\n");
+	flush_locked();
 	return 0;
 }
+
+int hl_rec_open(const char *path) { return open_as(path, false); }
+int hl_rec_open_binary(const char *path) { return open_as(path, true); }
 
 /* ---- sites ---------------------------------------------------------------- */
 
@@ -431,24 +500,51 @@ static unsigned long long peak_layers_rss;
 
 void hl_rec_layers_hook(hl_rec_layers_fn fn) { layers_fn = fn; }
 
+/* The hook reads smaps through a buffer of its own: one reader at a time
+ * (the sampling thread reads without the recorder's lock). */
+static pthread_mutex_t layers_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool above_peak(unsigned long long rss) { return rss > peak_layers_rss + (peak_layers_rss >> 6); }
+
+/* The layers at @p rss into @p out when it passes the last peak read. */
+static size_t read_layers(char *out, size_t len, long long ms, unsigned long long rss)
+{
+	if (!layers_fn || !above_peak(rss))
+		return 0;
+	pthread_mutex_lock(&layers_lock);
+	size_t n = layers_fn(out, len, "peak", ms, rss);
+	pthread_mutex_unlock(&layers_lock);
+	return n;
+}
+
 static void layers_at_peak(long long ms, unsigned long long rss)
 {
-	if (!layers_fn || rss <= peak_layers_rss + (peak_layers_rss >> 6))
-		return;
-	if (layers_fn(peak_layers, sizeof peak_layers, "peak", ms, rss))
+	if (read_layers(peak_layers, sizeof peak_layers, ms, rss))
 		peak_layers_rss = rss;
+}
+
+/* The program's resident bytes: the process's, less the recorder's. */
+static unsigned long long program_rss(void)
+{
+	unsigned long long rss = rss_bytes(), own = own_bytes();
+	return rss > own ? rss - own : 0;
+}
+
+static void rss_line(long long ms, unsigned long long rss)
+{
+	put_str("#@rss ");
+	put_num((unsigned long long)ms);
+	put_str(" ");
+	put_num(rss);
+	put_str("\n");
 }
 
 static void sample_line(long long t)
 {
-	unsigned long long rss = rss_bytes(), own = own_bytes();
+	unsigned long long rss = program_rss();
 	long long ms = (t - t0_ns) / 1000000;
-	put_str("#@rss ");
-	put_num((unsigned long long)ms);
-	put_str(" ");
-	put_num(rss > own ? rss - own : 0);
-	put_str("\n");
-	layers_at_peak(ms, rss > own ? rss - own : 0);
+	rss_line(ms, rss);
+	layers_at_peak(ms, rss);
 }
 
 /* The end: the peak's layers and the final ones. */
@@ -463,7 +559,10 @@ static void layers_lines(long long t)
 	static char final[1024];
 	if (peak_layers_rss)
 		put_str(peak_layers);
-	if (layers_fn(final, sizeof final, "final", ms, rss))
+	pthread_mutex_lock(&layers_lock);
+	size_t n = layers_fn(final, sizeof final, "final", ms, rss);
+	pthread_mutex_unlock(&layers_lock);
+	if (n)
 		put_str(final);
 }
 
@@ -480,15 +579,27 @@ static void maybe_sample(void)
 	sample_line(t);
 }
 
+/* The sampling thread's sample: /proc read (statm, pagemap, and smaps at
+ * a new peak: milliseconds for a large process) before it takes the lock,
+ * so that the program's threads do not wait on it.  (A table the recorder
+ * grows meanwhile may be measured half: the sample is off by it once.) */
 void hl_rec_sample_now(void)
 {
-	if (fd < 0 || !sample_ms)
-		return;
-	pthread_mutex_lock(&lock);
+	static char layers[sizeof peak_layers];   /* this thread's alone */
 	long long t = now_ns();
+	if (fd < 0 || !sample_ms || finished || t < next_sample_ns)
+		return;
+	unsigned long long rss = program_rss();
+	long long ms = (t - t0_ns) / 1000000;
+	size_t have = read_layers(layers, sizeof layers, ms, rss);
+	pthread_mutex_lock(&lock);
 	if (fd >= 0 && !finished && t >= next_sample_ns) {
 		next_sample_ns = t + sample_ms * 1000000LL;
-		sample_line(t);
+		rss_line(ms, rss);
+		if (have && above_peak(rss)) {
+			memcpy(peak_layers, layers, have + 1);
+			peak_layers_rss = rss;
+		}
 	}
 	pthread_mutex_unlock(&lock);
 }
@@ -510,7 +621,10 @@ static void record_new(char op, const void *p, size_t a, size_t b, bool two, con
 	thread_line();
 	unsigned sn = site_number(site);
 	long id = assign((uintptr_t)p, two && op == 'c' ? a * b : two ? b : a);
-	if (id >= 0) {
+	if (id >= 0 && binary) {
+		put_op(op == 'a' ? HL_BIN_A : op == 'c' ? HL_BIN_C : HL_BIN_M, id, a, b, sn);
+		maybe_sample();
+	} else if (id >= 0) {
 		char o[3] = { op, ' ', 0 };
 		put_str(o);
 		put_num((unsigned long long)id);
@@ -558,12 +672,16 @@ void hl_rec_realloc_at(const void *old, const void *p, size_t n, const void *sit
 	if (id >= 0) {
 		thread_line();
 		unsigned sn = site_number(site);
-		put_str("r ");
-		put_num((unsigned long long)id);
-		put_str(" ");
-		put_num(n);
-		put_site(sn);
-		put_str("\n");
+		if (binary) {
+			put_op(HL_BIN_R, id, n, 0, sn);
+		} else {
+			put_str("r ");
+			put_num((unsigned long long)id);
+			put_str(" ");
+			put_num(n);
+			put_site(sn);
+			put_str("\n");
+		}
 		maybe_sample();
 		if (!(p && n)) {
 			recycle(id);
@@ -610,12 +728,16 @@ void hl_rec_free(const void *p)
 		thread_line();
 		if (id >= 0 && touched_line(id, (uintptr_t)p, size) >= SAMPLE_BEFORE_FREE_MIN && sample_ms)
 			sample_line(now_ns());
-		put_str("f ");
-		if (id < 0)
-			put_str("-1");
-		else
-			put_num((unsigned long long)id);
-		put_str("\n");
+		if (binary) {
+			put_op(HL_BIN_F, id, 0, 0, 0);
+		} else {
+			put_str("f ");
+			if (id < 0)
+				put_str("-1");
+			else
+				put_num((unsigned long long)id);
+			put_str("\n");
+		}
 		if (id >= 0)
 			recycle(id);
 		maybe_sample();
@@ -629,9 +751,13 @@ void hl_rec_thread_exit(void)
 		return;    /* not recording, or a thread that never allocated */
 	pthread_mutex_lock(&lock);
 	unsigned tid = my_tid - 1;
-	put_str("#@exit ");
-	put_num(tid);
-	put_str("\n");
+	if (binary) {
+		put_op(HL_BIN_X, (long)tid, 0, 0, 0);
+	} else {
+		put_str("#@exit ");
+		put_num(tid);
+		put_str("\n");
+	}
 	if (last_tid == tid)
 		last_tid = ~0u;    /* the next op names its thread, even a new one numbered tid */
 	if (nexited_tids < TIDS_KEPT)
@@ -698,9 +824,17 @@ void hl_rec_finish(void)
 			layers_lines(t);
 		}
 		put_time(true);   /* the recording's end: an idle tail is time too */
+		if (binary) {
+			room(1);
+			buf[buflen++] = HL_BIN_END;
+		}
 	}
 	finished = true;
 	flush_locked();
+	/* the recording ends here: what the program's last destructors free
+	 * after this is not the program's run (and would follow the END record) */
+	close(fd);
+	fd = -1;
 	pthread_mutex_unlock(&lock);
 }
 
@@ -709,6 +843,7 @@ void hl_rec_forget(void)
 	if (fd >= 0)
 		close(fd);
 	fd = -1;
-	buflen = 0;
+	buflen = linelen = 0;
 	pthread_mutex_init(&lock, NULL);
+	pthread_mutex_init(&layers_lock, NULL);
 }

@@ -3,7 +3,8 @@
  * @brief HEAPLAB_TRACE: records every operation of a running program as a
  *        trace that `heaplab replay` accepts.  Used by the malloc shim, so
  *        it never allocates: ids live in a table mapped from the kernel and
- *        lines go out through write(2) from a fixed buffer.
+ *        lines (or binary records) go out through write(2) from a fixed
+ *        buffer of 1 MiB.
  */
 #ifndef HL_RECORDER_H
 #define HL_RECORDER_H
@@ -11,8 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/** Starts recording to @p path (truncated).  0 on success. */
+/** Starts recording to @p path (truncated) as text.  0 on success. */
 int hl_rec_open(const char *path);
+/** The same in the binary form (trace_binary.h): ops are records of a few
+ *  bytes coded into the buffer, no number formatted; the "#@" lines go as
+ *  TEXT records; hl_rec_finish writes the END record. */
+int hl_rec_open_binary(const char *path);
 void hl_rec_malloc(const void *p, size_t n);
 void hl_rec_calloc(const void *p, size_t count, size_t size);
 void hl_rec_memalign(const void *p, size_t align, size_t n);

@@ -16,6 +16,7 @@
 #include "config.h"
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include <unistd.h>
 #include "error.h"
 #include "trace.h"
+#include "trace_binary.h"
 
 enum { THREAD_IDS = 256 };
 
@@ -40,6 +42,9 @@ typedef struct reader {
 	size_t *made;        /**< per id: the op that made its live block */
 	size_t live_cap;
 	unsigned char thread[THREAD_IDS]; /**< per tid: NOT_STARTED, RUNNING, EXITED */
+	int header_lines;    /**< header numbers read so far */
+	bool ops_started;    /**< an op was read: no more header */
+	unsigned tid;        /**< the thread of the ops read now */
 } reader_t;
 
 /* Each thread id's state while reading: 0 runs from the start, the others
@@ -59,7 +64,8 @@ static void warn(hl_trace_t *t, unsigned line, const char *fmt, ...)
 	if (!w)
 		return;
 	t->warnings = w;
-	t->warnings_len += (size_t)snprintf(w + t->warnings_len, need, "%s:%u: warning: %s\n", t->path, line, msg);
+	t->warnings_len += (size_t)snprintf(w + t->warnings_len, need,
+					    t->binary ? "%s: record %u: warning: %s\n" : "%s:%u: warning: %s\n", t->path, line, msg);
 }
 
 static int fail(reader_t *r, const char *fmt, ...)
@@ -69,7 +75,7 @@ static int fail(reader_t *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	hl_set_error("%s:%u: %s", r->t->path, r->line, msg);
+	hl_set_error(r->t->binary ? "%s: record %u: %s" : "%s:%u: %s", r->t->path, r->line, msg);
 	return -1;
 }
 
@@ -238,14 +244,28 @@ static int add_label(reader_t *r, const char *text, size_t *offset)
  * largest shipped trace uses 150,675. */
 static const long long ID_MAX = 1LL << 22;
 
+static int check_id(reader_t *r, char kind, long long id)
+{
+	if (id < (kind == 'f' ? -1 : 0) || id >= ID_MAX)
+		return fail(r, "block id %lld out of range %d..%lld", id, kind == 'f' ? -1 : 0, ID_MAX - 1);
+	return 0;
+}
+
+static int check_site(reader_t *r, long long site)
+{
+	if (site < 1 || site > r->t->nsites)
+		return fail(r, "site %lld is not declared by a '#@site' line before it", site);
+	return 0;
+}
+
 /* Parses an op that names a block id. */
 static int block_op(reader_t *r, char kind, char *s, hl_trace_op_t *op)
 {
 	long long id, a = 0, b = 0;
 	if (field(r, &s, &id, "block id") < 0)
 		return -1;
-	if (id < (kind == 'f' ? -1 : 0) || id >= ID_MAX)
-		return fail(r, "block id %lld out of range %d..%lld", id, kind == 'f' ? -1 : 0, ID_MAX - 1);
+	if (check_id(r, kind, id) < 0)
+		return -1;
 	op->id = (long)id;
 	if (kind == 'a' || kind == 'r') {
 		if (field(r, &s, &a, "size") < 0)
@@ -267,8 +287,8 @@ static int block_op(reader_t *r, char kind, char *s, hl_trace_op_t *op)
 		s++;
 		if (field(r, &s, &site, "site") < 0)
 			return -1;
-		if (site < 1 || site > r->t->nsites)
-			return fail(r, "site %lld is not declared by a '#@site' line before it", site);
+		if (check_site(r, site) < 0)
+			return -1;
 		op->site = (unsigned)site;
 		while (*s == ' ' || *s == '\t')
 			s++;
@@ -305,6 +325,20 @@ static int follow_block(reader_t *r, hl_trace_op_t *op)
 	}
 }
 
+/* "t N": the ops that follow run on thread N. */
+static int thread_switch(reader_t *r, long long v, unsigned *tid, hl_trace_op_t *op)
+{
+	if (v < 0 || v > 255)
+		return fail(r, "thread id %lld out of range 0..255", v);
+	*tid = (unsigned)v;
+	op->id = (long)v;
+	op->tid = *tid;
+	r->thread[*tid] = RUNNING;
+	if (*tid + 1 > r->t->nthreads)
+		r->t->nthreads = *tid + 1;
+	return 0;
+}
+
 static int parse_op(reader_t *r, char *s, unsigned *tid)
 {
 	hl_trace_op_t op = { .kind = s[0], .tid = *tid, .id = -1 };
@@ -322,16 +356,8 @@ static int parse_op(reader_t *r, char *s, unsigned *tid)
 	case 't': {
 		long long v;
 		char *p = s + 1;
-		if (field(r, &p, &v, "thread id") < 0)
+		if (field(r, &p, &v, "thread id") < 0 || thread_switch(r, v, tid, &op) < 0)
 			return -1;
-		if (v < 0 || v > 255)
-			return fail(r, "thread id %lld out of range 0..255", v);
-		*tid = (unsigned)v;
-		op.id = (long)v;
-		op.tid = *tid;
-		r->thread[*tid] = RUNNING;
-		if (*tid + 1 > r->t->nthreads)
-			r->t->nthreads = *tid + 1;
 		break;
 	}
 	case 's': {
@@ -419,12 +445,19 @@ static int rss_line(reader_t *r, char *s)
 
 /* "#@t US": the ops after it ran at US microseconds since the recording
  * started (until the next such line). */
+static int add_time(reader_t *r, long long us);
+
 static int time_line(reader_t *r, char *s)
 {
-	hl_trace_t *t = r->t;
 	long long us;
 	if (field(r, &s, &us, "time") < 0)
 		return -1;
+	return add_time(r, us);
+}
+
+static int add_time(reader_t *r, long long us)
+{
+	hl_trace_t *t = r->t;
 	if (us < 0)
 		return fail(r, "negative time");
 	if (t->ntimes && (uint64_t)us < t->times[t->ntimes - 1].us)
@@ -457,6 +490,8 @@ static int module_line(reader_t *r, char *s)
 	return 0;
 }
 
+static int exit_op(reader_t *r, long long v);
+
 /* "#@exit N": thread N exits here (an 'x' op run on thread N). */
 static int exit_line(reader_t *r, char *s)
 {
@@ -469,6 +504,12 @@ static int exit_line(reader_t *r, char *s)
 		char shown[64];
 		return fail(r, "unexpected '%s' after the thread id", hl_printable(s, strlen(s), shown, sizeof shown));
 	}
+	return exit_op(r, v);
+}
+
+/* Thread @p v exits: an 'x' op. */
+static int exit_op(reader_t *r, long long v)
+{
 	if (v < 0 || v >= THREAD_IDS)
 		return fail(r, "thread id %lld out of range 0..%d", v, THREAD_IDS - 1);
 	if (r->thread[v] != RUNNING)
@@ -496,21 +537,36 @@ static int touched_line(reader_t *r, char *s)
 	return 0;
 }
 
+/* "#@layers peak|final ...": kept whole, the last of each (diagnose reads them). */
+static int layers_line(reader_t *r, char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	int k = !strncmp(s, "peak ", 5) ? 0 : !strncmp(s, "final ", 6) ? 1 : -1;
+	size_t at;
+	if (k < 0)
+		return 0;
+	if (add_label(r, s, &at) < 0)   /* "peak MS RSS ..." */
+		return -1;
+	r->t->layers[k] = at + 1;
+	return 0;
+}
+
 static int by_op(const void *a, const void *b)
 {
 	size_t x = ((const hl_trace_touched_t *)a)->op, y = ((const hl_trace_touched_t *)b)->op;
 	return (x > y) - (x < y);
 }
 
-/* A comment line: "#@site", "#@rss", "#@t", "#@module", "#@exit" and
- * "#@touched" are read, anything else is a comment. */
+/* A comment line: "#@site", "#@rss", "#@t", "#@module", "#@exit",
+ * "#@touched" and "#@layers" are read, anything else is a comment. */
 static int comment_line(reader_t *r, char *s)
 {
 	static const struct {
 		const char *word;
 		int (*read)(reader_t *, char *);
 	} words[] = { { "#@site", site_line }, { "#@rss", rss_line }, { "#@t", time_line }, { "#@module", module_line },
-		      { "#@exit", exit_line }, { "#@touched", touched_line } };
+		      { "#@exit", exit_line }, { "#@touched", touched_line }, { "#@layers", layers_line } };
 	for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
 		size_t n = strlen(words[k].word);
 		if (!strncmp(s, words[k].word, n) && (s[n] == ' ' || s[n] == '\t'))
@@ -563,14 +619,47 @@ static int cut_line(reader_t *r, const char *text)
 	return 0;
 }
 
+/* The ops begin: the header must be whole (none or four numbers). */
+static int start_ops(reader_t *r)
+{
+	if (r->header_lines != 0 && r->header_lines != 4)
+		return fail(r, "incomplete header: %d number(s), expected 4", r->header_lines);
+	r->ops_started = true;
+	return 0;
+}
+
+/* One line, trimmed: a comment, a header number or an op; @p unterminated
+ * when it is the file's last and has no newline. */
+static int take_line(reader_t *r, char *s, bool unterminated)
+{
+	if (*s == '#')
+		return comment_line(r, s);
+	if (!*s)
+		return 0;
+	if (!r->ops_started && r->header_lines < 4 && is_number_line(s)) {
+		r->t->header[r->header_lines++] = strtol(s, NULL, 10);
+		return 0;
+	}
+	if (start_ops(r) < 0)
+		return -1;
+	if (!unterminated)
+		return parse_op(r, s, &r->tid);
+	/* the last line: parse a copy, so that a failure can name the cut */
+	char *copy = strdup(s);
+	if (!copy)
+		return fail(r, "out of memory");
+	r->t->last_unterminated = true;
+	int rc = parse_op(r, s, &r->tid) < 0 ? cut_line(r, copy) : 0;
+	free(copy);
+	return rc;
+}
+
 static int parse_file(reader_t *r, FILE *f)
 {
 	char *buf = NULL;
 	size_t cap = 0;
 	ssize_t n;
-	int header_lines = 0, rc = 0;
-	bool ops_started = false;
-	unsigned tid = 0;
+	int rc = 0;
 	errno = 0;
 	while (rc == 0 && (n = getline(&buf, &cap, f)) >= 0) {
 		r->line++;
@@ -586,45 +675,94 @@ static int parse_file(reader_t *r, FILE *f)
 			rc = fail(r, "line longer than %d characters", LINE_MAX_CHARS);
 			break;
 		}
-		char *s = trim(buf);
-		if (*s == '#') {
-			rc = comment_line(r, s);
-			continue;
-		}
-		if (!*s)
-			continue;
-		if (!ops_started && header_lines < 4 && is_number_line(s)) {
-			r->t->header[header_lines++] = strtol(s, NULL, 10);
-			continue;
-		}
-		if (header_lines != 0 && header_lines != 4) {
-			rc = fail(r, "incomplete header: %d number(s), expected 4", header_lines);
-			break;
-		}
-		ops_started = true;
-		if (unterminated) {
-			/* the last line: parse a copy, so that a failure can name the cut */
-			char *copy = strdup(s);
-			if (!copy) {
-				rc = fail(r, "out of memory");
-				break;
-			}
-			r->t->last_unterminated = true;
-			if (parse_op(r, s, &tid) < 0)
-				rc = cut_line(r, copy);
-			free(copy);
-			break;
-		}
-		rc = parse_op(r, s, &tid);
+		rc = take_line(r, trim(buf), unterminated);
 	}
 	if (rc == 0 && ferror(f))
 		rc = fail(r, "read error: %s", strerror(errno ? errno : EIO));
-	else if (rc == 0 && header_lines != 0 && header_lines != 4)
-		rc = r->lenient ? 0 : fail(r, "the file ends inside its header (%d of 4 numbers): the trace was cut short", header_lines);
 	free(buf);
+	return rc;
+}
+
+/* One record of a binary trace (trace_binary.h): what its line would be. */
+static int take_record(reader_t *r, hl_bin_record_t *rec)
+{
+	hl_trace_op_t op = { .kind = hl_bin_letter(rec->kind), .tid = r->tid, .id = rec->id };
+	switch (rec->kind) {
+	case HL_BIN_TIME:
+		if (rec->us > (uint64_t)LLONG_MAX)
+			return fail(r, "time %llu out of range", (unsigned long long)rec->us);
+		return add_time(r, (long long)rec->us);
+	case HL_BIN_TEXT:
+		if (rec->len > LINE_MAX_CHARS)
+			return fail(r, "line longer than %d characters", LINE_MAX_CHARS);
+		return take_line(r, trim((char *)rec->text), false);
+	case HL_BIN_X:
+		return exit_op(r, rec->id);
+	case HL_BIN_T:
+		if (start_ops(r) < 0 || thread_switch(r, rec->id, &r->tid, &op) < 0)
+			return -1;
+		return push(r, op);
+	default:
+		if (start_ops(r) < 0 || check_id(r, op.kind, rec->id) < 0 || (rec->site && check_site(r, rec->site) < 0))
+			return -1;
+		r->thread[r->tid] = RUNNING;
+		op.size = rec->kind == HL_BIN_C || rec->kind == HL_BIN_M ? rec->b : rec->a;
+		op.aux = rec->kind == HL_BIN_C || rec->kind == HL_BIN_M ? rec->a : 0;
+		op.site = rec->site;
+		if (follow_block(r, &op) < 0)
+			return -1;
+		return push(r, op);
+	}
+}
+
+/* A binary trace, after its magic: every record, up to the end record. */
+static int parse_binary(reader_t *r, FILE *f)
+{
+	hl_bin_reader_t b = { .f = f };
+	hl_bin_record_t rec;
+	const char *why = NULL;
+	int got = 0, rc = 0;
+	bool ended = false;
+	while (rc == 0 && (got = hl_bin_next(&b, &rec, &why)) > 0) {
+		r->line = (unsigned)b.records;
+		if (load_progress && r->size && r->line % 65536 == 0)
+			load_progress(r->t->path, (size_t)ftello(f), r->size);
+		if (ended)
+			rc = fail(r, "a record after the end record (a damaged file?)");
+		else if (rec.kind == HL_BIN_END)
+			ended = true;
+		else
+			rc = take_record(r, &rec);
+	}
+	r->line = (unsigned)b.records;
+	hl_bin_reader_free(&b);
 	if (rc < 0)
 		return -1;
-	r->t->has_header = header_lines == 4;
+	bool cut = got < 0 && !strcmp(why, HL_BIN_CUT);
+	if (got < 0 && !cut)
+		return fail(r, "%s", why);
+	if (!cut && ended)
+		return 0;
+	if (!r->lenient)
+		return fail(r, "%s: the recording was cut short (--lenient replays what comes before it)",
+			    cut ? why : "the file ends without its end record");
+	warn(r->t, r->line, "%s: the recording was cut short", cut ? why : "the file ends without its end record");
+	return 0;
+}
+
+/* A text or a binary trace, told by its first bytes. */
+static int parse_any(reader_t *r, FILE *f)
+{
+	int binary = hl_bin_form(f, r->t->path);
+	if (binary < 0)
+		return -1;
+	r->t->binary = binary == 1;
+	int rc = binary ? parse_binary(r, f) : parse_file(r, f);
+	if (rc == 0 && r->header_lines != 0 && r->header_lines != 4)
+		rc = r->lenient ? 0 : fail(r, "the file ends inside its header (%d of 4 numbers): the trace was cut short", r->header_lines);
+	if (rc < 0)
+		return -1;
+	r->t->has_header = r->header_lines == 4;
 	return 0;
 }
 
@@ -672,7 +810,7 @@ static hl_trace_t *read_trace(FILE *f, const char *name, bool lenient, size_t si
 	const char *window = getenv("HEAPLAB_TRACE_WINDOW");   /* tests: a small one */
 	t->window = window && atol(window) > 0 ? (size_t)atol(window) : HL_TRACE_WINDOW;
 	reader_t r = { .t = t, .size = size, .lenient = lenient, .thread = { [0] = RUNNING } };
-	int rc = parse_file(&r, f);
+	int rc = parse_any(&r, f);
 	free(r.live);
 	free(r.made);
 	t->win_n = t->nops - t->win_lo;

@@ -29,6 +29,8 @@
  *   #@module LO HI BASE PATH    an executable segment [LO, HI) of PATH loaded at BASE
  *   #@exit 3                    thread 3 exits here
  *   #@touched 5 32              block 5 (live) had 32 pages resident
+ *   #@layers peak MS RSS k=B... the layers of /proc/self/smaps (recorder.h),
+ *                               kept as they are for heaplab diagnose
  *
  * "#@touched ID PAGES" goes before the free of a block of 64 KiB or more,
  * and at the end for those still live: how many of the pages the block
@@ -59,6 +61,12 @@
  *
  * Other "#@" words are ignored (comments); a known one with bad fields,
  * and an "@N" naming a site not declared before it, are damage.
+ *
+ * The binary form (trace_binary.h: what libheaplab-record.so writes by
+ * default) holds the same lines as records; the reader tells the two forms
+ * by the binary one's first 8 bytes, and a binary trace's "line" numbers
+ * (in messages, hl_trace_op_line) are its record numbers: the lines of its
+ * text form (`heaplab diagnose --text --trace=FILE`).
  *
  * Block ids run from 0 to 4194303 (they index arrays, so the bound keeps
  * a tiny trace from asking for gigabytes); thread ids from 0 to 255.
@@ -138,6 +146,9 @@ struct hl_trace {
 	size_t window;        /**< ops a window holds */
 	int spill_fd;         /**< the file of every op, or -1 (all in t->ops) */
 	size_t counted;       /**< ops other than t, s and #@exit */
+	size_t layers[2];     /**< the last "#@layers peak" and "#@layers final"
+				   lines: offset in labels + 1, 0 when none */
+	bool binary;          /**< read from the binary form (trace_binary.h) */
 };
 
 /** Ops a window holds when the environment does not say (40 MiB of them). */
