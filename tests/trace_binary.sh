@@ -63,7 +63,7 @@ else
 	if [ -n "$bin" ] && [ "$(head -c 8 "$bin" | od -An -c | tr -d ' ')" = '211HLTRC1\n' ] &&
 		"$heaplab" diagnose --text --trace="$bin" >"$tmp/mtb.txt" &&
 		grep -q '^t [1-9]' "$tmp/mtb.txt" && grep -q '^#@rss ' "$tmp/mtb.txt" && grep -q '^a [0-9]* [0-9]* @' "$tmp/mtb.txt" &&
-		"$heaplab" replay --policy=bins --repeat 0 "$bin" >/dev/null 2>"$tmp/err" && ! [ -s "$tmp/err" ]; then
+		"$heaplab" replay --policy="$(hl_policies | sed -n 1p)" --repeat 0 "$bin" >/dev/null 2>"$tmp/err" && ! [ -s "$tmp/err" ]; then
 		pass
 	else
 		fail "the recorder's binary recording does not read back whole: $(cat "$tmp/err" 2>/dev/null)"
