@@ -78,7 +78,13 @@
  * prints them, the book's options appendix is made from it.  `version`
  * (default: the running glibc, gnu_get_libc_version) sets the knobs that
  * change between the releases modelled: tcache_count 7 and fastbins on up
- * to 2.42, 16 and none in 2.43 (bn_read_options names the sources).
+ * to 2.42, 16 and none in 2.43 (bn_read_options names the sources), and
+ * whether option tcache_max opens the large tcache bins (2.42 on:
+ * bn_tcache_max_bytes).  Those bins are glibc 2.42's: 12 lists, one per
+ * power of two of chunk size from 1041 bytes to 4 MiB, sorted by size;
+ * free puts a chunk (not mapped) there while it fits the limit and its
+ * bin has room, malloc and calloc take the first chunk big enough (2.42)
+ * or of the exact size (2.43) -- after the small-size hit, never in it.
  *
  * The tcache record
  *   As glibc's tcache_init does, a thread's first call binds it to an arena
@@ -96,10 +102,10 @@
  *
  * Left out
  *   the per-process getrandom key (a per-heap key from the heap id and
- *   time), the 12 optional large tcache bins of 2.42 and the tunable that
- *   opens them (glibc.malloc.tcache_max up to 4 MiB: not modelled, in any
- *   version; their slots are counted in the record's size, not used), the
- *   hit test by count up to 2.41 (bins tests the list, as 2.42 does),
+ *   time), tcache_max below 1032 (fewer small bins), the large tcache
+ *   bins' lists outside the record (in bn_tcache_t: the record's 12 large
+ *   slots are counted in its size, not used) and memalign's look at them
+ *   (glibc's tcache_get_align), the hit test by count up to 2.41 (bins tests the list, as 2.42 does),
  *   arena_get_retry after a failed allocation, the tcache_unsorted_limit
  *   tunable, the main arena falling back to non-contiguous mappings when
  *   and the break cannot grow (a request gets its own mapping instead).
@@ -116,7 +122,12 @@
 static const hl_option_t bn_options[] = {
 	{ "version", HL_OPT_ENUM, "system", 0, 0, "system|2.35|2.36|2.37|2.38|2.39|2.40|2.41|2.42|2.43",
 	  "glibc release whose defaults apply (system = the running glibc; older as 2.35, newer as 2.43): "
-	  "tcache_count and fastbins; 2.42's large-block tcache (tcache_max) is not modelled" },
+	  "tcache_count, fastbins and what tcache_max can open" },
+	{ "tcache_max", HL_OPT_SIZE, "1032", 1032, 4 << 20, NULL,
+	  "glibc.malloc.tcache_max, the largest request cached: from glibc 2.42 more than 1032 opens "
+	  "12 large bins, one per power of two, up to 4 MiB chunks (glibc ignores 4194281 and up, "
+	  "and up to 2.41 anything above 1032); per glibc-2.42's malloc/malloc.c, not measured "
+	  "(glibc 2.36 here); below 1032 is not modelled" },
 	{ "tcache_count", HL_OPT_INT, "-1", -1, 65535, NULL,
 	  "chunks per tcache bin (-1 = the version's: 7, 16 from glibc 2.43; 0 = no tcache)" },
 	{ "arena_max", HL_OPT_INT, "0", 0, 1024, NULL,
@@ -261,7 +272,7 @@ static void *bn_malloc_slow(bn_state_t *st, hl_thread_t *t, size_t nb)
 			errno = ENOMEM;
 			return NULL;
 		}
-		tc->misses += nb <= BN_TC_MAX_CHUNK;
+		tc->misses += nb <= BN_TC_MAX_CHUNK || nb < st->tc_large_limit;
 		if (nb <= BN_TC_MAX_CHUNK)
 			HL_EV(st->heap, HL_EV_CACHE_MISS, "tcache bin (the thread's first call)", bn_tc_index(nb), nb, NULL);
 	}
@@ -270,6 +281,42 @@ static void *bn_malloc_slow(bn_state_t *st, hl_thread_t *t, size_t nb)
 	void *m = bn_int_malloc(st, a, tc, nb);
 	bn_unlock(a);
 	return m;
+}
+
+/* glibc 2.42's large tcache bins (option tcache_max): malloc's look there,
+ * the chunk or NULL (a miss, counted).  Only the first chunk big enough is
+ * looked at: the exact size from 2.43, any up to 2.42 (tcache_get_large). */
+static void *bn_malloc_large(bn_state_t *st, bn_tcache_t *tc, size_t nb, bool listening)
+{
+	unsigned i = bn_tc_large_index(nb), j = i - BN_TC_BINS;
+	void *m = bn_tcache_get_large(tc, j, nb, st->glibc_minor >= 43);
+	if (m) {
+		tc->hits++;
+		if (listening) HL_EV_COUNT(st->heap, HL_EV_CACHE_HIT, "tcache large bin", i, tc->large_counts[j] + 1u, tc->large_counts[j], m);
+		return m;
+	}
+	tc->misses++;
+	if (listening) HL_EV(st->heap, HL_EV_CACHE_MISS, "tcache large bin", i, nb, NULL);
+	return NULL;
+}
+
+/* free's look at the large bins: true when chunk @p c (not mapped, its
+ * size past the small bins and below the limit) went on one. */
+static bool bn_free_large(bn_state_t *st, hl_thread_t *t, bn_chunk_t *c, bool listening)
+{
+	size_t sz = bn_csize(c);
+	bn_tcache_t *tc = t->policy_tls;
+	if (sz <= BN_TC_MAX_CHUNK || sz >= st->tc_large_limit || bn_mmapped(c) || !tc)
+		return false;
+	unsigned i = bn_tc_large_index(sz), j = i - BN_TC_BINS;
+	bn_tentry_t *e = bn_chunk2mem(c);
+	if (HL_UNLIKELY(e->key == st->key))
+		bn_tcache_double_free_scan_large(st, tc, e, j);
+	if (tc->large_counts[j] >= st->tcache_count)
+		return false;
+	bn_tcache_put_large(st, tc, c, j);
+	if (listening) HL_EV_COUNT(st->heap, HL_EV_CACHE_PUT, "tcache large bin", i, tc->large_counts[j] - 1u, tc->large_counts[j], e);
+	return true;
 }
 
 /* malloc: the tcache hit (bins_fast.h), or the slow path.  Built twice
@@ -288,6 +335,10 @@ HL_EV_BODY void *bn_malloc_body(void *stp, hl_thread_t *t, size_t n, bool listen
 		}
 		tc->misses++;
 		if (listening) HL_EV(st->heap, HL_EV_CACHE_MISS, "tcache bin", i, nb, NULL);
+	} else if (HL_UNLIKELY(nb < st->tc_large_limit) && nb > BN_TC_MAX_CHUNK && t->policy_tls) {
+		void *m = bn_malloc_large(st, t->policy_tls, nb, listening);
+		if (m)
+			return m;
 	}
 	return bn_malloc_slow(st, t, nb);
 }
@@ -300,6 +351,15 @@ static void bn_check_in_heap(bn_state_t *st, bn_chunk_t *c)
 		hl_fatal(BN, "free(): pointer not from this heap", bn_chunk2mem(c));
 }
 
+/* Chunk @p c (not mapped) back to its arena, under its lock. */
+static void bn_arena_free(bn_state_t *st, bn_chunk_t *c)
+{
+	bn_arena_t *a = bn_arena_of(st, c);
+	bn_lock(a);
+	bn_int_free(st, a, c, true);
+	bn_unlock(a);
+}
+
 /* Every free the tcache does not take: a mapped chunk, or the arena's
  * _int_free under its lock. */
 static __attribute__((noinline)) void bn_free_slow(bn_state_t *st, bn_chunk_t *c)
@@ -308,10 +368,7 @@ static __attribute__((noinline)) void bn_free_slow(bn_state_t *st, bn_chunk_t *c
 		bn_munmap_chunk(st, c);
 		return;
 	}
-	bn_arena_t *a = bn_arena_of(st, c);
-	bn_lock(a);
-	bn_int_free(st, a, c, true);
-	bn_unlock(a);
+	bn_arena_free(st, c);
 }
 
 /* free: the tcache put (bins_fast.h), or the slow path; built twice as
@@ -332,6 +389,8 @@ HL_EV_BODY void bn_free_body(void *stp, hl_thread_t *t, void *p, bool listening)
 			if (listening) HL_EV_COUNT(st->heap, HL_EV_CACHE_PUT, "tcache bin", i, tc->counts[i] - 1, tc->counts[i], p);
 			return;
 		}
+	} else if (HL_UNLIKELY(st->tc_large_limit) && bn_free_large(st, t, c, listening)) {
+		return;
 	}
 	bn_free_slow(st, c);
 }
@@ -441,15 +500,12 @@ static void bn_thread_exit(void *stp, hl_thread_t *t)
 	bn_tcache_t *tc = t->policy_tls;
 	if (!tc)
 		return;
-	for (unsigned i = 0; i < BN_TC_BINS; i++) {
-		while (tc->entries[i]) {
-			bn_chunk_t *c = bn_mem2chunk(bn_tcache_get(tc, i));
-			bn_arena_t *a = bn_arena_of(st, c);
-			bn_lock(a);
-			bn_int_free(st, a, c, true);
-			bn_unlock(a);
-		}
-	}
+	for (unsigned i = 0; i < BN_TC_BINS; i++)
+		while (tc->entries[i])
+			bn_arena_free(st, bn_mem2chunk(bn_tcache_get(tc, i)));
+	for (unsigned j = 0; j < BN_TC_LARGE; j++)
+		while (tc->large[j])
+			bn_arena_free(st, bn_mem2chunk(bn_tcache_get_large(tc, j, 0, false)));
 	bn_arena_t *bound = tc->arena;
 	pthread_mutex_lock(&st->list_lock);
 	if (tc->prev)
@@ -541,6 +597,24 @@ static unsigned bn_version_minor(const hl_conf_t *conf)
 	return minor < BN_GLIBC_FIRST ? BN_GLIBC_FIRST : minor > BN_GLIBC_LAST ? BN_GLIBC_LAST : (unsigned)minor;
 }
 
+/* Option tcache_max as glibc's do_set_tcache_max takes the tunable
+ * (malloc/malloc.c): the limit of the large bins, or 0 when they stay shut.
+ * Up to 2.41 (e.g. glibc-2.36) a value above MAX_TCACHE_SIZE (1032) is
+ * refused and the default kept: nothing beyond the 64 small bins.  At the
+ * glibc-2.42 tag: nb = request2size (value), refused when its index is
+ * TCACHE_MAX_BINS (76) or more, else mp_.tcache_max_bytes = nb, the test
+ * being nb < mp_.tcache_max_bytes (so a chunk of nb itself is not cached);
+ * in 2.43's sources (the bminor/glibc mirror's master of 2026-01-20, just
+ * before the release) mp_.tcache_max_bytes = nb + 1.  Not measured: the
+ * installed glibc is 2.36. */
+static size_t bn_tcache_max_bytes(unsigned minor, size_t value)
+{
+	size_t nb = bn_request2size(value);
+	if (minor < 42 || nb <= BN_TC_MAX_CHUNK || bn_tc_large_index(nb) >= BN_TC_BINS + BN_TC_LARGE)
+		return 0;
+	return minor >= 43 ? nb + 1 : nb;
+}
+
 static void bn_read_options(bn_state_t *st, const hl_conf_t *conf)
 {
 	/* What changes between the releases modelled, read from the
@@ -562,6 +636,7 @@ static void bn_read_options(bn_state_t *st, const hl_conf_t *conf)
 	st->top_pad = hl_conf_size(conf, "top_pad");
 	st->mmap_max = (size_t)hl_conf_int(conf, "mmap_max");
 	st->max_fast = fastbins ? BN_MAX_FAST : 0;
+	st->tc_large_limit = bn_tcache_max_bytes(st->glibc_minor, hl_conf_size(conf, "tcache_max"));
 	st->dyn_threshold = !hl_conf_given(conf, "mmap_threshold") &&
 			    !hl_conf_given(conf, "trim_threshold") &&
 			    !hl_conf_given(conf, "top_pad") && !hl_conf_given(conf, "mmap_max");

@@ -35,8 +35,10 @@
  *              bytes asked up to 2.41, a 656-byte chunk; 760 from 2.42, a
  *              768-byte chunk), taken on the thread's first call and freed
  *              at its exit; what bins keeps beside them (arena, hit
- *              counts, registry links) lives in heaplab's metadata.  2.42's
- *              large bins (tcache_max, up to 4 MiB) are not modelled.
+ *              counts, registry links) lives in heaplab's metadata.  From
+ *              2.42, option tcache_max opens 12 more, logarithmic, lists
+ *              (chunks 1041 up to 4 MiB, kept sorted by size, in the
+ *              metadata): the slow path's business (bins_tcache.c).
  *   key        per-heap random word stored in the second payload word of a
  *              cached chunk; finding it there again on free means a
  *              probable double free.
@@ -164,8 +166,13 @@ enum {
 	BN_TC_STRUCT = 640,        /**< bytes asked for a tcache record up to
 				        glibc 2.41: 64 x 2 counts + 64 x 8 heads */
 	BN_TC_STRUCT_242 = 760,    /**< and from 2.42 on: 76 x 2 + 76 x 8 (12
-				        large bins added, unused here) */
+				        large bins added, kept in bn_tcache_t) */
+	BN_TC_LARGE = 12,          /**< glibc 2.42's TCACHE_LARGE_BINS */
 };
+/** Largest value of option tcache_max glibc 2.42+ accepts: the chunk of
+ *  request2size(4194281) is 4 MiB, large index 76 = TCACHE_MAX_BINS, which
+ *  do_set_tcache_max refuses (the setting is then ignored). */
+#define BN_TC_MAX_TUNABLE ((size_t)4 << 20)
 #define BN_HEAP_MAX ((size_t)64 << 20)          /**< sub-heap reservation */
 #define BN_MMAP_THRESHOLD_MAX ((size_t)32 << 20)/**< self-tuning ceiling */
 #define BN_TRIM_ATTEMPT ((size_t)64 << 10)      /**< frees this big try trim */
@@ -257,6 +264,10 @@ typedef struct bn_state {
 	 * glibc's mallopt changes, with relaxed stores: bins_libc.c) */
 	unsigned glibc_minor;      /**< the release modelled: the N of glibc 2.N */
 	unsigned tcache_count;     /**< per-bin cache depth, 0 = off */
+	size_t tc_large_limit;     /**< glibc 2.42's mp_.tcache_max_bytes when
+				        it opens the large bins: chunks above
+				        BN_TC_MAX_CHUNK and below this are
+				        cached there; 0 = no large bins */
 	unsigned arena_max;        /**< 0 = derive from arena_test and cores */
 	unsigned arena_test;       /**< arenas made before counting cores */
 	unsigned per_core;         /**< arenas per core once counted */

@@ -291,6 +291,19 @@ static void bn_check_tcache(bn_state_t *st, bn_tcache_t *tc, hl_report_t *r)
 		HL_EXPECT(r, n == tc->counts[i] && n <= st->tcache_count,
 			  "tcache bin %u: count %u, %u entries, depth %u", i, tc->counts[i], n, st->tcache_count);
 	}
+	for (unsigned j = 0; j < BN_TC_LARGE; j++) {  /* tcache_max: sorted, in their bin's range */
+		unsigned n = 0;
+		size_t last = 0;
+		for (bn_tentry_t *e = tc->large[j]; e && n <= st->tcache_count; e = bn_tentry_next(e), n++) {
+			size_t sz = bn_csize(bn_mem2chunk(e));
+			HL_EXPECT(r, !((uintptr_t)e & 15) && e->key == st->key && sz >= last && sz < st->tc_large_limit &&
+				     bn_tc_large_index(sz) == BN_TC_BINS + j,
+				  "tcache large bin %u: bad entry %p", BN_TC_BINS + j, (void *)e);
+			last = sz;
+		}
+		HL_EXPECT(r, n == tc->large_counts[j] && n <= st->tcache_count,
+			  "tcache large bin %u: count %u, %u entries", BN_TC_BINS + j, tc->large_counts[j], n);
+	}
 }
 
 /** The calling thread's tcache, found as bins' entry points find it: the

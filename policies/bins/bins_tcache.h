@@ -20,7 +20,7 @@ typedef struct bn_tentry {
 
 /** glibc's tcache_perthread_struct up to 2.41, field for field: what the
  *  record's chunk holds (from 2.42 the chunk is asked 760 bytes, the 12
- *  large bins' slots left unused). */
+ *  large bins' slots left unused: their lists are in bn_tcache_t). */
 typedef struct bn_tcache_rec {
 	uint16_t counts[BN_TC_BINS];       /**< entries per bin */
 	bn_tentry_t *entries[BN_TC_BINS];  /**< list heads */
@@ -48,8 +48,29 @@ struct bn_tcache {
 	struct bn_tcache *prev;            /**< previous in the registry (list_lock) */
 	struct bn_tcache *rec_next;        /**< next on the records list of the
 					        arena holding chunk (its lock) */
+	bn_tentry_t *large[BN_TC_LARGE];   /**< glibc 2.42's large bins 64..75
+					        (tcache_max), sorted by size */
+	uint16_t large_counts[BN_TC_LARGE];/**< entries on each (owner only) */
 	bn_tcache_rec_t own;               /**< the record when chunk is NULL */
 };
+
+/** glibc 2.42's large_csize2tidx (malloc/malloc.c): TCACHE_SMALL_BINS +
+ *  __builtin_clz (MAX_TCACHE_SMALL_SIZE) - __builtin_clz (nb), one bin per
+ *  power of two, 64 for chunks 1041..2047 (MAX_TCACHE_SMALL_SIZE is 1032 in
+ *  2.42 and 1040 after it: the same leading zeros).  76 and up: too big. */
+static inline unsigned bn_tc_large_index(size_t nb)
+{
+	return BN_TC_BINS + (unsigned)__builtin_clz(BN_TC_MAX_CHUNK) - (unsigned)__builtin_clz((unsigned)nb);
+}
+/** glibc 2.42's tcache_get_large: the first chunk of at least @p nb bytes
+ *  on large bin @p j (0..11) of @p tc, taken off its list, only when it is
+ *  exactly @p nb bytes with @p exact (glibc 2.43); NULL when none. */
+void *bn_tcache_get_large(bn_tcache_t *tc, unsigned j, size_t nb, bool exact);
+/** glibc 2.42's tcache_put_large: chunk @p c put before the first chunk
+ *  at least as big on large bin @p j of @p tc (the caller checked room). */
+void bn_tcache_put_large(bn_state_t *st, bn_tcache_t *tc, bn_chunk_t *c, unsigned j);
+/** bn_tcache_double_free_scan for large bin @p j. */
+void bn_tcache_double_free_scan_large(bn_state_t *st, bn_tcache_t *tc, bn_tentry_t *e, unsigned j);
 
 /** Tcache bin of chunk size @p sz: 0 for 32 bytes, one per 16 bytes. */
 static inline unsigned bn_tc_index(size_t sz) { return (unsigned)((sz - BN_MINSIZE) >> 4); }

@@ -236,6 +236,117 @@ START_TEST(tcache_holds_up_to_1032_usable_bytes)
 }
 END_TEST
 
+/* --- glibc 2.42's large tcache bins (option tcache_max) ------------------------------
+ * Not measurable here (the installed glibc is 2.36): the rules below are
+ * read from malloc/malloc.c at the glibc-2.42 tag and in 2.43's sources,
+ * and restated in the tests, not taken from the model. */
+
+/** glibc's large_csize2tidx as written there: TCACHE_SMALL_BINS +
+ *  __builtin_clz (MAX_TCACHE_SMALL_SIZE) - __builtin_clz (nb), with
+ *  MAX_TCACHE_SMALL_SIZE = tidx2csize (63) = 63 * 16 + 32 (2.43; 2.42's
+ *  tidx2usize (63), 8 less, has the same leading zeros). */
+static unsigned glibc_large_tidx(size_t nb)
+{
+	return 64 + (unsigned)__builtin_clz(63 * 16 + 32) - (unsigned)__builtin_clz((unsigned)nb);
+}
+
+/** Whether a block of @p n bytes, freed (a live block beside it) and asked
+ *  again, came back from the tcache under @p conf: the hit counted, the
+ *  same block. */
+static bool large_comes_back(const char *conf, size_t n)
+{
+	hl_heap_t *h = tl_heap("bins", conf);
+	void *p = hl_malloc(h, n), *guard = hl_malloc(h, 1);
+	hl_free(h, p);
+	bool cached = block_at(h, chunk_start(p)).state == HL_BLOCK_CACHED;
+	tl_check_clean(h);
+	double hits0 = pstat(h, "tcache_hits");
+	void *q = hl_malloc(h, n);
+	bool hit = pstat(h, "tcache_hits") == hits0 + 1;
+	ck_assert_msg(cached == hit && (!hit || q == p), "%s, %zu bytes: cached %d, hit %d", conf, n, cached, hit);
+	tl_check_clean(h);
+	hl_free(h, q), hl_free(h, guard);
+	hl_heap_destroy(h);
+	return hit;
+}
+
+START_TEST(tcache_max_opens_the_large_bins_from_glibc_2_42)
+{
+	enum { K64 = 64 * 1024 };         /* below the 128 KiB mmap threshold */
+	/* do_set_tcache_max: nb = request2size (value), refused (default kept)
+	 * when its large index reaches TCACHE_MAX_BINS, 76: 4 MiB itself is
+	 * refused, 4194280 (a chunk of 4194288) is the largest taken */
+	ck_assert_uint_eq(glibc_large_tidx(chunk_of(4u << 20)), 76);
+	ck_assert_uint_eq(glibc_large_tidx(chunk_of(4194280)), 75);
+	ck_assert(large_comes_back("version:2.43,tcache_max:4194280", K64));
+	ck_assert(large_comes_back("version:2.42,tcache_max:4194280", K64));
+	ck_assert(!large_comes_back("version:2.43", K64));
+	ck_assert(!large_comes_back("version:2.43,tcache_max:4M", K64));
+	ck_assert(!large_comes_back("version:2.41,tcache_max:4194280", K64));
+	/* glibc 2.36's do_set_tcache_max refuses anything above 1032 */
+	ck_assert(!large_comes_back("version:2.36,tcache_max:1M", K64));
+	/* the cut-off, nb < mp_.tcache_max_bytes: request2size (value) in
+	 * 2.42, one more from 2.43 (the chunk of the value itself cached) */
+	ck_assert(!large_comes_back("version:2.42,tcache_max:65536", 65536));
+	ck_assert(large_comes_back("version:2.42,tcache_max:65536", 65536 - 16));
+	ck_assert(large_comes_back("version:2.43,tcache_max:65536", 65536));
+	ck_assert(!large_comes_back("version:2.43,tcache_max:65536", 65536 + 16));
+	/* mmapped chunks never go there (a 64 KiB block mapped: an explicit
+	 * threshold, and no top_pad leaving the top room for it) */
+	ck_assert(!large_comes_back("version:2.43,tcache_max:1M,mmap_threshold:32K,top_pad:0", K64));
+	ck_assert_ptr_null(hl_heap_new("bins", "tcache_max:1000"));
+}
+END_TEST
+
+/* With one chunk a bin, a second chunk freed goes to the tcache only when
+ * its large bin differs from the first's: the bins are glibc's. */
+START_TEST(tcache_large_bins_are_glibcs_powers_of_two)
+{
+	static const size_t pairs[][2] = {
+		{ 1056, 2032 }, { 2032, 2048 }, { 2048, 4080 }, { 4096, 8192 }, { 8192, 16368 },
+		{ 65536, 131056 }, { 131072, 262144 }, { 1 << 21, (1 << 22) - 16 }, { 1 << 20, 1 << 21 },
+	};
+	const char *conf = "version:2.43,tcache_max:4194280,tcache_count:1,mmap_threshold:8M";
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+		hl_heap_t *h = tl_heap("bins", conf);
+		void *a = hl_malloc(h, pairs[i][0] - OVERHEAD), *g1 = hl_malloc(h, 1);
+		void *b = hl_malloc(h, pairs[i][1] - OVERHEAD), *g2 = hl_malloc(h, 1);
+		hl_free(h, a);
+		hl_free(h, b);
+		bool apart = glibc_large_tidx(pairs[i][0]) != glibc_large_tidx(pairs[i][1]);
+		ck_assert_int_eq(block_at(h, chunk_start(a)).state, HL_BLOCK_CACHED);
+		ck_assert_msg((block_at(h, chunk_start(b)).state == HL_BLOCK_CACHED) == apart,
+			      "chunks %zu and %zu: glibc's bins %u and %u", pairs[i][0], pairs[i][1],
+			      glibc_large_tidx(pairs[i][0]), glibc_large_tidx(pairs[i][1]));
+		tl_check_clean(h);
+		hl_free(h, g1), hl_free(h, g2);
+		hl_heap_destroy(h);
+	}
+}
+END_TEST
+
+/* A large bin holds several sizes, sorted: 2.42's tcache_get_large hands
+ * out the first chunk big enough, 2.43's only one of the exact size. */
+START_TEST(tcache_large_bin_exact_fit_from_2_43)
+{
+	static const struct { const char *conf; bool bigger; } v[] = {
+		{ "version:2.42,tcache_max:1M", true }, { "version:2.43,tcache_max:1M", false },
+	};
+	for (size_t i = 0; i < 2; i++) {
+		hl_heap_t *h = tl_heap("bins", v[i].conf);
+		void *big = hl_malloc(h, 3000), *g = hl_malloc(h, 1);   /* chunks 3008 and 2512: bin 65 */
+		hl_free(h, big);
+		double hits0 = pstat(h, "tcache_hits");
+		void *q = hl_malloc(h, 2500);
+		ck_assert_msg((q == big) == v[i].bigger && (pstat(h, "tcache_hits") > hits0) == v[i].bigger,
+			      "%s", v[i].conf);
+		tl_check_clean(h);
+		hl_free(h, q), hl_free(h, g);   /* (in 2.43 big is still cached) */
+		hl_heap_destroy(h);
+	}
+}
+END_TEST
+
 /* --- giving memory back ---------------------------------------------------------------- */
 
 enum { NBIG = 64, BIG = 16 * 1024 };
@@ -1059,6 +1170,9 @@ static Suite *bins_suite(void)
 	tcase_add_test(tc, tcache_old_depth_7);
 	tcase_add_test(tc, tcache_off);
 	tcase_add_test(tc, tcache_holds_up_to_1032_usable_bytes);
+	tcase_add_test(tc, tcache_max_opens_the_large_bins_from_glibc_2_42);
+	tcase_add_test(tc, tcache_large_bins_are_glibcs_powers_of_two);
+	tcase_add_test(tc, tcache_large_bin_exact_fit_from_2_43);
 	tcase_add_test(tc, live_chunk_at_top_pins_the_region_below);
 	tcase_add_test(tc, trim_drops_resident_pages_inside_a_pinned_heap);
 	tcase_add_test(tc, freeing_a_big_block_raises_the_threshold);
