@@ -198,9 +198,18 @@ fi
 # file, as a long recording is read: the workers share the file, not the window)
 # (the figures a replay fixes: what each candidate commits and its kernel
 # calls, and the attribution; not the allocators' own memory, measured
-# afresh by each run, nor the resident pages, which mincore counts)
-"$heaplab" diagnose --jobs=1 --json="$tmp/one.json" --trace="$tmp/churn.rep" >/dev/null 2>&1
-HEAPLAB_TRACE_WINDOW=100 "$heaplab" diagnose --jobs=3 --json="$tmp/three.json" --trace="$tmp/churn.rep" >/dev/null 2>&1
+# afresh by each run, nor the resident pages, which mincore counts).
+# Both with the address space laid out the same (setarch -R: no
+# randomization) and on one CPU: a segment aligned to 32 MiB costs one
+# mmap, or a larger one and the trims around it, as the kernel's random
+# address falls (sharded's kernel calls moved by one in 2 of 12 runs of
+# the same trace, measured), and the per-CPU caches of a percpu candidate
+# follow the CPU its replay runs on; both are the machine's doing, not the
+# side-by-side run's.
+one_cpu=$(command -v taskset >/dev/null && echo "taskset -c $(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')")
+command -v setarch >/dev/null && setarch -R true 2>/dev/null && one_cpu="setarch -R $one_cpu"
+$one_cpu "$heaplab" diagnose --jobs=1 --json="$tmp/one.json" --trace="$tmp/churn.rep" >/dev/null 2>&1
+HEAPLAB_TRACE_WINDOW=100 $one_cpu "$heaplab" diagnose --jobs=3 --json="$tmp/three.json" --trace="$tmp/churn.rep" >/dev/null 2>&1
 out=$(python3 - "$tmp/one.json" "$tmp/three.json" <<'PY'
 import json, sys
 def fixed(path):
