@@ -70,9 +70,12 @@ for c in cells:
     if not 0 < c['measured_final'] <= c['measured_peak']:
         bad.append(f'{a}: measured {c["measured_peak"]} / {c["measured_final"]}')
     mp, mf, pp, pf = c['measured_peak'], c['measured_final'], c['predicted_peak'], c['predicted_final']
+    lo_p, hi_p, lo_f, hi_f = c['spread']   # the real runs' least and largest: the median between them
+    if not (lo_p <= mp <= hi_p and lo_f <= mf <= hi_f):
+        bad.append(f'{a}: median {mp} / {mf} outside the runs\' spread {c["spread"]}')
     ok = abs(pp - mp) <= 0.10 * mp and abs(pf - mf) <= max(0.15 * mf, 2 << 20)
     row = [l for l in table if l.startswith(f"| sqlite3 | {a} |")]
-    if len(row) != 1 or (row[0].split(' | ')[6].strip() == 'yes') != ok:
+    if len(row) != 1 or (row[0].split(' | ')[7].strip() == 'yes') != ok:
         bad.append(f'{a}: row {row} for peak {mp} / {pp}, final {mf} / {pf}: within is {ok}')
 for b in bad:
     print('   ', b)
