@@ -18,6 +18,10 @@
 #include "cli.h"
 #include "../diagnose/diagnose.h"
 
+/* A recording of CPython's threads this many times slower than the
+ * program alone is made again at that pace (shim/record_pace.c). */
+static const double PACE_FROM = 1.25;
+
 static int usage(FILE *out)
 {
 	fprintf(out,
@@ -51,6 +55,9 @@ static int usage(FILE *out)
 		"model accounts for (WARNING under 90 %%); the layers of /proc/PID/smaps at the peak\n"
 		"and at the end name the rest.  A CPython program is recorded with PYTHONMALLOC=malloc\n"
 		"and replayed behind pools (the model of pymalloc) as it runs, and measured once as it is.\n"
+		"Its threads take turns by the clock: where it has several and the recorder slowed it\n"
+		"(CPU time against the run as it is), it is recorded again with its timed waits that\n"
+		"much longer (HEAPLAB_RECORD_PACE), so that each turn holds as much of its work.\n"
 		"--json=FILE writes every figure as JSON (- : on stdout, instead of the summary, the\n"
 		"program's own output going to stderr).\n"
 		"--jobs N replays up to N candidates at once, each in its own process (default: one\n"
@@ -180,8 +187,15 @@ static void output_aside(void)
 
 /* Runs the program under the recorder (with @p extra, "VAR=VALUE" or NULL,
  * set); the recording's path into @p out, how it ended into @p ended. */
-static int record(char **argv, const char *sample_ms, const char *extra, char *dir, char *out, size_t len, int *ended,
-		  char *others, size_t olen)
+/* The CPU time, user and system, of @p use. */
+static double cpu_seconds(const struct rusage *use)
+{
+	return (double)(use->ru_utime.tv_sec + use->ru_stime.tv_sec) +
+	       (double)(use->ru_utime.tv_usec + use->ru_stime.tv_usec) / 1e6;
+}
+
+static int record(char **argv, const char *sample_ms, const char *extra, double pace, char *dir, char *out, size_t len,
+		  int *ended, char *others, size_t olen, double *cpu)
 {
 	char full[4096];
 	if (!runnable(argv[0], full, sizeof full))
@@ -210,6 +224,11 @@ static int record(char **argv, const char *sample_ms, const char *extra, char *d
 		snprintf(prefix, sizeof prefix, "%s/rec", dir);
 		setenv("HEAPLAB_RECORD", prefix, 1);
 		setenv("HEAPLAB_RECORD_MS", sample_ms, 1);
+		if (pace > 1.0) {
+			char k[32];
+			snprintf(k, sizeof k, "%.2f", pace);
+			setenv("HEAPLAB_RECORD_PACE", k, 1);
+		}
 		if (extra) {
 			char kv[256];
 			snprintf(kv, sizeof kv, "%s", extra);
@@ -225,10 +244,12 @@ static int record(char **argv, const char *sample_ms, const char *extra, char *d
 		_exit(127);
 	}
 	int status;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	struct rusage use;
+	while (wait4(pid, &status, 0, &use) < 0 && errno == EINTR)
 		;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		return 2;
+	*cpu = cpu_seconds(&use);
 	*ended = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	if (*ended)
 		fprintf(stderr, "heaplab diagnose: note: %s %s %d; diagnosing what it recorded\n", argv[0],
@@ -317,9 +338,10 @@ static bool is_setting(const char *setting)
  * down, in its last milliseconds, which a reading every 10 ms misses (the
  * tuples program of bench/diagnose: 59.4 MiB at the last reading, 12.9 at
  * the exit).  Where ptrace is refused (a sandbox), the last reading stands
- * in.  -1 when it could not be started. */
+ * in.  Its CPU time (user and system) into @p cpu when not NULL.  -1 when
+ * it could not be started. */
 static int run_measured(char **argv, const char *setting, long long ms, size_t *peak, size_t *final,
-			size_t *samples, int *status_out, bool hwm)
+			size_t *samples, int *status_out, bool hwm, double *cpu)
 {
 	/* a pipe closed by exec: the child is sampled only once it is the
 	 * program, not the copy of heaplab (and its replays) that fork made */
@@ -386,6 +408,8 @@ static int run_measured(char **argv, const char *setting, long long ms, size_t *
 			size_t high = (size_t)use.ru_maxrss * 1024;
 			if (hwm && high > *peak)
 				*peak = high;
+			if (cpu)
+				*cpu = cpu_seconds(&use);
 			break;
 		}
 		if (rss && !held) {  /* read while it still ran: counts */
@@ -479,10 +503,10 @@ static void verify(char **argv, long long ms, const dx_report_t *r, dx_verify_t 
 		*v->setting ? v->setting : "as it is");
 	size_t n;
 	int st;
-	v->ok = run_measured(argv, v->setting, ms, &v->peak, &v->final, &v->samples, &v->status, false) == 0 && v->samples;
+	v->ok = run_measured(argv, v->setting, ms, &v->peak, &v->final, &v->samples, &v->status, false, NULL) == 0 && v->samples;
 	if (v->ok && *v->setting) {
 		fprintf(stderr, "heaplab diagnose: verifying: running %s as it is ...\n", argv[0]);
-		if (run_measured(argv, "", ms, &v->asis_peak, &v->asis_final, &n, &st, false) < 0)
+		if (run_measured(argv, "", ms, &v->asis_peak, &v->asis_final, &n, &st, false, NULL) < 0)
 			v->asis_peak = v->asis_final = 0;
 	}
 }
@@ -496,6 +520,7 @@ typedef struct run_facts {
 	size_t asis_peak, asis_final;
 	int ended;
 	char others[1024];
+	double pace;      /**< the recording's HEAPLAB_RECORD_PACE (0: none) */
 } run_facts_t;
 
 static int diagnose(const hl_trace_t *t, const char *command, const char *policies, const char *knobs,
@@ -553,7 +578,7 @@ static int diagnose(const hl_trace_t *t, const char *command, const char *polici
 		want[nwant++] = base.holds[k].site;
 	dx_report_t r = { t, command, &base, runs, cands, order, n, dx_sites_resolve(t, want, nwant), NULL,
 			  facts->peak, facts->final, facts->recorded_with, facts->asis_peak, facts->asis_final,
-			  facts->ended, facts->others, have_recorded ? &recorded : NULL };
+			  facts->ended, facts->others, have_recorded ? &recorded : NULL, facts->pace };
 	dx_verify_t checked;
 	if (verify_argv) {
 		verify(verify_argv, ms, &r, &checked);
@@ -676,19 +701,14 @@ int cmd_diagnose(int argc, char **argv)
 	 * itself, out of the recorder's sight; recorded with
 	 * PYTHONMALLOC=malloc, every one is a malloc call, and pools (the model
 	 * of pymalloc) replays the program as it runs */
-	bool cpython = !trace && runnable(argv[i], full, sizeof full) && is_cpython(full) && !getenv("PYTHONMALLOC");
+	bool python = !trace && runnable(argv[i], full, sizeof full) && is_cpython(full);
+	bool cpython = python && !getenv("PYTHONMALLOC");
+	double rec_cpu = 0, asis_cpu = 0;
 	if (!trace) {
 		facts.recorded_with = cpython ? "PYTHONMALLOC=malloc" : NULL;
-		rc = record(argv + i, sample_ms, facts.recorded_with, dir, path, sizeof path, &facts.ended, facts.others,
-			    sizeof facts.others);
+		rc = record(argv + i, sample_ms, facts.recorded_with, 1.0, dir, path, sizeof path, &facts.ended,
+			    facts.others, sizeof facts.others, &rec_cpu);
 		trace = path;
-	}
-	if (!rc && cpython) {
-		size_t samples;
-		int st;
-		fprintf(stderr, "heaplab diagnose: measuring %s as it is (pymalloc), without the recorder ...\n", argv[i]);
-		if (run_measured(argv + i, "", ms, &facts.asis_peak, &facts.asis_final, &samples, &st, true) < 0)
-			facts.asis_peak = facts.asis_final = 0;
 	}
 	/* a recording made here is read as far as it goes: a program ended by
 	 * a signal, or by _exit (no destructor ran), leaves it without its
@@ -696,6 +716,40 @@ int cmd_diagnose(int argc, char **argv)
 	hl_trace_t *t = rc ? NULL : cli_load_trace(trace, dir[0] != 0);
 	if (!rc && !t)
 		rc = 2;
+	/* CPython run as it is: its RSS (recorded with PYTHONMALLOC=malloc, the
+	 * recording is not the program as it is), and, where its threads
+	 * take turns, its CPU time for the pace below */
+	if (t && (cpython || (python && hl_trace_threads(t) > 1))) {
+		size_t samples, peak, final;
+		int st;
+		fprintf(stderr, "heaplab diagnose: measuring %s as it is%s, without the recorder ...\n", argv[i],
+			cpython ? " (pymalloc)" : "");
+		if (run_measured(argv + i, "", ms, &peak, &final, &samples, &st, true, &asis_cpu) == 0 && cpython) {
+			facts.asis_peak = peak;
+			facts.asis_final = final;
+		}
+	}
+	/* CPython's threads take turns by the clock (a waiting thread's timed
+	 * wait of the switch interval): recorded slower, they interleave
+	 * more finely than they do as the program runs, and so do the blocks
+	 * they leave (shim/record_pace.c).  Recorded again with its timed
+	 * waits as much longer as the recorder slowed it. */
+	if (t && python && hl_trace_threads(t) > 1 && asis_cpu > 0 && rec_cpu / asis_cpu >= PACE_FROM) {
+		facts.pace = rec_cpu / asis_cpu;
+		fprintf(stderr, "heaplab diagnose: the recorder slowed %s %.1f times (%.2f s of CPU against %.2f s): "
+				"recording again with its timed waits %.1f times as long, so that its threads take turns "
+				"as they do without the recorder ...\n",
+			argv[i], facts.pace, rec_cpu, asis_cpu, facts.pace);
+		hl_trace_free(t);
+		t = NULL;
+		remove_dir(dir);
+		dir[0] = 0;
+		rc = record(argv + i, sample_ms, facts.recorded_with, facts.pace, dir, path, sizeof path, &facts.ended,
+			    facts.others, sizeof facts.others, &rec_cpu);
+		t = rc ? NULL : cli_load_trace(trace, dir[0] != 0);
+		if (!rc && !t)
+			rc = 2;
+	}
 	if (t)
 		dx_layers_read(t, &facts.peak, &facts.final);
 	if (t && keep && dir[0])

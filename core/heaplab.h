@@ -441,6 +441,9 @@ HL_API long hl_trace_max_id(const hl_trace_t *t);
 HL_API unsigned hl_trace_op_site(const hl_trace_t *t, size_t i);
 /** Number of allocation sites the trace declares ("#@site N 0xADDR"). */
 HL_API unsigned hl_trace_sites(const hl_trace_t *t);
+/** Number of threads the trace's ops run on (its largest thread number
+ *  plus one). */
+HL_API unsigned hl_trace_threads(const hl_trace_t *t);
 /** Site @p s's return address in the recorded process; @p module and
  *  @p offset (either may be NULL) get the file of the executable segment
  *  that held it ("#@module LO HI BASE PATH") and the address relative to

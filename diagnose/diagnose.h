@@ -253,6 +253,9 @@ struct dx_report {
 	const dx_run_t *recorded;     /**< the model of the allocator the recorded run
 					   ran on, where it is not @c base (CPython
 					   recorded with PYTHONMALLOC=malloc: bins), or NULL */
+	double pace;                  /**< the recording's pace: its timed waits this
+					   many times as long, the recorder's slowdown
+					   of the program (0: recorded at the clock's) */
 };
 /** What part of the measured RSS the model accounts for: the attribution's
  *  resident bytes at its peak over the measured peak (@p peak) and at the

@@ -423,6 +423,11 @@ void dx_report_text(FILE *out, const dx_report_t *r)
 		hl_trace_sites(r->trace));
 	if (r->others && *r->others)
 		fprintf(out, "also recorded, not diagnosed (the largest recording is): %s\n", r->others);
+	if (r->pace > 0)
+		fprintf(out, "recorded at a pace of %.2f: the recorder slowed the program %.2f times, and its threads take "
+			     "turns by the clock, so it was recorded again with its timed waits that much longer "
+			     "(their turns then hold as much of their work as without the recorder)\n",
+			r->pace, r->pace);
 	if (r->recorded_with)
 		fprintf(out, "recorded with %s (so that every allocation goes through malloc, where the recorder sees it); "
 			     "the model replays the program as it is; its RSS as it is, measured in a run without the "

@@ -12,7 +12,8 @@
  * its own file: a wrapper script and the program it starts do not mix),
  * in the binary form (trace/trace_binary.h) unless
  * HEAPLAB_RECORD_FORMAT=text; HEAPLAB_RECORD_MS=N (default 10) the
- * sampling interval.
+ * sampling interval; HEAPLAB_RECORD_PACE=K the program's timed waits K
+ * times as long (record_pace.c).
  * A child after fork stops recording: its operations continue the parent's
  * blocks, which its own trace could not name.
  *
@@ -88,6 +89,7 @@ static inline void watch_exit(void)
 static void start_layers(void)
 {
 	hl_rec_mmap_start();
+	hl_rec_pace_start();
 	hl_rec_layers_start();
 }
 

@@ -287,7 +287,9 @@ def need(obj, keys, where):
             bad.append(f"{where}: no field {k}")
 need(d, ["command", "recording", "measured", "coverage", "layers", "outside_heap", "causes", "sites",
          "candidates", "recommendation"], "top")
-need(d["recording"], ["ops", "block_ids", "sites", "rss_samples", "recorded_with", "ended", "others"], "recording")
+need(d["recording"], ["ops", "block_ids", "sites", "rss_samples", "recorded_with", "pace", "ended", "others"], "recording")
+if d["recording"].get("pace", 0) < 1:
+    bad.append("recording.pace: %r, not at least 1" % d["recording"].get("pace"))
 need(d["measured"], ["peak_rss", "final_rss", "from"], "measured")
 need(d["coverage"], ["model", "conf", "model_peak_resident", "model_final_resident", "peak_percent",
                      "final_percent", "below_90"], "coverage")

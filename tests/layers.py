@@ -155,11 +155,12 @@ FOLDERS = {
 # file in any other top folder missing from FOLDERS is a stray.
 PROGRAMS = ("tests", "bench", "exercises", "book")
 # Names the library defines for the C library's callers (the malloc family
-# of the preload shims, a program's main): a use of them is a call to the C
-# library, not to the folder that happens to define them too.
+# of the preload shims, the recorder's mmap and timed waits, a program's
+# main): a use of them is a call to the C library, not to the folder that
+# happens to define them too.
 LIBC_NAMES = set("""malloc free calloc realloc reallocarray memalign posix_memalign aligned_alloc valloc
     pvalloc malloc_usable_size cfree mmap mmap64 munmap mremap fork main mallinfo mallinfo2 mallopt
-    malloc_stats malloc_info malloc_trim""".split())
+    malloc_stats malloc_info malloc_trim pthread_cond_timedwait pthread_cond_clockwait""".split())
 # Not checked: the probes are programs; heaplab.h declares the installed API
 # of every folder (its prototypes sit inside extern "C" braces).
 NOT_IN_STACK = ("fidelity/probes", "core/heaplab.h")

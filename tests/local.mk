@@ -87,6 +87,13 @@ tests_shim_counts_SOURCES = tests/shim_counts.c
 tests_shim_counts_CFLAGS = $(AM_CFLAGS) -fno-builtin
 TESTS += tests/shim_counts.sh
 EXTRA_DIST += tests/shim_counts.sh
+
+# The recorder's pace: the program's timed waits stretched by its slowdown.
+check_PROGRAMS += tests/record_pace_probe
+tests_record_pace_probe_SOURCES = tests/record_pace_probe.c
+tests_record_pace_probe_LDADD = -lpthread
+TESTS += tests/record_pace.sh
+EXTRA_DIST += tests/record_pace.sh
 EXTRA_DIST += tests/misuse.sh tests/misuse/double-free.rep
 
 # the book's cost model (chapter 17): bench/costs counted, never timed: the

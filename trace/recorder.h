@@ -80,5 +80,9 @@ void hl_rec_layers_start(void);
 /** Finds the C library's mmap for record_mmap.c's interposer: before the
  *  first recorded op (dlsym may allocate). */
 void hl_rec_mmap_start(void);
+/** Reads HEAPLAB_RECORD_PACE and finds the C library's timed waits for
+ *  record_pace.c's interposer (the program's timed waits stretched by the
+ *  recorder's slowdown). */
+void hl_rec_pace_start(void);
 /**@}*/
 #endif

@@ -940,6 +940,8 @@ long hl_trace_max_id(const hl_trace_t *t) { return t->max_id; }
 unsigned hl_trace_op_site(const hl_trace_t *t, size_t i) { return i < t->nops ? hl_trace_op_at(t, i)->site : 0; }
 unsigned hl_trace_sites(const hl_trace_t *t) { return t->nsites; }
 
+unsigned hl_trace_threads(const hl_trace_t *t) { return t->nthreads; }
+
 uintptr_t hl_trace_site(const hl_trace_t *t, unsigned s, const char **module, uintptr_t *offset)
 {
 	if (module)
