@@ -3,7 +3,8 @@
 # step"), run again on the real CPython 3.11 and glibc here, against the
 # figures the chapter prints.  The chapter's blocks of output are read from
 # book/12-measuring.md; the program, bench/diagnose/service.py, is run now:
-#   - step 1 and 2 (`service.py count`): the counts of tracked objects and
+#   - step 1 and 2 (`service.py count`, on CPython 3.11.2, the chapter's;
+#     another 3.11 skips this part): the counts of tracked objects and
 #     of unreachable objects are the chapter's exactly, pymalloc's
 #     allocated blocks within 1 %; the resident set rises with the
 #     requests and the collection leaves most of it;
@@ -48,7 +49,12 @@ field() { awk -v m="$1" -v f="$2" 'index($0, m) == 1 { s = substr($0, index($0, 
 book_block count > "$tmp/book.count"
 [ -s "$tmp/book.count" ] || fail "the chapter shows no output of service.py count"
 "$py" "$svc" count > "$tmp/count" || fail "service.py count failed"
+# the counts are those of the chapter's CPython, Debian's 3.11.2: another
+# release of 3.11 starts with other objects
+"$py" -c 'import sys; sys.exit(sys.version_info[:3] != (3, 11, 2))' && counts=exact || counts=skip
+[ $counts = exact ] || echo "SKIP (part): $py is not CPython 3.11.2, whose object counts the chapter prints"
 for m in before "after requests" "after collect"; do
+	[ $counts = exact ] || break
 	want=$(field "$m" "gc objects" < "$tmp/book.count") got=$(field "$m" "gc objects" < "$tmp/count")
 	[ -n "$want" ] && [ "$want" = "$got" ] || fail "$m: the chapter has $want gc objects, the program $got"
 	want=$(field "$m" "allocated blocks" < "$tmp/book.count") got=$(field "$m" "allocated blocks" < "$tmp/count")
@@ -57,8 +63,10 @@ for m in before "after requests" "after collect"; do
 done
 want=$(sed -n 's/^gc.collect() found \([0-9]*\) .*/\1/p' "$tmp/book.count")
 got=$(sed -n 's/^gc.collect() found \([0-9]*\) .*/\1/p' "$tmp/count")
-[ -n "$want" ] && [ "$want" = "$got" ] || fail "gc.collect() found $got unreachable objects, the chapter says $want"
-grep -q "found $(echo "$got" | sed 's/\(...\)$/,\1/')\($\| \)" "$ch" || fail "the chapter's prose does not give the $got unreachable objects"
+if [ $counts = exact ]; then
+	[ -n "$want" ] && [ "$want" = "$got" ] || fail "gc.collect() found $got unreachable objects, the chapter says $want"
+	grep -q "found $(echo "$got" | sed 's/\(...\)$/,\1/')\($\| \)" "$ch" || fail "the chapter's prose does not give the $got unreachable objects"
+fi
 r0=$(field before rss < "$tmp/count") r1=$(field "after requests" rss < "$tmp/count") r2=$(field "after collect" rss < "$tmp/count")
 awk -v a="$r0" -v b="$r1" -v c="$r2" 'BEGIN { exit !(b > 5 * a && c > b / 2 && c < b) }' ||
 	fail "rss before, after the requests, after the collection: $r0 $r1 $r2 MiB (want the requests to multiply it, the collection to leave more than half)"
