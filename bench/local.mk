@@ -41,6 +41,15 @@ check_PROGRAMS += bench/reports
 bench_reports_SOURCES = bench/workloads/reports.c bench/workloads/bench_util.h
 HL_BENCH_BINARIES += bench/reports$(EXEEXT)
 
+# glibcver: what glibc 2.42 and 2.43 change in the C library's own reports
+# (mallinfo2's fastbin fields, malloc_info's fast total, M_MXFAST, a large
+# chunk in the tcache), for the book's chapter 7; make check builds it for
+# tests/book_glibc.sh, which runs it on glibc 2.36 and on bins as 2.36,
+# 2.42 and 2.43.
+check_PROGRAMS += bench/glibcver
+bench_glibcver_SOURCES = bench/workloads/glibcver.c
+HL_BENCH_BINARIES += bench/glibcver$(EXEEXT)
+
 # pyring: the ring workload on the real CPython pymalloc, when configure
 # found an embeddable libpython.
 if HL_HAVE_PYEMBED
@@ -53,7 +62,7 @@ endif
 CLEANFILES += $(HL_BENCH_BINARIES)
 EXTRA_DIST += bench/cgroup.sh bench/costs.sh bench/run.sh bench/allocators.sh bench/instructions.sh bench/rounds.sh bench/scaling.sh bench/demo.sh \
 	bench/results.sh bench/results.rows bench/RESULTS.md bench/HISTORY.md bench/FIDELITY.md \
-	bench/diagnose/repro.py bench/diagnose/tuples.py bench/diagnose/peak_final.py bench/ACCURACY.md bench/accuracy/run.py \
+	bench/diagnose/repro.py bench/diagnose/tuples.py bench/diagnose/service.py bench/diagnose/peak_final.py bench/ACCURACY.md bench/accuracy/run.py \
 	bench/accuracy/corpus.py bench/accuracy/workload.py bench/accuracy/workload.pl bench/accuracy/workload.sql
 BENCH ?=
 

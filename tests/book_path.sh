@@ -6,7 +6,8 @@
 # that exists; each chapter's header states the week the ten-week table
 # first gives it and links to its lab; each lab README states the week the
 # table first gives it, links to a chapter that exists and that chapter's
-# header links back to the lab.
+# header links back to the lab; each chapter's header states its
+# prerequisites, chapters the ten-week unit gives no later than it.
 . "${srcdir:-.}/tests/book_lib.sh"
 book="$top/book"
 path="$book/course-path.md"
@@ -76,6 +77,60 @@ for f in "$book"/[0-9][0-9]-*.md; do
 done
 [ "$nch" -ge 14 ] || fail "only $nch chapters"
 
+# every chapter's header (before its first section) has one line
+# "- **Prerequisites**: ...": "none" for the first, else links to the
+# chapters to read first ("[A](..) to [B](..)" is a range).  Each one
+# exists, is not the chapter itself and comes no later in the ten-week
+# unit than the chapter (than its last week for the malloc lab, chapter
+# 15, whose steps run from week 2 to week 10); and the line says what the
+# instructor's guide's table of prerequisites (chapter 15) says.
+# numbers, one a line, sorted: "A to B" ranges and "A, B" lists on stdin
+expand() {
+	awk '{ gsub(/,| and /, " "); n = split($0, w, " ")
+		for (i = 1; i <= n; i++) if (w[i] ~ /^[0-9]+$/) {
+			if (w[i + 1] == "to" && w[i + 2] ~ /^[0-9]+$/) { for (k = w[i]; k <= w[i + 2]; k++) print k; i += 2 }
+			else print w[i] } }' | sort -n | tr '\n' ' '
+}
+# the guide's table: "N: prerequisites" a line
+guide=$(awk '/^## / { on = ($0 ~ /\{#ch15-prerequisites\}/) } on && /^\| [0-9]/ {
+	n = split($0, c, "|"); for (i = 2; i + 1 < n; i += 2) { k = c[i]; v = c[i + 1]; sub(/^ */, "", k); sub(/ .*/, "", k)
+		gsub(/^ +| +$/, "", v); if (v == "(none)") v = ""; print k ":" v } }' "$book/15-instructor-guide.md")
+[ "$(echo "$guide" | grep -c .)" -ge 17 ] || fail "the instructor's guide's table of prerequisites has $(echo "$guide" | grep -c .) chapters, fewer than 17"
+# last week of the ten-week table that names $1
+last_week() {
+	rows "The ten-week unit" | grep -F "]($1)" | tail -1 | sed 's/^| *\([0-9]*\) *|.*/\1/'
+}
+npre=0
+for f in "$book"/[0-9][0-9]-*.md; do
+	name=${f##*/}; n=${name%%-*}
+	[ "$n" = 00 ] && continue
+	head=$(sed '/^## /q' "$f")
+	lines=$(echo "$head" | grep -c '^- \*\*Prerequisites\*\*: ')
+	[ "$lines" -eq 1 ] || { fail "$name: $lines prerequisite lines in its header, not 1"; continue; }
+	line=$(echo "$head" | grep '^- \*\*Prerequisites\*\*: ')
+	pre=$(echo "$line" | grep -o '](\([0-9][0-9]-[^)]*\.md\))' | sed 's/^](//; s/)$//')
+	if [ -z "$pre" ]; then
+		case $line in *": none"*) ;; *) fail "$name: its prerequisites name no chapter and do not say none" ;; esac
+	fi
+	# the chapters the line names, ranges expanded, against the guide's
+	got=$(echo "$line" | sed 's/^[^:]*: //; s/\[\([0-9]*\)\]([^)]*)/ \1 /g; s/[:;].*//' | expand)
+	want=$(echo "$guide" | sed -n "s/^$((1$n - 100)):\(.*\)/\1/p" | expand)
+	[ "$got" = "$want" ] || fail "$name: its header's prerequisites are '$got', the instructor's guide's table '$want'"
+	if [ "$n" = 15 ]; then mine=$(last_week "$name"); else mine=$(first_week "$name"); fi
+	for p in $(echo "$got"); do
+		pf=$(ls "$book"/"$(printf %02d "$p")"-*.md 2> /dev/null | head -1)
+		[ -n "$pf" ] || { fail "$name: prerequisite chapter $p does not exist"; continue; }
+		[ "$p" -ne "$((1$n - 100))" ] || fail "$name: lists itself as a prerequisite"
+		theirs=$(first_week "${pf##*/}")
+		[ -n "$mine" ] && [ -n "$theirs" ] && [ "$theirs" -le "$mine" ] ||
+			fail "$name (week ${mine:-?}) needs chapter $p, which the ten-week unit gives in week ${theirs:-?}"
+	done
+	for p in $pre; do
+		[ -f "$book/$p" ] || fail "$name: its prerequisites link to $p, which does not exist"
+	done
+	npre=$((npre + 1))
+done
+
 nlab=0
 for readme in "$top"/exercises/[0-9][0-9]-*/README.md; do
 	d=${readme%/README.md}; d=${d##*/}
@@ -95,5 +150,5 @@ for readme in "$top"/exercises/[0-9][0-9]-*/README.md; do
 		fail "lab $d names $primary first, but that chapter's header does not link to the lab"; }
 done
 [ "$nlab" -ge 12 ] || fail "only $nlab labs"
-[ $bad -eq 0 ] && echo "course path: $nch chapters and $nlab labs on the three tables, weeks and links agree both ways, the fourteen-week words counted"
+[ $bad -eq 0 ] && echo "course path: $nch chapters and $nlab labs on the three tables, weeks and links agree both ways, the fourteen-week words counted; $npre chapters state their prerequisites, each taught no later"
 exit $bad

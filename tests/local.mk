@@ -106,6 +106,17 @@ EXTRA_DIST += tests/book_costs.sh
 # MADV_HUGEPAGE; never timed, each part skipped where the machine cannot
 TESTS += tests/book_reports.sh
 EXTRA_DIST += tests/book_reports.sh
+# the book's chapter 12, a Python service step by step:
+# bench/diagnose/service.py on the real CPython 3.11 (counts, tracemalloc's
+# first line, a trim), heaplab diagnose's first row and the real jemalloc
+# against the chapter's figures; RSS by order only, never timed
+TESTS += tests/book_python.sh
+EXTRA_DIST += tests/book_python.sh
+# the book's chapter 7, glibc after 2.36: bench/glibcver's fastbin reports,
+# M_MXFAST and a large chunk's tcache on glibc 2.36 and on bins as 2.36
+# (the same output), 2.42 and 2.43 (as their malloc.c says)
+TESTS += tests/book_glibc.sh
+EXTRA_DIST += tests/book_glibc.sh
 # every trace's placement, address by address, real allocator beside model
 TESTS += tests/placement.sh
 EXTRA_DIST += tests/placement.sh

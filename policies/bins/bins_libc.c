@@ -160,12 +160,16 @@ static void bn_malloc_stats(void *stp, FILE *err)
 
 /* __malloc_info's XML: per arena the non-empty fastbins and bins (the
  * unsorted bin last), the totals, the system bytes and the address space;
- * then the totals of every arena and the mapped chunks. */
+ * then the totals of every arena and the mapped chunks.  glibc 2.43 has no
+ * fastbins and writes no "fast" total (its malloc/malloc.c, the bminor/glibc
+ * mirror's master of 2026-01-20: "malloc: remove fastbin code from
+ * malloc_info"); up to 2.42 every heap and the totals have one. */
 static int bn_malloc_info(void *stp, int options, FILE *fp)
 {
 	bn_state_t *st = stp;
 	if (options != 0)
 		return EINVAL;
+	bool fast_total = st->glibc_minor < 43;
 	size_t t_nblocks = 0, t_nfast = 0, t_avail = 0, t_fastavail = 0;
 	size_t t_system = 0, t_max_system = 0, t_aspace = 0, t_mprotect = 0;
 	bn_arena_sum_t s;
@@ -189,12 +193,14 @@ static int bn_malloc_info(void *stp, int options, FILE *fp)
 				u->from, u->to, u->total, u->count);
 		t_system += s.system;
 		t_max_system += s.max_system;
+		fputs("</sizes>\n", fp);
+		if (fast_total)
+			fprintf(fp, "<total type=\"fast\" count=\"%zu\" size=\"%zu\"/>\n", s.nfast, s.fastavail);
 		fprintf(fp,
-			"</sizes>\n<total type=\"fast\" count=\"%zu\" size=\"%zu\"/>\n"
 			"<total type=\"rest\" count=\"%zu\" size=\"%zu\"/>\n"
 			"<system type=\"current\" size=\"%zu\"/>\n"
 			"<system type=\"max\" size=\"%zu\"/>\n",
-			s.nfast, s.fastavail, s.nblocks, s.avail_info, s.system, s.max_system);
+			s.nblocks, s.avail_info, s.system, s.max_system);
 		if (a != &st->main) {
 			fprintf(fp,
 				"<aspace type=\"total\" size=\"%zu\"/>\n"
@@ -217,8 +223,9 @@ static int bn_malloc_info(void *stp, int options, FILE *fp)
 	pthread_mutex_lock(&st->mmap_lock);
 	size_t n_mmaps = st->n_mmaps, mapped = st->mmapped_bytes;
 	pthread_mutex_unlock(&st->mmap_lock);
+	if (fast_total)
+		fprintf(fp, "<total type=\"fast\" count=\"%zu\" size=\"%zu\"/>\n", t_nfast, t_fastavail);
 	fprintf(fp,
-		"<total type=\"fast\" count=\"%zu\" size=\"%zu\"/>\n"
 		"<total type=\"rest\" count=\"%zu\" size=\"%zu\"/>\n"
 		"<total type=\"mmap\" count=\"%d\" size=\"%zu\"/>\n"
 		"<system type=\"current\" size=\"%zu\"/>\n"
@@ -226,8 +233,7 @@ static int bn_malloc_info(void *stp, int options, FILE *fp)
 		"<aspace type=\"total\" size=\"%zu\"/>\n"
 		"<aspace type=\"mprotect\" size=\"%zu\"/>\n"
 		"</malloc>\n",
-		t_nfast, t_fastavail, t_nblocks, t_avail, (int)n_mmaps, mapped, t_system, t_max_system,
-		t_aspace, t_mprotect);
+		t_nblocks, t_avail, (int)n_mmaps, mapped, t_system, t_max_system, t_aspace, t_mprotect);
 	return 0;
 }
 
