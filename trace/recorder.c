@@ -35,7 +35,7 @@
 #include "trace_binary.h"
 
 typedef struct slot {
-	uintptr_t ptr;   /* 0 empty, 1 tombstone */
+	uintptr_t ptr;   /* 0: an empty slot */
 	long id;
 	size_t size;     /* bytes asked for */
 } slot_t;
@@ -63,7 +63,7 @@ static hl_bin_state_t bin;        /* what the records are coded against */
 static char line[4096];
 static size_t linelen;
 static slot_t *map;
-static size_t cap, used, tombs;
+static size_t cap, used;
 static long next_id;
 static long *free_ids;            /* ids of freed blocks, to reuse */
 static size_t nfree_ids, free_ids_cap;
@@ -177,23 +177,24 @@ static atomic_uint table_moves;
 static void table_move(void) { atomic_fetch_add_explicit(&table_moves, 1, memory_order_acq_rel); }
 
 /* The slot a block's pointer hashes to in a table of @p c slots: a random
- * place for each 64 KiB of address space, and in it the addresses in
- * order.  The blocks a program works on at one time are near one another
- * (glibc cuts them from the same chunk, gives back the one freed last),
- * so their slots share cache lines and pages: a table of millions of
- * slots hashed at random took a cache and a TLB miss at each op, most of
- * the recorder's time on CPython.  The slots of one 64 KiB are 16 bytes of
- * address apart and glibc's blocks 32 or more, so a run of them is at most
- * half full: runs of different places interleave rather than pile up. */
-static size_t index_in(uintptr_t p, size_t c) { return (size_t)((hl_mix64(p >> 16) + (p >> 4)) & (c - 1)); }
+ * window of 256 slots for each 4 KiB page of address space, and in it the
+ * page's addresses in order, one slot for each 16 bytes.  The blocks a
+ * program works on at one time are near one another (glibc cuts them from
+ * the same chunk, gives back the one freed last), so their slots share
+ * cache lines and pages: a table of millions of slots hashed at random
+ * took a cache and a TLB miss at each op, most of the recorder's time on
+ * CPython.  Windows no larger than a page: a random place for each 64 KiB
+ * made runs of 4,096 slots that overlapped into clusters thousands of
+ * slots long, which every new block walked to its end (record_new was
+ * 63 % of the instructions of a recorded CPython program, 1,600 an op;
+ * 16 % now: callgrind, tests' tuples.py 1 under PYTHONMALLOC=malloc). */
+static size_t index_in(uintptr_t p, size_t c) { return (size_t)(((hl_mix64(p >> 12) << 8) + ((p >> 4) & 255)) & (c - 1)); }
 static size_t slot_index(uintptr_t p) { return index_in(p, cap); }
 
-/* Rehashes into a table twice as big, or as big when tombstones are what
- * filled it (a long run frees as much as it allocates: doubling for them
- * would grow the recorder's own memory without bound). */
+/* Rehashes into a table twice as big. */
 static bool grow(void)
 {
-	size_t ncap = !cap ? 1 << 16 : used * 4 >= cap ? cap * 2 : cap;
+	size_t ncap = cap ? cap * 2 : 1 << 16;
 	table_move();
 	slot_t *n = hl_os_boot_alloc(ncap * sizeof *n);
 	if (!n) {
@@ -201,7 +202,7 @@ static bool grow(void)
 		return false;
 	}
 	for (size_t i = 0; i < cap; i++)
-		if (map[i].ptr > 1) {
+		if (map[i].ptr) {
 			size_t k = index_in(map[i].ptr, ncap);
 			while (n[k].ptr)
 				k = (k + 1) & (ncap - 1);
@@ -210,7 +211,6 @@ static bool grow(void)
 	hl_os_boot_free(map, cap * sizeof *map);
 	map = n;
 	cap = ncap;
-	tombs = 0;
 	table_move();
 	return true;
 }
@@ -249,18 +249,32 @@ static void recycle(long id)
 
 static long assign(uintptr_t p, size_t size)
 {
-	if ((used + tombs + 1) * 2 > cap && !grow())
+	if ((used + 1) * 2 > cap && !grow())
 		return -1;
 	size_t i = slot_index(p);
-	while (map[i].ptr > 1)
+	while (map[i].ptr)
 		i = (i + 1) & (cap - 1);
-	if (map[i].ptr == 1)
-		tombs--;
 	map[i].ptr = p;
 	map[i].id = nfree_ids ? free_ids[--nfree_ids] : next_id++;
 	map[i].size = size;
 	used++;
 	return map[i].id;
+}
+
+/* Empties slot @p i of its run: each later slot of the run whose block's
+ * home is not after @p i moves back into the hole, so that a lookup never
+ * meets an empty slot before its block.  (Linear probing without
+ * tombstones: a program frees as much as it allocates, and the tombstones
+ * it left lengthened every probe until the next rehash.) */
+static void vacate(size_t i)
+{
+	size_t mask = cap - 1;
+	for (size_t j = (i + 1) & mask; map[j].ptr; j = (j + 1) & mask)
+		if (((j - slot_index(map[j].ptr)) & mask) >= ((j - i) & mask)) {
+			map[i] = map[j];
+			i = j;
+		}
+	map[i].ptr = 0;
 }
 
 static long forget(uintptr_t p, size_t *size)
@@ -270,9 +284,8 @@ static long forget(uintptr_t p, size_t *size)
 		return -1;
 	long id = s->id;
 	*size = s->size;
-	s->ptr = 1;
+	vacate((size_t)(s - map));
 	used--;
-	tombs++;
 	return id;
 }
 
@@ -554,8 +567,17 @@ static unsigned long long program_rss(void)
 	return rss > own ? rss - own : 0;
 }
 
+/* The time of the last sample written: a sample whose time was read
+ * before another was written (the sampling thread reads /proc, which
+ * takes milliseconds at a new peak, while a block's free takes its own
+ * sample) gets that one's time, not an earlier one. */
+static long long last_sample_ms;
+
 static void rss_line(long long ms, unsigned long long rss)
 {
+	if (ms < last_sample_ms)
+		ms = last_sample_ms;
+	last_sample_ms = ms;
 	put_str("#@rss ");
 	put_num((unsigned long long)ms);
 	put_str(" ");
@@ -714,13 +736,11 @@ void hl_rec_realloc_at(const void *old, const void *p, size_t n, const void *sit
 		if (!(p && n)) {
 			recycle(id);
 		} else {
-			if ((used + tombs + 1) * 2 > cap)
+			if ((used + 1) * 2 > cap)
 				grow();
 			size_t i = slot_index((uintptr_t)p);
-			while (map[i].ptr > 1)
+			while (map[i].ptr)
 				i = (i + 1) & (cap - 1);
-			if (map[i].ptr == 1)
-				tombs--;
 			map[i].ptr = (uintptr_t)p;
 			map[i].id = id;
 			map[i].size = n;
@@ -843,7 +863,7 @@ void hl_rec_finish(void)
 		dl_iterate_phdr(module_lines, self);
 	if (!finished)
 		for (size_t i = 0; i < cap; i++)   /* the large blocks still live */
-			if (map[i].ptr > 1)
+			if (map[i].ptr)
 				touched_line(map[i].id, map[i].ptr, map[i].size);
 	if (!finished) {
 		long long t = now_ns();
