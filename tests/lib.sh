@@ -26,6 +26,13 @@
 #   hl_families        the compiled-in models of a family of real allocators,
 #                      one "POLICY FAMILY [OPTIONS]" a line (heaplab
 #                      policies --families)
+#   hl_unmodelled FAMILY...
+#                      the first FAMILY no compiled-in policy models, or
+#                      nothing (a one-policy build models none)
+#   hl_need_models FAMILY...
+#                      hl_skip, naming it, unless every FAMILY has a
+#                      compiled-in model: for a script that can run nothing
+#                      without them
 #   hl_sanitizer       the -fsanitize= list of a sanitizer build, else empty
 #   hl_sanitized       true in a sanitizer build (HL_SANITIZERS set by make)
 #   hl_skip_sanitized REASON
@@ -49,6 +56,15 @@ hl_policies() { "${1:-$heaplab}" policies | awk '{print $1}'; }
 hl_compiled() { hl_policies | grep -qx "$1"; }
 hl_families() { "$heaplab" policies --families; }
 hl_model_of() { hl_families | awk -v f="$1" '$2 == f { print $1; exit }'; }
+hl_unmodelled() {
+	for _hl_f; do
+		[ -n "$(hl_model_of "$_hl_f")" ] || { echo "$_hl_f"; return; }
+	done
+}
+hl_need_models() {
+	_hl_f=$(hl_unmodelled "$@")
+	[ -z "$_hl_f" ] || hl_skip "no compiled-in policy models $_hl_f (configure --with-policy=all)"
+}
 hl_list_file() { echo "${abs_top_srcdir:-${srcdir:-.}}/policies/policies.list"; }
 hl_role() { awk -v r="$1" '!/^#/ && $3 == r { print $1; exit }' "$(hl_list_file)"; }
 hl_models() {
