@@ -217,7 +217,7 @@ fi
 # the same trace, measured), and the per-CPU caches of a percpu candidate
 # follow the CPU its replay runs on; both are the machine's doing, not the
 # side-by-side run's.
-one_cpu=$(command -v taskset >/dev/null && echo "taskset -c $(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')")
+one_cpu=$(hl_one_cpu)
 command -v setarch >/dev/null && setarch -R true 2>/dev/null && one_cpu="setarch -R $one_cpu"
 $one_cpu "$heaplab" diagnose --jobs=1 --json="$tmp/one.json" --trace="$tmp/churn.rep" >/dev/null 2>&1
 HEAPLAB_TRACE_WINDOW=100 $one_cpu "$heaplab" diagnose --jobs=3 --json="$tmp/three.json" --trace="$tmp/churn.rep" >/dev/null 2>&1

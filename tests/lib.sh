@@ -33,6 +33,10 @@
 #                      hl_skip, naming it, unless every FAMILY has a
 #                      compiled-in model: for a script that can run nothing
 #                      without them
+#   hl_one_cpu         the words that run a command on one CPU, one this
+#                      process may run on (taskset -c N), or nothing
+#                      without taskset: a policy whose caches follow the
+#                      CPU a thread runs on replays alike twice there
 #   hl_sanitizer       the -fsanitize= list of a sanitizer build, else empty
 #   hl_sanitized       true in a sanitizer build (HL_SANITIZERS set by make)
 #   hl_skip_sanitized REASON
@@ -72,6 +76,9 @@ hl_models() {
 	for _hl_p in $(hl_policies); do
 		case "$_hl_all" in *" $_hl_p "*) echo "$_hl_p" ;; esac
 	done
+}
+hl_one_cpu() {
+	command -v taskset >/dev/null && echo "taskset -c $(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')"
 }
 hl_sanitized() { [ -n "$hl_sanitizer" ]; }
 hl_skip_sanitized() { if hl_sanitized; then hl_skip "$@"; fi; }
