@@ -37,6 +37,10 @@
 #                      process may run on (taskset -c N), or nothing
 #                      without taskset: a policy whose caches follow the
 #                      CPU a thread runs on replays alike twice there
+#   hl_demo_trace      the demo's workload as a trace, on the standard
+#                      output: 500,000 x 1 KiB, free 90 %, free the rest,
+#                      a label after each step (after-alloc, after-free-90,
+#                      after-free-all)
 #   hl_sanitizer       the -fsanitize= list of a sanitizer build, else empty
 #   hl_sanitized       true in a sanitizer build (HL_SANITIZERS set by make)
 #   hl_skip_sanitized REASON
@@ -79,6 +83,17 @@ hl_models() {
 }
 hl_one_cpu() {
 	command -v taskset >/dev/null && echo "taskset -c $(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')"
+}
+hl_demo_trace() {
+	awk 'BEGIN {
+		n = 500000
+		for (i = 0; i < n; i++) print "a " i " 1024"
+		print "s after-alloc"
+		for (i = 0; i < n; i++) if (i % 10) print "f " i
+		print "s after-free-90"
+		for (i = 0; i < n; i += 10) print "f " i
+		print "s after-free-all"
+	}'
 }
 hl_sanitized() { [ -n "$hl_sanitizer" ]; }
 hl_skip_sanitized() { if hl_sanitized; then hl_skip "$@"; fi; }
