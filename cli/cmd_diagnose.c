@@ -185,8 +185,6 @@ static void output_aside(void)
 		dup2(2, 1);
 }
 
-/* Runs the program under the recorder (with @p extra, "VAR=VALUE" or NULL,
- * set); the recording's path into @p out, how it ended into @p ended. */
 /* The CPU time, user and system, of @p use. */
 static double cpu_seconds(const struct rusage *use)
 {
@@ -194,22 +192,33 @@ static double cpu_seconds(const struct rusage *use)
 	       (double)(use->ru_utime.tv_usec + use->ru_stime.tv_usec) / 1e6;
 }
 
-static int record(char **argv, const char *sample_ms, const char *extra, double pace, char *dir, char *out, size_t len,
-		  int *ended, char *others, size_t olen, double *cpu)
+/* Can the recorder go into program @p prog?  0, or the error said in a
+ * line. */
+static int recordable(const char *prog)
 {
 	char full[4096];
-	if (!runnable(argv[0], full, sizeof full))
-		return cli_error("diagnose: cannot run %s: no such program", argv[0]);
+	if (!runnable(prog, full, sizeof full))
+		return cli_error("diagnose: cannot run %s: no such program", prog);
 	if (statically_linked(full))
 		return cli_error("diagnose: %s is statically linked: the recorder (an LD_PRELOAD library) cannot go into it",
-				 argv[0]);
+				 prog);
 	if (*HL_SANITIZERS_BUILD)
 		return cli_error("diagnose: this heaplab is built with -fsanitize=%s, whose runtime owns malloc: "
 				 "its recorder cannot go into another program (use a build without sanitizers)",
 				 HL_SANITIZERS_BUILD);
+	if (access(cli_record_path(), R_OK) != 0)
+		return cli_error("diagnose: cannot find %s (set HEAPLAB_RECORDER to its path)", cli_record_path());
+	return 0;
+}
+
+/* Runs the program under the recorder (with @p extra, "VAR=VALUE" or NULL,
+ * set, and its timed waits @p pace times as long when above 1;
+ * recordable() said yes); the recording's path into @p out, how it ended
+ * into @p ended, its CPU time into @p cpu. */
+static int record(char **argv, const char *sample_ms, const char *extra, double pace, char *dir, char *out, size_t len,
+		  int *ended, char *others, size_t olen, double *cpu)
+{
 	const char *lib = cli_record_path();
-	if (access(lib, R_OK) != 0)
-		return cli_error("diagnose: cannot find %s (set HEAPLAB_RECORDER to its path)", lib);
 	const char *tmp = getenv("TMPDIR");
 	snprintf(dir, 4096, "%s/heaplab-diagnose.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir))
@@ -687,11 +696,21 @@ int cmd_diagnose(int argc, char **argv)
 	if (!check)
 		return cli_error("%s", hl_last_error());
 	dx_grid_free(check, ncand);
-	if (!glibc_model())
-		return cli_error("diagnose: no compiled-in policy models glibc, the C library the recording runs on (configure --with-policy=all)");
-	hl_heap_t *probe = hl_heap_new(glibc_model(), *model ? model : NULL);
-	if (!probe)
+	/* the input's own errors first (a missing or damaged trace, a program
+	 * the recorder cannot go into): a build without a model of glibc
+	 * still says them */
+	hl_trace_t *t = NULL;
+	if (trace && !(t = cli_load_trace(trace, false)))
+		return 2;
+	if (!trace && recordable(argv[i]))
+		return 2;
+	hl_heap_t *probe = glibc_model() ? hl_heap_new(glibc_model(), *model ? model : NULL) : NULL;
+	if (!probe) {
+		hl_trace_free(t);
+		if (!glibc_model())
+			return cli_error("diagnose: no compiled-in policy models glibc, the C library the recording runs on (configure --with-policy=all)");
 		return cli_error("diagnose: --model: %s", hl_last_error());
+	}
 	hl_heap_destroy(probe);
 	char dir[4096] = "", path[4200], full[4096];
 	char *command = trace ? strdup(trace) : joined(argv + i);
@@ -713,8 +732,7 @@ int cmd_diagnose(int argc, char **argv)
 	/* a recording made here is read as far as it goes: a program ended by
 	 * a signal, or by _exit (no destructor ran), leaves it without its
 	 * end, and what it holds is still the program's (a warning says so) */
-	hl_trace_t *t = rc ? NULL : cli_load_trace(trace, dir[0] != 0);
-	if (!rc && !t)
+	if (!rc && dir[0] && !(t = cli_load_trace(trace, true)))
 		rc = 2;
 	/* CPython run as it is: its RSS (recorded with PYTHONMALLOC=malloc, the
 	 * recording is not the program as it is), and, where its threads
@@ -746,7 +764,7 @@ int cmd_diagnose(int argc, char **argv)
 		dir[0] = 0;
 		rc = record(argv + i, sample_ms, facts.recorded_with, facts.pace, dir, path, sizeof path, &facts.ended,
 			    facts.others, sizeof facts.others, &rec_cpu);
-		t = rc ? NULL : cli_load_trace(trace, dir[0] != 0);
+		t = rc ? NULL : cli_load_trace(trace, true);
 		if (!rc && !t)
 			rc = 2;
 	}

@@ -4,7 +4,7 @@
 # per chapter, and the chapter includes it.  Checked here: every chapter
 # of gen_explain.sh's table includes its file; the script writes, for each
 # compiled-in policy of the table, a file with the command and one entry
-# per op of the trace; and a path the trace is built to show appears where
+# per op of the trace (for another, one saying it is not compiled in); and a path the trace is built to show appears where
 # glibc takes it: with tcache_count:0 a freed 40-byte chunk goes to the
 # unsorted bin and the next request of that size takes it from there.
 set -u
@@ -21,11 +21,12 @@ made=0
 echo "$table" | while read -r chapter policy conf; do
 	md=$(ls "$src"/book/"$chapter"-*.md) || fail "no chapter $chapter"
 	grep -q "^\\\\verbinclude ch$chapter-explain.txt\$" "$md" || fail "$md does not include ch$chapter-explain.txt"
+	f="$tmp/ch$chapter-explain.txt"
 	if ! hl_compiled "$policy"; then
+		grep -qx "($policy is not compiled into this build)" "$f" || fail "$f does not say $policy is not compiled in"
 		echo "chapter $chapter: $policy is not compiled in"
 		continue
 	fi
-	f="$tmp/ch$chapter-explain.txt"
 	[ -s "$f" ] || fail "$f was not written"
 	head -1 "$f" | grep -q "^\$ heaplab replay --policy=$policy" || fail "$f does not start with its command"
 	n=$(grep -c '^op [0-9]* (line' "$f")

@@ -142,6 +142,7 @@ fi
 # "POLICY FAMILY [OPTIONS]"), with the family's options
 [ -n "$(hl_families)" ] || echo "SKIP: heaplab run --stats: no model of a real allocator is compiled in"
 while read -r p family opts; do
+	[ -n "$p" ] || continue   # (none: the here-document's one empty line)
 	conf=()
 	[ -z "$opts" ] || conf=(--conf="$opts")
 	"$heaplab" run --policy="$p" "${conf[@]}" --stats -- "$program" stats > "$tmp/hl-$p" 2>&1 ||

@@ -12,7 +12,8 @@
 # --stats; the peak is the largest heap figure --explain=json gives after
 # an op, plus the metadata at the end (hand.rep's policies make all their
 # metadata in the first call and never give it back).
-# Skipped (exit 77) only when Chromium, node or playwright-core is missing.
+# Skipped (exit 77) only when Chromium, node or playwright-core is missing,
+# or no compiled-in policy models glibc or jemalloc.
 set -u
 src=${srcdir:-.}
 hand="$src/tests/diagnose/hand.rep"
@@ -20,6 +21,7 @@ model=tcache_count:7,fastbins:on
 . "$src/tests/browser_lib.sh"
 glibc=$(hl_model_of glibc)   # the policy that models glibc (bins here)
 jemalloc=$(hl_model_of jemalloc)   # the policy that models jemalloc (slab here)
+hl_need_models glibc jemalloc
 hl_tmpdir heaplab-diagnose-browser
 # peak and final resident bytes of one candidate
 figures() {

@@ -13,6 +13,7 @@
 # (-11 % without it when this test was written).
 set -u
 . "$(dirname "$0")/lib.sh"
+hl_need_models glibc
 hl_skip_sanitized "recording preloads heaplab's recorder; a -fsanitize=$hl_sanitizer build owns malloc"
 command -v perl >/dev/null || hl_skip "no perl"
 py=$(command -v python3) || hl_skip "no python3"
@@ -39,6 +40,9 @@ candidate() {
 }
 ran=0
 for lib in "" libjemalloc.so.2 libmimalloc.so.2 libtcmalloc_minimal.so.4; do
+	family=glibc
+	case $lib in libjemalloc*) family=jemalloc ;; libmimalloc*) family=mimalloc ;; libtcmalloc*) family=tcmalloc ;; esac
+	[ -n "$(hl_unmodelled $family)" ] && { echo "SKIP (part): no compiled-in policy models $family"; continue; }
 	if [ -n "$lib" ]; then
 		[ -r "$libdir/$lib" ] || { echo "not installed: $libdir/$lib"; continue; }
 		setting="LD_PRELOAD=$libdir/$lib"

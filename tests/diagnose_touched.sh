@@ -15,6 +15,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 glibc=$(hl_model_of glibc)   # the policy that models glibc (bins here)
+hl_need_models glibc
 hl_skip_sanitized "recording preloads heaplab's recorder; a -fsanitize=$hl_sanitizer build owns malloc"
 command -v sort >/dev/null || hl_skip "no sort"
 py=$(command -v python3) || hl_skip "no python3"

@@ -26,6 +26,21 @@
 #   hl_families        the compiled-in models of a family of real allocators,
 #                      one "POLICY FAMILY [OPTIONS]" a line (heaplab
 #                      policies --families)
+#   hl_unmodelled FAMILY...
+#                      the first FAMILY no compiled-in policy models, or
+#                      nothing (a one-policy build models none)
+#   hl_need_models FAMILY...
+#                      hl_skip, naming it, unless every FAMILY has a
+#                      compiled-in model: for a script that can run nothing
+#                      without them
+#   hl_one_cpu         the words that run a command on one CPU, one this
+#                      process may run on (taskset -c N), or nothing
+#                      without taskset: a policy whose caches follow the
+#                      CPU a thread runs on replays alike twice there
+#   hl_demo_trace      the demo's workload as a trace, on the standard
+#                      output: 500,000 x 1 KiB, free 90 %, free the rest,
+#                      a label after each step (after-alloc, after-free-90,
+#                      after-free-all)
 #   hl_sanitizer       the -fsanitize= list of a sanitizer build, else empty
 #   hl_sanitized       true in a sanitizer build (HL_SANITIZERS set by make)
 #   hl_skip_sanitized REASON
@@ -49,6 +64,15 @@ hl_policies() { "${1:-$heaplab}" policies | awk '{print $1}'; }
 hl_compiled() { hl_policies | grep -qx "$1"; }
 hl_families() { "$heaplab" policies --families; }
 hl_model_of() { hl_families | awk -v f="$1" '$2 == f { print $1; exit }'; }
+hl_unmodelled() {
+	for _hl_f; do
+		[ -n "$(hl_model_of "$_hl_f")" ] || { echo "$_hl_f"; return; }
+	done
+}
+hl_need_models() {
+	_hl_f=$(hl_unmodelled "$@")
+	[ -z "$_hl_f" ] || hl_skip "no compiled-in policy models $_hl_f (configure --with-policy=all)"
+}
 hl_list_file() { echo "${abs_top_srcdir:-${srcdir:-.}}/policies/policies.list"; }
 hl_role() { awk -v r="$1" '!/^#/ && $3 == r { print $1; exit }' "$(hl_list_file)"; }
 hl_models() {
@@ -56,6 +80,20 @@ hl_models() {
 	for _hl_p in $(hl_policies); do
 		case "$_hl_all" in *" $_hl_p "*) echo "$_hl_p" ;; esac
 	done
+}
+hl_one_cpu() {
+	command -v taskset >/dev/null && echo "taskset -c $(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')"
+}
+hl_demo_trace() {
+	awk 'BEGIN {
+		n = 500000
+		for (i = 0; i < n; i++) print "a " i " 1024"
+		print "s after-alloc"
+		for (i = 0; i < n; i++) if (i % 10) print "f " i
+		print "s after-free-90"
+		for (i = 0; i < n; i += 10) print "f " i
+		print "s after-free-all"
+	}'
 }
 hl_sanitized() { [ -n "$hl_sanitizer" ]; }
 hl_skip_sanitized() { if hl_sanitized; then hl_skip "$@"; fi; }

@@ -73,8 +73,7 @@ tests/fidelity/glibc.rows        fixture rows for the rows reader's own tests (t
 tests/fidelity/jemalloc.rows     fixture rows (as above)
 "
 still_to_move="
-tests/malloc_api.sh tests/replay_traces.sh tests/test_conformance.c tests/test_visualize.c
-tests/test_visualize_readable.sh tests/trace_binary.sh
+tests/test_conformance.c tests/test_visualize.c
 "
 known=$( { printf '%s\n' "$not_a_policy" | awk 'NF { print $1 }'; printf '%s\n' $still_to_move; } | sort)
 python3 "$here/policy_names.py" "$top" >"$tmp/found" || { echo "FAIL: tests/policy_names.py"; exit 1; }

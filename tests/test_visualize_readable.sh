@@ -1,9 +1,9 @@
 #!/bin/sh
 # Pictures that stay readable at any heap size: the heaps the demo draws
 # (bench/demo.sh's workload, 500,000 x 1 KiB, free 90%, free the rest,
-# replayed as a trace on every allocator model, a picture after each step,
-# where bump's alike regions must be folded into one box;
-# and bump's picture of 100,000 small blocks of mixed sizes)
+# replayed as a trace on every allocator model, a picture after each step;
+# a policy's own pictures, such as bump's of many regions, are its
+# folder's: policies/bump/bump_readable.sh)
 # and every lab's pictures (each lab program with --pictures, its quick
 # run) must each be at most 1,600 pixels wide at their natural size, and
 # no edge may cross the box of a text (a cell's, a node's, a cluster's
@@ -55,47 +55,12 @@ judge "$tmp/self/lost.dot" --marks | grep -q 'head → A of head marks no cell' 
 out=$(judge "$tmp/self/clean.dot") || { echo "FAIL: the checker failed a clean picture: $out"; fail=1; }
 
 # 2. The demo's heaps, after each of its steps, on every model.
-awk 'BEGIN {
-	n = 500000
-	for (i = 0; i < n; i++) print "a " i " 1024"
-	print "s after-alloc"
-	for (i = 0; i < n; i++) if (i % 10) print "f " i
-	print "s after-free-90"
-	for (i = 0; i < n; i += 10) print "f " i
-	print "s after-free-all"
-}' >"$tmp/demo.rep"
+hl_demo_trace >"$tmp/demo.rep"
 policies=$(hl_models)
 for p in $policies; do
 	mkdir -p "$tmp/demo/$p"
 	if ! ./heaplab replay --policy="$p" --repeat 0 --check-every 250000 --snapshot-dir "$tmp/demo/$p" "$tmp/demo.rep" >/dev/null; then
 		echo "FAIL: $p could not replay the demo's workload"
-		fail=1
-	fi
-done
-
-# 2b. bump on a heap of many small blocks of mixed sizes (16, 32, 48 B
-# in turn, so no run of one size): the region must fold what it cannot
-# draw into cells that say what they hold, and keep the cursor's cell
-# (the cursor's head "→ A" must mark a cell: the checker sees to it).
-awk 'BEGIN { for (i = 0; i < 100000; i++) print "a " i " " 16 * (1 + i % 3); print "s small-mixed" }' >"$tmp/small.rep"
-mkdir -p "$tmp/demo/bump-small"
-if ! ./heaplab replay --policy=bump --repeat 0 --snapshot-dir "$tmp/demo/bump-small" "$tmp/small.rep" >/dev/null; then
-	echo "FAIL: bump could not replay 100,000 small mallocs"
-	fail=1
-elif grep -q "cells not drawn" "$tmp/demo/bump-small/bump-small-mixed.dot"; then
-	echo "FAIL: bump's picture of 100,000 small blocks leaves cells out without saying of what"
-	fail=1
-fi
-
-# 2c. bump on the demo's heap fills eight regions of 64 MiB, the first
-# seven full and alike (blocks of 1 KiB, as many in each): a teacher
-# draws them once with a count, so each picture has two region boxes,
-# the folded seven and the current one.
-for f in "$tmp"/demo/bump/*.dot; do
-	[ -f "$f" ] || continue
-	boxes=$(grep -c 'subgraph cluster_[0-9]' "$f")
-	if [ "$boxes" != 2 ] || ! grep -q 'label=<× 7 alike regions' "$f"; then
-		echo "FAIL: ${f#"$tmp"/} draws $boxes region boxes (want the seven alike regions folded into one, and the current)"
 		fail=1
 	fi
 done
