@@ -23,7 +23,8 @@
 prog=$build/bench/glibcver
 [ -x "$prog" ] || { echo "FAIL: no $prog (make bench/glibcver)"; exit 1; }
 hl_skip_sanitized "bench/glibcver runs under heaplab run, whose preloaded malloc a -fsanitize=$hl_sanitizer build rules out"
-hl_compiled bins || hl_skip "bins is not compiled in"
+hl_need_models glibc
+glibc=$(hl_model_of glibc)
 hl_tmpdir book-glibc
 unset GLIBC_TUNABLES MALLOC_ARENA_MAX
 
@@ -34,7 +35,7 @@ for args in "" "fast mxfast x" "nosuch"; do
 	[ "$rc" -eq 2 ] && [ "$(echo "$err" | grep -c .)" -eq 1 ] || fail "glibcver $args: exit $rc, not 2 with one line: $err"
 done
 
-model() { v=$1; shift; "$heaplab" run --policy=bins --conf="$v" -- "$prog" "$@" 2> /dev/null; }
+model() { v=$1; shift; "$heaplab" run --policy="$glibc" --conf="$v" -- "$prog" "$@" 2> /dev/null; }
 # the value after the word $1 on the mallinfo2 line
 field() { awk -v w="$1" '$1 == "mallinfo2:" { for (i = 2; i < NF; i++) if ($i == w) print $(i + 1) }'; }
 
@@ -61,7 +62,7 @@ if [ "$(getconf GNU_LIBC_VERSION 2> /dev/null)" = "glibc 2.36" ]; then
 		"$prog" $args > "$tmp/real"
 		# shellcheck disable=SC2086
 		model version:2.36 $args > "$tmp/model"
-		cmp -s "$tmp/real" "$tmp/model" || fail "bins as 2.36, glibcver $args: not what glibc 2.36 prints: $(diff "$tmp/real" "$tmp/model" | head -4 | tr '\n' ' ')"
+		cmp -s "$tmp/real" "$tmp/model" || fail "$glibc as 2.36, glibcver $args: not what glibc 2.36 prints: $(diff "$tmp/real" "$tmp/model" | head -4 | tr '\n' ' ')"
 	done
 else
 	echo "SKIP (part): the glibc here is not 2.36, whose figures this test holds"
@@ -69,19 +70,19 @@ fi
 
 # the model of the sources
 model version:2.43 fast > "$tmp/m43"
-[ "$(field smblks < "$tmp/m43")" = 0 ] && [ "$(field fsmblks < "$tmp/m43")" = 0 ] || fail "bins as 2.43: $(head -1 "$tmp/m43")"
-grep -q 'type="fast"' "$tmp/m43" && fail "bins as 2.43: malloc_info writes a fast total"
-grep -q '</malloc>' "$tmp/m43" || fail "bins as 2.43: malloc_info wrote no XML"
+[ "$(field smblks < "$tmp/m43")" = 0 ] && [ "$(field fsmblks < "$tmp/m43")" = 0 ] || fail "$glibc as 2.43: $(head -1 "$tmp/m43")"
+grep -q 'type="fast"' "$tmp/m43" && fail "$glibc as 2.43: malloc_info writes a fast total"
+grep -q '</malloc>' "$tmp/m43" || fail "$glibc as 2.43: malloc_info wrote no XML"
 for n in 0 1000; do
 	model version:2.43 fast mxfast $n > "$tmp/m43-$n"
-	head -1 "$tmp/m43-$n" | grep -qx "mallopt(M_MXFAST, $n) returned 1" || fail "bins as 2.43: mallopt(M_MXFAST, $n): $(head -1 "$tmp/m43-$n")"
-	tail -n +2 "$tmp/m43-$n" | cmp -s - "$tmp/m43" || fail "bins as 2.43: mallopt(M_MXFAST, $n) changed the heap"
+	head -1 "$tmp/m43-$n" | grep -qx "mallopt(M_MXFAST, $n) returned 1" || fail "$glibc as 2.43: mallopt(M_MXFAST, $n): $(head -1 "$tmp/m43-$n")"
+	tail -n +2 "$tmp/m43-$n" | cmp -s - "$tmp/m43" || fail "$glibc as 2.43: mallopt(M_MXFAST, $n) changed the heap"
 done
 cached() { [ "$(model "$1" large | field uordblks)" -ge 100016 ]; }
-cached version:2.42 && fail "bins as 2.42, default tcache_max: the 100,016-byte chunk is cached"
-cached version:2.42,tcache_max:131072 || fail "bins as 2.42, tcache_max 131072: the 100,016-byte chunk is not cached"
-cached version:2.36,tcache_max:131072 && fail "bins as 2.36, tcache_max 131072: the chunk is cached (2.36 refuses above 1032)"
-cached version:2.42,tcache_max:100000 && fail "bins as 2.42, tcache_max 100000: the 100,016-byte chunk is cached (the tag's test is size < nb)"
-cached version:2.43,tcache_max:100000 || fail "bins as 2.43, tcache_max 100000: the 100,016-byte chunk is not cached (2.43's limit is nb + 1)"
-[ $bad -eq 0 ] && echo "glibc after 2.36: fastbin reports and M_MXFAST as glibc 2.36 measured, bins as 2.36 the same, as 2.42 and 2.43 as their sources say"
+cached version:2.42 && fail "$glibc as 2.42, default tcache_max: the 100,016-byte chunk is cached"
+cached version:2.42,tcache_max:131072 || fail "$glibc as 2.42, tcache_max 131072: the 100,016-byte chunk is not cached"
+cached version:2.36,tcache_max:131072 && fail "$glibc as 2.36, tcache_max 131072: the chunk is cached (2.36 refuses above 1032)"
+cached version:2.42,tcache_max:100000 && fail "$glibc as 2.42, tcache_max 100000: the 100,016-byte chunk is cached (the tag's test is size < nb)"
+cached version:2.43,tcache_max:100000 || fail "$glibc as 2.43, tcache_max 100000: the 100,016-byte chunk is not cached (2.43's limit is nb + 1)"
+[ $bad -eq 0 ] && echo "glibc after 2.36: fastbin reports and M_MXFAST as glibc 2.36 measured, $glibc as 2.36 the same, as 2.42 and 2.43 as their sources say"
 exit $bad
