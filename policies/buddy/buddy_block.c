@@ -1,0 +1,318 @@
+/**
+ * @file buddy_block.c
+ * @brief The blocks of `buddy`: regions and their side maps, the free
+ *        list of each order, splitting, coalescing by XOR, the large
+ *        blocks' own mappings.  Every function expects the lock held.
+ */
+#include "config.h"
+#include <errno.h>
+#include "buddy.h"
+
+/* ---- regions -------------------------------------------------------------- */
+
+static size_t bd_hash(const bd_state_t *s, uintptr_t a)
+{
+	return (size_t)hl_mix64(a >> s->max_order) & (BD_SLOTS - 1);
+}
+
+bd_region_t *bd_region_of(bd_state_t *s, const void *p)
+{
+	uintptr_t key = (uintptr_t)p >> s->max_order;
+
+	for (size_t i = bd_hash(s, (uintptr_t)p);; i = (i + 1) & (BD_SLOTS - 1)) {
+		uint32_t v = s->slot[i];
+		if (!v)
+			return NULL;
+		if ((uintptr_t)s->regions[v - 1].base >> s->max_order == key)
+			return &s->regions[v - 1];
+	}
+}
+
+/** Bytes of a region's side map and request table (one metadata region). */
+static size_t bd_meta_bytes(const bd_state_t *s)
+{
+	return hl_align_up(bd_units(s) * (1 + sizeof(uint32_t)), hl_os_page(s->os));
+}
+
+static void bd_push(bd_state_t *s, bd_region_t *r, char *b, unsigned k);
+
+/** A new region: one free block of order max_order. */
+static bool bd_new_region(bd_state_t *s)
+{
+	size_t size = bd_region_bytes(s);
+
+	if (s->nregions == BD_MAX_REGIONS)
+		return false;
+	char *base = hl_os_reserve(s->os, size, size, true);
+	if (!base)
+		return false;
+	uint8_t *meta = hl_os_reserve_meta(s->os, bd_meta_bytes(s));
+	if (!meta) {
+		hl_os_release(s->os, base, size);
+		return false;
+	}
+	bd_region_t *r = &s->regions[s->nregions++];
+	r->base = base;
+	r->map = meta;
+	r->req = (uint32_t *)(void *)(meta + bd_units(s));
+	r->seq = hl_os_locate(s->os, base, NULL);
+	size_t i = bd_hash(s, (uintptr_t)base);
+	while (s->slot[i])
+		i = (i + 1) & (BD_SLOTS - 1);
+	s->slot[i] = (uint32_t)s->nregions;
+	HL_EV(s->heap, HL_EV_NEW, "region: one free block of the largest order", (int)s->max_order, size, base);
+	bd_push(s, r, base, s->max_order);
+	return true;
+}
+
+/* ---- free lists ------------------------------------------------------------ */
+
+/** True when @p x may be followed as an element of free[k]: a free block
+ *  of order k in one of our regions (checked before it is read). */
+static bool bd_plausible(bd_state_t *s, char *x, unsigned k)
+{
+	bd_region_t *r = bd_region_of(s, x);
+
+	return r && ((size_t)(x - r->base) & (bd_bytes(k) - 1)) == 0 &&
+	       *bd_map_at(s, r, x) == (BD_HEAD | BD_FREE | k);
+}
+
+/** The links of listed block @p b, made sure to lead to blocks of order
+ *  @p k (a write after free that smashed them aborts here). */
+static bd_links_t *bd_checked_links(bd_state_t *s, char *b, unsigned k)
+{
+	bd_links_t *l = bd_links(b);
+
+	if ((l->next && !bd_plausible(s, l->next, k)) || (l->prev && !bd_plausible(s, l->prev, k)) ||
+	    (l->next && bd_links(l->next)->prev != b) || (l->prev && bd_links(l->prev)->next != b) ||
+	    (!l->prev && s->free[k] != b))
+		hl_fatal(&hl_policy_buddy, "free list link overwritten (a write after free?)", b);
+	return l;
+}
+
+/** Lists free block @p b of order @p k at the head of free[k]. */
+static void bd_push(bd_state_t *s, bd_region_t *r, char *b, unsigned k)
+{
+	bd_links_t *l = bd_links(b);
+
+	*bd_map_at(s, r, b) = (uint8_t)(BD_HEAD | BD_FREE | k);
+	l->prev = NULL;
+	l->next = s->free[k];
+	if (l->next)
+		bd_links(l->next)->prev = b;
+	s->free[k] = b;
+	s->nfree[k]++;
+}
+
+/** Takes free block @p b of order @p k off free[k]; its map byte is the
+ *  caller's to rewrite. */
+static void bd_unlink(bd_state_t *s, char *b, unsigned k)
+{
+	bd_links_t *l = bd_checked_links(s, b, k);
+
+	if (l->prev)
+		bd_links(l->prev)->next = l->next;
+	else
+		s->free[k] = l->next;
+	if (l->next)
+		bd_links(l->next)->prev = l->prev;
+	s->nfree[k]--;
+}
+
+/* ---- allocation and free ------------------------------------------------------- */
+
+/** Marks @p b live, of order @p k, serving @p n bytes. */
+static void bd_mark_live(bd_state_t *s, bd_region_t *r, char *b, unsigned k, size_t n)
+{
+	size_t u = bd_unit(s, r, b);
+
+	r->map[u] = (uint8_t)(BD_HEAD | k);
+	r->req[u] = (uint32_t)n;
+	s->nlive[k]++;
+	s->requested += n;
+	s->rounded += bd_bytes(k);
+}
+
+void *bd_alloc(bd_state_t *s, unsigned k, size_t n)
+{
+	unsigned j = k;
+
+	while (j <= s->max_order && !s->free[j])
+		j++;
+	if (j > s->max_order) {
+		HL_EV(s->heap, HL_EV_REJECT, "every free list of this order and above is empty: a new region", (int)k, bd_bytes(k), NULL);
+		if (!bd_new_region(s)) {
+			HL_EV(s->heap, HL_EV_FAIL, "no new region", (int)k, bd_bytes(k), NULL);
+			errno = ENOMEM;
+			return NULL;
+		}
+		j = s->max_order;
+	}
+	char *b = s->free[j];
+	bd_region_t *r = bd_region_of(s, b);
+	if (!r || *bd_map_at(s, r, b) != (BD_HEAD | BD_FREE | j))
+		hl_fatal(&hl_policy_buddy, "free list head overwritten (a write after free?)", b);
+	bd_unlink(s, b, j);
+	HL_EV(s->heap, HL_EV_LIST_POP, j == k ? "free list of the order asked" : "free list of a larger order", (int)j, bd_bytes(j), b);
+	while (j > k) {
+		j--;
+		bd_push(s, r, b + bd_bytes(j), j);
+		s->c.splits++;
+		HL_EV_SIZES(s->heap, HL_EV_SPLIT, "halved: the upper buddy goes on the list below", (int)j, bd_bytes(j), bd_bytes(j), b);
+	}
+	bd_mark_live(s, r, b, k, n);
+	return b;
+}
+
+unsigned bd_validate(bd_state_t *s, bd_region_t *r, const void *p, bool freeing)
+{
+	uint8_t m;
+
+	if (!r)
+		hl_fatal(&hl_policy_buddy, "free of a pointer this heap does not own", p);
+	if (((uintptr_t)p & (bd_bytes(s->min_order) - 1)) || !((m = *bd_map_at(s, r, p)) & BD_HEAD))
+		hl_fatal(&hl_policy_buddy, "invalid pointer (not the start of a block)", p);
+	if (m & BD_FREE)
+		hl_fatal(&hl_policy_buddy, freeing ? "double free" : "use of a freed block", p);
+	return m & BD_ORDER_MASK;
+}
+
+/** Takes live block @p b of order @p k out of the live counts. */
+static void bd_unmark_live(bd_state_t *s, bd_region_t *r, char *b, unsigned k)
+{
+	size_t u = bd_unit(s, r, b);
+
+	s->nlive[k]--;
+	s->requested -= r->req[u];
+	s->rounded -= bd_bytes(k);
+	r->req[u] = 0;
+}
+
+void bd_release(bd_state_t *s, bd_region_t *r, char *b)
+{
+	unsigned k = *bd_map_at(s, r, b) & BD_ORDER_MASK;
+
+	bd_unmark_live(s, r, b, k);
+	while (k < s->max_order) {
+		char *buddy = bd_buddy(r, b, k);
+		uint8_t *bm = bd_map_at(s, r, buddy);
+		if (*bm != (BD_HEAD | BD_FREE | k)) {
+			s->c.refused++;
+			HL_EV(s->heap, HL_EV_REJECT, *bm & BD_HEAD && !(*bm & BD_FREE) ? "buddy is live: no merge" : "buddy is split or smaller: no merge", (int)k, bd_bytes(k), buddy);
+			break;
+		}
+		bd_unlink(s, buddy, k);
+		char *upper = buddy > b ? buddy : b;
+		*bd_map_at(s, r, upper) = 0;
+		b = buddy < b ? buddy : b;
+		*bd_map_at(s, r, b) = 0;
+		s->c.merges++;
+		HL_EV_SIZES(s->heap, HL_EV_MERGE, "with its free buddy (offset XOR size)", (int)k + 1, bd_bytes(k), bd_bytes(k + 1), b);
+		k++;
+	}
+	bd_push(s, r, b, k);
+	HL_EV(s->heap, HL_EV_LIST_PUSH, "free list of its order", (int)k, bd_bytes(k), b);
+}
+
+/** True when live block @p b of order @p k can grow to order @p want by
+ *  taking the buddies above it, each a free block of its order. */
+static bool bd_can_grow(bd_state_t *s, bd_region_t *r, char *b, unsigned k, unsigned want)
+{
+	for (; k < want; k++) {
+		char *buddy = bd_buddy(r, b, k);
+		if (buddy < b || *bd_map_at(s, r, buddy) != (BD_HEAD | BD_FREE | k))
+			return false;
+	}
+	return true;
+}
+
+bool bd_resize(bd_state_t *s, bd_region_t *r, char *b, unsigned k, unsigned want, size_t n)
+{
+	if (want > k && !bd_can_grow(s, r, b, k, want))
+		return false;
+	bd_unmark_live(s, r, b, k);
+	for (; k < want; k++) {
+		char *buddy = bd_buddy(r, b, k);
+		bd_unlink(s, buddy, k);
+		*bd_map_at(s, r, buddy) = 0;
+		s->c.merges++;
+		HL_EV_SIZES(s->heap, HL_EV_MERGE, "realloc in place: with its free buddy above", (int)k + 1, bd_bytes(k), bd_bytes(k + 1), b);
+	}
+	while (k > want) {
+		k--;
+		bd_push(s, r, b + bd_bytes(k), k);
+		s->c.splits++;
+		HL_EV_SIZES(s->heap, HL_EV_SPLIT, "realloc in place: the upper half freed", (int)k, bd_bytes(k), bd_bytes(k), b);
+	}
+	bd_mark_live(s, r, b, k, n);
+	return true;
+}
+
+/* ---- large blocks -------------------------------------------------------------- */
+
+void *bd_large_alloc(bd_state_t *s, size_t n, size_t align)
+{
+	size_t page = hl_os_page(s->os), i = 0;
+
+	while (i < BD_MAX_LARGE && s->large[i].base)
+		i++;
+	if (i == BD_MAX_LARGE || n > HL_MAX_REQUEST) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	size_t size = hl_align_up(n, page);
+	char *base = hl_os_reserve(s->os, size, align > page ? align : page, true);
+	if (!base) {
+		HL_EV(s->heap, HL_EV_FAIL, "no mapping for a large block", -1, size, NULL);
+		errno = ENOMEM;
+		return NULL;
+	}
+	bd_large_t *l = &s->large[i];
+	*l = (bd_large_t){ base, size, n, hl_os_locate(s->os, base, NULL) };
+	hl_os_set_data(s->os, base, l);
+	if (i + 1 > s->large_high)
+		s->large_high = i + 1;
+	s->large_live++;
+	s->large_bytes += size;
+	s->large_requested += n;
+	s->c.maps++;
+	HL_EV(s->heap, HL_EV_MAP, "above the largest order: a mapping of its own", -1, size, base);
+	return base;
+}
+
+bd_large_t *bd_large_of(bd_state_t *s, const void *p)
+{
+	bd_large_t *l = hl_os_data(s->os, p);
+
+	return l >= s->large && l < s->large + BD_MAX_LARGE && l->base == p ? l : NULL;
+}
+
+void bd_large_free(bd_state_t *s, bd_large_t *l)
+{
+	HL_EV(s->heap, HL_EV_UNMAP, "a large block's mapping", -1, l->size, l->base);
+	s->large_live--;
+	s->large_bytes -= l->size;
+	s->large_requested -= l->req;
+	s->c.unmaps++;
+	hl_os_release(s->os, l->base, l->size);
+	l->base = NULL;
+}
+
+size_t bd_purge_free(bd_state_t *s)
+{
+	size_t page = hl_os_page(s->os), given = 0;
+
+	for (unsigned k = s->min_order; k <= s->max_order; k++) {
+		if (bd_bytes(k) <= page)
+			continue;
+		for (char *b = s->free[k]; b; b = bd_links(b)->next) {
+			bd_checked_links(s, b, k);
+			hl_os_purge(s->os, b + page, bd_bytes(k) - page);
+			given += bd_bytes(k) - page;
+		}
+	}
+	if (given)
+		HL_EV(s->heap, HL_EV_PURGE, "pages inside free blocks (the first page keeps the links)", -1, given, NULL);
+	s->c.purged += given;
+	return given;
+}
