@@ -44,7 +44,7 @@
  *
  * What it leaves out
  *   Linux's migrate types, per-CPU page lists, watermarks and the slab
- *   layered on top; giving regions back (trim purges the pages inside
+ *   layered on top; giving regions back (trim decommits the pages inside
  *   free blocks instead).
  */
 #include "config.h"
@@ -207,7 +207,7 @@ static size_t bd_trim(void *state, size_t pad)
 
 	(void)pad;
 	pthread_mutex_lock(&s->lock);
-	size_t n = bd_purge_free(s);
+	size_t n = bd_decommit_free(s);
 	pthread_mutex_unlock(&s->lock);
 	return n;
 }
@@ -218,11 +218,12 @@ static void bd_fork_child(void *state) { pthread_mutex_init(&((bd_state_t *)stat
 
 /* Configurations the fuzzers run beside the defaults (core/policy.h):
  * small regions (large mappings early, many regions), the smallest
- * blocks of 16 bytes, and a region of 64 MiB. */
+ * blocks of 16 bytes, and a region of 64 MiB (with blocks of 64 B at
+ * least: a region holds at most 2^20 units). */
 static const char *const bd_variants[] = {
 	"min_order:4,max_order:12",
 	"min_order:6,max_order:16",
-	"max_order:26",
+	"min_order:6,max_order:26",
 	NULL,
 };
 

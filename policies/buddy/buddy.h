@@ -21,6 +21,11 @@
  *   req        per unit, the bytes the program asked for when a live
  *              block starts there (statistics: internal fragmentation)
  *   large      a request above 2^max_order: a mapping of its own
+ *   committed  a region is reserved without access; a page is committed
+ *              when a block that covers it is handed out, or when a free
+ *              block starting on it is listed (its links live there), so
+ *              the heap's committed bytes follow the blocks in use, not
+ *              the regions (trim gives back the pages of free blocks)
  *
  * Why a side map and not a header: a block's payload is the block itself,
  * so a block of order k starts on a multiple of 2^k from the region's
@@ -102,6 +107,7 @@ typedef struct bd_region {
 	char *base;              /**< aligned to 2^max_order (page source) */
 	uint8_t *map;            /**< one byte per unit (metadata region) */
 	uint32_t *req;           /**< request of the live block at each head unit */
+	uint64_t *pages;         /**< one bit per page of the region: committed */
 	int seq;                 /**< the page source's region number */
 } bd_region_t;
 
@@ -119,7 +125,7 @@ typedef struct bd_counters {
 	uint64_t merges;         /**< buddies joined into their parent */
 	uint64_t refused;        /**< frees whose buddy was not free, or split */
 	uint64_t maps, unmaps;   /**< large mappings made and given back */
-	uint64_t purged;         /**< bytes trim gave back inside free blocks */
+	uint64_t decommitted;    /**< bytes trim gave back inside free blocks */
 } bd_counters_t;
 
 /** The policy's state: one per heap, in a metadata region.  Every field
@@ -202,9 +208,9 @@ void *bd_large_alloc(bd_state_t *s, size_t n, size_t align);
 bd_large_t *bd_large_of(bd_state_t *s, const void *p);
 /** Unmaps large block @p l. */
 void bd_large_free(bd_state_t *s, bd_large_t *l);
-/** Gives back the pages inside free blocks of a page or more (their
- *  first page keeps the links).  Returns the bytes. */
-size_t bd_purge_free(bd_state_t *s);
+/** Decommits the committed pages inside free blocks of more than a page
+ *  (their first page keeps the links).  Returns the bytes. */
+size_t bd_decommit_free(bd_state_t *s);
 
 /* buddy_view.c */
 /** policy_check: the invariants above. */

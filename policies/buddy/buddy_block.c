@@ -28,10 +28,68 @@ bd_region_t *bd_region_of(bd_state_t *s, const void *p)
 	}
 }
 
-/** Bytes of a region's side map and request table (one metadata region). */
+/** Pages of a region. */
+static size_t bd_pages(const bd_state_t *s) { return bd_region_bytes(s) / hl_os_page(s->os); }
+
+/** Bytes of a region's side map, request table and page bits (one
+ *  metadata region). */
 static size_t bd_meta_bytes(const bd_state_t *s)
 {
-	return hl_align_up(bd_units(s) * (1 + sizeof(uint32_t)), hl_os_page(s->os));
+	size_t bits = hl_align_up(bd_pages(s), 64) / 8;
+
+	return hl_align_up(bd_units(s) * (1 + sizeof(uint32_t)) + bits, hl_os_page(s->os));
+}
+
+/* ---- committed pages ------------------------------------------------------------ */
+
+static bool bd_page_on(const bd_region_t *r, size_t i) { return r->pages[i / 64] >> (i % 64) & 1; }
+
+static void bd_page_set(bd_region_t *r, size_t i, bool on)
+{
+	if (on)
+		r->pages[i / 64] |= (uint64_t)1 << (i % 64);
+	else
+		r->pages[i / 64] &= ~((uint64_t)1 << (i % 64));
+}
+
+/** Makes the pages of [@p a, @p a + @p len) committed, or (@p on false)
+ *  decommitted, run by run; false when the page source refused (the
+ *  pages done so far keep their bits).  @p done adds the bytes changed. */
+static bool bd_pages_set(bd_state_t *s, bd_region_t *r, const char *a, size_t len, bool on, size_t *done)
+{
+	size_t page = hl_os_page(s->os);
+	size_t i = (size_t)(a - r->base) / page, end = ((size_t)(a - r->base) + len + page - 1) / page;
+
+	while (i < end) {
+		if (bd_page_on(r, i) == on) {
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (j < end && bd_page_on(r, j) != on)
+			j++;
+		char *from = r->base + i * page;
+		if ((on ? hl_os_commit(s->os, from, (j - i) * page) : hl_os_decommit(s->os, from, (j - i) * page)) < 0)
+			return false;
+		for (; i < j; i++)
+			bd_page_set(r, i, on);
+		if (done)
+			*done += (j - (size_t)(from - r->base) / page) * page;
+	}
+	return true;
+}
+
+/** Commits what handing out block @p b of order @p k, split from a free
+ *  block of order @p j, writes: the block, and the first bytes of each
+ *  upper half listed on the way down. */
+static bool bd_commit_split(bd_state_t *s, bd_region_t *r, char *b, unsigned k, unsigned j)
+{
+	if (!bd_pages_set(s, r, b, bd_bytes(k), true, NULL))
+		return false;
+	for (unsigned i = k; i < j; i++)
+		if (!bd_pages_set(s, r, b + bd_bytes(i), sizeof(bd_links_t), true, NULL))
+			return false;
+	return true;
 }
 
 static void bd_push(bd_state_t *s, bd_region_t *r, char *b, unsigned k);
@@ -43,18 +101,22 @@ static bool bd_new_region(bd_state_t *s)
 
 	if (s->nregions == BD_MAX_REGIONS)
 		return false;
-	char *base = hl_os_reserve(s->os, size, size, true);
+	char *base = hl_os_reserve(s->os, size, size, false);
 	if (!base)
 		return false;
 	uint8_t *meta = hl_os_reserve_meta(s->os, bd_meta_bytes(s));
-	if (!meta) {
-		hl_os_release(s->os, base, size);
+	if (!meta || hl_os_commit(s->os, base, hl_os_page(s->os)) < 0) {   /* the links' page */
+		if (meta)
+			hl_os_release(s->os, meta, bd_meta_bytes(s));
+		hl_os_release(s->os, base, 0);
 		return false;
 	}
 	bd_region_t *r = &s->regions[s->nregions++];
 	r->base = base;
 	r->map = meta;
 	r->req = (uint32_t *)(void *)(meta + bd_units(s));
+	r->pages = (uint64_t *)(void *)(meta + bd_units(s) * (1 + sizeof(uint32_t)));
+	bd_page_set(r, 0, true);
 	r->seq = hl_os_locate(s->os, base, NULL);
 	size_t i = bd_hash(s, (uintptr_t)base);
 	while (s->slot[i])
@@ -152,6 +214,11 @@ void *bd_alloc(bd_state_t *s, unsigned k, size_t n)
 	bd_region_t *r = bd_region_of(s, b);
 	if (!r || *bd_map_at(s, r, b) != (BD_HEAD | BD_FREE | j))
 		hl_fatal(&hl_policy_buddy, "free list head overwritten (a write after free?)", b);
+	if (!bd_commit_split(s, r, b, k, j)) {
+		HL_EV(s->heap, HL_EV_FAIL, "pages of the block not committed", (int)k, bd_bytes(k), b);
+		errno = ENOMEM;
+		return NULL;
+	}
 	bd_unlink(s, b, j);
 	HL_EV(s->heap, HL_EV_LIST_POP, j == k ? "free list of the order asked" : "free list of a larger order", (int)j, bd_bytes(j), b);
 	while (j > k) {
@@ -228,7 +295,7 @@ static bool bd_can_grow(bd_state_t *s, bd_region_t *r, char *b, unsigned k, unsi
 
 bool bd_resize(bd_state_t *s, bd_region_t *r, char *b, unsigned k, unsigned want, size_t n)
 {
-	if (want > k && !bd_can_grow(s, r, b, k, want))
+	if (want > k && (!bd_can_grow(s, r, b, k, want) || !bd_pages_set(s, r, b, bd_bytes(want), true, NULL)))
 		return false;
 	bd_unmark_live(s, r, b, k);
 	for (; k < want; k++) {
@@ -298,7 +365,7 @@ void bd_large_free(bd_state_t *s, bd_large_t *l)
 	l->base = NULL;
 }
 
-size_t bd_purge_free(bd_state_t *s)
+size_t bd_decommit_free(bd_state_t *s)
 {
 	size_t page = hl_os_page(s->os), given = 0;
 
@@ -307,12 +374,11 @@ size_t bd_purge_free(bd_state_t *s)
 			continue;
 		for (char *b = s->free[k]; b; b = bd_links(b)->next) {
 			bd_checked_links(s, b, k);
-			hl_os_purge(s->os, b + page, bd_bytes(k) - page);
-			given += bd_bytes(k) - page;
+			bd_pages_set(s, bd_region_of(s, b), b + page, bd_bytes(k) - page, false, &given);
 		}
 	}
 	if (given)
-		HL_EV(s->heap, HL_EV_PURGE, "pages inside free blocks (the first page keeps the links)", -1, given, NULL);
-	s->c.purged += given;
+		HL_EV(s->heap, HL_EV_PURGE, "committed pages inside free blocks (the first page keeps the links)", -1, given, NULL);
+	s->c.decommitted += given;
 	return given;
 }

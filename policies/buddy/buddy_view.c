@@ -237,7 +237,7 @@ void bd_stats(void *state, hl_statw_t *w)
 	hl_statw_u64(w, "large_requested_bytes", s->large_requested);
 	hl_statw_u64(w, "large_maps", s->c.maps);
 	hl_statw_u64(w, "large_unmaps", s->c.unmaps);
-	hl_statw_u64(w, "purged_bytes", s->c.purged);
+	hl_statw_u64(w, "decommitted_bytes", s->c.decommitted);
 	pthread_mutex_unlock(&s->lock);
 }
 

@@ -277,20 +277,45 @@ START_TEST(the_checker_finds_smashed_lists_and_maps)
 }
 END_TEST
 
-START_TEST(trim_gives_back_the_pages_inside_free_blocks)
+START_TEST(only_the_pages_blocks_use_are_committed)
 {
 	hl_heap_t *h = bd_heap(NULL);
-	char *p = hl_malloc(h, 100);
 	size_t page = tl_page();
 
-	/* free blocks of 8 KiB .. 2 MiB: all but their first page */
-	size_t want = 0;
-	for (unsigned k = 7; k < 22; k++)
-		if (((size_t)1 << k) > page)
-			want += ((size_t)1 << k) - page;
-	ck_assert_uint_eq(hl_trim(h, 0), want);
-	ck_assert_uint_eq(pstat(h, "purged_bytes"), want);
+	/* malloc(100) halves a 4 MiB region 15 times: the block (offset 0)
+	 * and the links of each upper half listed (offsets 2^7 .. 2^21) are
+	 * written; those of 2^7 .. 2^11 share page 0, so one page for them
+	 * and one for each half of 4 KiB .. 2 MiB: 1 + 10 pages */
+	hl_malloc(h, 100);
+	ck_assert_uint_eq(page, 4096);
+	ck_assert_uint_eq((size_t)tl_stat(h, "os.peak_committed_bytes"), 11 * page);
+	/* a block of 64 KiB is committed whole: it was a listed half of
+	 * 64 KiB at offset 64 KiB, whose first page was committed already */
+	hl_malloc(h, (size_t)64 << 10);
+	ck_assert_uint_eq((size_t)tl_stat(h, "os.peak_committed_bytes"), (11 + 15) * page);
+	tl_check_clean(h);
+	hl_heap_destroy(h);
+}
+END_TEST
+
+START_TEST(trim_decommits_the_pages_inside_free_blocks)
+{
+	hl_heap_t *h = bd_heap(NULL);
+	char *keep = hl_malloc(h, 100);                   /* offset 0: the region stays split */
+	char *p = hl_malloc(h, (size_t)1 << 20);          /* the half of 1 MiB at offset 1 MiB */
+	size_t page = tl_page();
+
+	ck_assert_ptr_eq(p, keep + ((size_t)1 << 20));
+	memset(p, 1, (size_t)1 << 20);
+	hl_free(h, p);                                    /* its buddy at 0 is split: no merge */
+	/* every other free block has only its first page committed */
+	ck_assert_uint_eq(hl_trim(h, 0), ((size_t)1 << 20) - page);
+	ck_assert_uint_eq(pstat(h, "decommitted_bytes"), ((size_t)1 << 20) - page);
+	ck_assert_uint_eq(hl_trim(h, 0), 0);              /* nothing left to give */
+	p = hl_malloc(h, (size_t)1 << 20);                /* committed again */
+	memset(p, 2, (size_t)1 << 20);
 	hl_free(h, p);
+	hl_free(h, keep);
 	tl_check_clean(h);
 	hl_heap_destroy(h);
 }
@@ -396,7 +421,8 @@ static Suite *buddy_suite(void)
 	tcase_add_test(tc, internal_fragmentation_is_the_rounding);
 	tcase_add_loop_test(tc, random_ops_keep_every_invariant, 0, 9);
 	tcase_add_test(tc, the_checker_finds_smashed_lists_and_maps);
-	tcase_add_test(tc, trim_gives_back_the_pages_inside_free_blocks);
+	tcase_add_test(tc, only_the_pages_blocks_use_are_committed);
+	tcase_add_test(tc, trim_decommits_the_pages_inside_free_blocks);
 	tcase_add_test(tc, misuse_aborts_with_a_message);
 	tcase_add_test(tc, bad_options_are_refused);
 	suite_add_tcase(s, tc);
