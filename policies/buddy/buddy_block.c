@@ -122,7 +122,7 @@ static bool bd_new_region(bd_state_t *s)
 	while (s->slot[i])
 		i = (i + 1) & (BD_SLOTS - 1);
 	s->slot[i] = (uint32_t)s->nregions;
-	HL_EV(s->heap, HL_EV_NEW, "region: one free block of the largest order", (int)s->max_order, size, base);
+	HL_EV(s->heap, HL_EV_NEW, "a region: one free block of the largest order, order", (int)s->max_order, size, base);
 	bd_push(s, r, base, s->max_order);
 	return true;
 }
@@ -202,7 +202,7 @@ void *bd_alloc(bd_state_t *s, unsigned k, size_t n)
 	while (j <= s->max_order && !s->free[j])
 		j++;
 	if (j > s->max_order) {
-		HL_EV(s->heap, HL_EV_REJECT, "every free list of this order and above is empty: a new region", (int)k, bd_bytes(k), NULL);
+		HL_EV(s->heap, HL_EV_REJECT, "every free list from the order asked up is empty (a new region), order", (int)k, bd_bytes(k), NULL);
 		if (!bd_new_region(s)) {
 			HL_EV(s->heap, HL_EV_FAIL, "no new region", (int)k, bd_bytes(k), NULL);
 			errno = ENOMEM;
@@ -220,12 +220,12 @@ void *bd_alloc(bd_state_t *s, unsigned k, size_t n)
 		return NULL;
 	}
 	bd_unlink(s, b, j);
-	HL_EV(s->heap, HL_EV_LIST_POP, j == k ? "free list of the order asked" : "free list of a larger order", (int)j, bd_bytes(j), b);
+	HL_EV(s->heap, HL_EV_LIST_POP, j == k ? "the list of the order asked, order" : "a larger order's list (to split), order", (int)j, bd_bytes(j), b);
 	while (j > k) {
 		j--;
 		bd_push(s, r, b + bd_bytes(j), j);
 		s->c.splits++;
-		HL_EV_SIZES(s->heap, HL_EV_SPLIT, "halved: the upper buddy goes on the list below", (int)j, bd_bytes(j), bd_bytes(j), b);
+		HL_EV_SIZES(s->heap, HL_EV_SPLIT, "halved, the upper half listed on the free list of order", (int)j, bd_bytes(j), bd_bytes(j), b);
 	}
 	bd_mark_live(s, r, b, k, n);
 	return b;
@@ -265,7 +265,7 @@ void bd_release(bd_state_t *s, bd_region_t *r, char *b)
 		uint8_t *bm = bd_map_at(s, r, buddy);
 		if (*bm != (BD_HEAD | BD_FREE | k)) {
 			s->c.refused++;
-			HL_EV(s->heap, HL_EV_REJECT, *bm & BD_HEAD && !(*bm & BD_FREE) ? "buddy is live: no merge" : "buddy is split or smaller: no merge", (int)k, bd_bytes(k), buddy);
+			HL_EV(s->heap, HL_EV_REJECT, *bm & BD_HEAD && !(*bm & BD_FREE) ? "no merge: the buddy is live, order" : "no merge: the buddy is split, order", (int)k, bd_bytes(k), buddy);
 			break;
 		}
 		bd_unlink(s, buddy, k);
@@ -274,11 +274,11 @@ void bd_release(bd_state_t *s, bd_region_t *r, char *b)
 		b = buddy < b ? buddy : b;
 		*bd_map_at(s, r, b) = 0;
 		s->c.merges++;
-		HL_EV_SIZES(s->heap, HL_EV_MERGE, "with its free buddy (offset XOR size)", (int)k + 1, bd_bytes(k), bd_bytes(k + 1), b);
+		HL_EV_SIZES(s->heap, HL_EV_MERGE, "with its free buddy (offset XOR size) of order", (int)k, bd_bytes(k), bd_bytes(k + 1), b);
 		k++;
 	}
 	bd_push(s, r, b, k);
-	HL_EV(s->heap, HL_EV_LIST_PUSH, "free list of its order", (int)k, bd_bytes(k), b);
+	HL_EV(s->heap, HL_EV_LIST_PUSH, "the list of the block's order, order", (int)k, bd_bytes(k), b);
 }
 
 /** True when live block @p b of order @p k can grow to order @p want by
@@ -303,13 +303,13 @@ bool bd_resize(bd_state_t *s, bd_region_t *r, char *b, unsigned k, unsigned want
 		bd_unlink(s, buddy, k);
 		*bd_map_at(s, r, buddy) = 0;
 		s->c.merges++;
-		HL_EV_SIZES(s->heap, HL_EV_MERGE, "realloc in place: with its free buddy above", (int)k + 1, bd_bytes(k), bd_bytes(k + 1), b);
+		HL_EV_SIZES(s->heap, HL_EV_MERGE, "realloc in place: with its free buddy above, of order", (int)k, bd_bytes(k), bd_bytes(k + 1), b);
 	}
 	while (k > want) {
 		k--;
 		bd_push(s, r, b + bd_bytes(k), k);
 		s->c.splits++;
-		HL_EV_SIZES(s->heap, HL_EV_SPLIT, "realloc in place: the upper half freed", (int)k, bd_bytes(k), bd_bytes(k), b);
+		HL_EV_SIZES(s->heap, HL_EV_SPLIT, "realloc in place: the upper half freed, order", (int)k, bd_bytes(k), bd_bytes(k), b);
 	}
 	bd_mark_live(s, r, b, k, n);
 	return true;

@@ -390,7 +390,7 @@ static void buddy_case(const char *conf)
 	tl_run_measure(&r);
 	tl_expect_count(&r, HL_EV_SPLIT, NULL, "policy_stats.splits");
 	tl_expect_count(&r, HL_EV_MERGE, NULL, "policy_stats.merges");
-	tl_expect_count(&r, HL_EV_REJECT, "buddy", "policy_stats.merges_refused");
+	tl_expect_count(&r, HL_EV_REJECT, "no merge", "policy_stats.merges_refused");
 	tl_expect_count(&r, HL_EV_MAP, NULL, "policy_stats.large_maps");
 	tl_expect_count(&r, HL_EV_UNMAP, NULL, "policy_stats.large_unmaps");
 	tl_expect_count(&r, HL_EV_NEW, NULL, "policy_stats.regions");
