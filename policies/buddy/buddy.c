@@ -21,7 +21,10 @@
  *               order max(order(n), log2 a).
  *   Overhead:   no header: the order and the state of each block are in
  *               a side map, one byte per 2^min_order bytes (plus 4 bytes
- *               per unit for the requests, kept for the statistics).
+ *               per unit for the requests, kept for the statistics, and a
+ *               bit per page: committed or not).  A free block keeps its
+ *               list links in its first 16 bytes, so listing one commits
+ *               its first page (Linux keeps them in struct page instead).
  *               Rounding up to a power of two wastes up to half a block:
  *               policy_stats.internal_fragmentation_bytes says how much.
  *   Usable:     the whole block, 2^k bytes.
@@ -45,7 +48,9 @@
  * What it leaves out
  *   Linux's migrate types, per-CPU page lists, watermarks and the slab
  *   layered on top; giving regions back (trim decommits the pages inside
- *   free blocks instead).
+ *   free blocks instead).  A heap holds at most BD_MAX_REGIONS regions
+ *   and BD_MAX_LARGE large blocks at once (buddy.h); past them malloc
+ *   returns NULL with ENOMEM.
  */
 #include "config.h"
 #include <errno.h>
@@ -205,7 +210,7 @@ static size_t bd_trim(void *state, size_t pad)
 {
 	bd_state_t *s = state;
 
-	(void)pad;
+	(void)pad;   /* nothing is kept back: only free blocks give pages */
 	pthread_mutex_lock(&s->lock);
 	size_t n = bd_decommit_free(s);
 	pthread_mutex_unlock(&s->lock);
