@@ -15,10 +15,12 @@
  *   it is here for what it teaches, internal fragmentation above all.
  *
  * Vital statistics
- *   Alignment:  a block of order k is aligned to 2^k (the region is
- *               aligned to its own size), so every block is aligned to
- *               at least 2^min_order, and memalign(a, n) is a request of
- *               order max(order(n), log2 a).
+ *   Alignment:  a block of order k is aligned to 2^k from its region's
+ *               base, which is on a page: in memory to the smaller of
+ *               2^k and a page, so every block to at least 2^min_order.
+ *               memalign(a, n) with a up to a page is a request of order
+ *               max(order(n), log2 a); above a page it gets a mapping of
+ *               its own (buddy.h says why regions are not aligned).
  *   Overhead:   no header: the order and the state of each block are in
  *               a side map, one byte per 2^min_order bytes (plus 4 bytes
  *               per unit for the requests, kept for the statistics, and a
@@ -68,7 +70,6 @@ static const hl_option_t bd_options[] = {
 
 _Static_assert(sizeof(bd_links_t) == 16, "links fit the smallest block, 2^4 bytes");
 _Static_assert(BD_ORDER_MASK >= BD_ORDERS - 1, "an order fits the map byte");
-_Static_assert(BD_SLOTS >= 2 * BD_MAX_REGIONS, "the region hash stays half empty");
 
 static void *bd_init(hl_heap_t *h, const hl_conf_t *conf)
 {
@@ -111,8 +112,9 @@ static void *bd_malloc(void *state, hl_thread_t *t, size_t n)
 	return p;
 }
 
-/* A buddy block of order k is aligned to 2^k: memalign asks for the order
- * of the alignment when that is the larger. */
+/* A buddy block of order k is aligned to 2^k from its region's base, which
+ * is on a page: up to a page, memalign asks for the order of the
+ * alignment when that is the larger; above, a mapping of its own. */
 static void *bd_memalign(void *state, hl_thread_t *t, size_t align, size_t n)
 {
 	bd_state_t *s = state;
@@ -124,7 +126,7 @@ static void *bd_memalign(void *state, hl_thread_t *t, size_t align, size_t n)
 		return NULL;
 	}
 	pthread_mutex_lock(&s->lock);
-	void *p = bd_alloc_locked(s, k > ka ? k : ka, n, align);
+	void *p = align > hl_os_page(s->os) ? bd_large_alloc(s, n, align) : bd_alloc_locked(s, k > ka ? k : ka, n, align);
 	pthread_mutex_unlock(&s->lock);
 	return p;
 }

@@ -8,9 +8,8 @@
  *   order k    a block of order k spans 2^k bytes; orders run from
  *              min_order (the smallest block, 32 B by default) to
  *              max_order (one whole region, 4 MiB by default)
- *   region     2^max_order bytes of address space from the page source,
- *              aligned to its own size; at first one free block of order
- *              max_order
+ *   region     2^max_order bytes of address space from the page source
+ *              (page-aligned); at first one free block of order max_order
  *   offset     a block's address minus its region's base
  *   buddy      the other half of the block a block was split from:
  *              offset(buddy of b, order k) = offset(b) XOR 2^k
@@ -29,11 +28,19 @@
  *
  * Why a side map and not a header: a block's payload is the block itself,
  * so a block of order k starts on a multiple of 2^k from the region's
- * base, and the region's base is aligned to 2^max_order.  malloc(100)
- * gets a 128-byte block aligned to 128, and memalign(4096, n) is an
- * ordinary request of order 12.  A header in front of the payload would
- * cost that alignment (and push a 128-byte request into a 256-byte
- * block).  The map also lets free tell a block start from an interior
+ * base, and the region's base is on a page: a block is aligned to its
+ * size in memory up to a page.  malloc(100) gets a 128-byte block
+ * aligned to 128, and memalign(4096, n) is an ordinary request of order
+ * 12.  A header in front of the payload would cost that alignment (and
+ * push a 128-byte request into a 256-byte block).
+ *
+ * Why regions are not aligned to their size (as Linux's page blocks are,
+ * in physical memory): the page source would map more and cut the
+ * aligned part out, one unmap or two as the kernel's address falls, so
+ * the same trace would make a different number of kernel calls from run
+ * to run.  The buddy arithmetic needs only offsets from the base; a
+ * region is found by a binary search of the bases, and memalign above a
+ * page gets a mapping of its own, aligned by the page source.  The map also lets free tell a block start from an interior
  * pointer, and a free block from a live one, without reading the block.
  *
  *   region (max_order 8 drawn: 256 B, min_order 5: 32 B units)
@@ -83,7 +90,6 @@ enum {
 	BD_ORDERS = 27,          /**< orders 0..26: max_order is at most 26 */
 	BD_MAX_SPREAD = 20,      /**< max_order - min_order at most: 1 Mi units a region */
 	BD_MAX_REGIONS = 8192,   /**< regions a heap may have */
-	BD_SLOTS = 16384,        /**< the region hash: twice BD_MAX_REGIONS */
 	BD_MAX_LARGE = 4096,     /**< large mappings live at once */
 };
 
@@ -104,7 +110,7 @@ typedef struct bd_links {
 /** One region: 2^max_order bytes and their side map.  Written under
  *  bd_state_t.lock. */
 typedef struct bd_region {
-	char *base;              /**< aligned to 2^max_order (page source) */
+	char *base;              /**< page-aligned (page source) */
 	uint8_t *map;            /**< one byte per unit (metadata region) */
 	uint32_t *req;           /**< request of the live block at each head unit */
 	uint64_t *pages;         /**< one bit per page of the region: committed */
@@ -148,7 +154,7 @@ typedef struct bd_state {
 	bd_counters_t c;         /**< statistics */
 	size_t nregions;         /**< regions[0 .. nregions) in use, oldest first */
 	bd_region_t regions[BD_MAX_REGIONS];
-	uint32_t slot[BD_SLOTS]; /**< hash of base >> max_order: region index + 1, 0 empty */
+	uint32_t by_base[BD_MAX_REGIONS]; /**< region indices, by base address */
 	bd_large_t large[BD_MAX_LARGE];
 } bd_state_t;
 
@@ -186,7 +192,8 @@ static inline bd_links_t *bd_links(char *b) { return (bd_links_t *)(void *)b; }
 /* The functions below expect bd_state_t.lock held. */
 
 /* buddy_block.c */
-/** The region holding @p p, or NULL (a hash look-up, no page source call). */
+/** The region holding @p p, or NULL (a binary search of the bases, no
+ *  page source call). */
 bd_region_t *bd_region_of(bd_state_t *s, const void *p);
 /** A live block of order @p k for a request of @p n bytes: taken from
  *  free[k], or split from the smallest larger free block, or from a new

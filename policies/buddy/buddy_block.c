@@ -6,26 +6,34 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <string.h>
 #include "buddy.h"
 
 /* ---- regions -------------------------------------------------------------- */
 
-static size_t bd_hash(const bd_state_t *s, uintptr_t a)
+/** How many regions start at or below @p p (by_base is sorted). */
+static size_t bd_rank(const bd_state_t *s, const char *p)
 {
-	return (size_t)hl_mix64(a >> s->max_order) & (BD_SLOTS - 1);
+	size_t lo = 0, hi = s->nregions;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->regions[s->by_base[mid]].base <= p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 bd_region_t *bd_region_of(bd_state_t *s, const void *p)
 {
-	uintptr_t key = (uintptr_t)p >> s->max_order;
+	size_t n = bd_rank(s, p);
 
-	for (size_t i = bd_hash(s, (uintptr_t)p);; i = (i + 1) & (BD_SLOTS - 1)) {
-		uint32_t v = s->slot[i];
-		if (!v)
-			return NULL;
-		if ((uintptr_t)s->regions[v - 1].base >> s->max_order == key)
-			return &s->regions[v - 1];
-	}
+	if (!n)
+		return NULL;
+	bd_region_t *r = &s->regions[s->by_base[n - 1]];
+	return (const char *)p < r->base + bd_region_bytes(s) ? r : NULL;
 }
 
 /** Pages of a region. */
@@ -101,7 +109,7 @@ static bool bd_new_region(bd_state_t *s)
 
 	if (s->nregions == BD_MAX_REGIONS)
 		return false;
-	char *base = hl_os_reserve(s->os, size, size, false);
+	char *base = hl_os_reserve(s->os, size, hl_os_page(s->os), false);
 	if (!base)
 		return false;
 	uint8_t *meta = hl_os_reserve_meta(s->os, bd_meta_bytes(s));
@@ -118,10 +126,9 @@ static bool bd_new_region(bd_state_t *s)
 	r->pages = (uint64_t *)(void *)(meta + bd_units(s) * (1 + sizeof(uint32_t)));
 	bd_page_set(r, 0, true);
 	r->seq = hl_os_locate(s->os, base, NULL);
-	size_t i = bd_hash(s, (uintptr_t)base);
-	while (s->slot[i])
-		i = (i + 1) & (BD_SLOTS - 1);
-	s->slot[i] = (uint32_t)s->nregions;
+	size_t at = bd_rank(s, base);
+	memmove(&s->by_base[at + 1], &s->by_base[at], (s->nregions - 1 - at) * sizeof s->by_base[0]);
+	s->by_base[at] = (uint32_t)(s->nregions - 1);
 	HL_EV(s->heap, HL_EV_NEW, "a region: one free block of the largest order, order", (int)s->max_order, size, base);
 	bd_push(s, r, base, s->max_order);
 	return true;
