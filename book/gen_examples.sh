@@ -88,6 +88,9 @@ sizes ch05-ex-ladder-slab slab 1100
 sizes ch05-ex-ladder-pools pools 128
 explain ch05-ex-classes-bins bins version:2.43 classes.rep 2 7
 explain ch05-ex-classes-slab slab tcache:off classes.rep 2 7
+# chapter 5: the power-of-two ladder, split and merged by the buddy system
+sizes ch05-ex-ladder-buddy buddy 1100
+explain ch05-ex-buddy buddy max_order:12 buddy.rep
 # chapter 6: the four cases of coalescing
 explain ch06-ex-coalesce bins version:2.43,tcache_count:0 coalesce.rep 7 12
 # chapter 7: the order in which freed chunks come back

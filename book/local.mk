@@ -23,7 +23,7 @@ EXTRA_DIST += $(HL_BOOK_CHAPTERS) book/Doxyfile.in book/traces/reuse.rep \
 EXTRA_DIST += book/gen_examples.sh book/gen_steppers.sh \
 	book/traces/bump-arith.rep book/traces/bump-align.rep book/traces/fits.rep book/traces/classes.rep \
 	book/traces/coalesce.rep book/traces/tcache-order.rep book/traces/decay.rep \
-	book/traces/held.rep
+	book/traces/held.rep book/traces/buddy.rep
 
 # The question bank: read by `heaplab quiz` from the source tree or, once
 # installed, from $(pkgdatadir) (quiz/quiz_bank.c; quiz/local.mk).
