@@ -13,7 +13,8 @@
 # the embedded steppers and the instructor's sections (`\if instructor`)
 # are not read, so both editions of the book give the same index, and
 # neither are the sections every chapter ends with (the common mistakes,
-# the predictions, the exercises, the summary, the stepper).  A section
+# the predictions, the exercises, the summary, the stepper, and "Where the
+# figures come from", which lists the measurements).  A section
 # is linked by its heading's {#id}, or, when it has none, by its chapter.
 # tests/book_index.sh fails when the checked-in page is not this script's
 # output, or when one of its links points nowhere.
@@ -121,7 +122,7 @@ END {
 					head = substr(head, 1, RSTART - 1)
 					sub(/^[ \t]*\{#/, "", id); sub(/\}[ \t]*$/, "", id)
 				}
-				sec = (head ~ /^(Summary|Exercises|Step through it yourself|Predict, then run|Common mistakes)$/) ? "" : head
+				sec = (head ~ /^(Summary|Exercises|Step through it yourself|Predict, then run|Common mistakes|Where the figures come from)$/) ? "" : head
 				continue
 			}
 			if (sec != "") text = text " " line

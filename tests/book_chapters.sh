@@ -6,6 +6,7 @@
 # Each teaching chapter (1-14, 16 and 17) ends with exercises in three levels,
 # and the instructor's edition answers every one: the test prints, per
 # chapter and in all, "N of M exercises answered", and fails below M.
+# A chapter names fidelity rows only in its "Where the figures come from".
 set -u
 . "$(dirname "$0")/lib.sh"
 book="${srcdir:-.}/book"
@@ -107,6 +108,32 @@ for f in "$book"/[0-9][0-9]-*.md; do
 	[ -z "$unanswered" ] || { echo "FAIL: $name asks for a prediction with no model answer in: $unanswered"; bad=1; }
 done
 [ "$words" -ge 35000 ] || { echo "FAIL: the teaching chapters have $words words, fewer than 35,000"; bad=1; }
+# The names of fidelity rows (glibc.late-block-pins, jemalloc.decay-...:
+# every row of policies/*/*.rows, and any FAMILY.word-word a chapter
+# spells, so a renamed or dropped row counts too) are bookkeeping, not
+# course text: a chapter names them only in its closing "Where the figures
+# come from" (or, in chapters 9 and 10 and the preface, "Where the facts
+# come from"), beside the claim each row measures.  glibc's tunables
+# (glibc.malloc.*, glibc.pthread.*) are settings, not rows.
+rows=$(awk '$1 == "row" { print $2 }' "${srcdir:-.}"/policies/*/*.rows)
+[ -n "$rows" ] || { echo "FAIL: no fidelity rows found in policies/*/*.rows"; bad=1; }
+for f in "$book"/[0-9][0-9]-*.md; do
+	stray=$(echo "$rows" | awk -v name="${f##*/}" '
+	FNR == NR { if ($1 != "") row[$1] = 1; next }
+	/^## / { notes = ($0 ~ /^## Where the (figures|facts) come from( \{#[A-Za-z0-9_-]+\})?$/); next }
+	notes { next }
+	{
+		line = $0
+		while (match(line, /(glibc|jemalloc|mimalloc|tcmalloc|pymalloc)\.[A-Za-z0-9_*.-]+/)) {
+			w = substr(line, RSTART, RLENGTH); line = substr(line, RSTART + RLENGTH)
+			sub(/[.-]+$/, "", w)
+			if (w ~ /^glibc\.(malloc|pthread|rtld|mem|cpu|elision)\./) continue
+			if ((w in row) || w ~ /^[a-z]+\.[a-z0-9*]+(-[a-z0-9*]+)+$/)
+				printf "FAIL: %s:%d names the fidelity row %s outside \"Where the figures come from\"\n", name, FNR, w
+		}
+	}' - "$f")
+	[ -z "$stray" ] || { echo "$stray"; bad=1; }
+done
 if command -v dot > /dev/null 2>&1; then
 	for d in "$tmp"/*.dot; do
 		dot -Tsvg "$d" -o /dev/null 2> "$tmp/err" || { echo "FAIL: ${d##*/} does not render"; cat "$tmp/err"; bad=1; }
