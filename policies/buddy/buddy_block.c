@@ -119,6 +119,7 @@ static bool bd_new_region(bd_state_t *s)
 		hl_os_release(s->os, base, 0);
 		return false;
 	}
+	size_t at = bd_rank(s, base);   /* among the regions there were */
 	bd_region_t *r = &s->regions[s->nregions++];
 	r->base = base;
 	r->map = meta;
@@ -126,7 +127,6 @@ static bool bd_new_region(bd_state_t *s)
 	r->pages = (uint64_t *)(void *)(meta + bd_units(s) * (1 + sizeof(uint32_t)));
 	bd_page_set(r, 0, true);
 	r->seq = hl_os_locate(s->os, base, NULL);
-	size_t at = bd_rank(s, base);
 	memmove(&s->by_base[at + 1], &s->by_base[at], (s->nregions - 1 - at) * sizeof s->by_base[0]);
 	s->by_base[at] = (uint32_t)(s->nregions - 1);
 	HL_EV(s->heap, HL_EV_NEW, "a region: one free block of the largest order, order", (int)s->max_order, size, base);
