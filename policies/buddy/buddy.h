@@ -130,7 +130,8 @@ typedef struct bd_counters {
 	uint64_t splits;         /**< blocks cut into two buddies */
 	uint64_t merges;         /**< buddies joined into their parent */
 	uint64_t refused;        /**< frees whose buddy was not free, or split */
-	uint64_t maps, unmaps;   /**< large mappings made and given back */
+	uint64_t maps;           /**< large mappings made */
+	uint64_t unmaps;         /**< large mappings given back */
 	uint64_t decommitted;    /**< bytes trim gave back inside free blocks */
 } bd_counters_t;
 
@@ -153,9 +154,9 @@ typedef struct bd_state {
 	size_t large_high;       /**< slots of large[] ever used (a high-water mark) */
 	bd_counters_t c;         /**< statistics */
 	size_t nregions;         /**< regions[0 .. nregions) in use, oldest first */
-	bd_region_t regions[BD_MAX_REGIONS];
+	bd_region_t regions[BD_MAX_REGIONS];   /**< the regions, oldest first */
 	uint32_t by_base[BD_MAX_REGIONS]; /**< region indices, by base address */
-	bd_large_t large[BD_MAX_LARGE];
+	bd_large_t large[BD_MAX_LARGE];        /**< the large blocks, each its own mapping */
 } bd_state_t;
 
 /* --- Sizes and the map ---------------------------------------------------- */
