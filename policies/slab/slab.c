@@ -479,8 +479,11 @@ static void sl_thread_exit(void *st, hl_thread_t *t)
 	sl_tcache_t *tc = sl_tcache_of(t);
 	if (!tc)
 		return;
+	sl_arena_t *arena = tc->arena;
 	sl_tcache_destroy(st, tc);
 	hl_meta_free(&((sl_state_t *)st)->tc_pool, tc);
+	if (arena)
+		sl_decay_thread_ended(st, arena);
 	t->policy_tls = (void *)&sl_no_tcache;
 }
 

@@ -110,7 +110,10 @@
  *   (tests/placement.sh); decay 0 / -1 / 100 ms; that tcache hits
  *   tick nothing (an idle or cache-only program never decays without the
  *   background thread); the background thread; no background thread in a
- *   fork child (background_thread_postfork_child); the huge arena and the
+ *   fork child (background_thread_postfork_child); a thread's end purging
+ *   its arena whole when no thread is left on it and no background thread
+ *   runs, whatever the decay time (tcache_destroy: jemalloc.thread-exit-*);
+ *   the huge arena and the
  *   oversize purge (a freed 10 MiB block leaves at once, 6 MiB stays);
  *   narenas = 4 per CPU and how threads take arenas; extents and slabs
  *   picked oldest first (serial number, then address); a dirty extent cut
@@ -672,6 +675,10 @@ static inline uint64_t sl_now_ns(const sl_state_t *s) { return hl_clock_now_ns(s
 uint64_t sl_decay_run(sl_state_t *s, sl_arena_t *a, uint64_t now);
 /** A thread's ticker ran out: try a decay step of its arena. */
 void sl_decay_tick(sl_state_t *s, sl_arena_t *a);
+/** A thread bound to @p a has ended (its cache flushed, its arena
+ *  unbound): a decay step of arena 0 and of @p a, or, when @p a has no
+ *  thread left and no background thread runs, a purge of all of it. */
+void sl_decay_thread_ended(sl_state_t *s, sl_arena_t *a);
 /** Starts the background purging thread of @p s.
  *  @return 0, or -1 when the thread could not be created. */
 int sl_bg_start(sl_state_t *s);

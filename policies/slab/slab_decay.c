@@ -130,6 +130,35 @@ void sl_decay_tick(sl_state_t *s, sl_arena_t *a)
 	pthread_mutex_unlock(&a->ext_lock);
 }
 
+/* A thread has ended, its cache flushed and its arena unbound: jemalloc
+ * 5.3's tcache_destroy ticks arena 0 (the cache's own array lived there)
+ * and then the thread's arena, which it purges whole, dirty pages straight
+ * to returned, when no thread is bound to it any more and no background
+ * thread runs.  Whatever the decay times say: -1 purges here as well. */
+void sl_decay_thread_ended(sl_state_t *s, sl_arena_t *a)
+{
+	sl_arena_t *a0 = sl_arena_get(s, 0);
+	if (a0 && a0 != a)
+		sl_decay_tick(s, a0);
+	pthread_mutex_lock(&s->arenas_lock);
+	bool last = a->nthreads == 0;
+	pthread_mutex_unlock(&s->arenas_lock);
+	if (!last || s->bg_on) {
+		sl_decay_tick(s, a);
+		return;
+	}
+	pthread_mutex_lock(&a->ext_lock);
+	size_t dirty = a->esets[0].npages, muzzy = a->esets[1].npages;
+	if (dirty || muzzy)
+		HL_EV(s->heap, HL_EV_PURGE, "the arena's last thread ended: purged whole", (int)a->index,
+		      (dirty + muzzy) << s->sc.lg_page, NULL);
+	if (dirty)
+		sl_purge(s, a, SL_DIRTY, dirty, true);
+	if (muzzy)
+		sl_purge(s, a, SL_MUZZY, muzzy, true);
+	pthread_mutex_unlock(&a->ext_lock);
+}
+
 /* ---- the background thread ---------------------------------------------- */
 
 /* One pass of the background task (clock.h): decays every arena;
