@@ -46,7 +46,7 @@ typedef struct dx_sample {
 	size_t resident;        /**< the model's resident bytes, heap and
 				     metadata (mincore), as an RSS counts them */
 	bool attributed;        /**< bytes[] filled (at most DX_ATTRIBUTED samples are) */
-	size_t bytes[DX_NCAUSES];
+	size_t bytes[DX_NCAUSES];   /**< the committed bytes of each cause (dx_cause_t) */
 } dx_sample_t;
 
 /** Free memory held by live blocks of one allocation site. */
@@ -66,18 +66,21 @@ enum { DX_ATTRIBUTED = 200 };
 
 /** A replay of a recording under one policy and configuration. */
 typedef struct dx_run {
-	char policy[32];
-	char conf[160];
-	bool ok;
-	char message[256];
-	dx_sample_t *samples;
-	size_t nsamples;
+	char policy[32];        /**< the policy replayed */
+	char conf[160];         /**< its options ("": its defaults) */
+	bool ok;                /**< the replay went to the end */
+	char message[256];      /**< why it did not, when not ok */
+	dx_sample_t *samples;   /**< the heap at each sample, in the order of the ops */
+	size_t nsamples;        /**< how many samples */
 	size_t nattributed;     /**< samples with attributed set */
-	size_t peak_committed, final_committed;
-	size_t peak_resident, final_resident;
+	size_t peak_committed;  /**< the largest committed bytes of a sample, or the
+				     page source's own peak when larger */
+	size_t final_committed; /**< the committed bytes of the last sample */
+	size_t peak_resident;   /**< the largest resident bytes of a sample */
+	size_t final_resident;  /**< the resident bytes of the last sample */
 	unsigned long long os_calls;   /**< every counted kernel call */
 	dx_hold_t *holds;       /**< by held bytes, largest first (attribution only) */
-	size_t nholds;
+	size_t nholds;          /**< how many holds */
 	size_t hold_sample;     /**< the sample the holds were counted at */
 	size_t own_bytes;       /**< the real allocator's own memory at start that
 				     the model does not hold (its library, its first
@@ -97,6 +100,7 @@ typedef struct dx_run {
  */
 int dx_replay(const hl_trace_t *t, const char *policy, const char *conf, bool attribute,
 	      vis_progress_fn progress, dx_run_t *run);
+/** Frees what @p run holds (its samples and holds), not @p run itself. */
 void dx_run_free(dx_run_t *run);
 /** The model's resident bytes, heap and metadata, after one malloc(100)
  *  and its free under @p policy / @p conf (what it holds of itself at
@@ -107,6 +111,7 @@ size_t dx_model_started(const char *policy, const char *conf);
  *  From /proc/PID/smaps, read by the recorder at the largest RSS sample
  *  and at the end ("#@layers" lines, shim/record_layers.c). */
 /**@{*/
+/** A layer of the process's memory, as /proc/PID/smaps names its mappings. */
 typedef enum dx_layer {
 	DX_L_HEAP = 0,    /**< [heap]: the C allocator's break */
 	DX_L_MAPPED,      /**< unnamed anonymous: the C allocator's mappings, the loader's */
@@ -120,13 +125,16 @@ typedef enum dx_layer {
 	DX_L_OTHER,       /**< [vdso], ... */
 	DX_NLAYERS
 } dx_layer_t;
+/** The resident bytes of each layer at one moment (a "#@layers" line). */
 typedef struct dx_layers {
 	bool ok;                /**< the line was there */
 	double ms;              /**< when it was read */
 	size_t rss;             /**< the RSS sample then (statm, less the recorder's tables) */
-	size_t bytes[DX_NLAYERS];
+	size_t bytes[DX_NLAYERS];   /**< the resident bytes of each layer (dx_layer_t) */
 } dx_layers_t;
+/** Short key of a layer ("heap", "mapped", ...): JSON keys. */
 const char *dx_layer_key(dx_layer_t l);
+/** The layer in plain words, as the report says it. */
 const char *dx_layer_words(dx_layer_t l);
 /** The layers at the peak and at the end of recording @p t (its last
  *  "#@layers" lines); -1 (both not ok) when it has none. */
@@ -138,6 +146,7 @@ bool dx_recording_binary(const hl_trace_t *t);
  *  binary form, record by record (trace/trace_binary.h); 0, or -1 with
  *  hl_last_error() saying why ("FILE: record N: ..."). */
 int dx_recording_convert(const char *path, FILE *out, bool to_text);
+/** The resident bytes of every layer of @p l together. */
 size_t dx_layers_total(const dx_layers_t *l);
 /**@}*/
 
@@ -146,8 +155,8 @@ size_t dx_layers_total(const dx_layers_t *l);
 /** A candidate: a policy, a configuration and what the real allocator
  *  would need for the same choice. */
 typedef struct dx_candidate {
-	const char *policy;
-	const char *conf;
+	const char *policy;     /**< the policy replayed */
+	const char *conf;       /**< its options ("": its defaults) */
 	const char *real;       /**< the setting for the real allocator, or NULL */
 } dx_candidate_t;
 
@@ -177,10 +186,11 @@ dx_candidate_t *dx_grid(const char *policies, const char *knobs, const char *bin
  *  candidate as its fallback, the real setting as it is: CPython on that
  *  allocator) and once alone (the real setting with PYTHONMALLOC=malloc).
  *  The first candidate is CPython as it is (pools on bins @p bins_base). */
+dx_candidate_t *dx_grid_cpython(const char *policies, const char *knobs, const char *bins_base, size_t *n);
 /** The library a real setting preloads (the path after "LD_PRELOAD="),
  *  in @p path; "" when it preloads none or @p setting is NULL. */
 void dx_preloaded(const char *setting, char *path, size_t len);
-dx_candidate_t *dx_grid_cpython(const char *policies, const char *knobs, const char *bins_base, size_t *n);
+/** Frees the @p n candidates of a grid. */
 void dx_grid_free(dx_candidate_t *c, size_t n);
 /** What the ranking minimises: peak plus final resident bytes. */
 size_t dx_resident_score(const dx_run_t *run);
@@ -319,7 +329,9 @@ void dx_allocators_own(const dx_candidate_t *cands, dx_run_t *runs, size_t n, co
  *  what[s] for site s (NULL for sites not wanted, and for 0), or
  *  "module+0xoff" (or the bare address) when addr2line cannot. */
 char **dx_sites_resolve(const hl_trace_t *t, const unsigned *want, size_t nwant);
+/** Frees what dx_sites_resolve returned for @p t (NULL: nothing). */
 void dx_sites_free(char **what, const hl_trace_t *t);
+/** Everything a report says (struct dx_report). */
 typedef struct dx_report dx_report_t;
 /** `--verify`: the program run again, without the recorder, under the
  *  recommended real setting, its RSS read from /proc/PID/statm. */
@@ -329,8 +341,10 @@ typedef struct dx_verify {
 	bool ok;                /**< the program ran and was sampled */
 	int status;             /**< its exit status */
 	size_t samples;         /**< statm reads */
-	size_t peak, final;     /**< measured resident bytes */
-	size_t asis_peak, asis_final;   /**< the same without the setting (0: not run) */
+	size_t peak;            /**< the measured peak resident bytes */
+	size_t final;           /**< the measured final resident bytes */
+	size_t asis_peak;       /**< the peak without the setting (0: not run) */
+	size_t asis_final;      /**< the final without the setting (0: not run) */
 } dx_verify_t;
 
 /** The candidate the report recommends and its real setting, or NULL when
@@ -359,20 +373,26 @@ const dx_run_t *dx_recorded_model(const dx_report_t *r);
  *  allocator's own memory at start (dx_run::own_bytes). */
 void dx_predict(const dx_report_t *r, const dx_run_t *run, size_t *peak, size_t *final);
 
+/** What `heaplab diagnose` reports: the recording, the attribution, every
+ *  candidate ranked, and what is known of the program's run. */
 struct dx_report {
-	const hl_trace_t *trace;
+	const hl_trace_t *trace;      /**< the recording */
 	const char *command;          /**< the program, as run */
 	const dx_run_t *base;         /**< the attribution (bins) */
 	const dx_run_t *runs;         /**< every candidate */
-	const dx_candidate_t *cands;
+	const dx_candidate_t *cands;  /**< the candidate of each run */
 	const size_t *order;          /**< runs best first */
-	size_t nruns;
+	size_t nruns;                 /**< how many runs (and candidates) */
 	char **sites;                 /**< dx_sites_resolve */
 	const dx_verify_t *verify;    /**< --verify's measurement, or NULL */
-	dx_layers_t layers_peak, layers_final;   /**< from the recording (ok false: none) */
+	dx_layers_t layers_peak;      /**< the layers at the largest RSS sample, from
+					   the recording (ok false: none) */
+	dx_layers_t layers_final;     /**< the layers at the end (ok false: none) */
 	const char *recorded_with;    /**< the setting the recording ran under that the
 					   program does not (PYTHONMALLOC=malloc), or NULL */
-	size_t asis_peak, asis_final; /**< the program run as it is, measured (0: not run) */
+	size_t asis_peak;             /**< the program run as it is: its measured peak
+					   RSS (0: not run) */
+	size_t asis_final;            /**< and its measured final RSS (0: not run) */
 	int ended;                    /**< how the recorded run ended: exit status,
 					   128 + signal, or -1 when not known */
 	const char *others;           /**< the other processes recorded (children that
@@ -389,6 +409,7 @@ struct dx_report {
  *  end over the last measurement (@p final), in percent; false when
  *  nothing was measured. */
 bool dx_coverage(const dx_report_t *r, double *peak, double *final);
+/** The summary, as `heaplab diagnose` prints it, to @p out. */
 void dx_report_text(FILE *out, const dx_report_t *r);
 /** The measured peak and final RSS the coverage is reckoned against: the
  *  program run as it is (asis_*) when there is one, else the recording's
@@ -396,6 +417,8 @@ void dx_report_text(FILE *out, const dx_report_t *r);
 bool dx_measured(const dx_report_t *r, size_t *peak, size_t *final);
 /** `--json`: every figure of the summary as one JSON object (report_json.c). */
 int dx_report_json(FILE *out, const dx_report_t *r);
+/** The self-contained HTML page of the report (-o); 0, or -1 when
+ *  writing @p out failed. */
 int dx_report_html(FILE *out, const dx_report_t *r);
 /**@}*/
 
