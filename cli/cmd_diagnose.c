@@ -52,6 +52,7 @@ static int usage(FILE *out)
 	return out == stdout ? 0 : 2;
 }
 
+/* The command line, its words joined by spaces: the report's "command". */
 static char *joined(char **argv)
 {
 	size_t n = 1;
