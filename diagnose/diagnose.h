@@ -1,14 +1,18 @@
 /**
  * @file diagnose.h
- * @brief `heaplab diagnose`: what holds a recorded program's memory
- *        (attribute.c), what another allocator or setting would do
- *        (whatif.c), and the report (report.c).  Built on the public API
- *        (heaplab.h) like the rest of libhlvis.
+ * @brief `heaplab diagnose`: the program recorded and measured
+ *        (record_program.c, measure.c, allocator_own.c), what holds its
+ *        memory (attribute.c), what another allocator or setting would do
+ *        (whatif.c), the diagnosis that ties them (diagnosis.c,
+ *        verify.c), and the report (report.c).  Built on the public API
+ *        (heaplab.h) and on libhlvis.
  */
 #ifndef HL_DIAGNOSE_H
 #define HL_DIAGNOSE_H
 
 #include "../visualize/vis.h"
+
+struct rusage;
 
 /** One cause per committed byte.  The walker's block states give the
  *  generic split; a policy's statistics refine a state into the rule that
@@ -42,7 +46,7 @@ typedef struct dx_sample {
 	size_t resident;        /**< the model's resident bytes, heap and
 				     metadata (mincore), as an RSS counts them */
 	bool attributed;        /**< bytes[] filled (at most DX_ATTRIBUTED samples are) */
-	size_t bytes[DX_NCAUSES];
+	size_t bytes[DX_NCAUSES];   /**< the committed bytes of each cause (dx_cause_t) */
 } dx_sample_t;
 
 /** Free memory held by live blocks of one allocation site. */
@@ -62,18 +66,21 @@ enum { DX_ATTRIBUTED = 200 };
 
 /** A replay of a recording under one policy and configuration. */
 typedef struct dx_run {
-	char policy[32];
-	char conf[160];
-	bool ok;
-	char message[256];
-	dx_sample_t *samples;
-	size_t nsamples;
+	char policy[32];        /**< the policy replayed */
+	char conf[160];         /**< its options ("": its defaults) */
+	bool ok;                /**< the replay went to the end */
+	char message[256];      /**< why it did not, when not ok */
+	dx_sample_t *samples;   /**< the heap at each sample, in the order of the ops */
+	size_t nsamples;        /**< how many samples */
 	size_t nattributed;     /**< samples with attributed set */
-	size_t peak_committed, final_committed;
-	size_t peak_resident, final_resident;
+	size_t peak_committed;  /**< the largest committed bytes of a sample, or the
+				     page source's own peak when larger */
+	size_t final_committed; /**< the committed bytes of the last sample */
+	size_t peak_resident;   /**< the largest resident bytes of a sample */
+	size_t final_resident;  /**< the resident bytes of the last sample */
 	unsigned long long os_calls;   /**< every counted kernel call */
 	dx_hold_t *holds;       /**< by held bytes, largest first (attribution only) */
-	size_t nholds;
+	size_t nholds;          /**< how many holds */
 	size_t hold_sample;     /**< the sample the holds were counted at */
 	size_t own_bytes;       /**< the real allocator's own memory at start that
 				     the model does not hold (its library, its first
@@ -93,6 +100,7 @@ typedef struct dx_run {
  */
 int dx_replay(const hl_trace_t *t, const char *policy, const char *conf, bool attribute,
 	      vis_progress_fn progress, dx_run_t *run);
+/** Frees what @p run holds (its samples and holds), not @p run itself. */
 void dx_run_free(dx_run_t *run);
 /** The model's resident bytes, heap and metadata, after one malloc(100)
  *  and its free under @p policy / @p conf (what it holds of itself at
@@ -103,6 +111,7 @@ size_t dx_model_started(const char *policy, const char *conf);
  *  From /proc/PID/smaps, read by the recorder at the largest RSS sample
  *  and at the end ("#@layers" lines, shim/record_layers.c). */
 /**@{*/
+/** A layer of the process's memory, as /proc/PID/smaps names its mappings. */
 typedef enum dx_layer {
 	DX_L_HEAP = 0,    /**< [heap]: the C allocator's break */
 	DX_L_MAPPED,      /**< unnamed anonymous: the C allocator's mappings, the loader's */
@@ -116,13 +125,16 @@ typedef enum dx_layer {
 	DX_L_OTHER,       /**< [vdso], ... */
 	DX_NLAYERS
 } dx_layer_t;
+/** The resident bytes of each layer at one moment (a "#@layers" line). */
 typedef struct dx_layers {
 	bool ok;                /**< the line was there */
 	double ms;              /**< when it was read */
 	size_t rss;             /**< the RSS sample then (statm, less the recorder's tables) */
-	size_t bytes[DX_NLAYERS];
+	size_t bytes[DX_NLAYERS];   /**< the resident bytes of each layer (dx_layer_t) */
 } dx_layers_t;
+/** Short key of a layer ("heap", "mapped", ...): JSON keys. */
 const char *dx_layer_key(dx_layer_t l);
+/** The layer in plain words, as the report says it. */
 const char *dx_layer_words(dx_layer_t l);
 /** The layers at the peak and at the end of recording @p t (its last
  *  "#@layers" lines); -1 (both not ok) when it has none. */
@@ -134,6 +146,7 @@ bool dx_recording_binary(const hl_trace_t *t);
  *  binary form, record by record (trace/trace_binary.h); 0, or -1 with
  *  hl_last_error() saying why ("FILE: record N: ..."). */
 int dx_recording_convert(const char *path, FILE *out, bool to_text);
+/** The resident bytes of every layer of @p l together. */
 size_t dx_layers_total(const dx_layers_t *l);
 /**@}*/
 
@@ -142,8 +155,8 @@ size_t dx_layers_total(const dx_layers_t *l);
 /** A candidate: a policy, a configuration and what the real allocator
  *  would need for the same choice. */
 typedef struct dx_candidate {
-	const char *policy;
-	const char *conf;
+	const char *policy;     /**< the policy replayed */
+	const char *conf;       /**< its options ("": its defaults) */
 	const char *real;       /**< the setting for the real allocator, or NULL */
 } dx_candidate_t;
 
@@ -173,10 +186,11 @@ dx_candidate_t *dx_grid(const char *policies, const char *knobs, const char *bin
  *  candidate as its fallback, the real setting as it is: CPython on that
  *  allocator) and once alone (the real setting with PYTHONMALLOC=malloc).
  *  The first candidate is CPython as it is (pools on bins @p bins_base). */
+dx_candidate_t *dx_grid_cpython(const char *policies, const char *knobs, const char *bins_base, size_t *n);
 /** The library a real setting preloads (the path after "LD_PRELOAD="),
  *  in @p path; "" when it preloads none or @p setting is NULL. */
 void dx_preloaded(const char *setting, char *path, size_t len);
-dx_candidate_t *dx_grid_cpython(const char *policies, const char *knobs, const char *bins_base, size_t *n);
+/** Frees the @p n candidates of a grid. */
 void dx_grid_free(dx_candidate_t *c, size_t n);
 /** What the ranking minimises: peak plus final resident bytes. */
 size_t dx_resident_score(const dx_run_t *run);
@@ -186,13 +200,138 @@ size_t dx_resident_score(const dx_run_t *run);
 void dx_rank(const dx_run_t *runs, size_t n, size_t *order);
 /**@}*/
 
+/** @name Running the program (record_program.c, measure.c, verify.c,
+ *  allocator_own.c)
+ *  The program diagnosed is run for real: once under the recorder, maybe
+ *  again as it is (measure.c), and under the recommended setting for
+ *  --verify.  None of these functions prints on stderr: what they do is
+ *  told on dx_program_opts::notes, what went wrong left in
+ *  hl_last_error(). */
+/**@{*/
+/** How the program is run. */
+typedef struct dx_program_opts {
+	const char *recorder;   /**< the path of libheaplab-record.so */
+	long long sample_ms;    /**< how often its RSS is read, in milliseconds
+				     (the recorder's HEAPLAB_RECORD_MS too) */
+	bool output_aside;      /**< its standard output goes to the standard
+				     error (--json=-: heaplab's own carries the JSON) */
+	FILE *notes;            /**< where each step is told ("heaplab diagnose:
+				     recording ..."), or NULL: nowhere */
+	/** Reads a recording as far as it goes (a run ended by a signal leaves
+	 *  it without its end), telling its warnings; NULL after telling why
+	 *  it cannot.  The caller's, so that the reader's words reach the user
+	 *  as every other command shows them. */
+	hl_trace_t *(*load)(const char *path);
+} dx_program_opts_t;
+
+/** Can the recorder go into program @p prog (a path, or a name looked up
+ *  in PATH as execvp would)?  0; or 2 with hl_last_error() saying why in
+ *  a line: it cannot be run, it is linked statically (LD_PRELOAD does
+ *  nothing there), this heaplab is built with sanitizers (their runtime
+ *  owns malloc), or @p recorder is missing. */
+int dx_recordable(const char *prog, const char *recorder);
+
+/** A program recorded (dx_record_program), or a recording given
+ *  (dx_recording_given): the trace and what is known of the run. */
+typedef struct dx_recorded {
+	hl_trace_t *trace;      /**< the recording, as dx_program_opts::load read
+				     it (NULL: none) */
+	char dir[4096];         /**< the temporary folder the recorder wrote in
+				     ("": none; dx_recorded_free removes it) */
+	char path[4200];        /**< the recording diagnosed: the largest in
+				     @c dir, or the file given */
+	bool cpython;           /**< CPython, recorded with PYTHONMALLOC=malloc */
+	const char *recorded_with;   /**< the setting the recording ran under that
+					  the program does not
+					  ("PYTHONMALLOC=malloc"), or NULL */
+	int ended;              /**< how the recorded run ended: exit status,
+				     128 + signal, or -1 when not known */
+	char others[1024];      /**< the other processes recorded, "process PID
+				     (N B of recording)" each, or "" */
+	size_t asis_peak;       /**< CPython run as it is: its measured peak RSS
+				     (0: not run) */
+	size_t asis_final;      /**< and its final RSS (0: not run) */
+	double pace;            /**< the recording's HEAPLAB_RECORD_PACE (0: none) */
+} dx_recorded_t;
+
+/** A recording made before (--trace), already read: @p t is owned by
+ *  @p rec from now on. */
+void dx_recording_given(hl_trace_t *t, const char *path, dx_recorded_t *rec);
+/**
+ * Records @p argv (dx_recordable said yes) on the C library's malloc with
+ * the recorder preloaded, and reads the recording.  A CPython program is
+ * recorded with PYTHONMALLOC=malloc and measured once as it is
+ * (dx_run_measured); one with several threads is measured as it is too,
+ * and when the recorder slowed it DX_PACE_FROM times or more (CPU time
+ * against CPU time), recorded again with its timed waits that many times
+ * as long (HEAPLAB_RECORD_PACE, shim/record_pace.c), so that its threads
+ * take turns as they do without the recorder.
+ * @return 0; 2 with hl_last_error() saying why; 1 when the reason was
+ *         told already (@p o->load could not read the recording, or the
+ *         program exited with status 127 at once: a wrapper that could
+ *         not start its command says so itself).  @p rec is to be freed
+ *         with dx_recorded_free in every case.
+ */
+int dx_record_program(char **argv, const dx_program_opts_t *o, dx_recorded_t *rec);
+/** A CPython program whose recording is this many times slower, in CPU
+ *  time, than the program alone is recorded again at that pace. */
+#define DX_PACE_FROM 1.25
+/** Copies the recording of @p rec to @p to (--keep); 0, or 2 with
+ *  hl_last_error() "cannot write TO". */
+int dx_recording_keep(const dx_recorded_t *rec, const char *to);
+/** Frees the trace and removes the temporary folder, if any. */
+void dx_recorded_free(dx_recorded_t *rec);
+
+/** A program run for real, its RSS read from /proc/PID/statm. */
+typedef struct dx_measured {
+	size_t peak;            /**< the largest resident bytes read (with the
+				     kernel's high-water mark, when asked) */
+	size_t final;           /**< resident bytes at its exit, held there by
+				     ptrace; the last reading where ptrace is
+				     refused */
+	size_t samples;         /**< the readings that counted */
+	int status;             /**< exit status, or 128 + signal */
+	double cpu;             /**< CPU seconds, user and system */
+} dx_measured_t;
+/**
+ * Runs @p argv with @p setting's variables set ("VAR=VALUE ...", "" for
+ * none), reading its RSS every dx_program_opts::sample_ms and once more
+ * with the program held at its exit (ptrace's exit event: every free it
+ * made is done, nothing is unmapped yet; CPython frees its objects in its
+ * last milliseconds, which a reading every 10 ms misses).  With @p hwm,
+ * the peak is at least the kernel's high-water mark of the child (only
+ * right when this process was small when it forked: the copy counts).
+ * @return 0; 2 with hl_last_error() when it could not be started (status
+ *         127 included)
+ */
+int dx_run_measured(char **argv, const char *setting, bool hwm, const dx_program_opts_t *o, dx_measured_t *m);
+/** Sets each "VAR=VALUE" word of @p setting (separated by spaces) in
+ *  this process's environment: a child's, before it runs the program. */
+void dx_set_variables(const char *setting);
+/** The CPU time, user and system, of @p use, in seconds. */
+double dx_cpu_seconds(const struct rusage *use);
+/** The resident bytes a line of /proc/PID/statm gives (its second field,
+ *  in pages), or 0 when it is not one. */
+size_t dx_statm_bytes(const char *statm);
+
+/** Each candidate of @p cands that preloads a real allocator gets, in
+ *  @p runs[k].own_bytes, that allocator's own memory at start which its
+ *  model does not hold: what a process that starts it holds beyond one on
+ *  the C library's malloc, less what the model holds beyond the model of
+ *  glibc (options @p model) after one malloc.  Measured here, by running
+ *  `cat /proc/self/statm` under each. */
+void dx_allocators_own(const dx_candidate_t *cands, dx_run_t *runs, size_t n, const char *model);
+/**@}*/
+
 /** @name The report (report.c) */
 /**@{*/
 /** Resolves the sites @p want to "function (file:line)" with addr2line:
  *  what[s] for site s (NULL for sites not wanted, and for 0), or
  *  "module+0xoff" (or the bare address) when addr2line cannot. */
 char **dx_sites_resolve(const hl_trace_t *t, const unsigned *want, size_t nwant);
+/** Frees what dx_sites_resolve returned for @p t (NULL: nothing). */
 void dx_sites_free(char **what, const hl_trace_t *t);
+/** Everything a report says (struct dx_report). */
 typedef struct dx_report dx_report_t;
 /** `--verify`: the program run again, without the recorder, under the
  *  recommended real setting, its RSS read from /proc/PID/statm. */
@@ -202,8 +341,10 @@ typedef struct dx_verify {
 	bool ok;                /**< the program ran and was sampled */
 	int status;             /**< its exit status */
 	size_t samples;         /**< statm reads */
-	size_t peak, final;     /**< measured resident bytes */
-	size_t asis_peak, asis_final;   /**< the same without the setting (0: not run) */
+	size_t peak;            /**< the measured peak resident bytes */
+	size_t final;           /**< the measured final resident bytes */
+	size_t asis_peak;       /**< the peak without the setting (0: not run) */
+	size_t asis_final;      /**< the final without the setting (0: not run) */
 } dx_verify_t;
 
 /** The candidate the report recommends and its real setting, or NULL when
@@ -232,20 +373,26 @@ const dx_run_t *dx_recorded_model(const dx_report_t *r);
  *  allocator's own memory at start (dx_run::own_bytes). */
 void dx_predict(const dx_report_t *r, const dx_run_t *run, size_t *peak, size_t *final);
 
+/** What `heaplab diagnose` reports: the recording, the attribution, every
+ *  candidate ranked, and what is known of the program's run. */
 struct dx_report {
-	const hl_trace_t *trace;
+	const hl_trace_t *trace;      /**< the recording */
 	const char *command;          /**< the program, as run */
 	const dx_run_t *base;         /**< the attribution (bins) */
 	const dx_run_t *runs;         /**< every candidate */
-	const dx_candidate_t *cands;
+	const dx_candidate_t *cands;  /**< the candidate of each run */
 	const size_t *order;          /**< runs best first */
-	size_t nruns;
+	size_t nruns;                 /**< how many runs (and candidates) */
 	char **sites;                 /**< dx_sites_resolve */
 	const dx_verify_t *verify;    /**< --verify's measurement, or NULL */
-	dx_layers_t layers_peak, layers_final;   /**< from the recording (ok false: none) */
+	dx_layers_t layers_peak;      /**< the layers at the largest RSS sample, from
+					   the recording (ok false: none) */
+	dx_layers_t layers_final;     /**< the layers at the end (ok false: none) */
 	const char *recorded_with;    /**< the setting the recording ran under that the
 					   program does not (PYTHONMALLOC=malloc), or NULL */
-	size_t asis_peak, asis_final; /**< the program run as it is, measured (0: not run) */
+	size_t asis_peak;             /**< the program run as it is: its measured peak
+					   RSS (0: not run) */
+	size_t asis_final;            /**< and its measured final RSS (0: not run) */
 	int ended;                    /**< how the recorded run ended: exit status,
 					   128 + signal, or -1 when not known */
 	const char *others;           /**< the other processes recorded (children that
@@ -262,6 +409,7 @@ struct dx_report {
  *  end over the last measurement (@p final), in percent; false when
  *  nothing was measured. */
 bool dx_coverage(const dx_report_t *r, double *peak, double *final);
+/** The summary, as `heaplab diagnose` prints it, to @p out. */
 void dx_report_text(FILE *out, const dx_report_t *r);
 /** The measured peak and final RSS the coverage is reckoned against: the
  *  program run as it is (asis_*) when there is one, else the recording's
@@ -269,6 +417,54 @@ void dx_report_text(FILE *out, const dx_report_t *r);
 bool dx_measured(const dx_report_t *r, size_t *peak, size_t *final);
 /** `--json`: every figure of the summary as one JSON object (report_json.c). */
 int dx_report_json(FILE *out, const dx_report_t *r);
+/** The self-contained HTML page of the report (-o); 0, or -1 when
+ *  writing @p out failed. */
 int dx_report_html(FILE *out, const dx_report_t *r);
+/**@}*/
+
+/** @name The diagnosis (diagnosis.c, verify.c) */
+/**@{*/
+/** What the diagnosis replays. */
+typedef struct dx_diagnose_opts {
+	const char *policies;   /**< --policies: a comma list (NULL: all) */
+	const char *knobs;      /**< --knobs: candidates added ("POLICY/CONF;..."), or NULL */
+	const char *model;      /**< --model: options of the model of glibc ("": its defaults) */
+	unsigned jobs;          /**< replays at once (dx_replay_many's workers) */
+	vis_progress_fn progress;   /**< hears of the replays, or NULL */
+} dx_diagnose_opts_t;
+
+/** A recording diagnosed: the report and everything it points to. */
+typedef struct dx_diagnosis {
+	dx_report_t report;     /**< what dx_report_text, _json and _html take */
+	dx_run_t base;          /**< the attribution: the allocator the program
+				     runs on as it is */
+	dx_run_t recorded;      /**< the model of the allocator the recorded run
+				     ran on, where it is not the base (CPython:
+				     bins); not ok when none */
+	dx_candidate_t *cands;  /**< the grid (dx_grid or dx_grid_cpython) */
+	dx_run_t *runs;         /**< one replay per candidate */
+	size_t *order;          /**< runs best first (dx_rank) */
+	size_t n;               /**< how many candidates */
+} dx_diagnosis_t;
+
+/**
+ * Diagnoses the recording of @p rec, the program @p command: replays it
+ * with attribution under the allocator the program runs on as it is, and
+ * every candidate of the grid (and, for CPython, the allocator the
+ * recorded run ran on) in up to dx_diagnose_opts::jobs processes; adds
+ * the real allocators' own memory at start (dx_allocators_own), ranks
+ * them and resolves the sites that hold the most.  @p d->report is ready
+ * for the writers; --verify's measurement is the caller's to add
+ * (dx_verify).
+ * @return 0; 2 with hl_last_error() saying why.  @p d is to be freed
+ *         with dx_diagnosis_free in every case.
+ */
+int dx_diagnose(const dx_recorded_t *rec, const char *command, const dx_diagnose_opts_t *o, dx_diagnosis_t *d);
+/** Frees what @p d holds (not the recording). */
+void dx_diagnosis_free(dx_diagnosis_t *d);
+/** --verify: runs @p argv twice more without the recorder, under the
+ *  setting @p r recommends (when it is one a shell would take: "VAR=VALUE
+ *  ...") and as it is, and measures both (dx_run_measured) into @p v. */
+void dx_verify(char **argv, const dx_report_t *r, const dx_program_opts_t *o, dx_verify_t *v);
 /**@}*/
 #endif
