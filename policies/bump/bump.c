@@ -614,4 +614,6 @@ const hl_policy_t hl_policy_bump = {
 	.fork_parent = bump_fork_parent,
 	.fork_child = bump_fork_child,
 	.variants = bp_variants,
+	.frees_nothing = true,
+	.cells = HL_CELLS_EVERY_BLOCK,
 };

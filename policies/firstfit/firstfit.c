@@ -365,6 +365,7 @@ const hl_policy_t hl_policy_firstfit = {
 	.options = ff_options,
 	.whatif = ff_whatif,
 	.variants = ff_variants,
+	.cells = HL_CELLS_EVERY_BLOCK,
 	.init = ff_init,
 	.destroy = ff_destroy,
 	.malloc = ff_malloc,
