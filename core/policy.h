@@ -52,6 +52,7 @@
 #ifndef HL_POLICY_H
 #define HL_POLICY_H
 
+#include <pthread.h>
 #include "heaplab.h"
 #include "conf.h"
 #include "stats.h"
@@ -222,6 +223,23 @@ typedef struct hl_policy {
 	 *  (malloc_api.h); NULL: as under an allocator that exports none. */
 	const struct hl_libc_api *libc_api;
 } hl_policy_t;
+
+/** Defines the three fork handlers (fork_prepare, fork_parent and
+ *  fork_child above) of a policy whose state, of type @p type, has one
+ *  pthread mutex, member @p lock, that every operation takes:
+ *  PREFIX_fork_prepare takes it, PREFIX_fork_parent releases it and
+ *  PREFIX_fork_child makes it anew, as the child's copy is still held by
+ *  the thread that forked, the only one that lives on there.  The policy's
+ *  table then names them:
+ *
+ *      HL_FORK_ONE_MUTEX(bump, bump_state_t, lock)
+ *      ... .fork_prepare = bump_fork_prepare, .fork_parent = bump_fork_parent,
+ *          .fork_child = bump_fork_child, ...
+ */
+#define HL_FORK_ONE_MUTEX(prefix, type, lock)                                                     \
+	static void prefix##_fork_prepare(void *st) { pthread_mutex_lock(&((type *)st)->lock); }   \
+	static void prefix##_fork_parent(void *st) { pthread_mutex_unlock(&((type *)st)->lock); }   \
+	static void prefix##_fork_child(void *st) { pthread_mutex_init(&((type *)st)->lock, NULL); }
 
 /** Per (thread, heap) record kept by the core. */
 struct hl_thread {

@@ -581,9 +581,8 @@ static void bump_snapshot(void *st, hl_dot_t *d)
 	}
 }
 
-static void bump_fork_prepare(void *st) { pthread_mutex_lock(&((bump_state_t *)st)->lock); }
-static void bump_fork_parent(void *st) { pthread_mutex_unlock(&((bump_state_t *)st)->lock); }
-static void bump_fork_child(void *st) { pthread_mutex_init(&((bump_state_t *)st)->lock, NULL); }
+/* bump_fork_prepare, bump_fork_parent, bump_fork_child: around fork, the one lock */
+HL_FORK_ONE_MUTEX(bump, bump_state_t, lock)
 
 /* Configurations the fuzzers run beside the defaults (core/policy.h). */
 static const char *const bp_variants[] = {

@@ -340,9 +340,8 @@ static size_t ff_trim(void *state, size_t pad)
 	return n;
 }
 
-static void ff_fork_prepare(void *state) { pthread_mutex_lock(&((ff_state_t *)state)->lock); }
-static void ff_fork_parent(void *state) { pthread_mutex_unlock(&((ff_state_t *)state)->lock); }
-static void ff_fork_child(void *state) { pthread_mutex_init(&((ff_state_t *)state)->lock, NULL); }
+/* ff_fork_prepare, ff_fork_parent, ff_fork_child: around fork, the one lock */
+HL_FORK_ONE_MUTEX(ff, ff_state_t, lock)
 
 /* heaplab diagnose's candidates: knobs that change how memory comes back,
  * each with what the real allocator needs to do the same. */
