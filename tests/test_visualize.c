@@ -429,10 +429,10 @@ START_TEST(walk_rebuilds_every_moment_from_its_deltas)
 				vis_blocks_free(&got);
 				continue;
 			}
-			/* what op k changed has its cell in op k's picture, but
-			 * where the policy draws runs (HL_CELLS_RUNS: equal blocks
-			 * as one cell), and blocks other than live, free and
-			 * cached ones may be drawn as runs */
+			/* what op k changed has its cell in op k's picture, unless
+			 * the policy draws runs (HL_CELLS_RUNS: equal blocks in one
+			 * cell) or the block is other than live, free or cached
+			 * (such blocks may be drawn as runs by any policy) */
 			vis_diff_t d;
 			ck_assert_int_eq(vis_diff(&m->at[k - 1], &got, &d), 0);
 			for (size_t c = 0; c < d.n; c++)
