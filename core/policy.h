@@ -52,6 +52,7 @@
 #ifndef HL_POLICY_H
 #define HL_POLICY_H
 
+#include <pthread.h>
 #include "heaplab.h"
 #include "conf.h"
 #include "stats.h"
@@ -82,6 +83,23 @@ typedef struct hl_whatif {
 	const char *real; /**< what to type for the real allocator, or NULL
 			       when the model has none (a textbook policy) */
 } hl_whatif_t;
+
+/** How a policy's snapshot draws its blocks: what the tests of the
+ *  pictures (tests/test_visualize.c) may expect to find in it. */
+typedef enum hl_cells {
+	/** Blocks grouped into slabs, pools or pages, drawn with their
+	 *  counts; a block an operation made live, free or cached still has
+	 *  a cell of its own, by its id (the stepper outlines it). */
+	HL_CELLS_GROUPED = 0,
+	/** As grouped, and every block has a cell (a run of equal blocks
+	 *  drawn once as "label x N" counts N): its live cells are the
+	 *  walker's live blocks. */
+	HL_CELLS_EVERY_BLOCK,
+	/** Equal neighbours share a cell (mimalloc's runs of equal blocks,
+	 *  tcmalloc's small spans): a changed block need not have a cell of
+	 *  its own. */
+	HL_CELLS_RUNS,
+} hl_cells_t;
 
 /** A policy: its name, its options and the functions the core calls.
  *  Each compiled-in policy defines one constant table (hl_policy_find);
@@ -139,6 +157,19 @@ typedef struct hl_policy {
 	 *  by NULL.  The fuzzers (tests/fuzz) run each policy under its
 	 *  defaults and under these. */
 	const char *const *variants;
+	/** May be NULL: configurations that lay blocks and their metadata out
+	 *  differently from the defaults (other headers, another front),
+	 *  ended by NULL.  The conformance suite (tests/test_conformance.c)
+	 *  runs every contract under the defaults and under each of these,
+	 *  a full run each: list only what changes the layout. */
+	const char *const *layouts;
+	/** True when free gives nothing back (a bump allocator): a freed
+	 *  block stays where it was, and the walker reports it live, until a
+	 *  reset.  The walker's live blocks then never fall below the
+	 *  program's, rather than equal them. */
+	bool frees_nothing;
+	/** How the snapshot draws blocks (HL_CELLS_GROUPED when left 0). */
+	hl_cells_t cells;
 	/** Serves @p n bytes at an address that is a multiple of @p align (a
 	 *  power of two above 16); NULL when out of memory. */
 	void *(*memalign)(void *st, hl_thread_t *t, size_t align, size_t n);
@@ -192,6 +223,23 @@ typedef struct hl_policy {
 	 *  (malloc_api.h); NULL: as under an allocator that exports none. */
 	const struct hl_libc_api *libc_api;
 } hl_policy_t;
+
+/** Defines the three fork handlers (fork_prepare, fork_parent and
+ *  fork_child above) of a policy whose state, of type @p type, has one
+ *  pthread mutex, member @p lock, that every operation takes:
+ *  PREFIX_fork_prepare takes it, PREFIX_fork_parent releases it and
+ *  PREFIX_fork_child makes it anew, as the child's copy is still held by
+ *  the thread that forked, the only one that lives on there.  The policy's
+ *  table then names them:
+ *
+ *      HL_FORK_ONE_MUTEX(bump, bump_state_t, lock)
+ *      ... .fork_prepare = bump_fork_prepare, .fork_parent = bump_fork_parent,
+ *          .fork_child = bump_fork_child, ...
+ */
+#define HL_FORK_ONE_MUTEX(prefix, type, lock)                                                     \
+	static void prefix##_fork_prepare(void *st) { pthread_mutex_lock(&((type *)st)->lock); }   \
+	static void prefix##_fork_parent(void *st) { pthread_mutex_unlock(&((type *)st)->lock); }   \
+	static void prefix##_fork_child(void *st) { pthread_mutex_init(&((type *)st)->lock, NULL); }
 
 /** Per (thread, heap) record kept by the core. */
 struct hl_thread {

@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
 # A policy is its folder (HACKING.md, "Adding a policy"): no file outside
 # policies/NAME/ names a policy in its code — it reaches one through the
-# policy's table (core/policy.h: fidelity_family, whatif, variants, ...)
-# or a file in its folder (misuse.table, libc_tests.table, FAMILY.rows,
-# golden.test).  tests/policy_names.py lists the files that still do
-# (prose — comments, documents, the book, the labs — may name any).
+# policy's table (core/policy.h: fidelity_family, whatif, variants,
+# layouts, frees_nothing, cells, ...) or a file in its folder
+# (misuse.table, libc_tests.table, FAMILY.rows, golden.test).
+# tests/policy_names.py lists the files that do (prose — comments,
+# documents, the book, the labs — may name any).
 #
 # First the checker is shown to find a name in code, and not in a comment,
 # a message or a file of a policy's folder.  Then the tree: every file it
-# lists must be in one of the two tables below, and every file of the
-# tables must still be listed, so they stay true:
-#   - not a policy: the word means something else there, or the file is
-#     data whose subject is a named policy (fixed);
-#   - still to move: tests that name a policy today.  Each is work left: a
-#     test of one policy's behaviour belongs in that policy's folder, and a
-#     test that needs "a model of glibc" asks heaplab policies --families.
-#     The list only shrinks: a new file that names a policy fails here.
+# lists must be in the table below, where the word means something else,
+# or the file is data whose subject is a named policy; and every file of
+# the table must still be listed, so it stays true.  A new file that names
+# a policy fails here: a test of one policy's behaviour belongs in that
+# policy's folder, a test that needs to know something of every policy
+# reads it from the table, and a test that needs "a model of glibc" asks
+# heaplab policies --families.
 # The library, the command and the build name none (configure reads the
 # roles — the default heap, the lab's skeleton and reference — from
 # policies.list; diagnose and fidelity find a family's model by its table).
@@ -72,10 +72,7 @@ tests/fuzz/corpus/conf/pools-fallback  a fuzzer input (as above)
 tests/fidelity/glibc.rows        fixture rows for the rows reader's own tests (tests/fidelity_runner.sh)
 tests/fidelity/jemalloc.rows     fixture rows (as above)
 "
-still_to_move="
-tests/test_conformance.c tests/test_visualize.c
-"
-known=$( { printf '%s\n' "$not_a_policy" | awk 'NF { print $1 }'; printf '%s\n' $still_to_move; } | sort)
+known=$(printf '%s\n' "$not_a_policy" | awk 'NF { print $1 }' | sort)
 python3 "$here/policy_names.py" "$top" >"$tmp/found" || { echo "FAIL: tests/policy_names.py"; exit 1; }
 new=$(cut -d: -f1 "$tmp/found" | sort | comm -23 - <(printf '%s\n' "$known"))
 gone=$(cut -d: -f1 "$tmp/found" | sort | comm -13 - <(printf '%s\n' "$known"))
@@ -85,9 +82,8 @@ if [ -n "$new" ]; then
 	fail=1
 fi
 if [ -n "$gone" ]; then
-	echo "FAIL: these files of the tables no longer name a policy: take them off the tables: $(echo $gone)"
+	echo "FAIL: these files of the table no longer name a policy: take them off the table: $(echo $gone)"
 	fail=1
 fi
-n=$(printf '%s\n' $still_to_move | grep -c .)
-[ $fail -eq 0 ] && echo "PASS: no file outside its policy's folder names a policy but the $n still to move and $(printf '%s\n' "$not_a_policy" | grep -c .) that mean something else"
+[ $fail -eq 0 ] && echo "PASS: no file outside its policy's folder names a policy but the $(printf '%s\n' "$not_a_policy" | grep -c .) that mean something else"
 exit $fail

@@ -1,7 +1,8 @@
 /*
  * The conformance suite: every contract of the public API, run against
  * every compiled-in policy (or those named in HL_TEST_POLICIES=a,b), and
- * against the layouts a policy can switch to (pools with headers:table).
+ * against the layouts a policy can switch to (its table's layouts:
+ * another place for the headers, another front).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -11,36 +12,35 @@
 #include <stdlib.h>
 #include <string.h>
 #include "testlib.h"
-#include "policy.h" /* realloc_zero_allocates */
+#include "policy.h" /* realloc_zero_allocates, layouts */
 
-static const char *policies[16];
-static const char *confs[16];     /**< the variant's options, or NULL */
+enum { MAX_RUNS = 16 };
+static const char *policies[MAX_RUNS];
+static const char *confs[MAX_RUNS];     /**< the layout's options, or NULL */
 static int npolicies;
 
-/* Variants whose memory layout differs from their policy's default enough
- * to deserve every contract again. */
-static const struct { const char *policy, *conf; } variants[] = {
-	{ "pools", "headers:table" },
-	{ "percpu", "front:thread" },
-	{ "percpu", "rseq:off" },
-	{ "percpu", "hugepage:on" },
-};
-
-static void add_variants(void)
+/* Each picked policy once more under each layout of its table, whose
+ * memory differs from the defaults' enough to deserve every contract
+ * again. */
+static void add_layouts(void)
 {
-	for (size_t v = 0; v < sizeof variants / sizeof *variants; v++)
-		for (int i = 0, n = npolicies; i < n && npolicies < 16; i++)
-			if (!strcmp(policies[i], variants[v].policy) && !confs[i]) {
-				policies[npolicies] = policies[i];
-				confs[npolicies++] = variants[v].conf;
-				break;
+	for (int i = 0, n = npolicies; i < n; i++) {
+		const char *const *layouts = hl_policy_find(policies[i])->layouts;
+		for (size_t v = 0; layouts && layouts[v]; v++) {
+			if (npolicies == MAX_RUNS) {
+				fprintf(stderr, "test_conformance: more than %d policies and layouts\n", MAX_RUNS);
+				exit(1);
 			}
+			policies[npolicies] = policies[i];
+			confs[npolicies++] = layouts[v];
+		}
+	}
 }
 
 static void pick_policies(void)
 {
-	npolicies = tl_pick_policies(policies, 16, HL_SKELETON_POLICY);  /* the lab's skeleton: its contracts are the student's work */
-	add_variants();
+	npolicies = tl_pick_policies(policies, MAX_RUNS, HL_SKELETON_POLICY);  /* the lab's skeleton: its contracts are the student's work */
+	add_layouts();
 }
 
 /* A tiny deterministic generator, so failures reproduce. */
@@ -362,10 +362,10 @@ END_TEST
 
 START_TEST(several_heaps_side_by_side)
 {
-	hl_heap_t *hs[16];
+	hl_heap_t *hs[MAX_RUNS];
 	for (int k = 0; k < npolicies; k++)
 		hs[k] = tl_heap(policies[k], confs[k]);
-	void *p[16][50];
+	void *p[MAX_RUNS][50];
 	for (int i = 0; i < 50; i++)
 		for (int k = 0; k < npolicies; k++) {
 			p[k][i] = hl_malloc(hs[k], (size_t)(i * 13 + 1));

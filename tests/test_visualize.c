@@ -4,11 +4,12 @@
  *    byte-identical DOT (so no raw pointer, no clock, no hash order);
  *  - the walker's live blocks are the trace's live ids, after every op
  *    (the expected count comes from the trace text, not from a heap);
- *    bump excepted: it keeps no record of frees, so its blocks stay live
- *    until a reset, and there the count only never goes down and never
- *    falls below the trace's;
- *  - where a policy draws one cell per block, its live cells (with runs
- *    "label x N" counted N times) are the walker's live blocks;
+ *    but where free gives nothing back (the table's frees_nothing: a
+ *    bump allocator) its blocks stay live until a reset, and there the
+ *    count only never goes down and never falls below the trace's;
+ *  - where a policy draws one cell per block (the table's cells,
+ *    HL_CELLS_EVERY_BLOCK), its live cells (with runs "label x N" counted
+ *    N times) are the walker's live blocks;
  *  - every colour a picture uses is explained by its legend, and every
  *    edge into a cell points at a port the picture defines.
  *  - the visualize library (libhlvis) is usable without the command: a
@@ -26,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "testlib.h"
+#include "policy.h" /* frees_nothing, cells */
 #include "../visualize/vis.h"
 
 enum { MAX_OPS = 64, MAX_IDS = 64 };
@@ -135,7 +137,7 @@ START_TEST(walker_live_blocks_are_the_trace_live_ids)
 	live_from_trace(t, expect);
 	for (size_t p = 0; p < hl_policy_count(); p++) {
 		const char *name = hl_policy_name(p);
-		bool never_frees = !strcmp(name, "bump");
+		bool never_frees = hl_policy_find(name)->frees_nothing;
 		shots_t s;
 		replay_shots(name, t, &s);
 		for (size_t i = 0; i < s.n; i++) {
@@ -176,11 +178,18 @@ static int cells_of_color(const char *body, const char *color)
 	return n;
 }
 
-/* Policies whose snapshot draws one cell per block (the others group
+/* Whether @p policy's snapshot draws one cell per block (the others group
  * blocks into slabs, pools or pages and draw counts). */
 static bool draws_every_block(const char *policy)
 {
-	return !strcmp(policy, "bump") || !strcmp(policy, "firstfit");
+	return hl_policy_find(policy)->cells == HL_CELLS_EVERY_BLOCK;
+}
+
+/* Whether a block that @p policy's op changed may share its cell with
+ * others in the picture (runs of equal blocks, small spans). */
+static bool draws_runs(const char *policy)
+{
+	return hl_policy_find(policy)->cells == HL_CELLS_RUNS;
 }
 
 START_TEST(live_cells_are_the_live_blocks)
@@ -420,16 +429,16 @@ START_TEST(walk_rebuilds_every_moment_from_its_deltas)
 				vis_blocks_free(&got);
 				continue;
 			}
-			/* what op k changed has its cell in op k's picture; sharded
-			 * draws runs of equal blocks as one cell, percpu a small
-			 * span as one cell, and blocks other than live, free and
-			 * cached ones may be drawn as runs */
+			/* what op k changed has its cell in op k's picture, unless
+			 * the policy draws runs (HL_CELLS_RUNS: equal blocks in one
+			 * cell) or the block is other than live, free or cached
+			 * (such blocks may be drawn as runs by any policy) */
 			vis_diff_t d;
 			ck_assert_int_eq(vis_diff(&m->at[k - 1], &got, &d), 0);
 			for (size_t c = 0; c < d.n; c++)
 				for (size_t i = d.c[c].after; i < d.c[c].after + d.c[c].nafter; i++) {
 					const vis_block_t *b = &got.b[i];
-					if (!strcmp(policy, "sharded") || !strcmp(policy, "percpu") || b->state > HL_BLOCK_CACHED)
+					if (draws_runs(policy) || b->state > HL_BLOCK_CACHED)
 						continue;
 					char id[80];
 					snprintf(id, sizeof id, "ID=\"%s\"", b->id);
@@ -440,7 +449,7 @@ START_TEST(walk_rebuilds_every_moment_from_its_deltas)
 			vis_diff_free(&d);
 			vis_blocks_free(&got);
 		}
-		if (strcmp(policy, "sharded") && strcmp(policy, "percpu"))
+		if (!draws_runs(policy))
 			ck_assert_msg(changed_cells > 0, "%s: no changed block was found in a picture", policy);
 		vis_walk_free(&w);
 		for (size_t k = 0; k <= nops; k++)

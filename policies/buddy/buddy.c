@@ -219,9 +219,8 @@ static size_t bd_trim(void *state, size_t pad)
 	return n;
 }
 
-static void bd_fork_prepare(void *state) { pthread_mutex_lock(&((bd_state_t *)state)->lock); }
-static void bd_fork_parent(void *state) { pthread_mutex_unlock(&((bd_state_t *)state)->lock); }
-static void bd_fork_child(void *state) { pthread_mutex_init(&((bd_state_t *)state)->lock, NULL); }
+/* bd_fork_prepare, bd_fork_parent, bd_fork_child: around fork, the one lock */
+HL_FORK_ONE_MUTEX(bd, bd_state_t, lock)
 
 /* Configurations the fuzzers run beside the defaults (core/policy.h):
  * small regions (large mappings early, many regions), the smallest

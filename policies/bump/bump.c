@@ -581,9 +581,8 @@ static void bump_snapshot(void *st, hl_dot_t *d)
 	}
 }
 
-static void bump_fork_prepare(void *st) { pthread_mutex_lock(&((bump_state_t *)st)->lock); }
-static void bump_fork_parent(void *st) { pthread_mutex_unlock(&((bump_state_t *)st)->lock); }
-static void bump_fork_child(void *st) { pthread_mutex_init(&((bump_state_t *)st)->lock, NULL); }
+/* bump_fork_prepare, bump_fork_parent, bump_fork_child: around fork, the one lock */
+HL_FORK_ONE_MUTEX(bump, bump_state_t, lock)
 
 /* Configurations the fuzzers run beside the defaults (core/policy.h). */
 static const char *const bp_variants[] = {
@@ -614,4 +613,6 @@ const hl_policy_t hl_policy_bump = {
 	.fork_parent = bump_fork_parent,
 	.fork_child = bump_fork_child,
 	.variants = bp_variants,
+	.frees_nothing = true,
+	.cells = HL_CELLS_EVERY_BLOCK,
 };

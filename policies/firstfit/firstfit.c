@@ -340,9 +340,8 @@ static size_t ff_trim(void *state, size_t pad)
 	return n;
 }
 
-static void ff_fork_prepare(void *state) { pthread_mutex_lock(&((ff_state_t *)state)->lock); }
-static void ff_fork_parent(void *state) { pthread_mutex_unlock(&((ff_state_t *)state)->lock); }
-static void ff_fork_child(void *state) { pthread_mutex_init(&((ff_state_t *)state)->lock, NULL); }
+/* ff_fork_prepare, ff_fork_parent, ff_fork_child: around fork, the one lock */
+HL_FORK_ONE_MUTEX(ff, ff_state_t, lock)
 
 /* heaplab diagnose's candidates: knobs that change how memory comes back,
  * each with what the real allocator needs to do the same. */
@@ -365,6 +364,7 @@ const hl_policy_t hl_policy_firstfit = {
 	.options = ff_options,
 	.whatif = ff_whatif,
 	.variants = ff_variants,
+	.cells = HL_CELLS_EVERY_BLOCK,
 	.init = ff_init,
 	.destroy = ff_destroy,
 	.malloc = ff_malloc,

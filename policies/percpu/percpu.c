@@ -422,6 +422,16 @@ static const char *const pc_variants[] = {
 	NULL,
 };
 
+/* The layouts the conformance suite runs every contract under
+ * (core/policy.h): the per-thread front instead of the per-CPU one, the
+ * per-CPU caches without rseq, and spans on huge pages. */
+static const char *const pc_layouts[] = {
+	"front:thread",
+	"rseq:off",
+	"hugepage:on",
+	NULL,
+};
+
 const hl_policy_t hl_policy_percpu = {
 	.name = "percpu",
 	.summary = "TCMalloc: per-CPU caches on rseq, transfer cache, central free lists, page heap",
@@ -430,6 +440,8 @@ const hl_policy_t hl_policy_percpu = {
 	.fidelity_conf = "front:thread", /* gperftools 2.10, installed here */
 	.whatif = pc_whatif,
 	.variants = pc_variants,
+	.layouts = pc_layouts,
+	.cells = HL_CELLS_RUNS, /* a small span of equal blocks is one cell */
 	.tls_empty = &pc_no_cache,
 	.init = pc_init,
 	.destroy = NULL,

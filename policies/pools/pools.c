@@ -506,6 +506,14 @@ static const char *const pl_variants[] = {
 	NULL,
 };
 
+/* The layout the conformance suite runs every contract under beside the
+ * defaults (core/policy.h): the pool headers in a table in each arena's
+ * first pool, not at each pool's start. */
+static const char *const pl_layouts[] = {
+	"headers:table",
+	NULL,
+};
+
 const hl_policy_t hl_policy_pools = {
 	.name = "pools",
 	.summary = "CPython's pymalloc: 512-byte threshold, pools in arenas, most-used arena first",
@@ -513,6 +521,7 @@ const hl_policy_t hl_policy_pools = {
 	.fidelity_family = "pymalloc",
 	.whatif = pl_whatif,
 	.variants = pl_variants,
+	.layouts = pl_layouts,
 	.init = pools_init,
 	.destroy = pools_destroy,
 	.malloc = pools_malloc,

@@ -398,6 +398,7 @@ const hl_policy_t hl_policy_sharded = {
 	.fidelity_family = "mimalloc",
 	.whatif = shd_whatif,
 	.variants = shd_variants,
+	.cells = HL_CELLS_RUNS, /* a run of equal blocks of a page is one cell */
 	.tls_empty = &shd_no_heap,
 	.init = shd_init,
 	.destroy = shd_destroy,

@@ -257,9 +257,8 @@ static void *st_init(hl_heap_t *h, const hl_conf_t *conf)
 	return s;
 }
 
-static void st_fork_prepare(void *st) { pthread_mutex_lock(&((st_state_t *)st)->lock); }
-static void st_fork_parent(void *st) { pthread_mutex_unlock(&((st_state_t *)st)->lock); }
-static void st_fork_child(void *st) { pthread_mutex_init(&((st_state_t *)st)->lock, NULL); }
+/* st_fork_prepare, st_fork_parent, st_fork_child: around fork, the one lock */
+HL_FORK_ONE_MUTEX(st, st_state_t, lock)
 
 /* ---- looking inside ----------------------------------------------------- */
 
