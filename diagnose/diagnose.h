@@ -233,6 +233,13 @@ int dx_recordable(const char *prog, const char *recorder);
 
 /** A program recorded (dx_record_program), or a recording given
  *  (dx_recording_given): the trace and what is known of the run. */
+/** A CPython program whose recording is this many times slower, in CPU
+ *  time, than the program alone is recorded again at that pace. */
+#define DX_PACE_FROM 1.25
+/** How many times a program is recorded at a pace: the recording whose
+ *  run had the median peak RSS is diagnosed. */
+#define DX_PACED_DRAWS 3
+
 typedef struct dx_recorded {
 	hl_trace_t *trace;      /**< the recording, as dx_program_opts::load read
 				     it (NULL: none) */
@@ -252,6 +259,9 @@ typedef struct dx_recorded {
 				     (0: not run) */
 	size_t asis_final;      /**< and its final RSS (0: not run) */
 	double pace;            /**< the recording's HEAPLAB_RECORD_PACE (0: none) */
+	unsigned ndraws;        /**< recordings made at that pace (0: none) */
+	unsigned draw_picked;   /**< which of them is diagnosed: the median peak */
+	size_t draw_peaks[DX_PACED_DRAWS];   /**< the peak RSS sample of each */
 } dx_recorded_t;
 
 /** A recording made before (--trace), already read: @p t is owned by
@@ -273,9 +283,7 @@ void dx_recording_given(hl_trace_t *t, const char *path, dx_recorded_t *rec);
  *         with dx_recorded_free in every case.
  */
 int dx_record_program(char **argv, const dx_program_opts_t *o, dx_recorded_t *rec);
-/** A CPython program whose recording is this many times slower, in CPU
- *  time, than the program alone is recorded again at that pace. */
-#define DX_PACE_FROM 1.25
+
 /** Copies the recording of @p rec to @p to (--keep); 0, or 2 with
  *  hl_last_error() "cannot write TO". */
 int dx_recording_keep(const dx_recorded_t *rec, const char *to);
@@ -403,6 +411,9 @@ struct dx_report {
 	double pace;                  /**< the recording's pace: its timed waits this
 					   many times as long, the recorder's slowdown
 					   of the program (0: recorded at the clock's) */
+	unsigned ndraws;              /**< recordings made at that pace (0: none) */
+	unsigned draw_picked;         /**< the one diagnosed, of median peak */
+	const size_t *draw_peaks;     /**< each one's peak RSS sample (ndraws) */
 };
 /** What part of the measured RSS the model accounts for: the attribution's
  *  resident bytes at its peak over the measured peak (@p peak) and at the

@@ -242,17 +242,74 @@ static int record(char **argv, const dx_program_opts_t *o, const char *extra, do
 	return 0;
 }
 
-/* Records again, its timed waits @p pace times as long: what was
- * recorded before is thrown away. */
-static int record_again(char **argv, const dx_program_opts_t *o, double pace, dx_recorded_t *rec, double *cpu)
+/* The largest resident-set sample of @p t (the recorder's own memory left
+ * out, as it writes them); 0 when it has none. */
+static size_t recorded_peak(const hl_trace_t *t)
 {
-	hl_trace_free(rec->trace);
-	rec->trace = NULL;
-	remove_dir(rec->dir);
-	rec->dir[0] = 0;
-	int rc = record(argv, o, rec->recorded_with, pace, rec, cpu);
-	if (!rc && !(rec->trace = o->load(rec->path)))
-		rc = 1;
+	size_t peak = 0, ops, bytes;
+	unsigned long ms;
+	for (size_t k = 0; k < hl_trace_samples(t); k++)
+		if (hl_trace_sample(t, k, &ops, &ms, &bytes) && bytes > peak)
+			peak = bytes;
+	return peak;
+}
+
+/* Records DX_PACED_DRAWS times at @p pace and keeps the recording whose
+ * run had the median peak RSS: threads that take turns by the clock take
+ * them in another order each run, and one recording is one draw of it.
+ * The others are thrown away; the peaks go to rec->draw_peaks. */
+static int record_draws(char **argv, const dx_program_opts_t *o, double pace, dx_recorded_t *rec, double *cpu)
+{
+	dx_recorded_t *draw = calloc(DX_PACED_DRAWS, sizeof *draw);
+	if (!draw)
+		return vis_fail("diagnose: out of memory");
+	int rc = 0;
+	unsigned n = 0;
+	for (; n < DX_PACED_DRAWS && !rc; n++) {
+		draw[n] = *rec;
+		draw[n].trace = NULL;
+		draw[n].dir[0] = 0;
+		if (o->notes && n)
+			fprintf(o->notes, "heaplab diagnose: recording %s again (%u of %d: the order its threads take "
+				"turns in is one draw of the clock's) ...\n", argv[0], n + 1, DX_PACED_DRAWS);
+		rc = record(argv, o, rec->recorded_with, pace, &draw[n], cpu);
+		if (!rc && !(draw[n].trace = o->load(draw[n].path)))
+			rc = 1;
+		if (!rc) {
+			draw[n].draw_peaks[0] = recorded_peak(draw[n].trace);
+			hl_trace_free(draw[n].trace);   /* one in memory at a time */
+			draw[n].trace = NULL;
+		}
+	}
+	unsigned pick = 0;
+	if (!rc) {
+		/* the median: the draw with as many peaks below it as above */
+		for (unsigned i = 0; i < n; i++) {
+			unsigned below = 0, above = 0;
+			for (unsigned j = 0; j < n; j++) {
+				below += draw[j].draw_peaks[0] < draw[i].draw_peaks[0] || (draw[j].draw_peaks[0] == draw[i].draw_peaks[0] && j < i);
+				above += draw[j].draw_peaks[0] > draw[i].draw_peaks[0] || (draw[j].draw_peaks[0] == draw[i].draw_peaks[0] && j > i);
+			}
+			if (below == above)
+				pick = i;
+		}
+	}
+	for (unsigned i = 0; i < n; i++) {
+		rec->draw_peaks[i] = draw[i].draw_peaks[0];
+		if (i != pick || rc)
+			remove_dir(draw[i].dir);
+	}
+	if (!rc) {
+		memcpy(rec->dir, draw[pick].dir, sizeof rec->dir);
+		memcpy(rec->path, draw[pick].path, sizeof rec->path);
+		memcpy(rec->others, draw[pick].others, sizeof rec->others);
+		rec->ended = draw[pick].ended;
+		rec->ndraws = n;
+		rec->draw_picked = pick;
+		if (!(rec->trace = o->load(rec->path)))
+			rc = 1;
+	}
+	free(draw);
 	return rc;
 }
 
@@ -301,7 +358,11 @@ int dx_record_program(char **argv, const dx_program_opts_t *o, dx_recorded_t *re
 				"recording again with its timed waits %.1f times as long, so that its threads take turns "
 				"as they do without the recorder ...\n",
 				argv[0], rec->pace, rec_cpu, asis.cpu, rec->pace);
-		rc = record_again(argv, o, rec->pace, rec, &rec_cpu);
+		hl_trace_free(rec->trace);
+		rec->trace = NULL;
+		remove_dir(rec->dir);
+		rec->dir[0] = 0;
+		rc = record_draws(argv, o, rec->pace, rec, &rec_cpu);
 	}
 	return rc;
 }

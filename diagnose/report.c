@@ -428,6 +428,17 @@ void dx_report_text(FILE *out, const dx_report_t *r)
 			     "turns by the clock, so it was recorded again with its timed waits that much longer "
 			     "(their turns then hold as much of their work as without the recorder)\n",
 			r->pace, r->pace);
+	if (r->ndraws > 1) {
+		/* each recording at the pace is one draw of the order the
+		 * threads take turns in: their peaks show how far it moves */
+		fprintf(out, "recorded %u times at that pace, the threads taking turns in another order each time: peak RSS "
+			     "of the recorded runs", r->ndraws);
+		for (unsigned i = 0; i < r->ndraws; i++)
+			fprintf(out, "%s%s", i ? (i + 1 == r->ndraws ? " and " : ", ") : " ",
+				vis_bytes((double)r->draw_peaks[i], b1, sizeof b1));
+		fprintf(out, " (the recorder's memory left out); the one of median peak, the %s, is diagnosed\n",
+			r->draw_picked == 0 ? "first" : r->draw_picked == 1 ? "second" : "third");
+	}
 	if (r->recorded_with)
 		fprintf(out, "recorded with %s (so that every allocation goes through malloc, where the recorder sees it); "
 			     "the model replays the program as it is; its RSS as it is, measured in a run without the "

@@ -113,7 +113,10 @@ int dx_report_json(FILE *out, const dx_report_t *r)
 	fprintf(out, ",\"recording\":{\"ops\":%zu,\"block_ids\":%ld,\"sites\":%u,\"rss_samples\":%zu,\"recorded_with\":",
 		hl_trace_ops(r->trace), hl_trace_max_id(r->trace), hl_trace_sites(r->trace), hl_trace_samples(r->trace));
 	text_or_null(out, r->recorded_with);
-	fprintf(out, ",\"pace\":%.2f,\"ended\":%d,\"others\":", r->pace > 0 ? r->pace : 1.0, r->ended);
+	fprintf(out, ",\"pace\":%.2f,\"draw_peaks\":[", r->pace > 0 ? r->pace : 1.0);
+	for (unsigned i = 0; i < r->ndraws; i++)
+		fprintf(out, "%s%zu", i ? "," : "", r->draw_peaks[i]);
+	fprintf(out, "],\"draw_picked\":%u,\"ended\":%d,\"others\":", r->draw_picked, r->ended);
 	text_or_null(out, r->others && *r->others ? r->others : NULL);
 	fprintf(out, "},\"measured\":{\"peak_rss\":%zu,\"final_rss\":%zu,\"from\":\"%s\"}", mp, mf,
 		r->asis_peak ? "the program run as it is" : "the recording's samples");

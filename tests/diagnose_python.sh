@@ -11,7 +11,9 @@
 #    cover at least 90 % of the measured peak, and no more than it;
 #  - the candidates name CPython on each allocator with its real setting;
 #  - the peak predicted for CPython as it is lies within 10 % of the one
-#    the program measures of itself.
+#    the program measures of itself;
+#  - a program whose threads take turns by the clock is recorded at the
+#    recorder's pace three times, the recording of median peak diagnosed.
 set -u
 . "$(dirname "$0")/lib.sh"
 glibc=$(hl_model_of glibc)   # the policy that models glibc (bins here)
@@ -109,6 +111,42 @@ else
 	predicted=$(hl_candidate "$tmp/tuples.json" real_setting 'the default*' predicted_peak_rss)
 	awk -v p="${predicted:-0}" -v m="$measured" 'BEGIN { d = (p - m) / m; exit !(d < 0.10 && d > -0.10) }' && pass ||
 		fail "tuples: the peak predicted for CPython as it is, '${predicted}' B, is not within 10 % of its measured $measured B"
+fi
+
+# --- threads that take turns by the clock -----------------------------------------
+# four threads build tuples at once; recorded, each runs several times
+# slower, so diagnose records it at that pace, three times (the order of the
+# threads' turns is one draw of the clock's each run), and diagnoses the
+# recording whose run had the median peak
+cat > "$tmp/threads.py" <<'PY'
+import threading
+def work(n):
+    t = [(i, n) for i in range(150000)]
+    del t[::2]
+ts = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+for t in ts: t.start()
+for t in ts: t.join()
+PY
+if [ -n "$(hl_unmodelled pymalloc)" ]; then
+	echo "SKIP (part): the threads' program is replayed behind the model of pymalloc; no compiled-in policy models it"
+else
+	out=$("$heaplab" diagnose --policies=${glibc} --knobs= --json="$tmp/threads.json" -- "$py" "$tmp/threads.py" 2>"$tmp/err")
+	rc=$?
+	[ $rc -eq 0 ] && pass || { fail "threads: exit $rc"; cat "$tmp/err"; }
+	# the recorder slows CPython several times over (its CPU time against the
+	# program's as it is): paced, three draws, the median one kept
+	python3 - "$tmp/threads.json" <<'PY' && pass || fail "threads: the paced recordings are not three with the median kept"
+import json, sys
+r = json.load(open(sys.argv[1]))['recording']
+peaks, pick = r['draw_peaks'], r['draw_picked']
+assert r['pace'] >= 1.25, f"pace {r['pace']}"
+assert len(peaks) == 3 and all(p > 0 for p in peaks), peaks
+assert sorted(peaks)[1] == peaks[pick], (peaks, pick)
+PY
+	grep -q '^recorded 3 times at that pace, .* the one of median peak, the \(first\|second\|third\), is diagnosed$' <<<"$out" && pass ||
+		fail "threads: the summary does not list the three recordings"
+	[ "$(grep -c 'heaplab diagnose: recording .* again (. of 3' "$tmp/err")" -eq 2 ] && pass ||
+		fail "threads: no progress line for the second and third recordings"
 fi
 echo "diagnose_python: $passed passed, $failed failed"
 [ $failed -eq 0 ]
