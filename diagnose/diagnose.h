@@ -366,6 +366,19 @@ const dx_run_t *dx_recommended(const dx_report_t *r, const dx_candidate_t **cand
  *  can make the real allocator give back what the model keeps (CPython's
  *  repro: 8.0-8.3 MiB through the run, -5.8 MiB at the last sample). */
 long long dx_outside_heap(const dx_report_t *r);
+/** The most that can lie outside the heap: the resident bytes smaps puts
+ *  outside the C allocator (the program's files and libraries, stacks, its
+ *  own anonymous mappings: every layer but heap, mapped and recorder) at
+ *  the peak or at the end of the recording, the larger; -1 when the
+ *  recording has no layers.  What lies outside the heap is taken at most
+ *  this large, each sample's and the median: measured RSS less the model's
+ *  resident bytes beyond it is the model of the recorded allocator holding
+ *  less than the allocator did in that run (a recorded thread's arena
+ *  let go of before the next thread took one, where glibc gave that one an
+ *  arena of its own), an error of that model not to be passed on to the
+ *  other candidates.  Single-threaded programs stay below it (the twelve
+ *  of bench/accuracy: by 0 to 5 MiB). */
+long long dx_outside_cap(const dx_report_t *r);
 /** The model of the allocator the recorded run ran on: dx_report::recorded
  *  where there is one, else the attribution. */
 const dx_run_t *dx_recorded_model(const dx_report_t *r);

@@ -282,10 +282,15 @@ static void measured(FILE *out, const dx_report_t *r)
 			vis_bytes((double)(diff < 0 ? -diff : diff), b2, sizeof b2), diff < 0 ? "less" : "more",
 			diff < 0 ? "the model holds more resident heap than the real allocator did"
 				 : "the program's code, stacks and other mappings, which the model does not hold");
-		long long outside = dx_outside_heap(r);
+		long long outside = dx_outside_heap(r), cap = dx_outside_cap(r);
 		fprintf(out, "outside the heap (measured RSS minus the model's resident bytes, the median of the samples): "
-			     "%s%s\n",
+			     "%s%s",
 			outside < 0 ? "-" : "", vis_bytes((double)(outside < 0 ? -outside : outside), b2, sizeof b2));
+		if (cap >= 0 && outside == cap)
+			fprintf(out, ", no more than smaps puts outside the C allocator (files, libraries, stacks, the "
+				     "program's own mappings): the model of the recorded run's allocator held less than "
+				     "the allocator did, and that is not passed on");
+		fputc('\n', out);
 	}
 }
 
@@ -300,14 +305,39 @@ const dx_run_t *dx_recorded_model(const dx_report_t *r)
 	return r->recorded ? r->recorded : r->base;
 }
 
+long long dx_outside_cap(const dx_report_t *r)
+{
+	static const dx_layer_t outside[] = { DX_L_MMAP, DX_L_STACK, DX_L_EXE, DX_L_ALLOC, DX_L_LIBS, DX_L_FILES,
+					      DX_L_OTHER };
+	const dx_layers_t *at[2] = { &r->layers_peak, &r->layers_final };
+	long long cap = -1;
+	for (int i = 0; i < 2; i++) {
+		if (!at[i]->ok)
+			continue;
+		long long sum = 0;
+		for (size_t k = 0; k < sizeof outside / sizeof outside[0]; k++)
+			sum += (long long)at[i]->bytes[outside[k]];
+		if (sum > cap)
+			cap = sum;
+	}
+	return cap;
+}
+
+/* @p out no larger than @p cap, where there is one (dx_outside_cap). */
+static long long capped(long long out, long long cap)
+{
+	return cap >= 0 && out > cap ? cap : out;
+}
+
 long long dx_outside_heap(const dx_report_t *r)
 {
 	const dx_run_t *run = dx_recorded_model(r);
 	long long *d = run->nsamples ? malloc(run->nsamples * sizeof *d) : NULL;
+	long long cap = dx_outside_cap(r);
 	size_t n = 0;
 	for (size_t k = 0; d && k < run->nsamples; k++)
 		if (run->samples[k].measured_rss)
-			d[n++] = (long long)run->samples[k].measured_rss - (long long)run->samples[k].resident;
+			d[n++] = capped((long long)run->samples[k].measured_rss - (long long)run->samples[k].resident, cap);
 	long long median = 0;
 	if (n) {
 		qsort(d, n, sizeof *d, by_value);
@@ -336,16 +366,17 @@ void dx_predict(const dx_report_t *r, const dx_run_t *run, size_t *peak, size_t 
 	 * end, so less than the median there is the recorded allocator's
 	 * model holding more at the exit than the allocator did (CPython's
 	 * teardown on glibc: about 4 MiB), an error not passed on. */
+	long long cap = dx_outside_cap(r);
 	const dx_sample_t *end = last_sample(base);
 	if (end && end->measured_rss) {
-		long long out = (long long)end->measured_rss - (long long)end->resident;
+		long long out = capped((long long)end->measured_rss - (long long)end->resident, cap);
 		if (out > median)
 			*final = run->final_resident + (size_t)out + run->own_bytes;
 	}
 	size_t best = 0;
 	for (size_t k = 0; k < run->nsamples; k++) {
 		const dx_sample_t *b = &base->samples[k];
-		long long out = b->measured_rss ? (long long)b->measured_rss - (long long)b->resident : median;
+		long long out = b->measured_rss ? capped((long long)b->measured_rss - (long long)b->resident, cap) : median;
 		size_t sum = run->samples[k].resident + (out > 0 ? (size_t)out : 0);
 		if (sum > best)
 			best = sum;
