@@ -8,7 +8,9 @@
 # tests/book_worked.sh checks the chapters, the table and the files.
 #
 # One line per example: chapter, kind, trace (in book/traces), policy
-# (a comma list for the kinds that compare), configuration ("-": none),
+# (a comma list for the kinds that compare, or "models": every compiled-in
+# allocator model, `all` in policies/policies.list, so a policy added is a
+# row with nothing here changed), configuration ("-": none),
 # and for explain the ops to keep ("-": all; "1-2,30-": those ranges).
 # Kinds and what each writes into OUTDIR:
 #   explain   chNN-worked.txt   replay --explain, ops outside the ranges
@@ -31,9 +33,12 @@ src=$(cd "$(dirname "$0")" && pwd)
 compiled=$("$heaplab" policies | awk '{print $1}')
 has() { echo "$compiled" | grep -qx "$1"; }
 
-# the policies of a comma list that are compiled in, space-separated
+# the policies of a comma list (or "models") that are compiled in,
+# space-separated
 present() {
-	for p in $(echo "$1" | tr , ' '); do
+	list=$1
+	[ "$list" != models ] || list=$(awk '!/^#/ && $2 == "all" { print $1 }' "$src/../policies/policies.list")
+	for p in $(echo "$list" | tr , ' '); do
 		if has "$p"; then printf '%s ' "$p"; fi
 	done
 }
@@ -74,7 +79,7 @@ stats() { # trace policy conf
 }
 
 compare() { # trace policies conf
-	echo "\$ heaplab replay --policy=$2 $(conf_args "$3") --repeat 0 --stats book/traces/$1" | tr -s ' '
+	echo "\$ heaplab replay --policy=$(present "$2" | sed 's/ $//; s/ /,/g') $(conf_args "$3") --repeat 0 --stats book/traces/$1" | tr -s ' '
 	echo "(one row per policy, from its statistics; util = peak live requested / peak committed)"
 	printf '%-9s %7s %14s %14s %14s %9s\n' policy util 'peak commit B' 'final commit B' 'final resid. B' 'os calls'
 	for p in $(present "$2"); do
@@ -146,7 +151,7 @@ done <<'TABLE'
 10 step pool-life.rep pools - 2
 11 explain pinned-top.rep bins version:2.43 1-2,9-10,16-
 11 step pinned-top.rep bins version:2.43 -
-11 compare pinned-top.rep bump,firstfit,bins,slab,sharded,pools,percpu - -
+11 compare pinned-top.rep models - -
 12 stats scattered.rep bins version:2.43 -
 12 diagnose scattered.rep - - -
 12 step scattered.rep bins version:2.43 24

@@ -77,11 +77,11 @@ TESTS += tests/book_worked.sh
 dist_noinst_SCRIPTS += tests/book_worked.sh
 
 # What Doxygen reads: the chapters, the public header, the contract a policy
-# (a student's too) is written against, and the headers that hold each
-# policy's central structures.  Any Doxygen warning, about a chapter or a
+# (a student's too) is written against, heaplab diagnose's library
+# (diagnose.h), and the headers that hold each policy's central structures.  Any Doxygen warning, about a chapter or a
 # header, fails `make doc` (HL_DOC_TOLERATED can name files to let through
 # while one is being written).
-HL_DOC_HDRS = core/heaplab.h core/policy.h core/error.h core/os.h \
+HL_DOC_HDRS = core/heaplab.h core/policy.h core/error.h core/os.h diagnose/diagnose.h \
 	$(foreach p,$(HL_EVERY_POLICY),policies/$(p)/$(p).h)
 # (a regular expression matched on the end of the path, since Doxygen
 # prints it canonicalised, not as $(abs_top_srcdir) spells it, e.g.

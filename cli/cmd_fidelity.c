@@ -32,8 +32,8 @@ static int usage(FILE *out)
 		"       heaplab fidelity --placement [--family F[,F...]]... [--check] TRACE...\n"
 		"Runs each row's probe on the real allocator and on the heaplab policy that\n"
 		"models it, and prints claim | real | model | verdict.  Families: glibc,\n"
-		"jemalloc, mimalloc, tcmalloc, pymalloc (default: every family with a rows\n"
-		"file).  --row keeps the rows whose id matches GLOB; --check exits 1 when a\n"
+		"jemalloc, mimalloc, tcmalloc, pymalloc, and any other whose rows file a\n"
+		"policy's folder brings (default: every family with a rows file).  --row keeps the rows whose id matches GLOB; --check exits 1 when a\n"
 		"row fails; --brief prints one PASS/FAIL/SKIP line per row, --markdown the\n"
 		"table of bench/FIDELITY.md, --json one object; --list prints the rows\n"
 		"without running them.  Rows come from $HEAPLAB_FIDELITY_DIR, the source\n"
@@ -91,16 +91,56 @@ static const char *probes_dir(void)
 	return HL_PKGLIBEXECDIR;
 }
 
-static bool known_family(const char *name)
+/* Adds to @p fams the family of every rows file @p pattern matches that
+ * is not there yet (its file name without ".rows"). */
+static void glob_families(const char *pattern, const char **fams, size_t *n)
 {
+	glob_t g;
+	if (glob(pattern, 0, NULL, &g) == 0)
+		for (size_t i = 0; i < g.gl_pathc && *n < MAX_FAMILIES; i++) {
+			const char *base = strrchr(g.gl_pathv[i], '/') ? strrchr(g.gl_pathv[i], '/') + 1 : g.gl_pathv[i];
+			char *fam = strndup(base, strlen(base) - strlen(".rows"));
+			bool seen = !fam;
+			for (size_t k = 0; k < *n && !seen; k++)
+				seen = !strcmp(fams[k], fam);
+			if (seen)
+				free(fam);
+			else
+				fams[(*n)++] = fam;
+		}
+	globfree(&g);
+}
+
+/* The families there are: heaplab's own (fid_families, in table order),
+ * then any other a rows file brings, by its name, in name order: in DIR,
+ * or in the source tree the folder of the policy that models it
+ * (policies/NAME/FAMILY.rows beside DIR).  Found once. */
+static const char *const *families(const char *dir)
+{
+	static const char *fams[MAX_FAMILIES + 1];
+	static size_t n;
+	if (n)
+		return fams;
 	for (size_t i = 0; fid_families[i]; i++)
-		if (!strcmp(fid_families[i], name))
+		fams[n++] = fid_families[i];
+	char pattern[PATH_MAX];
+	snprintf(pattern, sizeof pattern, "%s/*.rows", dir);
+	glob_families(pattern, fams, &n);
+	snprintf(pattern, sizeof pattern, "%s/../policies/*/*.rows", dir);
+	glob_families(pattern, fams, &n);
+	return fams;
+}
+
+static bool known_family(const char *dir, const char *name)
+{
+	for (const char *const *f = families(dir); *f; f++)
+		if (!strcmp(*f, name))
 			return true;
 	return false;
 }
 
 /* Adds the families of "a,b" to the list; 2 after a message when one is unknown. */
-static int add_families(const char *arg, const char **fams, size_t *n)
+static int add_families(const char *dir, const char *arg, const char **fams, size_t *n)
 {
 	static char buf[512];
 	static size_t used;
@@ -110,8 +150,12 @@ static int add_families(const char *arg, const char **fams, size_t *n)
 	char *copy = memcpy(buf + used, arg, len);
 	used += len;
 	for (char *save = NULL, *f = strtok_r(copy, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
-		if (!known_family(f))
-			return cli_error("fidelity: unknown family '%s' (glibc, jemalloc, mimalloc, tcmalloc, pymalloc)", f);
+		if (!known_family(dir, f)) {
+			char names[512] = "";
+			for (const char *const *k = families(dir); *k; k++)
+				snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", *names ? ", " : "", *k);
+			return cli_error("fidelity: unknown family '%s' (%s)", f, names);
+		}
 		if (*n < MAX_FAMILIES)
 			fams[(*n)++] = f;
 	}
@@ -141,8 +185,8 @@ static int load_rows(const char *dir, const char **fams, size_t nfams, const cha
 {
 	bool chosen = nfams > 0;
 	if (!chosen)
-		for (size_t i = 0; fid_families[i]; i++)
-			fams[nfams++] = fid_families[i];
+		for (const char *const *f = families(dir); *f; f++)
+			fams[nfams++] = *f;
 	for (size_t i = 0; i < nfams; i++) {
 		char path[PATH_MAX];
 		rows_path(dir, fams[i], path, sizeof path);
@@ -369,7 +413,7 @@ int cmd_fidelity(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		int r;
 		if ((r = cli_opt(argc, argv, &i, "--family", &value))) {
-			if (r < 0 || add_families(value, fams, &nfams))
+			if (r < 0 || add_families(rows_dir(), value, fams, &nfams))
 				return 2;
 		} else if ((r = cli_opt(argc, argv, &i, "--row", &glob))) {
 			if (r < 0)

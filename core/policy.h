@@ -142,7 +142,9 @@ typedef struct hl_policy {
 	bool realloc_zero_allocates;
 	/** May be NULL: the family of real allocators the policy models, as
 	 *  heaplab fidelity names it (its rows: FAMILY.rows in its folder): a row that names
-	 *  no model runs on the policy that models its family. */
+	 *  no model runs on the policy that models its family.  A family
+	 *  other than heaplab's five says its real side in its rows file's
+	 *  family stanza (`real_preload`, fidelity/README.md). */
 	const char *fidelity_family;
 	/** May be NULL: the options under which the policy follows the
 	 *  installed allocator of its family, where they are not its

@@ -7,6 +7,23 @@
  *        verify.c), and the report (report.c).  Built on the public API
  *        (heaplab.h) and on libhlvis.
  */
+/*
+ * Layers (top to bottom: tests/layers.sh checks this list)
+ *   report_json.c            --json: the diagnosis as one object
+ *   verify.c                 --verify: the recommended setting and the
+ *                            program as it is, measured
+ *   diagnosis.c              attribution, grid, the recorded allocator and
+ *                            the real allocators' own memory: ranked
+ *   report.c                 the summary and the HTML page
+ *   record_program.c         the program found, checked, recorded
+ *   allocator_own.c          each real allocator's own memory at start
+ *   parallel.c               the candidates replayed side by side
+ *   whatif.c                 the grid of policies and knobs, the ranking
+ *   attribute.c              each committed byte given one cause
+ *   layers.c                 the recording's "#@layers" lines, its form
+ *   measure.c                a program run for real, its RSS
+ *   diagnose.h               types
+ */
 #ifndef HL_DIAGNOSE_H
 #define HL_DIAGNOSE_H
 

@@ -34,6 +34,11 @@ typedef struct fid_row {
 	char *real_version; /**< `real_version`: the version the row's values
 				 are for; elsewhere SKIP (glibc rows only) */
 	double timeout;     /**< `timeout`: seconds per side (optional, default 20) */
+	char *real_preload; /**< `real_preload`: the real side's library, an
+				 absolute path, or `none` (the C library's own
+				 malloc); from the row, else from its file's
+				 family stanza; NULL: the library heaplab knows
+				 for the family (fid_real_preload) */
 	char *model_by;     /**< `model_by replay`: the model side records the
 				 probe on glibc and replays the recording under
 				 the model on its clock; the value is the heap's
@@ -51,11 +56,16 @@ typedef struct fid_result {
 	char verdict[256];  /**< "equal", "within 5%", "deviation", or the reason */
 } fid_result_t;
 
-/** The families heaplab knows, in table order; NULL-terminated. */
+/** The families heaplab knows the real allocators of, in table order;
+ *  NULL-terminated.  A rows file of any other family says its real side in
+ *  its family stanza (`real_preload`). */
 extern const char *const fid_families[];
 
-/** The real library of @p family to preload ("" for none, NULL if unknown). */
-const char *fid_real_preload(const char *family);
+/** The real library to preload for a row of @p family: @p declared (its
+ *  `real_preload`) when not NULL, else the one heaplab knows for the
+ *  family; "" for none (the C library's own malloc), NULL if unknown.
+ *  $HEAPLAB_FIDELITY_<FAMILY> overrides a library. */
+const char *fid_real_preload(const char *family, const char *declared);
 
 /** Reads @p path, appending its rows to *rows (count *n).  Returns 0, or 2
  *  after printing "file:line: message" to stderr. */

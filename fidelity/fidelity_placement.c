@@ -360,7 +360,7 @@ void fid_placement_run(const char *family, const char *trace_path, const fid_pat
 {
 	memset(out, 0, sizeof *out);
 	const struct pl_family *fam = find_family(family);
-	const char *real_lib = fam ? fid_real_preload(family) : NULL;
+	const char *real_lib = fam ? fid_real_preload(family, NULL) : NULL;
 	char driver[4096];
 	snprintf(driver, sizeof driver, "%s/placement", paths->probes_dir);
 	if (!fam) {

@@ -1,6 +1,7 @@
 /* heaplab fidelity: reading a rows file (format: fidelity/README.md).
  * Stanzas of "field value" lines, separated by blank lines; '#' lines are
- * comments.  Any damage is reported as "file:line: message". */
+ * comments; a `family` stanza before the first row says what the family's
+ * real side is.  Any damage is reported as "file:line: message". */
 #include "config.h"
 #include <ctype.h>
 #include <errno.h>
@@ -11,7 +12,7 @@
 
 const char *const fid_families[] = { "glibc", "jemalloc", "mimalloc", "tcmalloc", "pymalloc", NULL };
 
-const char *fid_real_preload(const char *family)
+const char *fid_real_preload(const char *family, const char *declared)
 {
 	static const struct {
 		const char *family, *lib;
@@ -22,18 +23,21 @@ const char *fid_real_preload(const char *family)
 		{ "tcmalloc", "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4" },
 		{ "pymalloc", "" },
 	};
-	for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++) {
-		if (strcmp(family, libs[i].family))
-			continue;
-		/* HEAPLAB_FIDELITY_JEMALLOC=/path/libjemalloc.so.2 and so on:
-		 * the library lives elsewhere (or, for a test, is missing) */
-		char var[64] = "HEAPLAB_FIDELITY_";
-		for (size_t k = strlen(var), j = 0; family[j] && k < sizeof var - 1; j++, k++)
-			var[k] = (char)toupper((unsigned char)family[j]);
-		const char *env = getenv(var);
-		return env && *libs[i].lib ? env : libs[i].lib;
-	}
-	return NULL;
+	const char *lib = NULL;
+	if (declared)
+		lib = strcmp(declared, "none") ? declared : "";
+	for (size_t i = 0; !lib && i < sizeof libs / sizeof libs[0]; i++)
+		if (!strcmp(family, libs[i].family))
+			lib = libs[i].lib;
+	if (!lib || !*lib)
+		return lib;
+	/* HEAPLAB_FIDELITY_JEMALLOC=/path/libjemalloc.so.2 and so on:
+	 * the library lives elsewhere (or, for a test, is missing) */
+	char var[64] = "HEAPLAB_FIDELITY_";
+	for (size_t k = strlen(var), j = 0; family[j] && k < sizeof var - 1; j++, k++)
+		var[k] = (char)toupper((unsigned char)family[j]);
+	const char *env = getenv(var);
+	return env ? env : lib;
 }
 
 /* The reader's state: where it is, for messages. */
@@ -41,6 +45,8 @@ typedef struct reader {
 	const char *path;
 	const char *family;
 	unsigned line;
+	size_t rows;        /* rows read from this file so far */
+	char *real_preload; /* its family stanza's, for every row (NULL: none) */
 } reader_t;
 
 static int damaged(const reader_t *r, unsigned line, const char *fmt, const char *arg)
@@ -62,6 +68,7 @@ static char **field_slot(fid_row_t *row, const char *name)
 		{ "key", &row->key },	       { "compare", &row->compare_text }, { "model", &row->model },
 		{ "real_env", &row->real_env }, { "model_env", &row->model_env }, { "why", &row->why },
 		{ "real_version", &row->real_version }, { "model_by", &row->model_by },
+		{ "real_preload", &row->real_preload }, { "family", &row->family },
 	};
 	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
 		if (!strcmp(name, fields[i].name))
@@ -125,12 +132,48 @@ static int finish_row(const reader_t *r, fid_row_t *row, const fid_row_t *rows, 
 		return 2;
 	if (row->model_by && strcmp(row->model_by, "replay"))
 		return damaged(r, row->line, "bad model_by '%s' (replay)", row->model_by);
+	if (row->family)
+		return damaged(r, row->line, "row '%s' has a 'family' field: that opens the family stanza, before the first row",
+			       row->id);
 	if (row->real_version && strcmp(r->family, "glibc"))
 		return damaged(r, row->line, "real_version is known only for glibc rows (this is a %s row)", r->family);
 	if (row->compare == FID_DEVIATION && !row->why)
 		return damaged(r, row->line, "row '%s' is a deviation: it needs a 'why'", row->id);
+	if (!row->real_preload && r->real_preload)
+		row->real_preload = strdup(r->real_preload);
 	row->family = strdup(r->family);
 	row->file = strdup(r->path);
+	return 0;
+}
+
+/* `real_preload`: none, or a library's absolute path. */
+static int check_preload(const reader_t *r, unsigned line, const char *value)
+{
+	if (!strcmp(value, "none") || value[0] == '/')
+		return 0;
+	return damaged(r, line, "bad real_preload '%s' (none, or the library's absolute path)", value);
+}
+
+/* The family stanza (`family` and `real_preload`, before the first row):
+ * what the real side of the file's rows is. */
+static int take_family(reader_t *r, fid_row_t *st)
+{
+	static const char *const others[] = { "claim", "probe", "key", "compare", "model", "real_env",
+					      "model_env", "why", "real_version", "model_by" };
+	if (strcmp(st->family, r->family))
+		return damaged(r, st->line, "the family stanza names '%s', not this file's family", st->family);
+	if (r->rows)
+		return damaged(r, st->line, "%s", "the family stanza comes before the first row");
+	bool other = st->timeout > 0;
+	for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+		other |= *field_slot(st, others[i]) != NULL;
+	if (other)
+		return damaged(r, st->line, "%s", "the family stanza holds only 'family' and 'real_preload'");
+	if (!st->real_preload)
+		return damaged(r, st->line, "%s", "the family stanza has no 'real_preload' field");
+	free(r->real_preload);
+	r->real_preload = st->real_preload;
+	st->real_preload = NULL;
 	return 0;
 }
 
@@ -163,6 +206,10 @@ static int take_field(const reader_t *r, fid_row_t *row, char *text)
 	if (!strcmp(text, "real_env") || !strcmp(text, "model_env"))
 		if (check_env(r, value))
 			return 2;
+	if (!strcmp(text, "real_preload") && check_preload(r, r->line, value))
+		return 2;
+	if (!strcmp(text, "family"))
+		row->line = r->line;
 	*slot = strdup(value);
 	return 0;
 }
@@ -177,7 +224,8 @@ static void trim_end(char *s)
 void fid_row_clear(fid_row_t *row)
 {
 	static const char *const fields[] = { "row", "claim", "probe", "key", "compare",
-					      "model", "real_env", "model_env", "why", "real_version", "model_by" };
+					      "model", "real_env", "model_env", "why", "real_version", "model_by",
+					      "real_preload" };
 	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
 		free(*field_slot(row, fields[i]));
 	free(row->family);
@@ -193,12 +241,17 @@ void fid_rows_free(fid_row_t *rows, size_t n)
 }
 
 /* Appends the stanza to the list (after checking it); starts a new one. */
-static int close_stanza(const reader_t *r, fid_row_t *cur, unsigned start, fid_row_t **rows, size_t *n)
+static int close_stanza(reader_t *r, fid_row_t *cur, unsigned start, fid_row_t **rows, size_t *n)
 {
 	if (!start)
 		return 0;
 	if (!cur->line)
 		cur->line = start;
+	if (cur->family && !cur->id) {
+		int rc = take_family(r, cur);
+		fid_row_clear(cur);
+		return rc;
+	}
 	if (finish_row(r, cur, *rows, *n))
 		return 2;
 	fid_row_t *grown = realloc(*rows, (*n + 1) * sizeof **rows);
@@ -206,6 +259,7 @@ static int close_stanza(const reader_t *r, fid_row_t *cur, unsigned start, fid_r
 		return damaged(r, start, "%s", "out of memory");
 	*rows = grown;
 	(*rows)[(*n)++] = *cur;
+	r->rows++;
 	memset(cur, 0, sizeof *cur);
 	return 0;
 }
@@ -246,6 +300,7 @@ int fid_rows_read(const char *path, const char *family, fid_row_t **rows, size_t
 	if (!rc)
 		rc = close_stanza(&r, &cur, start, rows, n);
 	fid_row_clear(&cur); /* a stanza left half read by an error */
+	free(r.real_preload);
 	fclose(f);
 	return rc;
 }

@@ -157,7 +157,7 @@ static bool row_unrunnable(const fid_row_t *row, const char *probe_path, const c
 		set_verdict(res, FID_SKIP, "this heaplab is built with -fsanitize=%s, which owns malloc: nothing can be preloaded",
 			    HL_SANITIZERS_BUILD);
 	else if (!real_lib)
-		set_verdict(res, FID_SKIP, "no real allocator known for family %s", row->family);
+		set_verdict(res, FID_SKIP, "no real allocator known for family %s (its rows file names none: real_preload)", row->family);
 	else if (*real_lib && access(real_lib, R_OK) != 0)
 		set_verdict(res, FID_SKIP, "%s is not installed", real_lib);
 	else if (row->real_version && strcmp(row->real_version, gnu_get_libc_version()))
@@ -192,7 +192,7 @@ void fid_row_run(const fid_row_t *row, const fid_paths_t *paths, fid_result_t *r
 	while (conf && (*conf == ' ' || *conf == '\t'))
 		conf++;
 	double timeout = row->timeout > 0 ? row->timeout : 20;
-	const char *real_lib = fid_real_preload(row->family);
+	const char *real_lib = fid_real_preload(row->family, row->real_preload);
 	if (!row_unrunnable(row, argv.v[0], real_lib, policy, preload, res)) {
 		fid_side_t real = { "real", real_lib, NULL, NULL, row->real_env, timeout };
 		fid_side_t modeled = { "model", preload, policy, conf && *conf ? conf : NULL, row->model_env, timeout };

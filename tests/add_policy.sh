@@ -14,7 +14,14 @@
 # knob — with nothing outside the folder edited.  It is an allocator model
 # (`all` in the list), so it brings what a model must: a misuse.table
 # (tests/misuse.sh runs its cells), golden pictures (the picture test
-# compares them) and variants in its table (the events' contract runs them).
+# compares them) and variants in its table (the events' contract runs them,
+# and so does the fuzzer of operations, which takes the policies from the
+# registry).  It brings a family of real allocators of its own too: its
+# table's `fidelity_family` and the family's rows in its folder, whose
+# family stanza says what the real side is (the C library's own malloc
+# here), so heaplab fidelity lists the family and runs its row.  The book's
+# generated comparison of every model (chapter 11) has a row for it; the
+# other generated examples are each their chapter's own policy's.
 # Slow-ish (a bootstrap and a small build): about two minutes.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -70,9 +77,24 @@ static inline bool dm_free_hit(void *st, hl_thread_t *t, void *p)
 #define HL_FAST_ROWS_DUMMY(X) X(HL_FAST_DUMMY, hl_policy_dummy, dm, true, false)
 #endif
 C
-# Its what-if knob: one candidate for heaplab diagnose, in its own table.
-sed -i 's/^const hl_policy_t hl_policy_dummy = {/static const hl_whatif_t dm_whatif[] = { { "", "what dummy stands for" }, { NULL, NULL } };\n&/; s/^\t\.options = .*/&\n\t.whatif = dm_whatif,/' \
+# Its what-if knob: one candidate for heaplab diagnose, in its own table;
+# and the family of real allocators it models, for heaplab fidelity.
+sed -i 's/^const hl_policy_t hl_policy_dummy = {/static const hl_whatif_t dm_whatif[] = { { "", "what dummy stands for" }, { NULL, NULL } };\n&/; s/^\t\.options = .*/&\n\t.whatif = dm_whatif,\n\t.fidelity_family = "dummylib",/' \
 	"$src/policies/dummy/dummy.c"
+# The family's rows: its real side (the C library's malloc, nothing
+# preloaded) and one row, run by a generic probe that is already built.
+# A row of no model runs on the policy whose table names the family.
+cat > "$src/policies/dummy/dummylib.rows" <<'ROWS'
+# dummylib rows (fidelity/README.md): dummy against the C library's malloc
+family        dummylib
+real_preload  none
+
+row       dummylib.realloc-zero
+claim     realloc(p, 0) frees the block and returns NULL, as glibc 2.36 does
+probe     realloc_zero
+key       realloc_zero
+compare   equal
+ROWS
 cat > "$src/policies/dummy/local.mk" <<'MK'
 if HL_POLICY_DUMMY
 libhlcore_la_SOURCES += policies/dummy/dummy.h policies/dummy/dummy_fast.h policies/dummy/dummy.c
@@ -120,7 +142,8 @@ cd "$tmp/b"
 if ! "$src/configure" -q --with-policy=dummy,bins >"$log" 2>&1; then
 	echo "FAIL: configure --with-policy=dummy,bins"; tail -20 "$log"; exit 1
 fi
-if ! make -s -j2 heaplab tests/test_conformance tests/test_events tests/misuse_program libheaplab-preload.la >"$log" 2>&1; then
+if ! make -s -j2 heaplab tests/test_conformance tests/test_events tests/misuse_program libheaplab-preload.la \
+	fidelity/probes/realloc_zero tests/fuzz/replay_ops tests/fuzz/replay_conf >"$log" 2>&1; then
 	echo "FAIL: make with the dummy policy"; tail -30 "$log"; exit 1
 fi
 if hl_policies ./heaplab | grep -qx dummy; then
@@ -159,6 +182,41 @@ if ./heaplab diagnose --trace="$src/traces/short1-bal.rep" --json=- >"$log" 2>&1
 	say PASS "heaplab diagnose replays the trace under dummy's what-if knob"
 else
 	say FAIL "diagnose's candidates do not include dummy's knob"; tail -5 "$log"
+fi
+# heaplab fidelity: the family from its folder's rows, its real side from
+# their family stanza, its model from the table that names it
+if ./heaplab fidelity --list >"$log" 2>&1 && grep -q '^dummylib\.realloc-zero	' "$log"; then
+	say PASS "heaplab fidelity --list lists the row of dummy's family, dummylib"
+else
+	say FAIL "heaplab fidelity --list does not list dummylib.realloc-zero"; tail -5 "$log"
+fi
+out=$(./heaplab fidelity --family dummylib --brief 2>&1)
+if [ "$out" = "PASS dummylib.realloc-zero
+fidelity: 1 passed, 0 failed, 0 skipped" ]; then
+	say PASS "heaplab fidelity --family dummylib runs its row on the C library's malloc and on dummy"
+else
+	say FAIL "heaplab fidelity --family dummylib: $out"
+fi
+# the fuzzers: the corpus of operations replayed on the copy runs heaps of
+# dummy, under its table's variants too (bump's region sizes and commit
+# steps), and the configuration fuzzer tries every string on dummy
+if ./tests/fuzz/replay_ops --say "$src"/tests/fuzz/corpus/ops/* >"$log" 2>&1 &&
+   grep -q "^fuzz_ops: ran dummy '" "$log" && grep -q "^fuzz_ops: ran dummy '[^']*commit_step:" "$log"; then
+	say PASS "the fuzzer of operations runs dummy on $(grep -c "^fuzz_ops: ran dummy '" "$log") of its corpus's inputs, $(grep -c "^fuzz_ops: ran dummy '[^']*commit_step:" "$log") under a variant of its table"
+else
+	say FAIL "the fuzzer of operations did not run dummy and its variants"; grep -v ': ran ' "$log" | tail -5
+fi
+if ./tests/fuzz/replay_conf --say "$src"/tests/fuzz/corpus/conf/* >"$log" 2>&1 && grep -q '^fuzz_conf: ran dummy$' "$log"; then
+	say PASS "the fuzzer of configurations makes dummy's heaps ($(grep -c '^fuzz_conf: ran dummy$' "$log") of its corpus's strings)"
+else
+	say FAIL "the fuzzer of configurations did not run dummy"; grep -v ': ran ' "$log" | tail -5
+fi
+# the book: chapter 11's comparison of every allocator model has its row
+mkdir "$tmp/b/worked"
+if sh "$src/book/gen_worked.sh" ./heaplab "$tmp/b/worked" >"$log" 2>&1 && grep -q '^dummy  *[0-9.]*% ' "$tmp/b/worked/ch11-compare.txt"; then
+	say PASS "the book's generated comparison of every model has a row for dummy ($(grep '^dummy ' "$tmp/b/worked/ch11-compare.txt" | tr -s ' '))"
+else
+	say FAIL "book/gen_worked.sh wrote no row for dummy in ch11-compare.txt"; tail -5 "$log"
 fi
 # the feature scripts find it by its folder and its table: the misuse
 # cells (debug:on and its misuse.table), the golden pictures, the decision

@@ -7,7 +7,11 @@
 #     --check then exits 1;
 #   - a row whose probe was not built, whose real library is missing, or
 #     whose glibc version is not this machine's, is SKIP, never PASS;
-#   - a row that agrees is PASS.
+#   - a row that agrees is PASS;
+#   - a family heaplab does not know is one a rows file brings: its family
+#     stanza says the real side (`real_preload`: none, the C library's own
+#     malloc, or a library), a damaged stanza is "file:line: message", and
+#     its rows are listed and run like any other family's.
 set -u
 . "$(dirname "$0")/lib.sh"
 glibc=$(hl_model_of glibc)   # the policy that models glibc (bins here)
@@ -79,6 +83,33 @@ key ladder
 compare equal
 real_env TUNABLES
 ROWS
+# a family of its own: the family stanza, damaged
+family=lab damage "1: the family stanza names 'glibc', not this file's family" <<'ROWS'
+family glibc
+real_preload none
+ROWS
+family=lab damage "2: bad real_preload 'libc.so.6' (none, or the library's absolute path)" <<'ROWS'
+family lab
+real_preload libc.so.6
+ROWS
+family=lab damage "1: the family stanza has no 'real_preload' field" <<'ROWS'
+family lab
+ROWS
+family=lab damage "1: the family stanza holds only 'family' and 'real_preload'" <<'ROWS'
+family lab
+real_preload none
+claim c
+ROWS
+family=lab damage "7: the family stanza comes before the first row" <<'ROWS'
+row lab.a
+claim c
+probe sizes 1 2
+key ladder
+compare equal
+
+family lab
+real_preload none
+ROWS
 
 # running rows preloads heaplab and the real allocators into probes, which a
 # sanitizer build cannot do: there only the rows files' checks above run
@@ -107,4 +138,28 @@ expect "the departure shows the first line that differs" \
 
 HEAPLAB_FIDELITY_DIR="$src/tests/fidelity" "$heaplab" fidelity --row glibc.same --check >/dev/null 2>&1
 expect "--check with a passing row: exit status" "$?" 0
+
+# a family of its own, whose real side is the C library's malloc: listed,
+# its row run on glibc and on the model its row names (the glibc model
+# frees the block and returns NULL for realloc(p, 0), as glibc does); a
+# family stanza naming a library that is not there makes its rows SKIP
+rm -f "$tmp"/*.rows
+cat >"$tmp/lab.rows" <<ROWS
+family        lab
+real_preload  none
+
+row       lab.realloc-zero
+claim     realloc(p, 0) frees the block and returns NULL
+probe     realloc_zero
+key       realloc_zero
+compare   equal
+model     $glibc
+ROWS
+expect "a new family is listed" "$(HEAPLAB_FIDELITY_DIR="$tmp" "$heaplab" fidelity --list | cut -f1)" lab.realloc-zero
+expect "a new family is one of --family's" "$(HEAPLAB_FIDELITY_DIR="$tmp" "$heaplab" fidelity --family lab --brief)" \
+	"PASS lab.realloc-zero
+fidelity: 1 passed, 0 failed, 0 skipped"
+sed -i 's|^real_preload  none$|real_preload  /nonexistent/liblab.so|' "$tmp/lab.rows"
+expect "a new family's missing library" "$(HEAPLAB_FIDELITY_DIR="$tmp" "$heaplab" fidelity --brief | head -1)" \
+	"SKIP lab.realloc-zero: /nonexistent/liblab.so is not installed"
 exit $failed

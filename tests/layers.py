@@ -87,7 +87,7 @@ def definitions(code):
 
 # The library's folders whose header lists their files in layers too, as a
 # policy's does (FOLDER/FOLDER.h); checked by name like a policy.
-LAYERED_FOLDERS = ("grade", "quiz")
+LAYERED_FOLDERS = ("diagnose", "grade", "quiz")
 
 
 def check_policy(root, policy):

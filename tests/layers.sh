@@ -2,7 +2,7 @@
 # Calls only downward (HACKING.md, "The stack"): between the library's
 # folders, and between a policy's files — every policy lists its files in
 # layers in its header, and no file may call a function of a layer above
-# its own (tests/layers.py); grade/ and quiz/ list theirs the same way.  First
+# its own (tests/layers.py); diagnose/, grade/ and quiz/ list theirs the same way.  First
 # the checker is shown to catch an upward call (and to ignore a comment, a
 # string and a prototype) on a small policy made here, then the real
 # policies must be clean.
@@ -105,7 +105,7 @@ for policy in $(sed -n 's/^\([a-z][a-z0-9_]*\)[ 	].*/\1/p' "$top/policies/polici
 	fi
 	check_layers "$policy"
 done
-for folder in grade quiz; do
+for folder in diagnose grade quiz; do
 	check_layers "$folder"
 done
 exit $fail

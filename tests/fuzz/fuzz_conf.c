@@ -84,6 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_refusal(pol, conf);
 			continue;
 		}
+		fuzz_ran(H, "%s", pol);
 		exercise(h, pol, conf);
 		hl_heap_destroy(h);
 	}

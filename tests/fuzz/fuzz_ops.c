@@ -365,6 +365,7 @@ static hl_heap_t *make_heap(run_t *r, char *what, size_t len)
 	snprintf(conf, sizeof conf, "%s%s%s%s", base, *base ? "," : "", flags & 4 ? "debug:on" : "debug:off",
 		 flags & 8 ? ",ledger:off" : "");
 	snprintf(what, len, "%s '%s'", pol, conf);
+	fuzz_ran(H, "%s", what);
 	r->zero_allocates = hl_policy_find(pol)->realloc_zero_allocates;
 	hl_heap_t *h = hl_heap_new(pol, conf);
 	if (!h)

@@ -106,6 +106,7 @@ static void replay_everywhere(const hl_trace_t *t, bool debug)
 		hl_heap_t *h = hl_heap_new(pol, debug ? "debug:on" : NULL);
 		if (!h)
 			fuzz_bug(H, "%s: no heap: %s", pol, hl_last_error());
+		fuzz_ran(H, "%s%s", pol, debug ? " (debug:on)" : "");
 		hl_replay_result_t r;
 		if (hl_replay(h, t, &o, &r) != 0)
 			fuzz_bug(H, "%s%s: replay failed: %s", pol, debug ? " (debug:on)" : "", r.message);

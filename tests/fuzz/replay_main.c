@@ -3,7 +3,8 @@
  * entry is a regression test in any build (gcc, no libFuzzer).  Runs the
  * harness once on each file named on the command line, in order; a bug
  * the harness finds aborts, and a file that cannot be read is one line and
- * exit status 2.
+ * exit status 2.  With --say first, each heap an input runs on is named
+ * ("HARNESS: ran POLICY ..."), so a script can see which policies ran.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -44,13 +45,18 @@ static int run_file(const char *path)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s INPUT...\n", argv[0]);
+	int first = 1;
+	if (argc > 1 && !strcmp(argv[1], "--say")) {
+		fuzz_say = true;
+		first = 2;
+	}
+	if (argc <= first) {
+		fprintf(stderr, "usage: %s [--say] INPUT...\n", argv[0]);
 		return 2;
 	}
-	for (int i = 1; i < argc; i++)
+	for (int i = first; i < argc; i++)
 		if (run_file(argv[i]) < 0)
 			return 2;
-	printf("%d input(s) replayed\n", argc - 1);
+	printf("%d input(s) replayed\n", argc - first);
 	return 0;
 }
