@@ -133,7 +133,7 @@ int dx_report_json(FILE *out, const dx_report_t *r)
 	layers_json(out, &r->layers_peak);
 	fputs(",\"final\":", out);
 	layers_json(out, &r->layers_final);
-	fprintf(out, "},\"outside_heap\":%lld,\"causes\":", dx_outside_heap(r));
+	fprintf(out, "},\"outside_heap\":%lld,\"outside_cap\":%lld,\"causes\":", dx_outside_heap(r), dx_outside_cap(r));
 	causes_json(out, base);
 	fputs(",\"sites\":", out);
 	sites_json(out, r);

@@ -318,14 +318,20 @@ for c in d["candidates"]:
          "candidates[]")
     # the peak adds what lay outside the heap sample by sample, never less
     # than nothing; the final adds what lay outside it at the last sample
-    # (taken at the exit) or the median over the samples, the larger; both
-    # add the allocator's own memory at start, which only a candidate
-    # that preloads one has
+    # (taken at the exit) or the median over the samples, the larger, no
+    # larger than what smaps put outside the C allocator (outside_cap, the
+    # sum of those layers at the peak or at the end); both add the
+    # allocator's own memory at start, which only a candidate that
+    # preloads one has
     own = c.get("allocator_own_bytes", 0)
     end = d["causes"][-1] if d["causes"] else None
+    cap = max(sum(d["layers"][w][k] for k in ("mmap", "stack", "exe", "alloc", "libs", "files", "other"))
+              for w in ("peak", "final"))
+    if d["outside_cap"] != cap:
+        bad.append(f"outside_cap {d['outside_cap']} is not the layers outside the C allocator, {cap}")
     outside_end = d["outside_heap"]
     if end and end["measured_rss"]:
-        outside_end = max(outside_end, end["measured_rss"] - end["resident"])
+        outside_end = max(outside_end, min(end["measured_rss"] - end["resident"], cap))
     if c["ok"] and c["predicted_peak_rss"] < c["peak_resident"] + own:
         bad.append(f"candidate {c['rank']}: predicted peak is below its resident peak")
     if c["ok"] and c["predicted_final_rss"] != c["final_resident"] + max(outside_end, 0) + own:
