@@ -115,6 +115,8 @@ int dx_report_json(FILE *out, const dx_report_t *r)
 	text_or_null(out, r->recorded_with);
 	fprintf(out, ",\"pace\":%.2f,\"ended\":%d,\"others\":", r->pace > 0 ? r->pace : 1.0, r->ended);
 	text_or_null(out, r->others && *r->others ? r->others : NULL);
+	fputs(",\"sampled\":", out);
+	dx_sampling_json(out, r->trace);
 	fprintf(out, "},\"measured\":{\"peak_rss\":%zu,\"final_rss\":%zu,\"from\":\"%s\"}", mp, mf,
 		r->asis_peak ? "the program run as it is" : "the recording's samples");
 	fputs(",\"coverage\":", out);
