@@ -410,7 +410,7 @@ int dx_replay(const hl_trace_t *t, const char *policy, const char *conf, bool at
 		return 2;
 	size_t ids = (size_t)hl_trace_max_id(t) + 1, nsites = hl_trace_sites(t) + 1;
 	dx_ctx_t c = { .t = t, .run = run, .h = h, .attribute = attribute, .progress = progress,
-		       .sampled = hl_trace_rates(t) > 0 };
+		       .sampled = hl_trace_rates(t) > 0 || hl_trace_thinned(t, NULL) };
 	if (c.sampled)
 		c.started = dx_model_started(policy, conf);
 	c.every = hl_trace_ops(t) / 100 ? hl_trace_ops(t) / 100 : 1;

@@ -155,7 +155,9 @@ typedef struct dx_sampling {
 	unsigned long long program_ops;   /**< the program's ops, kept or not (0: not said) */
 	unsigned long replayed; /**< the one rate the replay is at (trace/sample.c: hl_trace_thin) */
 	size_t ops_read;        /**< ops in the recording, before the reader dropped any */
-	const dx_sample_error_t *error;   /**< measured at the smallest rate measured at or past replayed; NULL: past them all */
+	bool too_short;         /**< the program made fewer ops than the corpus's programs the bound is over */
+	const dx_sample_error_t *error;   /**< measured at the smallest rate measured at or past replayed; NULL: past
+					       them all, or too_short */
 } dx_sampling_t;
 /** Fills @p s; false when @p t is replayed whole (not sampled, or sampled
  *  at 1 in 1 with a budget it never reached). */

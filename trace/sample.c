@@ -40,10 +40,10 @@ bool hl_trace_rate(const hl_trace_t *t, size_t k, size_t *ops_before, unsigned l
  * for the program's at the rate of a line written before that op. */
 unsigned long hl_trace_rate_at(const hl_trace_t *t, size_t n)
 {
-	if (!t->nrates)
-		return 1;
 	if (t->thinned_to)
 		return t->thinned_to;
+	if (!t->nrates)
+		return 1;
 	size_t lo = 0, hi = t->nrates;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
