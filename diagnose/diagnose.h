@@ -168,8 +168,9 @@ const dx_sample_error_t *dx_sample_error(unsigned long k);
 /** The model's @p bytes, @p started of them its own from the start, as
  *  the program's at a rate of one block in @p k. */
 size_t dx_scaled(unsigned long k, size_t started, size_t bytes);
-/** The summary's lines on the sampling (none when not sampled). */
-void dx_sampling_text(FILE *out, const hl_trace_t *t);
+/** The summary's lines on the sampling (none when not sampled): whether
+ *  the figures are @p scaled back by the rate or the sample's own. */
+void dx_sampling_text(FILE *out, const hl_trace_t *t, bool scaled);
 /** The "sampled" value of --json: an object, or null. */
 void dx_sampling_json(FILE *out, const hl_trace_t *t);
 /** --sample=K and --record-max=BYTES (either may be NULL) checked and put

@@ -70,7 +70,7 @@ bool dx_sampling(const hl_trace_t *t, dx_sampling_t *s)
 	return s->replayed > 1;
 }
 
-void dx_sampling_text(FILE *out, const hl_trace_t *t)
+void dx_sampling_text(FILE *out, const hl_trace_t *t, bool scaled)
 {
 	dx_sampling_t s;
 	if (!dx_sampling(t, &s))
@@ -88,7 +88,12 @@ void dx_sampling_text(FILE *out, const hl_trace_t *t)
 	if (s.replayed != s.first || s.last == 1)
 		fprintf(out, "sampled: replayed 1 block in %lu of the program's: %zu of the recording's %zu ops\n", s.replayed,
 			hl_trace_ops(t), s.ops_read);
-	fprintf(out, "each model's heap is scaled back by %lu (what the model holds from the start aside)\n", s.replayed);
+	if (scaled)
+		fprintf(out, "each model's heap is scaled back by %lu (what the model holds from the start aside)\n",
+			s.replayed);
+	else
+		fprintf(out, "the figures above are the sample's own, not scaled back by %lu (heaplab diagnose scales them)\n",
+			s.replayed);
 	if (s.error)
 		fprintf(out, "sampling error measured at 1 in %lu against the whole recording's replay "
 			     "(bench/SAMPLING.md): peak within %.0f %%, final within %.0f %%\n",
