@@ -95,8 +95,10 @@ void dx_sampling_text(FILE *out, const hl_trace_t *t, bool scaled)
 		fprintf(out, "the figures above are the sample's own, not scaled back by %lu (heaplab diagnose scales them)\n",
 			s.replayed);
 	if (s.error)
-		fprintf(out, "sampling error measured at 1 in %lu against the whole recording's replay "
-			     "(bench/SAMPLING.md): peak within %.0f %%, final within %.0f %%\n",
+		fprintf(out, "sampling error measured at 1 in %lu against the whole recording's replay on "
+			     "bench/accuracy's corpus (bench/SAMPLING.md): peak within %.0f %%, final within %.0f %%; a "
+			     "model's thresholds in bytes are not scaled, so a heap that stays near one (glibc's trim "
+			     "threshold) can be off by more\n",
 			s.error->rate, s.error->peak * 100.0, s.error->final * 100.0);
 	else if (s.too_short)
 		fprintf(out, "sampling error: not bounded for a program of fewer than %d ops (bench/SAMPLING.md: a few "
