@@ -14,7 +14,7 @@ static int usage(FILE *out)
 	fprintf(out,
 		"usage: heaplab diagnose [--policies=LIST] [--knobs='POLICY/CONF;...'] [-o REPORT.html]\n"
 		"                        [--model=CONF] [--sample-ms N] [--keep=FILE.rep] [--verify] [--json=FILE|-]\n"
-		"                        [--jobs N]\n"
+		"                        [--jobs N] [--sample=K] [--record-max=BYTES]\n"
 		"                        -- COMMAND [ARGS...]\n"
 		"       heaplab diagnose [options] --trace=FILE.rep\n"
 		"       heaplab diagnose --text|--binary --trace=FILE.rep > OUT\n"
@@ -49,7 +49,12 @@ static int usage(FILE *out)
 		"--json=FILE writes every figure as JSON (- : on stdout, instead of the summary, the\n"
 		"program's own output going to stderr).\n"
 		"--jobs N replays up to N candidates at once, each in its own process (default: one\n"
-		"for each CPU this process may run on; 1: one after the other).\n");
+		"for each CPU this process may run on; 1: one after the other).\n"
+		"--sample=K records one new block in K with all its ops (HEAPLAB_RECORD_SAMPLE), and\n"
+		"--record-max=BYTES halves that rate as the recording nears BYTES (HEAPLAB_RECORD_MAX),\n"
+		"for a program too long to record whole; each model's heap is scaled back by the rate,\n"
+		"and the summary states the sampling error measured at it (bench/SAMPLING.md).\n"
+		"With --trace, --sample=K replays one block in K of the recording's.\n");
 	return out == stdout ? 0 : 2;
 }
 
@@ -119,7 +124,7 @@ int cmd_diagnose(int argc, char **argv)
 	const char *policies = NULL, *knobs = NULL, *html = NULL, *trace = NULL, *keep = NULL, *json = NULL;
 	bool verify_wanted = false, to_text = false, to_binary = false;
 	const char *model = "";
-	const char *sample_ms = "10", *jobs_text = NULL;
+	const char *sample_ms = "10", *jobs_text = NULL, *rate = NULL, *record_max = NULL;
 	int i = 1;
 	for (; i < argc; i++) {
 		int r;
@@ -137,7 +142,8 @@ int cmd_diagnose(int argc, char **argv)
 		    (r = cli_opt(argc, argv, &i, "--trace", &trace)) || (r = cli_opt(argc, argv, &i, "--keep", &keep)) ||
 		    (r = cli_opt(argc, argv, &i, "--sample-ms", &sample_ms)) || (r = cli_opt(argc, argv, &i, "--output", &html)) ||
 		    (r = cli_opt(argc, argv, &i, "--model", &model)) || (r = cli_opt(argc, argv, &i, "--json", &json)) ||
-		    (r = cli_opt(argc, argv, &i, "--jobs", &jobs_text))) {
+		    (r = cli_opt(argc, argv, &i, "--jobs", &jobs_text)) || (r = cli_opt(argc, argv, &i, "--sample", &rate)) ||
+		    (r = cli_opt(argc, argv, &i, "--record-max", &record_max))) {
 			if (r < 0)
 				return 2;
 		} else if (!strcmp(argv[i], "--verify")) {
@@ -164,6 +170,8 @@ int cmd_diagnose(int argc, char **argv)
 		return cli_error("diagnose: no command to run (give one after --, or --trace=FILE.rep; try --help)");
 	if (trace && i < argc)
 		return cli_error("diagnose: give either a command or --trace, not both");
+	if (dx_sample_options(rate, record_max, trace) < 0)
+		return cli_error("diagnose: %s", hl_last_error());
 	if (verify_wanted && trace)
 		return cli_error("diagnose: --verify runs the program again: give the command, not --trace");
 	if (to_text || to_binary)

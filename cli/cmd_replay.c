@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cli.h"
+#include "../diagnose/diagnose.h"
 #include "../visualize/vis.h"
 
 #define MAX_POLICIES 16
@@ -217,12 +218,18 @@ static double kops(const hl_replay_result_t *r)
 	return r->seconds > 0 ? (double)r->ops / r->seconds / 1000.0 : 0.0;
 }
 
-static void print_json(const char *trace, const char *policy, const hl_replay_result_t *r)
+/* One row as JSON; with @p t, its "sampled" (diagnose/sample.c: null when
+ * the trace is replayed whole). */
+static void print_json(const char *trace, const char *policy, const hl_replay_result_t *r, const hl_trace_t *t)
 {
 	printf("{\"trace\":\"%s\",\"policy\":\"%s\",\"ops\":%zu,\"utilization\":%.4f,\"kops\":%.1f,"
 	       "\"peak_requested\":%zu,\"peak_committed\":%zu,\"ok\":%s",
 	       trace, policy, r->ops, r->utilization, kops(r), r->peak_requested, r->peak_committed,
 	       r->ok ? "true" : "false");
+	if (t) {
+		printf(",\"sampled\":");
+		dx_sampling_json(stdout, t);
+	}
 	if (!r->ok) {
 		printf(",\"error\":\"");
 		for (const char *c = r->message; *c; c++)
@@ -291,7 +298,7 @@ int cmd_replay(int argc, char **argv)
 			else if (a.explain == 2)
 				fflush(stdout);
 			else if (a.json)
-				print_json(base_name(a.traces[i]), a.policies[p], &r);
+				print_json(base_name(a.traces[i]), a.policies[p], &r, t);
 			else
 				printf("%-22s %-9s %9zu %6.1f%% %10.0f  %s\n", base_name(a.traces[i]), a.policies[p], r.ops,
 				       100 * r.utilization, kops(&r), r.ok ? "ok" : "FAILED");
@@ -301,6 +308,8 @@ int cmd_replay(int argc, char **argv)
 					status = 1;
 			}
 		}
+		if (!a.json && !a.explain)
+			dx_sampling_text(stdout, t, false);
 		hl_trace_free(t);
 	}
 	free(traces);
@@ -352,7 +361,7 @@ int cmd_compare(int argc, char **argv)
 				if (!a.json)
 					printf(" %16s", "FAILED");
 				else
-					print_json(base_name(a.traces[i]), a.policies[p], &r);
+					print_json(base_name(a.traces[i]), a.policies[p], &r, NULL);
 				if (one == 1)
 					fprintf(stderr, "%s\n", r.message);
 				continue;
@@ -361,7 +370,7 @@ int cmd_compare(int argc, char **argv)
 			kops_sum[p] += kops(&r);
 			counted[p]++;
 			if (a.json)
-				print_json(base_name(a.traces[i]), a.policies[p], &r);
+				print_json(base_name(a.traces[i]), a.policies[p], &r, NULL);
 			else
 				printf(" %6.1f%% / %6.0f", 100 * r.utilization, kops(&r));
 		}

@@ -456,6 +456,26 @@ HL_API size_t hl_trace_samples(const hl_trace_t *t);
  *  milliseconds since the recording started and the process's resident
  *  bytes then.  false when there is no such sample. */
 HL_API bool hl_trace_sample(const hl_trace_t *t, size_t k, size_t *ops_before, unsigned long *ms, size_t *bytes);
+/** @name A sampled recording (trace/sample.c)
+ *  A recording made with HEAPLAB_RECORD_SAMPLE or HEAPLAB_RECORD_MAX keeps
+ *  one new block of the program's in K, with every op of it ("#@sample
+ *  1/K" lines say from which op on; the rate only ever halves). */
+/**@{*/
+/** Number of "#@sample" lines: 0 for a recording of every op. */
+HL_API size_t hl_trace_rates(const hl_trace_t *t);
+/** Line @p k: the ops of the trace before it and its K; false when there
+ *  is no such line. */
+HL_API bool hl_trace_rate(const hl_trace_t *t, size_t k, size_t *ops_before, unsigned long *rate);
+/** The K the heap after the first @p n ops stands for (1 when not
+ *  sampled; the first line's for @p n 0). */
+HL_API unsigned long hl_trace_rate_at(const hl_trace_t *t, size_t n);
+/** The program's ops, kept or not ("#@sampled N"); 0 when not said. */
+HL_API unsigned long long hl_trace_program_ops(const hl_trace_t *t);
+/** The one rate the reader made the recording (its last when it halved,
+ *  or HEAPLAB_TRACE_SAMPLE=K's when that is lower), its ops in the file
+ *  before into @p ops_read (may be NULL); 0 when read as recorded. */
+HL_API unsigned long hl_trace_thinned(const hl_trace_t *t, size_t *ops_read);
+/**@}*/
 /** How many bytes of the block op @p i makes the program wrote, as far as
  *  the recording knows: the pages resident when the block was freed or the
  *  recording ended ("#@touched ID PAGES", written for large blocks), at

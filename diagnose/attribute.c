@@ -69,6 +69,8 @@ typedef struct dx_ctx {
 	size_t *held;           /* per site, at the current sample */
 	size_t *held_blocks, *held_bytes;
 	size_t best_held;       /* largest total held so far */
+	bool sampled;           /* a sampled recording: samples scaled by its rate (sample.c) */
+	size_t started;         /* sampled: the model's own bytes from the start, not scaled */
 } dx_ctx_t;
 
 static size_t stat_size(hl_heap_t *h, const char *path)
@@ -259,7 +261,9 @@ static void count_holds(dx_ctx_t *c, size_t sample)
 								 c->held_bytes[s] };
 }
 
-static void attribute(dx_ctx_t *c, dx_sample_t *s)
+/* The causes of the model's @p committed bytes, scaled by the rate @p k
+ * (overhead: what the scaled causes leave of the scaled sum). */
+static void attribute(dx_ctx_t *c, dx_sample_t *s, size_t committed, unsigned long k)
 {
 	size_t by_state[HL_BLOCK_NSTATES] = { 0 };
 	c->nblocks = 0;
@@ -279,10 +283,17 @@ static void attribute(dx_ctx_t *c, dx_sample_t *s)
 	if (family && !strcmp(family, "glibc"))
 		bins_rules(c->h, b);
 	size_t named = 0;
-	for (int k = 0; k < DX_NCAUSES; k++)
-		if (k != DX_OVERHEAD)
-			named += b[k];
-	b[DX_OVERHEAD] = s->committed > named ? s->committed - named : 0;
+	for (int i = 0; i < DX_NCAUSES; i++)
+		if (i != DX_OVERHEAD)
+			named += b[i];
+	b[DX_OVERHEAD] = committed > named ? committed - named : 0;
+	if (k > 1) {
+		named = 0;
+		for (int i = 0; i < DX_NCAUSES; i++)
+			if (i != DX_OVERHEAD)
+				named += (b[i] *= k);
+		b[DX_OVERHEAD] = s->committed > named ? s->committed - named : 0;
+	}
 	count_holds(c, (size_t)(s - c->run->samples));
 }
 
@@ -309,12 +320,16 @@ static int take_sample(dx_ctx_t *c, size_t ops, double ms, size_t rss)
 	 * allocator's own metadata (jemalloc's base: 5.1 MiB of the Python
 	 * case's 15.6 MiB at the end, bench/HISTORY.md) */
 	s->resident = stat_size(c->h, "resident_bytes") + stat_size(c->h, "os.metadata_resident_bytes");
+	unsigned long k = c->sampled ? hl_trace_rate_at(c->t, ops) : 1;
+	size_t model_committed = s->committed;
+	s->committed = dx_scaled(k, c->started, s->committed);
+	s->resident = dx_scaled(k, c->started, s->resident);
 	if (s->committed > run->peak_committed)
 		run->peak_committed = s->committed;
 	if (s->resident > run->peak_resident)
 		run->peak_resident = s->resident;
 	if (c->attribute && (ops >= c->next_split || ops == hl_trace_ops(c->t))) {
-		attribute(c, s);
+		attribute(c, s, model_committed, k);
 		s->attributed = true;
 		run->nattributed++;
 		size_t nops = hl_trace_ops(c->t);
@@ -394,7 +409,10 @@ int dx_replay(const hl_trace_t *t, const char *policy, const char *conf, bool at
 	if (!h)
 		return 2;
 	size_t ids = (size_t)hl_trace_max_id(t) + 1, nsites = hl_trace_sites(t) + 1;
-	dx_ctx_t c = { .t = t, .run = run, .h = h, .attribute = attribute, .progress = progress };
+	dx_ctx_t c = { .t = t, .run = run, .h = h, .attribute = attribute, .progress = progress,
+		       .sampled = hl_trace_rates(t) > 0 || hl_trace_thinned(t, NULL) };
+	if (c.sampled)
+		c.started = dx_model_started(policy, conf);
 	c.every = hl_trace_ops(t) / 100 ? hl_trace_ops(t) / 100 : 1;
 	c.req = calloc(ids, sizeof *c.req);
 	c.site = calloc(ids, sizeof *c.site);
@@ -418,7 +436,7 @@ int dx_replay(const hl_trace_t *t, const char *policy, const char *conf, bool at
 		run->final_committed = run->samples[run->nsamples - 1].committed;
 		run->final_resident = run->samples[run->nsamples - 1].resident;
 	}
-	size_t peak = stat_size(h, "os.peak_committed_bytes");
+	size_t peak = c.sampled ? 0 : stat_size(h, "os.peak_committed_bytes");   /* sampled: the samples' */
 	if (peak > run->peak_committed)
 		run->peak_committed = peak;
 	run->os_calls = os_calls(h);

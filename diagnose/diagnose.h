@@ -167,6 +167,50 @@ int dx_recording_convert(const char *path, FILE *out, bool to_text);
 size_t dx_layers_total(const dx_layers_t *l);
 /**@}*/
 
+/** @name A sampled recording (sample.c)
+ *  HEAPLAB_RECORD_SAMPLE / HEAPLAB_RECORD_MAX (trace/recorder.h): one new
+ *  block of the program's in K recorded, each model's heap scaled back. */
+/**@{*/
+/** The largest error measured at a rate (bench/SAMPLING.md). */
+typedef struct dx_sample_error {
+	unsigned long rate;     /**< one block in this many */
+	double peak;            /**< predicted peak RSS against the whole replay's: the largest |error|, a fraction */
+	double final;           /**< the same for the final RSS */
+} dx_sample_error_t;
+/** What a recording says of its sampling. */
+typedef struct dx_sampling {
+	unsigned long first;    /**< the rate at the start: one block in this many */
+	unsigned long last;     /**< at the end (the rate only halves) */
+	size_t rates;           /**< "#@sample" lines: the halvings plus one */
+	unsigned long long program_ops;   /**< the program's ops, kept or not (0: not said) */
+	unsigned long replayed; /**< the one rate the replay is at (trace/sample.c: hl_trace_thin) */
+	size_t ops_read;        /**< ops in the recording, before the reader dropped any */
+	bool too_short;         /**< the program made fewer ops than the corpus's programs the bound is over */
+	const dx_sample_error_t *error;   /**< measured at the smallest rate measured at or past replayed; NULL: past
+					       them all, or too_short */
+} dx_sampling_t;
+/** Fills @p s; false when @p t is replayed whole (not sampled, or sampled
+ *  at 1 in 1 with a budget it never reached). */
+bool dx_sampling(const hl_trace_t *t, dx_sampling_t *s);
+/** The error measured at the smallest rate measured that is @p k or more
+ *  (one block in k); NULL when @p k is past every rate measured. */
+const dx_sample_error_t *dx_sample_error(unsigned long k);
+/** The model's @p bytes, @p started of them its own from the start, as
+ *  the program's at a rate of one block in @p k. */
+size_t dx_scaled(unsigned long k, size_t started, size_t bytes);
+/** The summary's lines on the sampling (none when not sampled): whether
+ *  the figures are @p scaled back by the rate or the sample's own. */
+void dx_sampling_text(FILE *out, const hl_trace_t *t, bool scaled);
+/** The "sampled" value of --json: an object, or null. */
+void dx_sampling_json(FILE *out, const hl_trace_t *t);
+/** --sample=K and --record-max=BYTES (either may be NULL) checked and put
+ *  in the environment the recorded program inherits (HEAPLAB_RECORD_SAMPLE,
+ *  HEAPLAB_RECORD_MAX), or, for a recording made before (@p recorded), the
+ *  reader's (HEAPLAB_TRACE_SAMPLE: one block in K of the recording's
+ *  replayed); -1 with hl_last_error() on a bad value. */
+int dx_sample_options(const char *rate, const char *max, bool recorded);
+/**@}*/
+
 /** @name What if (whatif.c) */
 /**@{*/
 /** A candidate: a policy, a configuration and what the real allocator

@@ -452,6 +452,7 @@ void dx_report_text(FILE *out, const dx_report_t *r)
 			r->ended > 128 ? "was ended by signal" : "exited with status", r->ended > 128 ? r->ended - 128 : r->ended);
 	fprintf(out, "recording: %zu ops, %ld block ids, %u sites\n", hl_trace_ops(r->trace), hl_trace_max_id(r->trace),
 		hl_trace_sites(r->trace));
+	dx_sampling_text(out, r->trace, true);
 	if (r->others && *r->others)
 		fprintf(out, "also recorded, not diagnosed (the largest recording is): %s\n", r->others);
 	if (r->pace > 0)

@@ -118,6 +118,8 @@ int dx_report_json(FILE *out, const dx_report_t *r)
 		fprintf(out, "%s%zu", i ? "," : "", r->draw_peaks[i]);
 	fprintf(out, "],\"draw_picked\":%u,\"ended\":%d,\"others\":", r->draw_picked, r->ended);
 	text_or_null(out, r->others && *r->others ? r->others : NULL);
+	fputs(",\"sampled\":", out);
+	dx_sampling_json(out, r->trace);
 	fprintf(out, "},\"measured\":{\"peak_rss\":%zu,\"final_rss\":%zu,\"from\":\"%s\"}", mp, mf,
 		r->asis_peak ? "the program run as it is" : "the recording's samples");
 	fputs(",\"coverage\":", out);

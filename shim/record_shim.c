@@ -13,7 +13,10 @@
  * in the binary form (trace/trace_binary.h) unless
  * HEAPLAB_RECORD_FORMAT=text; HEAPLAB_RECORD_MS=N (default 10) the
  * sampling interval; HEAPLAB_RECORD_PACE=K the program's timed waits K
- * times as long (record_pace.c).
+ * times as long (record_pace.c); HEAPLAB_RECORD_SAMPLE=K one new block
+ * in K recorded with all its ops, HEAPLAB_RECORD_MAX=BYTES the rate halved
+ * as the recording nears BYTES, HEAPLAB_RECORD_SEED=N which blocks
+ * (recorder.h: hl_rec_sample_blocks).
  * A child after fork stops recording: its operations continue the parent's
  * blocks, which its own trace could not name.
  *
@@ -121,6 +124,47 @@ static void start_sampler(void)
 	pthread_attr_destroy(&attr);
 }
 
+/* A whole number of 1 or more in @p s (NULL or empty: @p dflt) into *out;
+ * false when it is not one. */
+static bool whole_number(const char *s, unsigned long long dflt, unsigned long long *out)
+{
+	if (!s || !*s) {
+		*out = dflt;
+		return true;
+	}
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (*s == '-' || *end || errno || !v)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* HEAPLAB_RECORD_SAMPLE=K (one new block in K kept, default 1),
+ * HEAPLAB_RECORD_MAX=BYTES (the rate halved as the recording nears it),
+ * HEAPLAB_RECORD_SEED=N (which blocks): recorder.h.  A bad value stops
+ * the recording (its file removed) with one line, for a sample at a rate not asked for would
+ * be read as the one asked for. */
+static int sample_setup(const char *path)
+{
+	unsigned long long k, max, seed;
+	const char *bad = !whole_number(getenv("HEAPLAB_RECORD_SAMPLE"), 1, &k) ? "HEAPLAB_RECORD_SAMPLE"
+			  : !whole_number(getenv("HEAPLAB_RECORD_MAX"), ~0ull, &max) ? "HEAPLAB_RECORD_MAX"
+			  : !whole_number(getenv("HEAPLAB_RECORD_SEED"), 1, &seed) ? "HEAPLAB_RECORD_SEED" : NULL;
+	if (!bad && k > 1ul << 30)
+		bad = "HEAPLAB_RECORD_SAMPLE";
+	if (bad) {
+		char msg[160];
+		int n = snprintf(msg, sizeof msg, "heaplab: %s is a whole number from 1: not recording\n", bad);
+		(void)!write(2, msg, (size_t)n);
+		hl_rec_forget();
+		unlink(path);
+		return -1;
+	}
+	return hl_rec_sample_blocks((unsigned long)k, max == ~0ull ? 0 : max, seed);
+}
+
 __attribute__((constructor)) static void record_start(void)
 {
 	const char *prefix = getenv("HEAPLAB_RECORD");
@@ -140,6 +184,8 @@ __attribute__((constructor)) static void record_start(void)
 		(void)!write(2, msg, sizeof msg - 1);
 		return;
 	}
+	if (sample_setup(path) < 0)
+		return;
 	const char *ms = getenv("HEAPLAB_RECORD_MS");
 	hl_rec_sample_every(ms ? strtol(ms, NULL, 10) : 10);
 	start_sampler();

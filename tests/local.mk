@@ -92,8 +92,8 @@ EXTRA_DIST += tests/shim_counts.sh
 check_PROGRAMS += tests/record_pace_probe
 tests_record_pace_probe_SOURCES = tests/record_pace_probe.c
 tests_record_pace_probe_LDADD = -lpthread
-TESTS += tests/record_pace.sh
-EXTRA_DIST += tests/record_pace.sh
+TESTS += tests/record_pace.sh tests/sampling.sh
+EXTRA_DIST += tests/record_pace.sh tests/sampling.sh
 EXTRA_DIST += tests/misuse.sh tests/misuse/double-free.rep
 
 # the book's cost model (chapter 17): bench/costs counted, never timed: the

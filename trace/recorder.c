@@ -96,6 +96,19 @@ static long long t0_ns, next_sample_ns;
 static unsigned ops_since_check;
 static bool finished;             /* the last sample is written: no more */
 
+/* Sampling (hl_rec_sample_blocks): one new block in sample_k is kept, with
+ * every op of it, the rest leave no line.  sampling is false when the
+ * recording keeps every block and has no budget: the ops then take one
+ * branch more than before sampling existed. */
+static bool sampling;
+static unsigned long sample_k = 1;
+static uint64_t sample_seed;
+static unsigned long long seen;       /* the program's ops, kept or not */
+static unsigned long long budget;     /* bytes (0: none) */
+static unsigned long long written;    /* bytes written out so far */
+static unsigned halvings;             /* times the rate was halved */
+static unsigned long long next_halving;   /* written + buffered bytes that halve it */
+
 static void flush_locked(void)
 {
 	size_t off = 0;
@@ -105,6 +118,7 @@ static void flush_locked(void)
 			break;
 		off += (size_t)w;
 	}
+	written += off;
 	buflen = 0;
 }
 
@@ -662,12 +676,95 @@ void hl_rec_sample_every(long ms)
 	ops_since_check = SAMPLE_CHECK - 1;   /* the first op samples */
 }
 
+/* "f ID", or "f -1" for free(NULL) (@p id -1). */
+static void put_free(long id)
+{
+	if (binary) {
+		put_op(HL_BIN_F, id, 0, 0, 0);
+		return;
+	}
+	put_str("f ");
+	if (id < 0)
+		put_str("-1");
+	else
+		put_num((unsigned long long)id);
+	put_str("\n");
+}
+
+/* ---- sampling -------------------------------------------------------------- */
+
+/* The bytes of the recording at which the rate is halved for the
+ * (@p n + 1)-th time: budget * (n + 1) / (n + 2), so B/2, 2B/3, 3B/4, ...
+ * The recording stays below the budget however long the program runs
+ * (the j-th rate writes B/((j+1)(j+2)) bytes), and a program that makes
+ * ops at a steady pace spends about as long at each of the first rates
+ * (the j-th rate keeps half as many blocks for 2(j+1)/(j+3) of the
+ * bytes), longer at each later one. */
+static unsigned long long halving_at(unsigned n) { return budget / (n + 2) * (n + 1); }
+
+static void rate_line(void)
+{
+	put_str("#@sample 1/");
+	put_num(sample_k);
+	put_str("\n");
+}
+
+/* Halves the rate: a new block is kept at 1 in 2k from here.  The blocks
+ * kept before stay in the recording with all their ops: a reader makes
+ * the whole recording one rate by keeping each of them with the chance
+ * that rate leaves it (trace/sample.c), for a heap sampled at two rates
+ * is no model's heap scaled down (the denser past's free memory would be
+ * scaled by the later rate). */
+static void halve_rate(void)
+{
+	sample_k *= 2;
+	next_halving = halving_at(++halvings);
+	rate_line();
+}
+
+/* The rates past this would keep no block of any program. */
+enum { SAMPLE_K_MAX_LOG2 = 40 };
+
+/* Is the program's next new block kept?  One in sample_k, by a hash of
+ * its number among the program's blocks and the seed; the rate halved
+ * first when the recording has reached the budget's next threshold. */
+static bool keep_new(void)
+{
+	seen++;
+	if (budget && written + buflen >= next_halving && halvings < SAMPLE_K_MAX_LOG2)
+		halve_rate();
+	return hl_mix64(sample_seed + seen) % sample_k == 0;
+}
+
+int hl_rec_sample_blocks(unsigned long k, unsigned long long max_bytes, uint64_t seed)
+{
+	if (fd < 0 || !k)
+		return -1;
+	pthread_mutex_lock(&lock);
+	sample_k = k;
+	budget = max_bytes;
+	sample_seed = seed;
+	halvings = 0;
+	next_halving = halving_at(0);
+	sampling = k > 1 || max_bytes;
+	if (sampling)
+		rate_line();
+	pthread_mutex_unlock(&lock);
+	return 0;
+}
+
+unsigned long hl_rec_sample_rate(void) { return sample_k; }
+
 /* Writes "<op> <id> <a> [<b>] [@site]" for a new block p. */
 static void record_new(char op, const void *p, size_t a, size_t b, bool two, const void *site)
 {
 	if (fd < 0 || !p)
 		return;
 	pthread_mutex_lock(&lock);
+	if (sampling && !keep_new()) {
+		pthread_mutex_unlock(&lock);
+		return;
+	}
 	thread_line();
 	unsigned sn = site_number(site);
 	long id = assign((uintptr_t)p, two && op == 'c' ? a * b : two ? b : a);
@@ -717,6 +814,7 @@ void hl_rec_realloc_at(const void *old, const void *p, size_t n, const void *sit
 		return;
 	}
 	pthread_mutex_lock(&lock);
+	seen += sampling;
 	size_t was;
 	long id = forget((uintptr_t)old, &was);
 	if (id >= 0) {
@@ -770,22 +868,14 @@ void hl_rec_free(const void *p)
 	if (fd < 0)
 		return;
 	pthread_mutex_lock(&lock);
+	seen += sampling;
 	size_t size = 0;
 	long id = p ? forget((uintptr_t)p, &size) : -1;
 	if (!p || id >= 0) {
 		thread_line();
 		if (id >= 0 && touched_line(id, (uintptr_t)p, size) >= SAMPLE_BEFORE_FREE_MIN && sample_ms)
 			sample_line(now_ns());
-		if (binary) {
-			put_op(HL_BIN_F, id, 0, 0, 0);
-		} else {
-			put_str("f ");
-			if (id < 0)
-				put_str("-1");
-			else
-				put_num((unsigned long long)id);
-			put_str("\n");
-		}
+		put_free(id);
 		if (id >= 0)
 			recycle(id);
 		maybe_sample();
@@ -870,6 +960,11 @@ void hl_rec_finish(void)
 		if (sample_ms) {
 			sample_line(t);
 			layers_lines(t);
+		}
+		if (sampling) {   /* the program's ops, kept or not */
+			put_str("#@sampled ");
+			put_num(seen);
+			put_str("\n");
 		}
 		put_time(true);   /* the recording's end: an idle tail is time too */
 		if (binary) {

@@ -58,6 +58,28 @@ void hl_rec_thread_exit(void);
 void hl_rec_forget(void);
 /**@}*/
 
+/** @name Sampling (HEAPLAB_RECORD_SAMPLE, HEAPLAB_RECORD_MAX)
+ * A program too long to record whole is recorded one new block in @p k:
+ * a block kept keeps every op of it (its realloc chain, its free), a block
+ * not kept leaves no line, so the recording is a whole program of its
+ * own, whose heap stands for 1/k of the program's.  Which blocks: a hash
+ * of the block's number among the program's new blocks and @p seed.  A
+ * line "#@sample 1/K" says from where on the rate is K (the first before
+ * any op); "#@sampled N" at the end, how many ops the program made, kept
+ * or not.  With @p max_bytes (0: none), the rate halves each time the
+ * recording reaches the next of max_bytes * 1/2, 2/3, 3/4, ...: new
+ * blocks are kept at half the rate from its "#@sample" line on, and a
+ * reader keeps each block kept before with the chance that brings it to
+ * the last rate (trace/sample.c: hl_trace_thin), so that the replay is
+ * one rate throughout.  The "#@rss" samples are all kept.  k 1 without max_bytes
+ * records every op, as without the call.  0, or -1 when not recording or
+ * @p k is 0. */
+/**@{*/
+int hl_rec_sample_blocks(unsigned long k, unsigned long long max_bytes, uint64_t seed);
+/** The rate in force: one new block in this many is kept. */
+unsigned long hl_rec_sample_rate(void);
+/**@}*/
+
 /** @name The layers of the process's memory (record_layers.c, record_mmap.c)
  * With a hook set, the recorder writes at the end two lines
  * "#@layers peak|final MS RSS heap=B mapped=B mmap=B stack=B exe=B alloc=B

@@ -537,6 +537,39 @@ static int touched_line(reader_t *r, char *s)
 	return 0;
 }
 
+/* "#@sample 1/K": from here on the recording keeps one new block of the
+ * program's in K (recorder.h: hl_rec_sample_blocks); "#@sampled N": the
+ * program made N ops, kept or not. */
+static int sample_line(reader_t *r, char *s)
+{
+	hl_trace_t *t = r->t;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (strncmp(s, "1/", 2))
+		return fail(r, "a sampling rate is written 1/K");
+	s += 2;
+	long long k;
+	if (field(r, &s, &k, "sampling rate") < 0)
+		return -1;
+	if (k < 1)
+		return fail(r, "sampling rate 1/%lld: K is 1 or more", k);
+	if (room(r, (void **)&t->rates, t->nrates, &t->rates_cap, sizeof *t->rates) < 0)
+		return -1;
+	t->rates[t->nrates++] = (hl_trace_rate_t){ t->nops, (unsigned long)k };
+	return 0;
+}
+
+static int sampled_line(reader_t *r, char *s)
+{
+	long long n;
+	if (field(r, &s, &n, "op count") < 0)
+		return -1;
+	if (n < 0)
+		return fail(r, "negative op count");
+	r->t->program_ops = (unsigned long long)n;
+	return 0;
+}
+
 /* "#@layers peak|final ...": kept whole, the last of each (diagnose reads them). */
 static int layers_line(reader_t *r, char *s)
 {
@@ -559,14 +592,16 @@ static int by_op(const void *a, const void *b)
 }
 
 /* A comment line: "#@site", "#@rss", "#@t", "#@module", "#@exit",
- * "#@touched" and "#@layers" are read, anything else is a comment. */
+ * "#@touched", "#@layers", "#@sample" and "#@sampled" are read, anything
+ * else is a comment. */
 static int comment_line(reader_t *r, char *s)
 {
 	static const struct {
 		const char *word;
 		int (*read)(reader_t *, char *);
 	} words[] = { { "#@site", site_line }, { "#@rss", rss_line }, { "#@t", time_line }, { "#@module", module_line },
-		      { "#@exit", exit_line }, { "#@touched", touched_line }, { "#@layers", layers_line } };
+		      { "#@exit", exit_line }, { "#@touched", touched_line }, { "#@layers", layers_line },
+		      { "#@sample", sample_line }, { "#@sampled", sampled_line } };
 	for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
 		size_t n = strlen(words[k].word);
 		if (!strncmp(s, words[k].word, n) && (s[n] == ' ' || s[n] == '\t'))
@@ -824,6 +859,12 @@ static hl_trace_t *read_trace(FILE *f, const char *name, bool lenient, size_t si
 		t->nthreads = 1;
 	if (t->ntouched)   /* qsort's array may not be NULL, even empty */
 		qsort(t->touched, t->ntouched, sizeof *t->touched, by_op);
+	t->ops_read = t->nops;
+	const char *target = getenv("HEAPLAB_TRACE_SAMPLE"), *seed = getenv("HEAPLAB_TRACE_SEED");
+	if (hl_trace_thin(t, target ? strtoul(target, NULL, 10) : 1, seed ? strtoull(seed, NULL, 10) : 1) < 0) {
+		hl_trace_free(t);
+		return NULL;
+	}
 	return t;
 }
 
@@ -874,6 +915,7 @@ void hl_trace_free(hl_trace_t *t)
 	free(t->sites);
 	free(t->rss);
 	free(t->touched);
+	free(t->rates);
 	free(t->times);
 	free(t->modules);
 	free(t->warnings);

@@ -31,6 +31,9 @@
  *   #@touched 5 32              block 5 (live) had 32 pages resident
  *   #@layers peak MS RSS k=B... the layers of /proc/self/smaps (recorder.h),
  *                               kept as they are for heaplab diagnose
+ *   #@sample 1/64               from here on, one new block in 64 is recorded
+ *                               (recorder.h: hl_rec_sample_blocks; sample.c)
+ *   #@sampled 52000000          the program made that many ops, kept or not
  *
  * "#@touched ID PAGES" goes before the free of a block of 64 KiB or more,
  * and at the end for those still live: how many of the pages the block
@@ -103,6 +106,11 @@ typedef struct hl_trace_time {
 	uint64_t us;           /**< microseconds since the recording started */
 } hl_trace_time_t;
 
+typedef struct hl_trace_rate {
+	size_t ops_before;     /**< ops of the trace before the "#@sample" line */
+	unsigned long k;       /**< from there on, one new block in k is kept */
+} hl_trace_rate_t;
+
 typedef struct hl_trace_touched {
 	size_t op;             /**< the op that made the block */
 	size_t pages;          /**< of its pages, how many were resident */
@@ -149,7 +157,19 @@ struct hl_trace {
 	size_t layers[2];     /**< the last "#@layers peak" and "#@layers final"
 				   lines: offset in labels + 1, 0 when none */
 	bool binary;          /**< read from the binary form (trace_binary.h) */
+	hl_trace_rate_t *rates;   /**< "#@sample 1/K" lines, in order (sample.c) */
+	size_t nrates, rates_cap;
+	unsigned long long program_ops;   /**< "#@sampled N": the program's ops, kept or not (0: not said) */
+	unsigned long thinned_to; /**< made one rate, this one (hl_trace_thin); 0: as recorded */
+	size_t ops_read;      /**< ops in the file, before hl_trace_thin dropped any */
 };
+
+/** Makes a recording one rate (sample.c): its last, or @p target when
+ *  that is lower (one block in more); each block made at rate K kept with
+ *  the chance K/LAST, by a hash of its op's place and @p seed, its ops and
+ *  "#@touched" kept or dropped with it, the op numbers of samples, stamps
+ *  and rate lines renumbered.  0, or -1 with hl_set_error. */
+int hl_trace_thin(hl_trace_t *t, unsigned long target, uint64_t seed);
 
 /** Ops a window holds when the environment does not say (40 MiB of them). */
 #define HL_TRACE_WINDOW ((size_t)1 << 20)

@@ -245,15 +245,16 @@ def tables(results, opts, seconds):
     return '\n'.join(lines) + '\n'
 
 
-def write_out(path, text):
+def write_out(path, text, begin=BEGIN, end=END):
+    """@text between the markers of @path (the text around them kept)."""
     if path == '-':
         sys.stdout.write(text)
         return
     old = open(path).read() if os.path.exists(path) else ''
-    if BEGIN in old and END in old:
-        new = old[:old.index(BEGIN) + len(BEGIN)] + '\n' + text + old[old.index(END):]
+    if begin in old and end in old:
+        new = old[:old.index(begin) + len(begin)] + '\n' + text + old[old.index(end):]
     else:
-        new = old + ('\n' if old else '') + BEGIN + '\n' + text + END + '\n'
+        new = old + ('\n' if old else '') + begin + '\n' + text + end + '\n'
     with open(path, 'w') as f:
         f.write(new)
 
