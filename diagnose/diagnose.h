@@ -20,6 +20,8 @@
  *   parallel.c               the candidates replayed side by side
  *   whatif.c                 the grid of policies and knobs, the ranking
  *   attribute.c              each committed byte given one cause
+ *   sample.c                 a sampled recording: its rate, each figure
+ *                            scaled back, the error measured for the rate
  *   layers.c                 the recording's "#@layers" lines, its form
  *   measure.c                a program run for real, its RSS
  *   diagnose.h               types

@@ -19,6 +19,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 hl_skip_sanitized "preloads the recorder into python3; a -fsanitize=$hl_sanitizer build owns malloc"
 hl_need_models glibc jemalloc mimalloc tcmalloc
+models="$(hl_model_of glibc),$(hl_model_of jemalloc),$(hl_model_of mimalloc),$(hl_model_of tcmalloc)"   # the four models, by family
 recorder="$build/.libs/libheaplab-record.so"
 hl_tmpdir sampling
 py=/usr/bin/python3   # the system's: a version manager's python3 on PATH would be a script, recorded too
@@ -76,7 +77,7 @@ if [ -n "$seen" ] && [ "$seen" -ge $((whole_ops - whole_ops / 100)) ] && [ "$see
 fi
 
 # the prediction at 1 in 8 against the whole recording's, within the stated error
-diag() { "$heaplab" diagnose --jobs=1 --policies=bins,slab,sharded,percpu --json="$tmp/$1.json" "${@:2}" > /dev/null 2>&1; }
+diag() { "$heaplab" diagnose --jobs=1 --policies="$models" --json="$tmp/$1.json" "${@:2}" > /dev/null 2>&1; }
 diag whole --trace="$tmp/whole.rep"
 diag eight --trace="$tmp/eight.rep"
 HEAPLAB_TRACE_SEED=3 diag derived --trace="$tmp/whole.rep" --sample=8
@@ -103,7 +104,7 @@ print("; ".join(bad) if len(w) == 4 else "not every allocator has a candidate")
 sys.exit(bool(bad) or len(w) != 4)' "$tmp/whole.json" "$tmp/$s.json" "$bound" > "$tmp/why" 2>&1 && ok ||
 		bad "$s: the predicted peak is more than $bound off the whole recording's: $(cat "$tmp/why")"
 done
-grep -q '^sampled: ' <("$heaplab" diagnose --jobs=1 --policies=bins --trace="$tmp/eight.rep" 2>&1) && ok ||
+grep -q '^sampled: ' <("$heaplab" diagnose --jobs=1 --policies="$(hl_model_of glibc)" --trace="$tmp/eight.rep" 2>&1) && ok ||
 	bad "diagnose's summary does not say the recording is sampled"
 
 # a budget: the rate halves, the file stays under it (what the end writes aside), one rate when read
