@@ -23,7 +23,7 @@ HL_BENCH_BINARIES += bench/sysreplay$(EXEEXT)
 # off, a system call, a mapping, a page fault, madvise, a cache line two
 # CPUs share) as ratios to a tcache hit; bench/costs.sh (make costs) counts
 # and times it under every allocator.  make check builds it for
-# tests/book_costs.sh.
+# tests/book/book_costs.sh.
 check_PROGRAMS += bench/costs
 bench_costs_SOURCES = bench/workloads/costs.c bench/workloads/bench_util.h
 bench_costs_LDADD = -lpthread
@@ -36,7 +36,7 @@ PHONY_TARGETS += costs
 
 # reports: the small program of the book's chapter 18 (a limit on held
 # memory, the page cache, each allocator's own report, huge pages); make
-# check builds it for tests/book_reports.sh.
+# check builds it for tests/book/book_reports.sh.
 check_PROGRAMS += bench/reports
 bench_reports_SOURCES = bench/workloads/reports.c bench/workloads/bench_util.h
 HL_BENCH_BINARIES += bench/reports$(EXEEXT)
@@ -44,7 +44,7 @@ HL_BENCH_BINARIES += bench/reports$(EXEEXT)
 # glibcver: what glibc 2.42 and 2.43 change in the C library's own reports
 # (mallinfo2's fastbin fields, malloc_info's fast total, M_MXFAST, a large
 # chunk in the tcache), for the book's chapter 7; make check builds it for
-# tests/book_glibc.sh, which runs it on glibc 2.36 and on bins as 2.36,
+# tests/book/book_glibc.sh, which runs it on glibc 2.36 and on bins as 2.36,
 # 2.42 and 2.43.
 check_PROGRAMS += bench/glibcver
 bench_glibcver_SOURCES = bench/workloads/glibcver.c

@@ -183,7 +183,7 @@ parse_adversary() { # heaplab bound --json (model, resident with its metadata) a
 	num "$M" && num "$R" || return 1
 	X=$(ratio "$M" "$R")
 }
-parse_adversary_rules() { # tests/adversary.sh's "(rule)" lines: each hand-built trace against the policy's worst
+parse_adversary_rules() { # tests/programs/adversary.sh's "(rule)" lines: each hand-built trace against the policy's worst
 	X=$(sed -n 's/^\([a-z]*\) (rule): model committed \([0-9.]*\) x bound (worst shipped \([0-9.]*\)), resident \([0-9.]*\) (worst \([0-9.]*\))\(; \([^ ]*\) \([0-9.]*\) x bound (worst shipped \([0-9.]*\))\)\{0,1\}.*/\1 \2 \3 \4 \5 \7 \8 \9/p' <<<"$out_model" |
 		awk '{ printf "%s%s: committed %.2f (worst %.2f), resident %.2f (worst %.2f)", sep, $1, $2, $3, $4, $5
 		       if (NF == 8) { r = $6; sub(/\.so.*/, "", r); sub(/^lib/, "", r); printf ", %s %.2f (worst %.2f)", r, $7, $8 }

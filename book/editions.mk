@@ -7,7 +7,7 @@
 #                         every answer and firstfit's sources
 # Both start from the release's file list (make distdir).  The student's
 # needs firstfit compiled in (configure --with-policy=all, the default) and
-# no sanitizer, since it ships that object.  tests/book_editions.sh builds
+# no sanitizer, since it ships that object.  tests/book/book_editions.sh builds
 # the student's, searches it for every answer, and builds its labs.
 HL_EDITION_STUDENT = $(PACKAGE_TARNAME)-student-$(VERSION)
 HL_EDITION_INSTRUCTOR = $(PACKAGE_TARNAME)-instructor-$(VERSION)
@@ -49,6 +49,4 @@ dist-instructor:
 PHONY_TARGETS += dist-student dist-instructor
 CLEANFILES += $(HL_EDITION_STUDENT).tar.gz $(HL_EDITION_INSTRUCTOR).tar.gz
 
-# The student's handout: built, searched for every answer, its labs built.
-TESTS += tests/book_editions.sh
-dist_noinst_SCRIPTS += tests/book_editions.sh
+# The student's handout is checked by tests/book/book_editions.sh.

@@ -3,7 +3,7 @@
 # written by heaplab itself while make doc runs, into OUTDIR/NAME.txt.
 # Each chapter includes its files with \verbinclude, so every address,
 # size, list and count the text walks through is what this build's code
-# does; tests/book_examples.sh checks the hand calculations of chapters
+# does; tests/book/book_examples.sh checks the hand calculations of chapters
 # 3, 4, 6, 7 and 8 against the same output.  Each file starts with the
 # command that made it.
 # A policy that is not compiled in leaves its file saying so.

@@ -3,7 +3,7 @@
 # policy takes on book/traces/explain.rep, as `heaplab replay --explain`
 # prints them, into OUTDIR/chNN-explain.txt.  make doc runs it before
 # Doxygen, and each chapter includes its file (\verbinclude), so the text
-# shows what this build's code does; tests/book_explain.sh checks the
+# shows what this build's code does; tests/book/book_explain.sh checks the
 # chapters and the files.  A policy that is not compiled in leaves its
 # file saying so (as book/gen_examples.sh does), so every chapter's include
 # is there in any build.

@@ -16,7 +16,7 @@
 # the predictions, the exercises, the summary, the stepper, and "Where the
 # figures come from", which lists the measurements).  A section
 # is linked by its heading's {#id}, or, when it has none, by its chapter.
-# tests/book_index.sh fails when the checked-in page is not this script's
+# tests/book/book_index.sh fails when the checked-in page is not this script's
 # output, or when one of its links points nowhere.
 set -eu
 book=${1:-$(dirname "$0")}
@@ -199,7 +199,7 @@ The number opens the chapter; the section's title opens the section on
 the built site (`make doc`), and the chapter where a heading has no anchor.
 
 This page is written by `book/gen_index.sh` from the chapters;
-`tests/book_index.sh` fails when it is out of date (run
+`tests/book/book_index.sh` fails when it is out of date (run
 `sh book/gen_index.sh > book/index-terms.md` in the source tree) or when
 one of its links points nowhere.
 

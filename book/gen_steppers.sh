@@ -5,7 +5,7 @@
 # before Doxygen and copies the pages next to the chapters' HTML; each
 # chapter embeds its page in an <iframe> inside \htmlonly ... \endhtmlonly,
 # so a student reads, steps and predicts in one place.  tests/book_steppers.sh
-# checks the chapters and the pages, tests/book_stepper_browser.sh drives
+# checks the chapters and the pages, tests/book/book_stepper_browser.sh drives
 # one embedded page in headless Chromium.
 # One line per chapter: chapter, policy, configuration ("-": defaults),
 # trace (under book/traces).

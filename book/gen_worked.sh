@@ -5,7 +5,7 @@
 # this build's code does.  make doc runs it before Doxygen; a chapter
 # includes a text file with \verbinclude and embeds a stepper page in an
 # iframe (make doc copies OUTDIR/*-stepper.html beside the pages).
-# tests/book_worked.sh checks the chapters, the table and the files.
+# tests/book/book_worked.sh checks the chapters, the table and the files.
 #
 # One line per example: chapter, kind, trace (in book/traces), policy
 # (a comma list for the kinds that compare, or "models": every compiled-in

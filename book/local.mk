@@ -31,32 +31,9 @@ bookdir = $(pkgdatadir)
 dist_book_DATA = book/questions.txt
 
 # The index of terms (book/index-terms.md), written from the chapters by
-# book/gen_index.sh and checked against it, links and all.
+# book/gen_index.sh and checked against it, links and all
+# (tests/book/book_index.sh).
 EXTRA_DIST += book/gen_index.sh
-TESTS += tests/book_index.sh
-dist_noinst_SCRIPTS += tests/book_index.sh
-
-# Its checks: every verifying command agrees with its answer; the drill
-# scores scripted answers right.
-TESTS += tests/book_questions.sh tests/book_quiz.sh tests/book_chapters.sh tests/quiz_paths.sh
-dist_noinst_SCRIPTS += tests/book_questions.sh tests/book_quiz.sh tests/book_chapters.sh tests/quiz_paths.sh
-# The course path, the glossary, the visual language and the answer keys:
-# every chapter and lab on the path and cross-referenced both ways; the
-# glossary sorted, each term once, linked from every chapter; every block
-# state and list style the code draws explained; every lab question and
-# prediction answered in the instructor's edition.
-TESTS += tests/book_path.sh tests/book_glossary.sh tests/book_visual.sh tests/book_answers.sh
-dist_noinst_SCRIPTS += tests/book_path.sh tests/book_glossary.sh tests/book_visual.sh tests/book_answers.sh
-# Each policy chapter walks book/traces/explain.rep with replay --explain
-# output generated at build time (book/gen_explain.sh).
-TESTS += tests/book_explain.sh
-dist_noinst_SCRIPTS += tests/book_explain.sh
-# Chapters 1-8 teach from generated examples and embed their steppers
-# (tests/book_examples.sh); one embedded stepper is driven in headless
-# Chromium (tests/book_stepper_browser.sh).
-TESTS += tests/book_examples.sh tests/book_stepper_browser.sh
-dist_noinst_SCRIPTS += tests/book_examples.sh tests/book_stepper_browser.sh
-EXTRA_DIST += tests/book_lib.sh tests/book_stepper_browser.mjs
 
 # The figures: one small program performs each chapter's script on a real
 # heap, writes hl_snapshot_dot() output and renders it with the visualize
@@ -67,14 +44,12 @@ book_gen_figures_LDADD = libhlvis.la libhlcore.la
 
 # Chapters 9 to 14's worked examples and steppers, and chapter 17's walk of
 # pairs.rep (book/gen_worked.sh, run by make doc), checked by
-# tests/book_worked.sh.
+# tests/book/book_worked.sh (tests/book/local.mk wires the book's checks).
 EXTRA_DIST += book/gen_worked.sh book/traces/remote.rep \
 	book/traces/pool-life.rep book/traces/pinned-top.rep \
 	book/traces/scattered.rep book/traces/freed-twice.rep \
 	book/traces/secure-order.rep book/traces/mixed-day.rep \
 	book/traces/pairs.rep
-TESTS += tests/book_worked.sh
-dist_noinst_SCRIPTS += tests/book_worked.sh
 
 # What Doxygen reads: the chapters, the public header, the contract a policy
 # (a student's too) is written against, heaplab diagnose's library

@@ -19,7 +19,7 @@
 #   - traces/hidden, the traces `heaplab grade` scores on without showing
 #     them, is left out;
 #   - an EDITION file says "student": the checks of the answer keys skip
-#     there (tests/book_lib.sh, answers_needed).
+#     there (tests/book/book_lib.sh, answers_needed).
 # The tree is then bootstrapped again (its Makefile.in no longer names
 # firstfit's sources), so it unpacks, configures and builds like a release.
 set -eu

@@ -17,7 +17,7 @@
  *   and background threads act at the recorded times, and a replay stays
  *   deterministic.
  *
- * Only core/clock.c reads the system clock for a heap (tests/clock_seam.sh);
+ * Only core/clock.c reads the system clock for a heap (tests/house/clock_seam.sh);
  * the recorder and the replay's own timing are heaplab measuring itself.
  */
 #ifndef HL_CLOCK_H

@@ -85,7 +85,7 @@ typedef struct hl_whatif {
 } hl_whatif_t;
 
 /** How a policy's snapshot draws its blocks: what the tests of the
- *  pictures (tests/test_visualize.c) may expect to find in it. */
+ *  pictures (tests/unit/test_visualize.c) may expect to find in it. */
 typedef enum hl_cells {
 	/** Blocks grouped into slabs, pools or pages, drawn with their
 	 *  counts; a block an operation made live, free or cached still has
@@ -161,7 +161,7 @@ typedef struct hl_policy {
 	const char *const *variants;
 	/** May be NULL: configurations that lay blocks and their metadata out
 	 *  differently from the defaults (other headers, another front),
-	 *  ended by NULL.  The conformance suite (tests/test_conformance.c)
+	 *  ended by NULL.  The conformance suite (tests/unit/test_conformance.c)
 	 *  runs every contract under the defaults and under each of these,
 	 *  a full run each: list only what changes the layout. */
 	const char *const *layouts;

@@ -240,7 +240,7 @@ static void child_one(hl_heap_t *h)
  *    that holds that heap lock and waits for the list (held by fflush,
  *    which waits for the FILE).  Handlers that take their allocator's
  *    locks before the list, as jemalloc's and gperftools' do, make that
- *    cycle (tests/fork_faults.sh runs both cases on every policy beside
+ *    cycle (tests/programs/fork_faults.sh runs both cases on every policy beside
  *    its real allocator).
  * The choice is made once per fork, in prepare, and parent and child
  * follow it (a fork nested in a signal handler sees the same answer).

@@ -8,7 +8,7 @@
  *        (heaplab.h) and on libhlvis.
  */
 /*
- * Layers (top to bottom: tests/layers.sh checks this list)
+ * Layers (top to bottom: tests/house/layers.sh checks this list)
  *   report_json.c            --json: the diagnosis as one object
  *   verify.c                 --verify: the recommended setting and the
  *                            program as it is, measured

@@ -13,10 +13,5 @@ libhldiagnose_la_SOURCES = diagnose/diagnose.h diagnose/attribute.c diagnose/lay
 	diagnose/report.c diagnose/report_json.c diagnose/record_program.c diagnose/measure.c diagnose/allocator_own.c \
 	diagnose/diagnosis.c diagnose/verify.c diagnose/sample.c
 libhldiagnose_la_LIBADD = -lm
-# The library running the program, without the command: the recordability
-# checks, a program that cannot start, the measured run.
-check_PROGRAMS += tests/test_diagnose_program
-TESTS += tests/test_diagnose_program
-tests_test_diagnose_program_SOURCES = tests/test_diagnose_program.c tests/testlib.h tests/testlib.c
-tests_test_diagnose_program_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_diagnose_program_LDADD = libhldiagnose.la libhlvis.la libhlcore.la $(CHECK_LIBS)
+# Its tests: the library running the program, without the command
+# (tests/unit/test_diagnose_program.c), and the command (tests/diagnose/).

@@ -1,7 +1,7 @@
 /*
  * `heaplab diagnose --json`: every figure of the summary as one JSON object
  * (diagnose.h; the fields are listed in heaplab(1) and checked against
- * the text summary by tests/diagnose.sh).  Bytes are whole numbers of
+ * the text summary by tests/diagnose/diagnose.sh).  Bytes are whole numbers of
  * bytes, shares are percentages.
  */
 #include "config.h"

@@ -20,7 +20,7 @@ less() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 
 # 1. firstfit on the default set (the classic one, and the hidden one when
 #    the tree has it), against itself, without counting instructions (that
-#    is tests/grade_components.sh's): every trace correct, a utilization in
+#    is tests/book/grade_components.sh's): every trace correct, a utilization in
 #    the range a good free list reaches.
 n_hidden=$(ls "$traces"/hidden/*.rep 2>/dev/null | wc -l)
 "$heaplab" grade --policy=firstfit --reference=firstfit --no-throughput --json >"$tmp/ff.json"
@@ -62,7 +62,7 @@ expect "a damaged trace is rejected with exit 2" [ $? = 2 ]
 # 5. The skeleton: correct on every trace (no crash), scored low.  The
 #    realloc traces are left out (the skeleton is quadratic on them), and so
 #    is coalescing-bal (where doing no coalescing is fast).  Throughput is
-#    not counted here (tests/grade_components.sh counts it).
+#    not counted here (tests/book/grade_components.sh counts it).
 if hl_compiled student; then
 	set -- short1-bal amptjp-bal cccp-bal random-bal random2-bal binary-bal
 	"$heaplab" grade --policy=student --no-throughput --json "$@" >"$tmp/st.json"

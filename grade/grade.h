@@ -21,7 +21,7 @@
  *                 reports, none when it cries wolf on the sound heap
  *   write-up      graded by hand; the sheet leaves its line blank
  *
- * Layers (top to bottom: tests/layers.sh checks this list)
+ * Layers (top to bottom: tests/house/layers.sh checks this list)
  *   grade_sheet.c            the totals, the points, the table and JSON
  *   grade_run.c              the traces on both policies (child processes,
  *                            counted replays), the best layouts

@@ -23,7 +23,7 @@
  * the functions return the command's exit status (0, 1 a check failed,
  * 2 bad usage or bad input).
  *
- * Layers (top to bottom: tests/layers.sh checks this list)
+ * Layers (top to bottom: tests/house/layers.sh checks this list)
  *   quiz.c                   the bank's command: loaded, then drilled or verified
  *   quiz_drill.c             the drill: the order, the questions, the score
  *   quiz_verify.c            --verify: each question's command run and judged

@@ -1,7 +1,7 @@
 /* --verify: every question of the bank that has a `run:` command is run
  * (with this heaplab first on PATH and $BOOK the bank's folder) and what
  * it prints is compared with the stated answer; for `make check`
- * (tests/book_questions.sh). */
+ * (tests/book/book_questions.sh). */
 #include "config.h"
 #include <ctype.h>
 #include <stdio.h>

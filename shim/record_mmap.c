@@ -14,7 +14,7 @@
  * CONFIG_ANON_VMA_NAME: the call fails with EINVAL.)
  *
  * This file asks the kernel for no memory of its own: it forwards to the
- * C library's functions and notes what came back (tests/os_seam.py lists
+ * C library's functions and notes what came back (tests/house/os_seam.py lists
  * it among the allowed files for that reason).  The table is static: a
  * program with more than RANGES anonymous mappings at once has the rest
  * counted with the C allocator's (the summary calls them "unnamed").

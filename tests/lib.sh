@@ -1,9 +1,10 @@
 # What the test scripts share (sourced, never run; POSIX sh, so the /bin/sh
-# scripts and the bash ones read the same file).  A script sources it with
-#     . "$(dirname "$0")/lib.sh"
+# scripts and the bash ones read the same file).  A script in a folder of
+# tests/ (tests/KIND/x.sh) sources it with
+#     . "$(dirname "$0")/../lib.sh"
 # (a script outside tests/ names the way to it), so it is found both when
 # make check runs the script from the top of the build tree and when a
-# person runs it by hand as its header says.  tests/lib_used.sh fails when
+# person runs it by hand as its header says.  tests/house/lib_used.sh fails when
 # a script does again what this file does.
 #
 #   build              the build tree (abs_top_builddir under make check,

@@ -37,7 +37,7 @@
  *
  * Each record maps to one line and back, so a text trace made of lines as
  * the recorder writes them converts to binary and back byte for byte
- * (tests/trace_binary.sh).  A record is at most HL_BIN_OP_MAX bytes
+ * (tests/programs/trace_binary.sh).  A record is at most HL_BIN_OP_MAX bytes
  * (TEXT: its line's bytes more), so a writer that flushes its buffer
  * before a record that does not fit leaves a file that ends on a record.
  */

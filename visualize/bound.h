@@ -24,7 +24,7 @@
  *             offline, every block placed knowing its whole lifetime,
  *             largest first, at the lowest offset free for that lifetime
  *
- * Invariants (tests/bound.sh checks them on traces built with a known
+ * Invariants (tests/programs/bound.sh checks them on traces built with a known
  * optimum, and against every policy's peak on the shipped traces)
  *   bound <= optimum <= found <= each layout's span
  *   bound <= every policy's peak committed bytes

@@ -1,6 +1,6 @@
 #!/bin/sh
 # ci-deps.sh: installs what the stepper's browser test
-# (tests/test_visualize_browser.sh) needs, for .ci/run:
+# (tests/visualize/test_visualize_browser.sh) needs, for .ci/run:
 #   - Debian's chromium (apt), and node with npm when missing;
 #   - playwright-core from npm, into $HEAPLAB_BROWSER_DIR
 #     (default /tmp/heaplab-browser), where the test looks for it.

@@ -29,28 +29,15 @@ visualize/stepper_assets.c: $(HL_VIS_ASSETS:%=$(srcdir)/%) $(srcdir)/visualize/e
 # The lockstep: one trace on several policies, a column each (heaplab step
 # --policy=A,B: the page's columns and the terminal's table).
 libhlvis_la_SOURCES += visualize/lockstep.c
-# Its tests: the terminal's table against replay --explain of each policy,
-# and the page in headless Chromium (tests/lockstep_lib.sh works out what
-# each op did without the lockstep's code).
-TESTS += tests/test_visualize_lockstep.sh tests/test_visualize_lockstep_browser.sh
-dist_noinst_SCRIPTS += tests/test_visualize_lockstep.sh tests/test_visualize_lockstep_browser.sh
-EXTRA_DIST += tests/lockstep_lib.sh visualize/lockstep-browser-test.mjs
+# (its tests: tests/visualize/local.mk)
+EXTRA_DIST += visualize/lockstep-browser-test.mjs
 
-# Tests.  test_visualize: snapshot facts for every compiled-in policy;
-# the scripts drive the heaplab command (render, step --tty --quiz, the
-# stepper page in a real browser, plot).
-check_PROGRAMS += tests/test_visualize
-tests_test_visualize_SOURCES = tests/test_visualize.c tests/testlib.h tests/testlib.c
-tests_test_visualize_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_visualize_LDADD = libhlvis.la libhlcore.la $(CHECK_LIBS)
-HL_VIS_CHECKS = tests/test_visualize_render.sh tests/test_visualize_quiz.sh \
-	tests/test_visualize_browser.sh tests/test_visualize_plot.sh tests/diagnose_browser.sh \
-	tests/test_visualize_readable.sh
-TESTS += tests/test_visualize $(HL_VIS_CHECKS)
-dist_noinst_SCRIPTS += $(HL_VIS_CHECKS) visualize/check-pictures.sh visualize/ci-deps.sh \
+# Tests: the Check suite test_visualize (tests/unit/local.mk) and the
+# scripts that drive the heaplab command (tests/visualize/local.mk); what
+# they run from here:
+dist_noinst_SCRIPTS += visualize/check-pictures.sh visualize/ci-deps.sh \
 	visualize/picture_geometry.py
-EXTRA_DIST += visualize/browser-test.mjs visualize/diagnose-browser-test.mjs visualize/browser-lib.mjs \
-	tests/browser_lib.sh
+EXTRA_DIST += visualize/browser-test.mjs visualize/diagnose-browser-test.mjs visualize/browser-lib.mjs
 
 # The pictures of each policy (visualize/check-pictures.sh): every picture
 # of the short traces renders without a Graphviz warning, and the

@@ -1,7 +1,7 @@
 // lockstep-browser-test.mjs PAGE.html EXPECT.json: drives a lockstep page
 // (heaplab step --policy=A,B,...) in headless Chromium.
 //
-// EXPECT holds what the shell test (tests/test_visualize_lockstep_browser.sh)
+// EXPECT holds what the shell test (tests/visualize/test_visualize_lockstep_browser.sh)
 // worked out without the page: the policies in order, the ops, op 3's
 // text, and for some ops each policy's figures ("os", "dos": the OS calls
 // so far and by the op, "committed", "reused", "ids": the freed blocks the

@@ -1,5 +1,5 @@
 /* claims_musl [HI]: two things a C library's malloc shows a program, for
- * comparing musl's mallocng with glibc.  tests/claims_real.sh builds this
+ * comparing musl's mallocng with glibc.  tests/fidelity/claims_real.sh builds this
  * file twice at test time, with gcc (glibc) and with musl-gcc (musl).
  *
  * 1. The request -> usable size ladder, 1..HI bytes (default 1024):

@@ -70,7 +70,7 @@
  *   with the installed 2.36: bins takes from a tcache bin whose list is not
  *   empty, so after its last chunk's link is written over the next malloc
  *   of that size follows it and aborts; 2.36 goes by the bin's count and
- *   does not look.  tests/misuse.sh compares the texts with glibc's.  With debug:on the core's guard (core/guard.c)
+ *   does not look.  tests/programs/misuse.sh compares the texts with glibc's.  With debug:on the core's guard (core/guard.c)
  *   sees every misuse first, and the checker (bins_check.c) runs before
  *   and after each operation.
  *

@@ -104,7 +104,7 @@
  *   mmap_lock.
  *
  * Layers (top to bottom: a file calls functions of its own layer and of
- * the layers below it, never above; tests/layers.sh checks this list)
+ * the layers below it, never above; tests/house/layers.sh checks this list)
  *   bins.c                   the policy: options, malloc / free / realloc /
  *                            memalign entry points, binding a thread to an
  *                            arena, trim, thread exit, fork

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bins running out of memory with threads (tests/oom/threads_to_limit.c):
+# bins running out of memory with threads (tests/programs/oom/threads_to_limit.c):
 # nine threads allocate until malloc fails, with aligned_alloc(512) or by
 # growing blocks to 4 KiB with realloc, under an address-space limit, with
 # the main arena's break capped (brk_max:64M), so that the arenas cannot
@@ -13,7 +13,7 @@
 set -u
 . "$(dirname "$0")/../../tests/lib.sh"
 hl_skip_sanitized "bins runs preloaded; a -fsanitize=$hl_sanitizer build owns malloc"
-program="$build/tests/oom_threads_to_limit"
+program="$build/tests/programs/oom_threads_to_limit"
 limit=$((200 << 20))
 runs=${HL_OOM_RUNS:-4}
 hl_compiled bins || hl_skip "bins is not compiled in"

@@ -14,5 +14,5 @@ HL_THREADED_TESTS += policies/bins/test_bins
 TESTS += policies/bins/glibc_side_by_side.sh policies/bins/bins_oom_threads.sh
 endif
 EXTRA_DIST += policies/bins/glibc_side_by_side.sh policies/bins/bins_oom_threads.sh
-# misuse.table: what it does with the classic heap mistakes (tests/misuse.sh).
+# misuse.table: what it does with the classic heap mistakes (tests/programs/misuse.sh).
 EXTRA_DIST += policies/bins/misuse.table

@@ -886,7 +886,7 @@ static void free_twice(const void *conf)
 
 START_TEST(double_free_aborts_with_the_message)
 {
-	/* glibc's own texts (tests/misuse.sh compares them with glibc's run);
+	/* glibc's own texts (tests/programs/misuse.sh compares them with glibc's run);
 	 * debug:off, or the core's guard would name the double free first */
 	tl_expect_abort(free_twice, "debug:off", "heaplab: bins: free(): double free detected in tcache 2");
 	tl_expect_abort(free_twice, "tcache_count:0,debug:off", "heaplab: bins: double free or corruption");
@@ -1062,7 +1062,7 @@ START_TEST(a_shared_arena_puts_two_threads_on_one_cache_line)
 END_TEST
 
 /* --- decision events: each path reports its event exactly when the
- * statistic that counts the path moves (tests/testlib_events.h) ----------- */
+ * statistic that counts the path moves (tests/unit/testlib_events.h) ----------- */
 
 static const char *const bins_keys[] = {
 	"policy_stats.tcache_hits", "policy_stats.tcache_misses", "policy_stats.mmapped_chunks", "os.brk_calls",

@@ -54,7 +54,7 @@
  *   buddy of 64 (order 6) = 64 XOR 64 = 0: split, so no merge
  *
  * Layers (top to bottom: a file calls functions of its own layer and of
- * the layers below it, never above; tests/layers.sh checks this list)
+ * the layers below it, never above; tests/house/layers.sh checks this list)
  *   buddy.c                 the policy: options, entry points, the table
  *   buddy_view.c            checker, walker, statistics, picture
  *   buddy_block.c           regions, free lists, split, coalesce, large

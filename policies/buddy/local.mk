@@ -3,7 +3,7 @@ if HL_POLICY_BUDDY
 libhlcore_la_SOURCES += policies/buddy/buddy.h policies/buddy/buddy.c \
 	policies/buddy/buddy_view.c policies/buddy/buddy_block.c
 endif
-# misuse.table: what it does with the classic heap mistakes (tests/misuse.sh).
+# misuse.table: what it does with the classic heap mistakes (tests/programs/misuse.sh).
 EXTRA_DIST += policies/buddy/misuse.table
-# libc_tests.table: its departures in the C libraries' malloc tests (tests/libc_malloc_tests.sh).
+# libc_tests.table: its departures in the C libraries' malloc tests (tests/programs/libc_malloc_tests.sh).
 EXTRA_DIST += policies/buddy/libc_tests.table

@@ -16,7 +16,7 @@
  *   └──────────────────────────────┘            └───────────────┴──────┴─────────┘
  *                                                                ▲cursor ▲limit   ▲end
  *
- * Layers (top to bottom: tests/layers.sh checks this list)
+ * Layers (top to bottom: tests/house/layers.sh checks this list)
  *   bump.c                   the whole policy
  *   bump.h                   types
  *

@@ -2,7 +2,7 @@
 # heaplab adversary against bump: a region allocator never reuses, so the
 # waves family (the same wave, four times or more) makes it hold at least
 # four times its bound; the written trace, measured again by heaplab bound,
-# gives the ratio the search printed.  (tests/adversary.sh tests the
+# gives the ratio the search printed.  (tests/programs/adversary.sh tests the
 # shipped worst traces of every model against its real allocator.)
 set -u
 . "$(dirname "$0")/../../tests/lib.sh"

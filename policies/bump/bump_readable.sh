@@ -1,6 +1,6 @@
 #!/bin/sh
 # bump's pictures stay readable however much it holds (its part of
-# tests/test_visualize_readable.sh, judged by the same checker,
+# tests/visualize/test_visualize_readable.sh, judged by the same checker,
 # visualize/picture_geometry.py, on Graphviz's own layout):
 #  - on the demo's heap (500,000 x 1 KiB, free 90 %, free the rest) bump
 #    fills eight regions of 64 MiB, the first seven full and alike (blocks

@@ -98,7 +98,7 @@ START_TEST(foreign_free_aborts)
 END_TEST
 
 /* --- decision events: each path reports its event exactly when the
- * statistic that counts the path moves (tests/testlib_events.h) ----------- */
+ * statistic that counts the path moves (tests/unit/testlib_events.h) ----------- */
 
 static const char *const bump_keys[] = {
 	"policy_stats.blocks", "policy_stats.regions", "policy_stats.frees_ignored", NULL,

@@ -41,7 +41,7 @@
  *       list head ─────┘ ──────next─────────┘    (order: address)
  *
  * Layers (top to bottom: a file calls functions of its own layer and of
- * the layers below it, never above; tests/layers.sh checks this list)
+ * the layers below it, never above; tests/house/layers.sh checks this list)
  *   firstfit.c               the policy: options, entry points
  *   firstfit_dot.c firstfit_stats.c  snapshot, statistics
  *   firstfit_check.c         checker, walker

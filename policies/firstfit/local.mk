@@ -5,7 +5,7 @@ libhlcore_la_SOURCES += policies/firstfit/firstfit.h policies/firstfit/firstfit.
 	policies/firstfit/firstfit_check.c policies/firstfit/firstfit_dot.c \
 	policies/firstfit/firstfit_stats.c
 endif
-# misuse.table: what it does with the classic heap mistakes (tests/misuse.sh).
+# misuse.table: what it does with the classic heap mistakes (tests/programs/misuse.sh).
 EXTRA_DIST += policies/firstfit/misuse.table
-# libc_tests.table: its departures in the C libraries' malloc tests (tests/libc_malloc_tests.sh).
+# libc_tests.table: its departures in the C libraries' malloc tests (tests/programs/libc_malloc_tests.sh).
 EXTRA_DIST += policies/firstfit/libc_tests.table

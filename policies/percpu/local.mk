@@ -12,16 +12,16 @@ libhlcore_la_SOURCES += policies/percpu/percpu.h policies/percpu/percpu.c \
 
 # its Check suite (policies/local.mk wires test_percpu.c) starts threads
 HL_THREADED_TESTS += policies/percpu/test_percpu
-policies_percpu_test_percpu_SOURCES += tests/side_state.h tests/side_state.c
+policies_percpu_test_percpu_SOURCES += tests/unit/side_state.h tests/unit/side_state.c
 
 # front:thread beside the real gperftools tcmalloc: usable sizes
-check_PROGRAMS += tests/usable_probe
-tests_usable_probe_SOURCES = tests/usable_probe.c
-tests_usable_probe_CFLAGS = $(HL_CFLAGS)
+check_PROGRAMS += tests/programs/usable_probe
+tests_programs_usable_probe_SOURCES = tests/programs/usable_probe.c
+tests_programs_usable_probe_CFLAGS = $(HL_CFLAGS)
 TESTS += policies/percpu/percpu_tcmalloc.sh policies/percpu/percpu_thread_rss.sh
 endif
 EXTRA_DIST += policies/percpu/percpu_tcmalloc.sh policies/percpu/percpu_thread_rss.sh
-# misuse.table: what it does with the classic heap mistakes (tests/misuse.sh).
+# misuse.table: what it does with the classic heap mistakes (tests/programs/misuse.sh).
 EXTRA_DIST += policies/percpu/misuse.table
-# libc_tests.table: its departures in the C libraries' malloc tests (tests/libc_malloc_tests.sh).
+# libc_tests.table: its departures in the C libraries' malloc tests (tests/programs/libc_malloc_tests.sh).
 EXTRA_DIST += policies/percpu/libc_tests.table

@@ -150,7 +150,7 @@
  * regions and hugepage-aligned runs for longer spans.
  *
  * Layers (top to bottom: a file calls functions of its own layer and of
- * the layers below it, never above; tests/layers.sh checks this list)
+ * the layers below it, never above; tests/house/layers.sh checks this list)
  * ------
  *   percpu.c                          the policy: options, entry points,
  *                                     memalign, trim, init, fork

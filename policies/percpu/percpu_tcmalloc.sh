@@ -2,12 +2,12 @@
 # percpu front:thread beside the real gperftools tcmalloc (Debian's
 # libtcmalloc_minimal.so.4, 2.10): malloc_usable_size of every request from
 # 1 to 70,000 bytes, then of large requests, must be equal.  The expected
-# values are the real library's, measured now (tests/usable_probe under
+# values are the real library's, measured now (tests/programs/usable_probe under
 # LD_PRELOAD); the model's come from the same probe under heaplab's
 # preload library.  No library: SKIP.
 set -u
 . "$(dirname "$0")/../../tests/lib.sh"
-probe="$build/tests/usable_probe"
+probe="$build/tests/programs/usable_probe"
 lib=
 for l in /usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4 /usr/lib64/libtcmalloc_minimal.so.4 \
 	/usr/lib/libtcmalloc_minimal.so.4; do

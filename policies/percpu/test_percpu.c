@@ -1037,7 +1037,7 @@ START_TEST(checker_counts_what_a_fork_left_behind)
 END_TEST
 
 /* --- decision events: each path reports its event exactly when the
- * statistic that counts the path moves (tests/testlib_events.h) ----------- */
+ * statistic that counts the path moves (tests/unit/testlib_events.h) ----------- */
 
 /* Many objects of one class freed and asked again, so that stacks run dry
  * (underflows refilled from the transfer cache, which empties and misses

@@ -8,7 +8,7 @@ libhlcore_la_SOURCES += policies/pools/pools.h policies/pools/pools_fast.h polic
 # its Check suite (policies/local.mk wires test_pools.c) starts threads
 HL_THREADED_TESTS += policies/pools/test_pools
 endif
-# misuse.table: what it does with the classic heap mistakes (tests/misuse.sh).
+# misuse.table: what it does with the classic heap mistakes (tests/programs/misuse.sh).
 EXTRA_DIST += policies/pools/misuse.table
-# libc_tests.table: its departures in the C libraries' malloc tests (tests/libc_malloc_tests.sh).
+# libc_tests.table: its departures in the C libraries' malloc tests (tests/programs/libc_malloc_tests.sh).
 EXTRA_DIST += policies/pools/libc_tests.table

@@ -73,7 +73,7 @@
  *   empty ─(malloc of any class)→ used
  *
  * Layers (top to bottom: a file calls functions of its own layer and of
- * the layers below it, never above; tests/layers.sh checks this list)
+ * the layers below it, never above; tests/house/layers.sh checks this list)
  *   pools.c                  the policy: options, entry points, the
  *                            fallback for large requests, fork
  *   pools_dot.c pools_stats.c  snapshot, statistics

@@ -945,7 +945,7 @@ START_TEST(misuse_foreign_free)
 END_TEST
 
 /* --- decision events: each path reports its event exactly when the
- * statistic that counts the path moves (tests/testlib_events.h) ----------- */
+ * statistic that counts the path moves (tests/unit/testlib_events.h) ----------- */
 
 static const char *const pools_keys[] = {
 	"policy_stats.small_mallocs", "policy_stats.small_frees", "policy_stats.fallback_mallocs",

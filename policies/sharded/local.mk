@@ -11,7 +11,7 @@ libhlcore_la_SOURCES += policies/sharded/sharded.h policies/sharded/sharded.c \
 # its Check suite (policies/local.mk wires test_sharded.c) starts threads
 HL_THREADED_TESTS += policies/sharded/test_sharded
 endif
-# misuse.table: what it does with the classic heap mistakes (tests/misuse.sh).
+# misuse.table: what it does with the classic heap mistakes (tests/programs/misuse.sh).
 EXTRA_DIST += policies/sharded/misuse.table
-# libc_tests.table: its departures in the C libraries' malloc tests (tests/libc_malloc_tests.sh).
+# libc_tests.table: its departures in the C libraries' malloc tests (tests/programs/libc_malloc_tests.sh).
 EXTRA_DIST += policies/sharded/libc_tests.table

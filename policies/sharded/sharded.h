@@ -102,7 +102,7 @@
  *     them, maybe halfway through a change: no invariant is asked of them.
  *
  * Layers (top to bottom: a file calls functions of its own layer and of
- * the layers below it, never above; tests/layers.sh checks this list)
+ * the layers below it, never above; tests/house/layers.sh checks this list)
  * ------
  *   sharded.c                            the policy: options, malloc and free
  *                                        entry points, memalign, trim, init, fork

@@ -560,7 +560,7 @@ shd_page_t *shd_find_page(shd_heap_t *hp, size_t n)
  * whole 512 KiB medium-page spans above (segment.c:
  * mi_segments_page_alloc).  malloc_usable_size reports that whole page on
  * the real library: 131,073 bytes give 196,608, 524,289 give 1 MiB, 16 MiB
- * + 1 gives 17 MiB (measured here; tests/fidelity.sh, row
+ * + 1 gives 17 MiB (measured here; tests/fidelity/fidelity.sh, row
  * mimalloc.ladder-large). */
 static size_t shd_large_block_size(size_t n)
 {

@@ -651,7 +651,7 @@ START_TEST(bad_options_are_refused)
 END_TEST
 
 /* --- decision events: each path reports its event exactly when the
- * statistic that counts the path moves (tests/testlib_events.h) ----------- */
+ * statistic that counts the path moves (tests/unit/testlib_events.h) ----------- */
 
 static const char *const sharded_keys[] = {
 	"policy_stats.pages.made", "policy_stats.pages.freed", "policy_stats.extends",

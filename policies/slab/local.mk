@@ -7,9 +7,9 @@ libhlcore_la_SOURCES += policies/slab/slab.h policies/slab/slab_fast.h policies/
 
 # its Check suite (policies/local.mk wires test_slab.c) starts threads
 HL_THREADED_TESTS += policies/slab/test_slab
-policies_slab_test_slab_SOURCES += tests/side_state.h tests/side_state.c
+policies_slab_test_slab_SOURCES += tests/unit/side_state.h tests/unit/side_state.c
 endif
-# misuse.table: what it does with the classic heap mistakes (tests/misuse.sh).
+# misuse.table: what it does with the classic heap mistakes (tests/programs/misuse.sh).
 EXTRA_DIST += policies/slab/misuse.table
-# libc_tests.table: its departures in the C libraries' malloc tests (tests/libc_malloc_tests.sh).
+# libc_tests.table: its departures in the C libraries' malloc tests (tests/programs/libc_malloc_tests.sh).
 EXTRA_DIST += policies/slab/libc_tests.table

@@ -65,7 +65,7 @@
  *   [ slab sc=4 ][ large 20K ][ dirty 12K ][ slab sc=9 ][ returned 1.9M   ]
  *
  * Layers (top to bottom: a file calls functions of its own layer and of
- * the layers below it, never above; tests/layers.sh checks this list)
+ * the layers below it, never above; tests/house/layers.sh checks this list)
  *   slab.c                   the policy: options, entry points, thread
  *                            binding, fork
  *   slab_fast.h              the tcache hits of malloc and free (the shim
@@ -107,7 +107,7 @@
  *   free extents filed and searched by jemalloc's quantized sizes
  *   (sl_eset_bucket); the tcache stacks' extent in arena 0 (SL_META); the
  *   placement of all 61 traces
- *   (tests/placement.sh); decay 0 / -1 / 100 ms; that tcache hits
+ *   (tests/fidelity/placement.sh); decay 0 / -1 / 100 ms; that tcache hits
  *   tick nothing (an idle or cache-only program never decays without the
  *   background thread); the background thread; no background thread in a
  *   fork child (background_thread_postfork_child); a thread's end purging

@@ -1182,7 +1182,7 @@ START_TEST(checker_finds_a_bin_head_out_of_its_slots)
 END_TEST
 
 /* --- decision events: each path reports its event exactly when the
- * statistic that counts the path moves (tests/testlib_events.h) ----------- */
+ * statistic that counts the path moves (tests/unit/testlib_events.h) ----------- */
 
 static const char *const slab_keys[] = {
 	"policy_stats.tcache_hits", "policy_stats.tcache_fills", "policy_stats.tcache_flushes",

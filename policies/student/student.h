@@ -31,7 +31,7 @@
  *   one block:  │ size|a │ payload ........................ │ size|a │
  *               b        b+8                          b+size-8      b+size
  *
- * Layers (top to bottom: tests/layers.sh checks this list)
+ * Layers (top to bottom: tests/house/layers.sh checks this list)
  *   student.c                the whole policy
  *   student.h                types
  *

@@ -90,7 +90,7 @@ START_TEST(foreign_free_aborts)
 END_TEST
 
 /* --- decision events: each path reports its event exactly when the
- * statistic that counts the path moves (tests/testlib_events.h) ----------- */
+ * statistic that counts the path moves (tests/unit/testlib_events.h) ----------- */
 
 static const char *const student_keys[] = { "policy_stats.blocks_visited", "policy_stats.extends", NULL };
 

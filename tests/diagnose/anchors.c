@@ -1,5 +1,5 @@
 /*
- * A program whose heap does not come down (tests/diagnose.sh records it):
+ * A program whose heap does not come down (tests/diagnose/diagnose.sh records it):
  * 100 rounds of 200 scratch buffers of 1000 bytes, each round followed by
  * one small block kept for good (a cache entry); then every scratch buffer
  * is freed.  The kept blocks sit above the freed ones, so glibc's main

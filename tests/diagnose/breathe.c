@@ -1,5 +1,5 @@
 /*
- * A program whose memory comes back (tests/diagnose.sh checks --verify on
+ * A program whose memory comes back (tests/diagnose/diagnose.sh checks --verify on
  * it): 20,000 buffers of 1,000 bytes, touched and held for a while, then
  * all freed, so glibc's main arena trims its top and the RSS falls back.
  * It reads its own RSS from /proc/self/statm at the peak and at the end

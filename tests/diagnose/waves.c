@@ -1,5 +1,5 @@
 /*
- * Waves of threads on the C library's malloc (tests/thread_exit.sh):
+ * Waves of threads on the C library's malloc (tests/diagnose/thread_exit.sh):
  * WAVES waves (argument 1, default 2) of 8 threads.  Each thread of a wave
  * allocates, waits at a barrier until all 8 have (so each has bound an
  * arena while the 7 others hold theirs), then frees everything and exits;
