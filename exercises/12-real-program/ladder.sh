@@ -90,8 +90,12 @@ if [ $check = yes ]; then
 	expect "malloc_trim(0) gives back what free kept (retention, not a leak)" \
 		gt "$(steady bins 5)" "$(awk -v t="$(steady trim 5)" 'BEGIN { print 1.5 * t }')"
 	if hl_compiled slab; then
-		expect "slab with dirty_decay_ms:0 keeps less than slab's default" \
-			gt "$(steady slab 5)" "$(steady decay0 5)"
+		# the workers' arenas are purged at each worker's end whatever
+		# the decay time (jemalloc 5.3's tcache_destroy): on jemalloc
+		# itself the quiet spell is 16.3-16.4 MiB with decay 0 against
+		# 16.4-16.9 by default, so no more, and not much less
+		expect "slab with dirty_decay_ms:0 keeps no more than slab's default (2 % allowed)" \
+			gt "$(awk -v s="$(steady slab 5)" 'BEGIN { print 1.02 * s }')" "$(steady decay0 5)"
 	fi
 fi
 exit $failed
