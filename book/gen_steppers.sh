@@ -4,7 +4,7 @@
 # file, no network), into OUTDIR/chNN-stepper.html.  make doc runs it
 # before Doxygen and copies the pages next to the chapters' HTML; each
 # chapter embeds its page in an <iframe> inside \htmlonly ... \endhtmlonly,
-# so a student reads, steps and predicts in one place.  tests/book_steppers.sh
+# so a student reads, steps and predicts in one place.  tests/book/book_examples.sh
 # checks the chapters and the pages, tests/book/book_stepper_browser.sh drives
 # one embedded page in headless Chromium.
 # One line per chapter: chapter, policy, configuration ("-": defaults),

@@ -12,7 +12,7 @@
  *                                       block (headers, metadata, page tails)
  *
  * The sum holds by construction; what a test checks is that each term is
- * the one glibc's rules predict (tests/diagnose_attr.sh).  Free bytes
+ * the one glibc's rules predict (tests/diagnose/diagnose.sh).  Free bytes
  * between two live blocks of a region are "held" by the live block right
  * above them: a heap that shrinks only from its top (bins' main arena)
  * cannot give them back while that block lives; the holders are counted
