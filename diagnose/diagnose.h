@@ -294,8 +294,6 @@ typedef struct dx_program_opts {
  *  owns malloc), or @p recorder is missing. */
 int dx_recordable(const char *prog, const char *recorder);
 
-/** A program recorded (dx_record_program), or a recording given
- *  (dx_recording_given): the trace and what is known of the run. */
 /** A CPython program whose recording is this many times slower, in CPU
  *  time, than the program alone is recorded again at that pace. */
 #define DX_PACE_FROM 1.25
@@ -303,6 +301,8 @@ int dx_recordable(const char *prog, const char *recorder);
  *  run had the median peak RSS is diagnosed. */
 #define DX_PACED_DRAWS 3
 
+/** A program recorded (dx_record_program), or a recording given
+ *  (dx_recording_given): the trace and what is known of the run. */
 typedef struct dx_recorded {
 	hl_trace_t *trace;      /**< the recording, as dx_program_opts::load read
 				     it (NULL: none) */
