@@ -263,10 +263,11 @@ static int record_draws(char **argv, const dx_program_opts_t *o, double pace, dx
 	dx_recorded_t *draw = calloc(DX_PACED_DRAWS, sizeof *draw);
 	if (!draw)
 		return vis_fail("diagnose: out of memory");
+	size_t peak[DX_PACED_DRAWS] = { 0 };
 	int rc = 0;
 	unsigned n = 0;
-	for (; n < DX_PACED_DRAWS && !rc; n++) {
-		draw[n] = *rec;
+	while (n < DX_PACED_DRAWS && !rc) {
+		draw[n] = *rec;   /* what is known of the program goes with each */
 		draw[n].trace = NULL;
 		draw[n].dir[0] = 0;
 		if (o->notes && n)
@@ -275,37 +276,29 @@ static int record_draws(char **argv, const dx_program_opts_t *o, double pace, dx
 		rc = record(argv, o, rec->recorded_with, pace, &draw[n], cpu);
 		if (!rc && !(draw[n].trace = o->load(draw[n].path)))
 			rc = 1;
-		if (!rc) {
-			draw[n].draw_peaks[0] = recorded_peak(draw[n].trace);
-			hl_trace_free(draw[n].trace);   /* one in memory at a time */
-			draw[n].trace = NULL;
-		}
+		if (!rc)
+			peak[n] = recorded_peak(draw[n].trace);
+		hl_trace_free(draw[n].trace);   /* one in memory at a time */
+		draw[n].trace = NULL;
+		n++;
 	}
-	unsigned pick = 0;
-	if (!rc) {
-		/* the median: the draw with as many peaks below it as above */
-		for (unsigned i = 0; i < n; i++) {
-			unsigned below = 0, above = 0;
-			for (unsigned j = 0; j < n; j++) {
-				below += draw[j].draw_peaks[0] < draw[i].draw_peaks[0] || (draw[j].draw_peaks[0] == draw[i].draw_peaks[0] && j < i);
-				above += draw[j].draw_peaks[0] > draw[i].draw_peaks[0] || (draw[j].draw_peaks[0] == draw[i].draw_peaks[0] && j > i);
-			}
-			if (below == above)
-				pick = i;
-		}
-	}
+	/* the median: the middle of the draws sorted by peak */
+	unsigned order[DX_PACED_DRAWS];
 	for (unsigned i = 0; i < n; i++) {
-		rec->draw_peaks[i] = draw[i].draw_peaks[0];
+		unsigned k = i;
+		for (; k > 0 && peak[order[k - 1]] > peak[i]; k--)
+			order[k] = order[k - 1];
+		order[k] = i;
+	}
+	unsigned pick = order[n / 2];
+	for (unsigned i = 0; i < n; i++)
 		if (i != pick || rc)
 			remove_dir(draw[i].dir);
-	}
 	if (!rc) {
-		memcpy(rec->dir, draw[pick].dir, sizeof rec->dir);
-		memcpy(rec->path, draw[pick].path, sizeof rec->path);
-		memcpy(rec->others, draw[pick].others, sizeof rec->others);
-		rec->ended = draw[pick].ended;
+		*rec = draw[pick];
 		rec->ndraws = n;
 		rec->draw_picked = pick;
+		memcpy(rec->draw_peaks, peak, sizeof peak);
 		if (!(rec->trace = o->load(rec->path)))
 			rc = 1;
 	}
