@@ -110,10 +110,7 @@
  *   (tests/fidelity/placement.sh); decay 0 / -1 / 100 ms; that tcache hits
  *   tick nothing (an idle or cache-only program never decays without the
  *   background thread); the background thread; no background thread in a
- *   fork child (background_thread_postfork_child); a thread's end purging
- *   its arena whole when no thread is left on it and no background thread
- *   runs, whatever the decay time (tcache_destroy: jemalloc.thread-exit-*);
- *   the huge arena and the
+ *   fork child (background_thread_postfork_child); the huge arena and the
  *   oversize purge (a freed 10 MiB block leaves at once, 6 MiB stays);
  *   narenas = 4 per CPU and how threads take arenas; extents and slabs
  *   picked oldest first (serial number, then address); a dirty extent cut
@@ -123,8 +120,11 @@
  *   block (a fresh or returned extent untouched, a reused dirty one zeroed
  *   by MADV_DONTNEED: the RSS drops).  Within a
  *   tolerance: malloc-large (peak RSS, page faults), the half-gigabyte
- *   program, and the RSS a thread on a new arena adds (the arena's
- *   metadata: SL_ARENA_FOOTPRINT).  Named deviations, and why:
+ *   program, the RSS a thread on a new arena adds (the arena's
+ *   metadata: SL_ARENA_FOOTPRINT), and a thread's end purging its arena
+ *   whole when no thread is left on it and no background thread runs,
+ *   whatever the decay time (tcache_destroy: jemalloc.thread-exit-*, 3
+ *   and 4 % left, 100 and 100 % kept).  Named deviations, and why:
  *   - decay ticks count down from SL_DECAY_NTICKS; jemalloc flips a coin
  *     (1 in 1000) per tick: the same rate without a random source, so
  *     where ticks are few (only the tcache GC's flushes) jemalloc purges
