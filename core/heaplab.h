@@ -415,6 +415,11 @@ typedef struct hl_replay_opts {
 	 *  them sets the clock from them, and the clock reaches the trace's
 	 *  last time once its ops are done */
 	uint64_t op_ns;
+	/** indexed by allocation site (1..hl_trace_sites), or NULL: true for a
+	 *  site whose calls the recorded program made past its front allocator
+	 *  (policy.h: hl_thread_t.past_front); the replay marks each allocating
+	 *  call so on the thread that makes it */
+	const bool *past_front;
 } hl_replay_opts_t;
 
 /** Replays @p t on @p h (which should be fresh). 0 when ok. */

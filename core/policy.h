@@ -265,6 +265,12 @@ struct hl_thread {
 				    under the heap's threads lock) */
 	bool exited;           /**< thread has gone; record is kept for its counts
 				    and reused by the next new thread (threads lock) */
+	bool past_front;       /**< set by a replay for a call the recorded
+				    program made past its front allocator (in
+				    a CPython program, the C library's and the
+				    loader's own mallocs, which never reach
+				    pymalloc): a host hands it to its guest
+				    whatever its size.  Never set in a live run */
 };
 
 /** @p t's policy_tls, or NULL while it still holds @p empty, the calling

@@ -420,8 +420,10 @@ int dx_replay(const hl_trace_t *t, const char *policy, const char *conf, bool at
 	c.held = calloc(nsites, sizeof *c.held);
 	c.held_blocks = calloc(nsites, sizeof *c.held_blocks);
 	c.held_bytes = calloc(nsites, sizeof *c.held_bytes);
+	const char *front = hl_policy_of_family("pymalloc");
+	bool *past = front && !strcmp(policy, front) ? dx_past_pymalloc(t) : NULL;
 	hl_replay_opts_t o = { .verify = false, .repeat = 1, .after_op = after_op, .arg = &c, .by_stretch = true,
-			       .touch = true };
+			       .touch = true, .past_front = past };
 	hl_replay_result_t r;
 	if (!c.req || !c.site || !c.addr || !c.held || !c.held_blocks || !c.held_bytes) {
 		snprintf(run->message, sizeof run->message, "out of memory");
@@ -443,6 +445,7 @@ int dx_replay(const hl_trace_t *t, const char *policy, const char *conf, bool at
 	if (run->holds)
 		qsort(run->holds, run->nholds, sizeof *run->holds, by_held);
 	ctx_free(&c);
+	free(past);
 	hl_heap_destroy(h);
 	return 0;
 }

@@ -181,6 +181,11 @@ static void call_allocator(void *arg)
 		return;
 	}
 	void *old = op->id < 0 ? NULL : op->kind == 'f' && op->aux ? ps->freed_at[op->id] : ps->blocks[op->id];
+	if (ps->o->past_front) {
+		hl_thread_t *th = hl_thread_get(ps->h);
+		if (th)
+			th->past_front = op->site && ps->o->past_front[op->site];
+	}
 	switch (op->kind) {
 	case 'a': ps->result = hl_malloc(ps->h, op->size); break;
 	case 'c': ps->result = hl_calloc(ps->h, op->aux, op->size); break;

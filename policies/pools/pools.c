@@ -232,7 +232,8 @@ static void pools_destroy(void *st)
 static void *pl_fb_malloc(pl_state_t *s, hl_thread_t *t, size_t n)
 {
 	pl_count(&s->counts.fallback_mallocs);
-	HL_EV(s->heap, HL_EV_HANDOFF, "the fallback allocator (above 512 bytes)", -1, n, NULL);
+	HL_EV(s->heap, HL_EV_HANDOFF, n > PL_THRESHOLD ? "the fallback allocator (above 512 bytes)"
+			: "the fallback allocator (a call made past pymalloc: the C library's, the loader's)", -1, n, NULL);
 	return hl_guest_malloc(&s->fallback, t, n);
 }
 
@@ -295,7 +296,7 @@ static __attribute__((noinline)) void *pl_malloc_locked(pl_state_t *s, hl_thread
 HL_EV_BODY void *pools_malloc_body(void *st, hl_thread_t *t, size_t n, bool listening)
 {
 	pl_state_t *s = st;
-	if (HL_UNLIKELY(n > PL_THRESHOLD))
+	if (HL_UNLIKELY(n > PL_THRESHOLD || t->past_front))
 		return pl_fb_malloc(s, t, n);
 	if (HL_UNLIKELY(!pl_enter_by_bias(s, t)))
 		return pl_malloc_locked(s, t, n);

@@ -1,0 +1,56 @@
+/*
+ * Which recorded calls reach pymalloc (diagnose.h, dx_past_pymalloc).
+ *
+ * A CPython program is recorded with PYTHONMALLOC=malloc, so every call
+ * the interpreter would give pymalloc reaches malloc, and the replay puts
+ * pools (the model of pymalloc) in front again.  But not every malloc of
+ * the process came from the interpreter: the loader's (a new thread's
+ * dynamic thread vector, calloc(18, 16)), the C library's (stdio buffers,
+ * locale, the resolver) and those of libraries the program loads (libz,
+ * libexpat, libsqlite3) go to the C library's malloc in the real process
+ * too, with or without PYTHONMALLOC.  Replayed through pools by their
+ * size, three 288-byte thread vectors held three 1 MiB pymalloc arenas of
+ * the seed's repro to its end.
+ *
+ * The recorder's site is the return address of the call to malloc, and
+ * CPython's allocator wrappers end in tail calls, so a call the
+ * interpreter made through PyMem_Malloc or PyObject_Malloc has its site in
+ * the interpreter (the python executable, libpython, an extension module
+ * "*.cpython-*.so"), and a library's own call has its site in that
+ * library.  What this cannot see: a library handed CPython's allocator as
+ * a function pointer (pyexpat gives expat PyObject_Malloc) has its calls
+ * counted as its own; and the interpreter's PyMem_RawMalloc calls (its
+ * thread states, locks) look like its others, so they still go to pools.
+ */
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include "diagnose.h"
+
+/* Is the file at @p path part of CPython (the interpreter or one of its
+ * extension modules)? */
+static bool cpython_module(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	return !strncmp(base, "python", 6) || !strncmp(base, "libpython", 9) || strstr(base, ".cpython-");
+}
+
+bool *dx_past_pymalloc(const hl_trace_t *t)
+{
+	unsigned n = hl_trace_sites(t);
+	bool *past = calloc((size_t)n + 1, sizeof *past);
+	bool any_cpython = false;
+	for (unsigned s = 1; past && s <= n; s++) {
+		const char *module;
+		hl_trace_site(t, s, &module, NULL);
+		bool ours = module && cpython_module(module);
+		any_cpython |= ours;
+		past[s] = module && !ours;   /* a site no module covers: as before */
+	}
+	if (!any_cpython) {              /* not CPython: pools is its malloc */
+		free(past);
+		return NULL;
+	}
+	return past;
+}
