@@ -51,7 +51,8 @@ EXTRA_DIST += book/gen_worked.sh book/traces/remote.rep \
 	book/traces/secure-order.rep book/traces/mixed-day.rep \
 	book/traces/pairs.rep
 
-# What Doxygen reads: the chapters, the public header, the contract a policy
+# What Doxygen reads: the chapters, the design notes (HL_NOTES,
+# Makefile.am), the public header, the contract a policy
 # (a student's too) is written against, heaplab diagnose's library
 # (diagnose.h), and the headers that hold each policy's central structures.  Any Doxygen warning, about a chapter or a
 # header, fails `make doc` (HL_DOC_TOLERATED can name files to let through
@@ -95,7 +96,7 @@ doc: book/gen_figures$(EXEEXT) book/Doxyfile book/appendix-options.md
 	  test "$$sections" = student && sections=; \
 	  echo "  DOXYGEN  $$out/html"; \
 	  $(MKDIR_P) $$out || exit 1; \
-	  HL_DOC_INPUT="$(HL_BOOK_CHAPTERS:%=$(abs_top_srcdir)/%) $(HL_DOC_LABS:%=$(abs_top_srcdir)/%) $(abs_top_srcdir)/HACKING.md $(abs_top_builddir)/book/appendix-options.md $(HL_DOC_HDRS:%=$(abs_top_srcdir)/%)" \
+	  HL_DOC_INPUT="$(HL_BOOK_CHAPTERS:%=$(abs_top_srcdir)/%) $(HL_DOC_LABS:%=$(abs_top_srcdir)/%) $(HL_NOTES:%=$(abs_top_srcdir)/%) $(abs_top_builddir)/book/appendix-options.md $(HL_DOC_HDRS:%=$(abs_top_srcdir)/%)" \
 	  HL_DOC_IMAGES="$(abs_top_builddir)/doc/figures" HL_DOC_OUT="$(abs_top_builddir)/$$out" \
 	  HL_DOC_SECTIONS="$$sections" HL_DOC_EDITION="$${sections:+ (instructor edition)}" \
 	    $(DOXYGEN) book/Doxyfile || exit 1; \

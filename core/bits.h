@@ -72,7 +72,7 @@ static inline uint64_t hl_exact_div(uint64_t off, uint64_t inv, unsigned shift)
  *  `addq` to memory is that same thing in one instruction instead of three
  *  (its 8-byte aligned store is atomic, and with one writer the
  *  read-modify-write need not be), which counts on the fast path
- *  (HACKING.md, "The fast path"). */
+ *  (hacking/fast-path.md). */
 static inline void hl_counter_add(uint64_t *c, uint64_t n)
 {
 #if defined(__x86_64__)

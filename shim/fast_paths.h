@@ -5,7 +5,7 @@
  * The shim's malloc and free reach a policy through its table: one
  * indirect call to the quiet copy (event.h, "Quiet copies").  The call, its
  * return and the callee's prologue are a good part of a free+malloc pair
- * on the shortest paths (HACKING.md, "The fast path").  A policy may
+ * on the shortest paths (hacking/fast-path.md).  A policy may
  * therefore offer its hit — the pop from a thread's (or CPU's) cache, the
  * push back onto it — as two inline functions in its header, and the shim
  * inlines them ahead of the call:

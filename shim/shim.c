@@ -218,7 +218,7 @@ static __attribute__((noinline)) void *malloc_failed(void)
 	return NULL;
 }
 
-/* The fast path (HACKING.md, "The fast path"): once this thread has a
+/* The fast path (hacking/fast-path.md): once this thread has a
  * record in a plain default heap that nothing records (hl_tls_fast, else
  * &hl_no_thread, on which every hit misses), a call
  * is that one thread-local load, the policy's inline hit (policies/

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Adding a policy takes its folder, its tests and one line in
-# policies/policies.list — nothing else (HACKING.md, "Adding a policy").
+# policies/policies.list — nothing else (hacking/recipes.md, "Adding a policy").
 # Shown on a copy of the source tree: a policy `dummy` (bump's code under
 # another name) is added that way, the tree is bootstrapped, configured with
 # --with-policy=dummy and built, and then configure knows the name (and,

@@ -38,6 +38,11 @@ dist_noinst_SCRIPTS += tests/house/man_pages.sh
 TESTS += tests/house/readme_commands.sh
 EXTRA_DIST += tests/house/readme_commands.sh
 
+# The design notes stay a map: HACKING.md short, every topic file of
+# hacking/ linked from it, every link of the notes leading to a file.
+TESTS += tests/house/hacking_map.sh
+EXTRA_DIST += tests/house/hacking_map.sh
+
 # Bad input gets one clear line and a non-zero exit, never a crash.
 TESTS += tests/house/bad_input.sh
 EXTRA_DIST += tests/house/bad_input.sh

@@ -3,7 +3,7 @@
 
     policy_names.py TOP [FILE...]
 
-A policy is what its folder holds (HACKING.md, "Adding a policy"): every
+A policy is what its folder holds (hacking/recipes.md, "Adding a policy"): every
 other file reaches it through its table or a file in its folder, and does
 not type its name.  This prints, for each file of the tree (git's list, or
 the FILEs given, relative to TOP) that names one, one line

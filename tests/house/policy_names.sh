@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A policy is its folder (HACKING.md, "Adding a policy"): no file outside
+# A policy is its folder (hacking/recipes.md, "Adding a policy"): no file outside
 # policies/NAME/ names a policy in its code — it reaches one through the
 # policy's table (core/policy.h: fidelity_family, whatif, variants,
 # layouts, frees_nothing, cells, ...) or a file in its folder

@@ -19,7 +19,7 @@
 #   ./bootstrap && ./configure ... && make && make check
 #                             the classic flow: its scripts exist and parse
 #                             (the in-tree build is checked by hand: see
-#                             HACKING.md, "Building in the tree")
+#                             hacking/building.md)
 #   heaplab replay --policy=all traces/*.rep
 #   heaplab compare traces/*-bal.rep
 #                             on the first two traces the glob names, not
