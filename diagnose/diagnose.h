@@ -20,6 +20,8 @@
  *   parallel.c               the candidates replayed side by side
  *   whatif.c                 the grid of policies and knobs, the ranking
  *   attribute.c              each committed byte given one cause
+ *   pymalloc_sites.c         which of a CPython recording's calls reach
+ *                            pymalloc (the rest go past the pools)
  *   sample.c                 a sampled recording: its rate, each figure
  *                            scaled back, the error measured for the rate
  *   layers.c                 the recording's "#@layers" lines, its form
