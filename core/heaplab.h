@@ -455,6 +455,10 @@ HL_API unsigned hl_trace_threads(const hl_trace_t *t);
  *  that file's load base (what `addr2line -e MODULE` takes), or NULL and 0
  *  when no module covers it.  0 for a site that does not exist. */
 HL_API uintptr_t hl_trace_site(const hl_trace_t *t, unsigned s, const char **module, uintptr_t *offset);
+/** What the recorded program has in front of malloc as it runs, which the
+ *  recording went past ("#@front NAME": "pymalloc" for CPython recorded
+ *  with PYTHONMALLOC=malloc), or NULL. */
+HL_API const char *hl_trace_front(const hl_trace_t *t);
 /** Number of resident-set samples in the trace ("#@rss MS BYTES"). */
 HL_API size_t hl_trace_samples(const hl_trace_t *t);
 /** Sample @p k: how many ops of the trace came before it, its time in

@@ -505,6 +505,11 @@ struct dx_report {
  *  end over the last measurement (@p final), in percent; false when
  *  nothing was measured. */
 bool dx_coverage(const dx_report_t *r, double *peak, double *final);
+/** The model the coverage holds against the measured RSS: the recorded
+ *  run's allocator's (r->recorded) when the measured RSS is the
+ *  recording's own and the recording went past the program's front
+ *  allocator (a CPython recording diagnosed from its file), else r->base. */
+const dx_run_t *dx_covering(const dx_report_t *r);
 /** The summary, as `heaplab diagnose` prints it, to @p out. */
 void dx_report_text(FILE *out, const dx_report_t *r);
 /** The measured peak and final RSS the coverage is reckoned against: the

@@ -175,8 +175,11 @@ static void record_child(char **argv, const dx_program_opts_t *o, const char *ex
 		snprintf(k, sizeof k, "%.2f", pace);
 		setenv("HEAPLAB_RECORD_PACE", k, 1);
 	}
-	if (extra)
+	if (extra) {
 		dx_set_variables(extra);
+		if (strstr(extra, "PYTHONMALLOC=malloc"))   /* past pymalloc: the recording says so */
+			setenv("HEAPLAB_RECORD_FRONT", "pymalloc", 1);
+	}
 	setenv("LD_PRELOAD", preload, 1);
 	if (o->output_aside)
 		dup2(2, 1);
@@ -365,6 +368,13 @@ void dx_recording_given(hl_trace_t *t, const char *path, dx_recorded_t *rec)
 	memset(rec, 0, sizeof *rec);
 	rec->trace = t;
 	rec->ended = -1;
+	/* a CPython recording made past pymalloc (diagnose's own, or one made
+	 * by hand with HEAPLAB_RECORD_FRONT=pymalloc) is replayed behind it */
+	const char *front = hl_trace_front(t);
+	if (front && !strcmp(front, "pymalloc")) {
+		rec->cpython = true;
+		rec->recorded_with = "PYTHONMALLOC=malloc";
+	}
 	snprintf(rec->path, sizeof rec->path, "%s", path);
 }
 

@@ -154,14 +154,20 @@ bool dx_measured(const dx_report_t *r, size_t *peak, size_t *final)
 	return *peak > 0;
 }
 
+const dx_run_t *dx_covering(const dx_report_t *r)
+{
+	return !r->asis_peak && r->recorded ? r->recorded : r->base;
+}
+
 bool dx_coverage(const dx_report_t *r, double *peak, double *final)
 {
 	size_t mp, mf;
+	const dx_run_t *m = dx_covering(r);
 	*peak = *final = 0;
-	if (!r->base->ok || !dx_measured(r, &mp, &mf))
+	if (!m->ok || !dx_measured(r, &mp, &mf))
 		return false;
-	*peak = percent((double)r->base->peak_resident, (double)mp);
-	*final = percent((double)r->base->final_resident, (double)mf);
+	*peak = percent((double)m->peak_resident, (double)mp);
+	*final = percent((double)m->final_resident, (double)mf);
 	return true;
 }
 
@@ -175,16 +181,17 @@ static void coverage_line(FILE *out, const dx_report_t *r)
 	double cp, cf;
 	size_t mp, mf;
 	char b1[32], b2[32], b3[32], b4[32];
+	const dx_run_t *m = dx_covering(r);
 	if (!dx_coverage(r, &cp, &cf) || !dx_measured(r, &mp, &mf)) {
 		fprintf(out, "coverage: not known (%s)\n",
-			r->base->ok ? "the recording has no RSS samples" : "the replay failed");
+			m->ok ? "the recording has no RSS samples" : "the replay failed");
 		return;
 	}
 	fprintf(out, "%scoverage: the model (%s%s%s) accounts for %.1f %% of the measured peak RSS (%s of %s; %zu of %zu B) "
 		     "and %.1f %% of the final (%s of %s)%s\n",
-		cp < DX_COVERED ? "WARNING: " : "", r->base->policy, *r->base->conf ? " " : "", r->base->conf, cp,
-		vis_bytes((double)r->base->peak_resident, b1, sizeof b1), vis_bytes((double)mp, b2, sizeof b2),
-		r->base->peak_resident, mp, cf, vis_bytes((double)r->base->final_resident, b3, sizeof b3),
+		cp < DX_COVERED ? "WARNING: " : "", m->policy, *m->conf ? " " : "", m->conf, cp,
+		vis_bytes((double)m->peak_resident, b1, sizeof b1), vis_bytes((double)mp, b2, sizeof b2),
+		m->peak_resident, mp, cf, vis_bytes((double)m->final_resident, b3, sizeof b3),
 		vis_bytes((double)mf, b4, sizeof b4),
 		cp < DX_COVERED ? "; under 90 %: the what-if figures and the recommendation below concern that part only"
 				: "");
@@ -471,12 +478,17 @@ void dx_report_text(FILE *out, const dx_report_t *r)
 		fprintf(out, " (the recorder's memory left out); the one of median peak, the %s, is diagnosed\n",
 			r->draw_picked == 0 ? "first" : r->draw_picked == 1 ? "second" : "third");
 	}
-	if (r->recorded_with)
+	if (r->recorded_with && r->asis_peak)
 		fprintf(out, "recorded with %s (so that every allocation goes through malloc, where the recorder sees it); "
 			     "the model replays the program as it is; its RSS as it is, measured in a run without the "
 			     "recorder: peak %s, final %s\n",
 			r->recorded_with, vis_bytes((double)r->asis_peak, b1, sizeof b1),
 			vis_bytes((double)r->asis_final, b2, sizeof b2));
+	else if (r->recorded_with)
+		fprintf(out, "recorded with %s (so that every allocation goes through malloc, where the recorder sees it); "
+			     "the model replays the program as it is; its RSS as it is was not measured (a recording "
+			     "diagnosed from its file)\n",
+			r->recorded_with);
 	measured(out, r);
 	layers_text(out, r);
 	if (!base->ok) {

@@ -124,10 +124,11 @@ int dx_report_json(FILE *out, const dx_report_t *r)
 		r->asis_peak ? "the program run as it is" : "the recording's samples");
 	fputs(",\"coverage\":", out);
 	if (covered) {
-		model_json(out, "model", base);
+		const dx_run_t *m = dx_covering(r);
+		model_json(out, "model", m);
 		fprintf(out, ",\"model_peak_resident\":%zu,\"model_final_resident\":%zu,\"peak_percent\":%.1f,"
 			     "\"final_percent\":%.1f,\"below_90\":%s}",
-			base->peak_resident, base->final_resident, cp, cf, cp < 90.0 ? "true" : "false");
+			m->peak_resident, m->final_resident, cp, cf, cp < 90.0 ? "true" : "false");
 	} else {
 		fputs("null", out);
 	}

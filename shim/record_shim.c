@@ -186,6 +186,7 @@ __attribute__((constructor)) static void record_start(void)
 	}
 	if (sample_setup(path) < 0)
 		return;
+	hl_rec_front(getenv("HEAPLAB_RECORD_FRONT"));   /* what the program has in front of malloc as it runs */
 	const char *ms = getenv("HEAPLAB_RECORD_MS");
 	hl_rec_sample_every(ms ? strtol(ms, NULL, 10) : 10);
 	start_sampler();

@@ -20,6 +20,7 @@
  * the last one (trace.h); hl_rec_finish writes the end's.
  */
 #include "config.h"
+#include <ctype.h>
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
@@ -901,6 +902,20 @@ void hl_rec_thread_exit(void)
 	if (nexited_tids < TIDS_KEPT)
 		exited_tids[nexited_tids++] = tid;
 	my_tid = 0;
+	pthread_mutex_unlock(&lock);
+}
+
+void hl_rec_front(const char *name)
+{
+	if (fd < 0 || !name || !*name || strlen(name) > 64)
+		return;
+	for (const char *c = name; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_')
+			return;
+	pthread_mutex_lock(&lock);
+	put_str("#@front ");
+	put_str(name);
+	put_str("\n");
 	pthread_mutex_unlock(&lock);
 }
 

@@ -54,6 +54,11 @@ long hl_rec_sample_ms(void);
  *  thread.  An op the thread makes afterwards numbers it anew.  No
  *  allocation: safe in a pthread key destructor. */
 void hl_rec_thread_exit(void);
+/** The program as it runs has allocator @p name in front of malloc, and
+ *  this recording went past it (CPython run with PYTHONMALLOC=malloc:
+ *  "pymalloc"): a "#@front NAME" line, so that a later reader replays the
+ *  program as it runs.  @p name: letters, digits and '_', else nothing. */
+void hl_rec_front(const char *name);
 /** Stops recording in a child after fork (its ops are not the parent's). */
 void hl_rec_forget(void);
 /**@}*/

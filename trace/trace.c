@@ -570,6 +570,21 @@ static int sampled_line(reader_t *r, char *s)
 	return 0;
 }
 
+/* "#@front NAME": one word, the last one kept. */
+static int front_line(reader_t *r, char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	size_t n = strcspn(s, " \t");
+	if (!n || s[n])
+		return fail(r, "front line without its one word");
+	size_t at;
+	if (add_label(r, s, &at) < 0)
+		return -1;
+	r->t->front = at + 1;
+	return 0;
+}
+
 /* "#@layers peak|final ...": kept whole, the last of each (diagnose reads them). */
 static int layers_line(reader_t *r, char *s)
 {
@@ -592,8 +607,8 @@ static int by_op(const void *a, const void *b)
 }
 
 /* A comment line: "#@site", "#@rss", "#@t", "#@module", "#@exit",
- * "#@touched", "#@layers", "#@sample" and "#@sampled" are read, anything
- * else is a comment. */
+ * "#@touched", "#@layers", "#@sample", "#@sampled" and "#@front" are
+ * read, anything else is a comment. */
 static int comment_line(reader_t *r, char *s)
 {
 	static const struct {
@@ -601,7 +616,7 @@ static int comment_line(reader_t *r, char *s)
 		int (*read)(reader_t *, char *);
 	} words[] = { { "#@site", site_line }, { "#@rss", rss_line }, { "#@t", time_line }, { "#@module", module_line },
 		      { "#@exit", exit_line }, { "#@touched", touched_line }, { "#@layers", layers_line },
-		      { "#@sample", sample_line }, { "#@sampled", sampled_line } };
+		      { "#@sample", sample_line }, { "#@sampled", sampled_line }, { "#@front", front_line } };
 	for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
 		size_t n = strlen(words[k].word);
 		if (!strncmp(s, words[k].word, n) && (s[n] == ' ' || s[n] == '\t'))
@@ -983,6 +998,8 @@ unsigned hl_trace_op_site(const hl_trace_t *t, size_t i) { return i < t->nops ? 
 unsigned hl_trace_sites(const hl_trace_t *t) { return t->nsites; }
 
 unsigned hl_trace_threads(const hl_trace_t *t) { return t->nthreads; }
+
+const char *hl_trace_front(const hl_trace_t *t) { return t->front ? t->labels + t->front - 1 : NULL; }
 
 uintptr_t hl_trace_site(const hl_trace_t *t, unsigned s, const char **module, uintptr_t *offset)
 {

@@ -34,6 +34,9 @@
  *   #@sample 1/64               from here on, one new block in 64 is recorded
  *                               (recorder.h: hl_rec_sample_blocks; sample.c)
  *   #@sampled 52000000          the program made that many ops, kept or not
+ *   #@front pymalloc            the program as it runs has this allocator in
+ *                               front of malloc, and the recording went past it
+ *                               (recorder.h: hl_rec_front)
  *
  * "#@touched ID PAGES" goes before the free of a block of 64 KiB or more,
  * and at the end for those still live: how many of the pages the block
@@ -160,6 +163,7 @@ struct hl_trace {
 	hl_trace_rate_t *rates;   /**< "#@sample 1/K" lines, in order (sample.c) */
 	size_t nrates, rates_cap;
 	unsigned long long program_ops;   /**< "#@sampled N": the program's ops, kept or not (0: not said) */
+	size_t front;         /**< "#@front NAME": offset in labels + 1, 0 when none */
 	unsigned long thinned_to; /**< made one rate, this one (hl_trace_thin); 0: as recorded */
 	size_t ops_read;      /**< ops in the file, before hl_trace_thin dropped any */
 };

@@ -10,6 +10,9 @@
 #    behind pools, the model of pymalloc), the model's peak resident bytes
 #    cover at least 90 % of the measured peak, and no more than it;
 #  - the candidates name CPython on each allocator with its real setting;
+#  - the recording kept (--keep) says it went past pymalloc ("#@front
+#    pymalloc"), and diagnosed from its file it is replayed behind pools as
+#    the live run was: the same model heap for CPython as it is;
 #  - the peak predicted for CPython as it is lies within 10 % of the one
 #    the program measures of itself;
 #  - a program whose threads take turns by the clock is recorded at the
@@ -71,7 +74,8 @@ missing=$(hl_unmodelled jemalloc pymalloc)
 if [ -n "$missing" ]; then
 	echo "SKIP (part): CPython recorded as diagnose records it is replayed behind the model of pymalloc, beside jemalloc's; no compiled-in policy models $missing"
 else
-	out=$("$heaplab" diagnose --policies=${glibc},${jemalloc} --knobs= -- "$py" "$tmp/objects.py" "$tmp/scratch" 2>"$tmp/err")
+	out=$("$heaplab" diagnose --policies=${glibc},${jemalloc} --knobs= --keep="$tmp/cpython.rep" --json="$tmp/live.json" \
+		-- "$py" "$tmp/objects.py" "$tmp/scratch" 2>"$tmp/err")
 	rc=$?
 	[ $rc -eq 0 ] && pass || { fail "CPython: exit $rc"; cat "$tmp/err"; }
 	first=$(head -1 <<<"$out")
@@ -87,6 +91,15 @@ else
 		"$pymalloc .*the default (CPython as it is: pymalloc on glibc malloc)\$"; do
 		grep -q "^  [0-9][0-9]* *$want" <<<"$out" && pass || fail "CPython: no candidate row matching '$want'"
 	done
+	# the kept recording, diagnosed from its file
+	"$heaplab" diagnose --text --trace="$tmp/cpython.rep" | grep -qx '#@front pymalloc' && pass ||
+		fail "CPython: the kept recording has no '#@front pymalloc' line"
+	"$heaplab" diagnose --policies=${glibc},${jemalloc} --knobs= --json="$tmp/file.json" --trace="$tmp/cpython.rep" \
+		>/dev/null 2>"$tmp/err" || { fail "CPython: diagnose --trace failed"; cat "$tmp/err"; }
+	live=$(hl_candidate "$tmp/live.json" real_setting 'the default*' policy peak_resident)
+	file=$(hl_candidate "$tmp/file.json" real_setting 'the default*' policy peak_resident)
+	[ -n "$live" ] && [ "$file" = "$live" ] && pass ||
+		fail "CPython: diagnosed from its file, CPython as it is is '$file' (policy, peak heap), live '$live'"
 fi
 
 # --- the peak predicted for CPython as it is, against its own ----------------------

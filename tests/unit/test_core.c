@@ -104,6 +104,25 @@ START_TEST(trace_reader_rejects_damage)
 }
 END_TEST
 
+START_TEST(trace_reader_reads_the_front)
+{
+	/* "#@front NAME": what the program has in front of malloc as it runs */
+	const char *path = write_temp("#@front pymalloc\na 0 10\nf 0\n");
+	hl_trace_t *t = hl_trace_load(path);
+	ck_assert_msg(t != NULL, "%s", hl_last_error());
+	ck_assert_str_eq(hl_trace_front(t), "pymalloc");
+	hl_trace_free(t);
+	unlink(path);
+	path = write_temp("a 0 10\nf 0\n");
+	t = hl_trace_load(path);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_ptr_null(hl_trace_front(t));
+	hl_trace_free(t);
+	unlink(path);
+	expect_trace_error("#@front py malloc\na 0 1\n", 1, "front line without its one word");
+}
+END_TEST
+
 START_TEST(trace_reader_keeps_a_double_free)
 {
 	/* a recorded program's mistake: loaded, with a warning, to be replayed */
@@ -561,6 +580,7 @@ static Suite *core_suite(void)
 	tcase_add_test(tc, options_documented_from_their_tables);
 	tcase_add_test(tc, conf_errors_say_what_is_valid);
 	tcase_add_test(tc, trace_reader_rejects_damage);
+	tcase_add_test(tc, trace_reader_reads_the_front);
 	tcase_add_test(tc, trace_reader_reads_both_headers_and_extensions);
 	tcase_add_test(tc, trace_reader_keeps_a_double_free);
 	tcase_add_test(tc, trace_reader_reads_thread_exits);
