@@ -28,11 +28,16 @@ def burst(seed):
     del objs
 
 
-for b in range(BURSTS):
-    threads = [threading.Thread(target=burst, args=(b * THREADS + t,)) for t in range(THREADS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    print("burst %2d: rss %.1f MB, kept %d objects" % (b, rss_mb(), len(kept)), flush=True)
-    time.sleep(PAUSE)
+def run(work):
+    for b in range(BURSTS):
+        threads = [threading.Thread(target=work, args=(b * THREADS + t,)) for t in range(THREADS)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        print("burst %2d: rss %.1f MB, kept %d objects" % (b, rss_mb(), len(kept)), flush=True)
+        time.sleep(PAUSE)
+
+
+if __name__ == "__main__":
+    run(burst)
