@@ -121,6 +121,10 @@ typedef struct dx_run {
  */
 int dx_replay(const hl_trace_t *t, const char *policy, const char *conf, bool attribute,
 	      vis_progress_fn progress, dx_run_t *run);
+/** Is the file at @p path part of CPython: the interpreter (its name
+ *  python..., or libpython...) or one of its extension modules
+ *  ("*.cpython-*.so")? (pymalloc_sites.c) */
+bool dx_cpython_file(const char *path);
 /** For a recording of a CPython program (PYTHONMALLOC=malloc), one flag
  *  per site (index 1..hl_trace_sites): true for a site outside CPython (the
  *  loader, the C library, other libraries), whose calls never reach

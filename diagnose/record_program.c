@@ -64,14 +64,11 @@ static bool statically_linked(const char *path)
 	return is_static;
 }
 
-/* Is the program CPython (its file, links followed, named python...)? */
+/* Is the program CPython (its file, links followed)? */
 static bool is_cpython(const char *path)
 {
 	char real[4096];
-	const char *name = realpath(path, real) ? real : path;
-	const char *base = strrchr(name, '/');
-	base = base ? base + 1 : name;
-	return !strncmp(base, "python", 6);
+	return dx_cpython_file(realpath(path, real) ? real : path);
 }
 
 int dx_recordable(const char *prog, const char *recorder)

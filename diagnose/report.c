@@ -478,17 +478,16 @@ void dx_report_text(FILE *out, const dx_report_t *r)
 		fprintf(out, " (the recorder's memory left out); the one of median peak, the %s, is diagnosed\n",
 			r->draw_picked == 0 ? "first" : r->draw_picked == 1 ? "second" : "third");
 	}
-	if (r->recorded_with && r->asis_peak)
+	if (r->recorded_with) {
 		fprintf(out, "recorded with %s (so that every allocation goes through malloc, where the recorder sees it); "
-			     "the model replays the program as it is; its RSS as it is, measured in a run without the "
-			     "recorder: peak %s, final %s\n",
-			r->recorded_with, vis_bytes((double)r->asis_peak, b1, sizeof b1),
-			vis_bytes((double)r->asis_final, b2, sizeof b2));
-	else if (r->recorded_with)
-		fprintf(out, "recorded with %s (so that every allocation goes through malloc, where the recorder sees it); "
-			     "the model replays the program as it is; its RSS as it is was not measured (a recording "
-			     "diagnosed from its file)\n",
+			     "the model replays the program as it is; its RSS as it is",
 			r->recorded_with);
+		if (r->asis_peak)
+			fprintf(out, ", measured in a run without the recorder: peak %s, final %s\n",
+				vis_bytes((double)r->asis_peak, b1, sizeof b1), vis_bytes((double)r->asis_final, b2, sizeof b2));
+		else
+			fprintf(out, " was not measured (a recording diagnosed from its file)\n");
+	}
 	measured(out, r);
 	layers_text(out, r);
 	if (!base->ok) {
