@@ -98,7 +98,11 @@ else
 		>/dev/null 2>"$tmp/err" || { fail "CPython: diagnose --trace failed"; cat "$tmp/err"; }
 	live=$(hl_candidate "$tmp/live.json" real_setting 'the default*' policy peak_resident)
 	file=$(hl_candidate "$tmp/file.json" real_setting 'the default*' policy peak_resident)
-	[ -n "$live" ] && [ "$file" = "$live" ] && pass ||
+	# the same policy, and the same heap to a page or so (two replays of
+	# one recording may touch a page more or less; without pymalloc in
+	# front the heap is 3 % off, and the policy another)
+	awk -v l="$live" -v f="$file" 'BEGIN { split(l, a, " "); split(f, b, " ");
+		exit !(a[1] != "" && a[1] == b[1] && b[2] - a[2] <= a[2] / 200 && a[2] - b[2] <= a[2] / 200) }' && pass ||
 		fail "CPython: diagnosed from its file, CPython as it is is '$file' (policy, peak heap), live '$live'"
 fi
 
