@@ -62,7 +62,7 @@ endif
 CLEANFILES += $(HL_BENCH_BINARIES)
 EXTRA_DIST += bench/cgroup.sh bench/costs.sh bench/run.sh bench/allocators.sh bench/instructions.sh bench/rounds.sh bench/scaling.sh bench/demo.sh \
 	bench/results.sh bench/results.rows bench/RESULTS.md bench/HISTORY.md bench/FIDELITY.md \
-	bench/diagnose/repro.py bench/diagnose/repro_interleaved.py bench/diagnose/repro_live.py bench/diagnose/tuples.py bench/diagnose/service.py bench/diagnose/peak_final.py bench/ACCURACY.md bench/accuracy/run.py \
+	bench/diagnose/repro.py bench/diagnose/repro_interleaved.py bench/diagnose/repro_live.py bench/diagnose/repro_phases.py bench/diagnose/tuples.py bench/diagnose/service.py bench/diagnose/peak_final.py bench/ACCURACY.md bench/accuracy/run.py \
 	bench/accuracy/corpus.py bench/accuracy/workload.py bench/accuracy/workload.pl bench/accuracy/workload.sql
 BENCH ?=
 

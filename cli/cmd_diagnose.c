@@ -14,7 +14,7 @@ static int usage(FILE *out)
 	fprintf(out,
 		"usage: heaplab diagnose [--policies=LIST] [--knobs='POLICY/CONF;...'] [-o REPORT.html]\n"
 		"                        [--model=CONF] [--sample-ms N] [--keep=FILE.rep] [--verify] [--json=FILE|-]\n"
-		"                        [--jobs N] [--sample=K] [--record-max=BYTES]\n"
+		"                        [--jobs N] [--sample=K] [--record-max=BYTES] [--draws=N]\n"
 		"                        -- COMMAND [ARGS...]\n"
 		"       heaplab diagnose [options] --trace=FILE.rep\n"
 		"       heaplab diagnose --text|--binary --trace=FILE.rep > OUT\n"
@@ -42,10 +42,12 @@ static int usage(FILE *out)
 		"model accounts for (WARNING under 90 %%); the layers of /proc/PID/smaps at the peak\n"
 		"and at the end name the rest.  A CPython program is recorded with PYTHONMALLOC=malloc\n"
 		"and replayed behind pools (the model of pymalloc) as it runs, and measured once as it is.\n"
-		"Its threads take turns by the clock: where it has several and the recorder slowed it\n"
-		"(CPU time against the run as it is), it is recorded again with its timed waits that\n"
-		"much longer (HEAPLAB_RECORD_PACE), so that each turn holds as much of its work;\n"
-		"3 times, for their order differs each run: the recording of median peak is diagnosed.\n"
+		"Its threads take turns by the clock, and the recorder slows their work, not the\n"
+		"clock: its timed waits count its own time, the allocator's calls left out\n"
+		"(HEAPLAB_RECORD_PACE), so that each turn holds as much of its work as without\n"
+		"the recorder.  With several threads it is recorded --draws times (default 3,\n"
+		"at most 15), for their order differs each run: the recording whose blocks held\n"
+		"the median most bytes at once is diagnosed.\n"
 		"--json=FILE writes every figure as JSON (- : on stdout, instead of the summary, the\n"
 		"program's own output going to stderr).\n"
 		"--jobs N replays up to N candidates at once, each in its own process (default: one\n"
@@ -124,7 +126,7 @@ int cmd_diagnose(int argc, char **argv)
 	const char *policies = NULL, *knobs = NULL, *html = NULL, *trace = NULL, *keep = NULL, *json = NULL;
 	bool verify_wanted = false, to_text = false, to_binary = false;
 	const char *model = "";
-	const char *sample_ms = "10", *jobs_text = NULL, *rate = NULL, *record_max = NULL;
+	const char *sample_ms = "10", *jobs_text = NULL, *rate = NULL, *record_max = NULL, *draws_text = NULL;
 	int i = 1;
 	for (; i < argc; i++) {
 		int r;
@@ -143,7 +145,8 @@ int cmd_diagnose(int argc, char **argv)
 		    (r = cli_opt(argc, argv, &i, "--sample-ms", &sample_ms)) || (r = cli_opt(argc, argv, &i, "--output", &html)) ||
 		    (r = cli_opt(argc, argv, &i, "--model", &model)) || (r = cli_opt(argc, argv, &i, "--json", &json)) ||
 		    (r = cli_opt(argc, argv, &i, "--jobs", &jobs_text)) || (r = cli_opt(argc, argv, &i, "--sample", &rate)) ||
-		    (r = cli_opt(argc, argv, &i, "--record-max", &record_max))) {
+		    (r = cli_opt(argc, argv, &i, "--record-max", &record_max)) ||
+		    (r = cli_opt(argc, argv, &i, "--draws", &draws_text))) {
 			if (r < 0)
 				return 2;
 		} else if (!strcmp(argv[i], "--verify")) {
@@ -166,6 +169,11 @@ int cmd_diagnose(int argc, char **argv)
 	long long jobs = jobs_text ? cli_parse_size(jobs_text) : (long long)dx_workers();
 	if (jobs < 1 || jobs > 256)
 		return cli_error("diagnose: bad --jobs '%s' (1..256)", jobs_text);
+	long long draws = draws_text ? cli_parse_size(draws_text) : DX_DRAWS;
+	if (draws < 1 || draws > DX_DRAWS_MAX)
+		return cli_error("diagnose: bad --draws '%s' (1..%d)", draws_text, DX_DRAWS_MAX);
+	if (draws_text && trace)
+		return cli_error("diagnose: --draws records the program again: give the command, not --trace");
 	if (!trace && i >= argc)
 		return cli_error("diagnose: no command to run (give one after --, or --trace=FILE.rep; try --help)");
 	if (trace && i < argc)
@@ -184,7 +192,8 @@ int cmd_diagnose(int argc, char **argv)
 	/* the input's own errors first (a missing or damaged trace, a program
 	 * the recorder cannot go into): a build without a model of glibc
 	 * still says them */
-	const dx_program_opts_t prog = { cli_record_path(), ms, json && !strcmp(json, "-"), stderr, load_recording };
+	const dx_program_opts_t prog = { .recorder = cli_record_path(), .sample_ms = ms, .output_aside = json && !strcmp(json, "-"),
+					 .notes = stderr, .load = load_recording, .draws = (unsigned)draws };
 	hl_trace_t *t = NULL;
 	if (trace && !(t = cli_load_trace(trace, false)))
 		return 2;

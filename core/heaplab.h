@@ -437,6 +437,10 @@ HL_API const char *hl_trace_op_label(const hl_trace_t *t, size_t i);
 HL_API char hl_trace_op_kind(const hl_trace_t *t, size_t i);
 /** Size requested by op @p i (0 for free, thread switch, snapshot, exit). */
 HL_API size_t hl_trace_op_size(const hl_trace_t *t, size_t i);
+/** The most bytes the trace's blocks hold at once (their sizes as asked
+ *  for) into @p peak, and the op that reached it into @p at (may be
+ *  NULL).  0, or -1 with hl_set_error when out of memory. */
+HL_API int hl_trace_live_peak(const hl_trace_t *t, size_t *peak, size_t *at);
 /** Block id of op @p i (-1 when none). */
 HL_API long hl_trace_op_id(const hl_trace_t *t, size_t i);
 /** Largest block id the trace uses, plus one (0 when it uses none). */

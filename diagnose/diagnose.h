@@ -298,6 +298,9 @@ typedef struct dx_program_opts {
 	 *  it cannot.  The caller's, so that the reader's words reach the user
 	 *  as every other command shows them. */
 	hl_trace_t *(*load)(const char *path);
+	unsigned draws;         /**< how many times a CPython program with
+				     threads is recorded (1..DX_DRAWS_MAX;
+				     0: DX_DRAWS) */
 } dx_program_opts_t;
 
 /** Can the recorder go into program @p prog (a path, or a name looked up
@@ -307,12 +310,12 @@ typedef struct dx_program_opts {
  *  owns malloc), or @p recorder is missing. */
 int dx_recordable(const char *prog, const char *recorder);
 
-/** A CPython program whose recording is this many times slower, in CPU
- *  time, than the program alone is recorded again at that pace. */
-#define DX_PACE_FROM 1.25
-/** How many times a program is recorded at a pace: the recording whose
- *  run had the median peak RSS is diagnosed. */
-#define DX_PACED_DRAWS 3
+/** How many times a CPython program with threads is recorded unless
+ *  told (--draws): the recording of median live peak (hl_trace_live_peak)
+ *  is diagnosed. */
+#define DX_DRAWS 3
+/** The most --draws allows. */
+#define DX_DRAWS_MAX 15
 
 /** A program recorded (dx_record_program), or a recording given
  *  (dx_recording_given): the trace and what is known of the run. */
@@ -334,10 +337,12 @@ typedef struct dx_recorded {
 	size_t asis_peak;       /**< CPython run as it is: its measured peak RSS
 				     (0: not run) */
 	size_t asis_final;      /**< and its final RSS (0: not run) */
-	double pace;            /**< the recording's HEAPLAB_RECORD_PACE (0: none) */
-	unsigned ndraws;        /**< recordings made at that pace (0: none) */
-	unsigned draw_picked;   /**< which of them is diagnosed: the median peak */
-	size_t draw_peaks[DX_PACED_DRAWS];   /**< the peak RSS sample of each */
+	const char *pace;       /**< the recording's HEAPLAB_RECORD_PACE: what its
+				     timed waits did not count ("allocator",
+				     "recorder"), or NULL: none */
+	unsigned ndraws;        /**< recordings made of the program (0: one) */
+	unsigned draw_picked;   /**< which of them is diagnosed: the median */
+	size_t draw_live_peaks[DX_DRAWS_MAX];   /**< the most bytes live at once in each */
 } dx_recorded_t;
 
 /** A recording made before (--trace), already read: @p t is owned by
@@ -347,11 +352,12 @@ void dx_recording_given(hl_trace_t *t, const char *path, dx_recorded_t *rec);
  * Records @p argv (dx_recordable said yes) on the C library's malloc with
  * the recorder preloaded, and reads the recording.  A CPython program is
  * recorded with PYTHONMALLOC=malloc and measured once as it is
- * (dx_run_measured); one with several threads is measured as it is too,
- * and when the recorder slowed it DX_PACE_FROM times or more (CPU time
- * against CPU time), recorded again with its timed waits that many times
- * as long (HEAPLAB_RECORD_PACE, shim/record_pace.c), so that its threads
- * take turns as they do without the recorder.
+ * (dx_run_measured).  CPython's timed waits are counted in its own time
+ * (HEAPLAB_RECORD_PACE, shim/record_pace.c: the recorder's work left out,
+ * and the C allocator's when the program runs on pymalloc), so that its
+ * threads take turns after as much of their work as without the recorder;
+ * one with several threads is recorded dx_program_opts::draws times, and
+ * the recording of median live peak diagnosed.
  * @return 0; 2 with hl_last_error() saying why; 1 when the reason was
  *         told already (@p o->load could not read the recording, or the
  *         program exited with status 127 at once: a wrapper that could
@@ -375,7 +381,6 @@ typedef struct dx_measured {
 				     refused */
 	size_t samples;         /**< the readings that counted */
 	int status;             /**< exit status, or 128 + signal */
-	double cpu;             /**< CPU seconds, user and system */
 } dx_measured_t;
 /**
  * Runs @p argv with @p setting's variables set ("VAR=VALUE ...", "" for
@@ -392,8 +397,6 @@ int dx_run_measured(char **argv, const char *setting, bool hwm, const dx_program
 /** Sets each "VAR=VALUE" word of @p setting (separated by spaces) in
  *  this process's environment: a child's, before it runs the program. */
 void dx_set_variables(const char *setting);
-/** The CPU time, user and system, of @p use, in seconds. */
-double dx_cpu_seconds(const struct rusage *use);
 /** The resident bytes a line of /proc/PID/statm gives (its second field,
  *  in pages), or 0 when it is not one. */
 size_t dx_statm_bytes(const char *statm);
@@ -497,12 +500,14 @@ struct dx_report {
 	const dx_run_t *recorded;     /**< the model of the allocator the recorded run
 					   ran on, where it is not @c base (CPython
 					   recorded with PYTHONMALLOC=malloc: bins), or NULL */
-	double pace;                  /**< the recording's pace: its timed waits this
-					   many times as long, the recorder's slowdown
-					   of the program (0: recorded at the clock's) */
-	unsigned ndraws;              /**< recordings made at that pace (0: none) */
-	unsigned draw_picked;         /**< the one diagnosed, of median peak */
-	const size_t *draw_peaks;     /**< each one's peak RSS sample (ndraws) */
+	const char *pace;             /**< what the recording's timed waits did not
+					   count ("allocator": the C allocator's
+					   calls and the recorder's work;
+					   "recorder": its work), or NULL: the
+					   clock's time, all of it */
+	unsigned ndraws;              /**< recordings made of the program (0: one) */
+	unsigned draw_picked;         /**< the one diagnosed, of median live peak */
+	const size_t *draw_live_peaks; /**< the most bytes live at once in each (ndraws) */
 };
 /** What part of the measured RSS the model accounts for: the attribution's
  *  resident bytes at its peak over the measured peak (@p peak) and at the

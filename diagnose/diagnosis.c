@@ -79,7 +79,7 @@ int dx_diagnose(const dx_recorded_t *rec, const char *command, const dx_diagnose
 		.recorded_with = rec->recorded_with, .asis_peak = rec->asis_peak, .asis_final = rec->asis_final,
 		.ended = rec->ended, .others = rec->others, .recorded = recorded && d->recorded.ok ? &d->recorded : NULL,
 		.pace = rec->pace, .ndraws = rec->ndraws, .draw_picked = rec->draw_picked,
-		.draw_peaks = rec->draw_peaks,
+		.draw_live_peaks = rec->draw_live_peaks,
 	};
 	dx_layers_read(t, &d->report.layers_peak, &d->report.layers_final);
 	return 0;

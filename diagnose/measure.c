@@ -39,12 +39,6 @@ static size_t statm_resident(pid_t pid)
 	return got ? dx_statm_bytes(text) : 0;
 }
 
-double dx_cpu_seconds(const struct rusage *use)
-{
-	return (double)(use->ru_utime.tv_sec + use->ru_stime.tv_sec) +
-	       (double)(use->ru_utime.tv_usec + use->ru_stime.tv_usec) / 1e6;
-}
-
 void dx_set_variables(const char *setting)
 {
 	char *copy = strdup(setting), *save = NULL;
@@ -134,7 +128,6 @@ int dx_run_measured(char **argv, const char *setting, bool hwm, const dx_program
 			size_t high = (size_t)use.ru_maxrss * 1024;
 			if (hwm && high > m->peak)
 				m->peak = high;
-			m->cpu = dx_cpu_seconds(&use);
 			break;
 		}
 		if (rss && !held) {  /* read while it still ran: counts */

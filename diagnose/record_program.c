@@ -5,8 +5,9 @@
  * with libheaplab-record.so preloaded, and its recording read.  A wrapper
  * and the program it starts record apart (rec.PID.rep each): the largest
  * recording is the one diagnosed, the others are named.  CPython is
- * recorded with PYTHONMALLOC=malloc; one with several threads may be
- * recorded again at the recorder's pace (dx_record_program).
+ * recorded with PYTHONMALLOC=malloc, its timed waits counted in its own
+ * time; one with several threads is recorded three times
+ * (dx_record_program).
  */
 #include "config.h"
 #include <dirent.h>
@@ -159,7 +160,7 @@ static char *preload_first(const char *lib)
 /* The child: the recorder's variables set (@p extra too, "VAR=VALUE" or
  * NULL), then the program; when it cannot be run, its errno goes back
  * through @p errpipe. */
-static void record_child(char **argv, const dx_program_opts_t *o, const char *extra, double pace,
+static void record_child(char **argv, const dx_program_opts_t *o, const char *extra, const char *pace,
 			 const char *dir, const char *preload, int errpipe)
 {
 	char prefix[4200], ms[32];
@@ -167,11 +168,8 @@ static void record_child(char **argv, const dx_program_opts_t *o, const char *ex
 	snprintf(ms, sizeof ms, "%lld", o->sample_ms);
 	setenv("HEAPLAB_RECORD", prefix, 1);
 	setenv("HEAPLAB_RECORD_MS", ms, 1);
-	if (pace > 1.0) {
-		char k[32];
-		snprintf(k, sizeof k, "%.2f", pace);
-		setenv("HEAPLAB_RECORD_PACE", k, 1);
-	}
+	if (pace)
+		setenv("HEAPLAB_RECORD_PACE", pace, 1);
 	if (extra) {
 		dx_set_variables(extra);
 		if (strstr(extra, "PYTHONMALLOC=malloc"))   /* past pymalloc: the recording says so */
@@ -186,12 +184,11 @@ static void record_child(char **argv, const dx_program_opts_t *o, const char *ex
 	_exit(127);
 }
 
-/* Runs the program under the recorder (with @p extra set, and its timed
- * waits @p pace times as long when above 1); the recording's path, how
- * the run ended and the other recordings into @p rec, its CPU time into
- * @p cpu.  dx_record_program's return values. */
-static int record(char **argv, const dx_program_opts_t *o, const char *extra, double pace, dx_recorded_t *rec,
-		  double *cpu)
+/* Runs the program under the recorder (with @p extra set, and
+ * HEAPLAB_RECORD_PACE=@p pace unless NULL); the recording's path, how the
+ * run ended and the other recordings into @p rec.  dx_record_program's
+ * return values. */
+static int record(char **argv, const dx_program_opts_t *o, const char *extra, const char *pace, dx_recorded_t *rec)
 {
 	const char *tmp = getenv("TMPDIR");
 	snprintf(rec->dir, sizeof rec->dir, "%s/heaplab-diagnose.XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -224,14 +221,12 @@ static int record(char **argv, const dx_program_opts_t *o, const char *extra, do
 	if (pid < 0)
 		return vis_fail("diagnose: fork: %s", strerror(fork_error));
 	int status;
-	struct rusage use;
-	while (wait4(pid, &status, 0, &use) < 0 && errno == EINTR)
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (err)
 		return vis_fail("diagnose: cannot run %s: %s", argv[0], strerror(err));
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		return 1;
-	*cpu = dx_cpu_seconds(&use);
 	rec->ended = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	if (rec->ended && o->notes)
 		fprintf(o->notes, "heaplab diagnose: note: %s %s %d; diagnosing what it recorded\n", argv[0],
@@ -242,48 +237,54 @@ static int record(char **argv, const dx_program_opts_t *o, const char *extra, do
 	return 0;
 }
 
-/* The largest resident-set sample of @p t (the recorder's own memory left
- * out, as it writes them); 0 when it has none. */
-static size_t recorded_peak(const hl_trace_t *t)
+/* The most bytes @p t's blocks hold at once: how far its threads' work
+ * overlapped.  The recorded run's peak RSS says less of it: the C
+ * allocator under the recorder keeps much of one burst's memory for the
+ * next, whatever the overlap (the seed's program: 9 recordings, their
+ * peak RSS within 62.5-64.4 MiB, their live peaks 21-29 MiB, and the
+ * model's peak for the program as it is follows the live peak). */
+static size_t live_peak(const hl_trace_t *t)
 {
-	size_t peak = 0, ops, bytes;
-	unsigned long ms;
-	for (size_t k = 0; k < hl_trace_samples(t); k++)
-		if (hl_trace_sample(t, k, &ops, &ms, &bytes) && bytes > peak)
-			peak = bytes;
-	return peak;
+	size_t peak = 0;
+	return hl_trace_live_peak(t, &peak, NULL) == 0 ? peak : 0;
 }
 
-/* Records DX_PACED_DRAWS times at @p pace and keeps the recording whose
- * run had the median peak RSS: threads that take turns by the clock take
- * them in another order each run, and one recording is one draw of it.
- * The others are thrown away; the peaks go to rec->draw_peaks. */
-static int record_draws(char **argv, const dx_program_opts_t *o, double pace, dx_recorded_t *rec, double *cpu)
+/* Records the program @p o->draws - 1 times more (@p rec is the first
+ * recording, read) and keeps the recording of median live peak: threads
+ * that take turns by the clock take them in another order each run, and
+ * one recording is one draw of it.  The others are thrown away; their
+ * live peaks go to rec->draw_live_peaks. */
+static int record_draws(char **argv, const dx_program_opts_t *o, dx_recorded_t *rec)
 {
-	dx_recorded_t *draw = calloc(DX_PACED_DRAWS, sizeof *draw);
+	unsigned want = o->draws ? o->draws : DX_DRAWS;
+	if (want > DX_DRAWS_MAX)
+		want = DX_DRAWS_MAX;
+	dx_recorded_t *draw = calloc(want, sizeof *draw);
 	if (!draw)
 		return vis_fail("diagnose: out of memory");
-	size_t peak[DX_PACED_DRAWS] = { 0 };
+	size_t peak[DX_DRAWS_MAX] = { live_peak(rec->trace) };
+	hl_trace_free(rec->trace);   /* one in memory at a time */
+	rec->trace = NULL;
+	draw[0] = *rec;
 	int rc = 0;
-	unsigned n = 0;
-	while (n < DX_PACED_DRAWS && !rc) {
+	unsigned n = 1;
+	while (n < want && !rc) {
 		draw[n] = *rec;   /* what is known of the program goes with each */
-		draw[n].trace = NULL;
 		draw[n].dir[0] = 0;
-		if (o->notes && n)
+		if (o->notes)
 			fprintf(o->notes, "heaplab diagnose: recording %s again (%u of %d: the order its threads take "
-				"turns in is one draw of the clock's) ...\n", argv[0], n + 1, DX_PACED_DRAWS);
-		rc = record(argv, o, rec->recorded_with, pace, &draw[n], cpu);
+				"turns in is one draw of the clock's) ...\n", argv[0], n + 1, want);
+		rc = record(argv, o, rec->recorded_with, rec->pace, &draw[n]);
 		if (!rc && !(draw[n].trace = o->load(draw[n].path)))
 			rc = 1;
 		if (!rc)
-			peak[n] = recorded_peak(draw[n].trace);
-		hl_trace_free(draw[n].trace);   /* one in memory at a time */
+			peak[n] = live_peak(draw[n].trace);
+		hl_trace_free(draw[n].trace);
 		draw[n].trace = NULL;
 		n++;
 	}
 	/* the median: the middle of the draws sorted by peak */
-	unsigned order[DX_PACED_DRAWS];
+	unsigned order[DX_DRAWS_MAX];
 	for (unsigned i = 0; i < n; i++) {
 		unsigned k = i;
 		for (; k > 0 && peak[order[k - 1]] > peak[i]; k--)
@@ -298,7 +299,7 @@ static int record_draws(char **argv, const dx_program_opts_t *o, double pace, dx
 		*rec = draw[pick];
 		rec->ndraws = n;
 		rec->draw_picked = pick;
-		memcpy(rec->draw_peaks, peak, sizeof peak);
+		memcpy(rec->draw_live_peaks, peak, sizeof peak);
 		if (!(rec->trace = o->load(rec->path)))
 			rc = 1;
 	}
@@ -318,45 +319,31 @@ int dx_record_program(char **argv, const dx_program_opts_t *o, dx_recorded_t *re
 	bool python = runnable(argv[0], full, sizeof full) && is_cpython(full);
 	rec->cpython = python && !getenv("PYTHONMALLOC");
 	rec->recorded_with = rec->cpython ? "PYTHONMALLOC=malloc" : NULL;
-	double rec_cpu = 0;
-	int rc = record(argv, o, rec->recorded_with, 1.0, rec, &rec_cpu);
+	/* CPython's threads take turns by the clock (a waiting thread's timed
+	 * wait of the switch interval), and the recorder slows their work,
+	 * not the clock: its timed waits are counted in its own time, the
+	 * recorder's work left out, and the C allocator's too where the
+	 * program runs on pymalloc, much the faster (shim/record_pace.c) */
+	rec->pace = !python ? NULL : rec->cpython ? "allocator" : "recorder";
+	int rc = record(argv, o, rec->recorded_with, rec->pace, rec);
 	if (!rc && !(rec->trace = o->load(rec->path)))
 		rc = 1;
 	if (rc)
 		return rc;
 	/* CPython run as it is: its RSS (recorded with PYTHONMALLOC=malloc,
-	 * the recording is not the program as it is), and, where its threads
-	 * take turns, its CPU time for the pace below */
-	bool threads = python && hl_trace_threads(rec->trace) > 1;
-	dx_measured_t asis = { 0 };
-	if (rec->cpython || threads) {
+	 * the recording is not the program as it is) */
+	if (rec->cpython) {
 		if (o->notes)
-			fprintf(o->notes, "heaplab diagnose: measuring %s as it is%s, without the recorder ...\n", argv[0],
-				rec->cpython ? " (pymalloc)" : "");
-		if (dx_run_measured(argv, "", true, o, &asis) == 0 && rec->cpython) {
+			fprintf(o->notes, "heaplab diagnose: measuring %s as it is (pymalloc), without the recorder ...\n",
+				argv[0]);
+		dx_measured_t asis = { 0 };
+		if (dx_run_measured(argv, "", true, o, &asis) == 0) {
 			rec->asis_peak = asis.peak;
 			rec->asis_final = asis.final;
 		}
 	}
-	/* CPython's threads take turns by the clock (a waiting thread's timed
-	 * wait of the switch interval): recorded slower, they interleave
-	 * more finely than they do as the program runs, and so do the blocks
-	 * they leave (shim/record_pace.c).  Recorded again with its timed
-	 * waits as much longer as the recorder slowed it. */
-	if (threads && asis.cpu > 0 && rec_cpu / asis.cpu >= DX_PACE_FROM) {
-		rec->pace = rec_cpu / asis.cpu;
-		if (o->notes)
-			fprintf(o->notes,
-				"heaplab diagnose: the recorder slowed %s %.1f times (%.2f s of CPU against %.2f s): "
-				"recording again with its timed waits %.1f times as long, so that its threads take turns "
-				"as they do without the recorder ...\n",
-				argv[0], rec->pace, rec_cpu, asis.cpu, rec->pace);
-		hl_trace_free(rec->trace);
-		rec->trace = NULL;
-		remove_dir(rec->dir);
-		rec->dir[0] = 0;
-		rc = record_draws(argv, o, rec->pace, rec, &rec_cpu);
-	}
+	if (python && hl_trace_threads(rec->trace) > 1 && o->draws != 1)
+		rc = record_draws(argv, o, rec);
 	return rc;
 }
 

@@ -462,21 +462,26 @@ void dx_report_text(FILE *out, const dx_report_t *r)
 	dx_sampling_text(out, r->trace, true);
 	if (r->others && *r->others)
 		fprintf(out, "also recorded, not diagnosed (the largest recording is): %s\n", r->others);
-	if (r->pace > 0)
-		fprintf(out, "recorded at a pace of %.2f: the recorder slowed the program %.2f times, and its threads take "
-			     "turns by the clock, so it was recorded again with its timed waits that much longer "
-			     "(their turns then hold as much of their work as without the recorder)\n",
-			r->pace, r->pace);
+	if (r->pace)
+		fprintf(out, "recorded with its timed waits counted in its own time, %s left out (HEAPLAB_RECORD_PACE=%s): "
+			     "the recorder slows the program, not the clock, and threads that take turns by the clock then "
+			     "take them after as much of their work as without the recorder\n",
+			!strcmp(r->pace, "allocator") ? "the C allocator's calls and the recorder's work" : "the recorder's work",
+			r->pace);
 	if (r->ndraws > 1) {
-		/* each recording at the pace is one draw of the order the
-		 * threads take turns in: their peaks show how far it moves */
-		fprintf(out, "recorded %u times at that pace, the threads taking turns in another order each time: peak RSS "
-			     "of the recorded runs", r->ndraws);
+		/* each recording is one draw of the order the threads take
+		 * turns in: how much of their work overlaps shows how far it
+		 * moves */
+		fprintf(out, "recorded %u times, the threads taking turns in another order each time: most bytes live "
+			     "at once", r->ndraws);
 		for (unsigned i = 0; i < r->ndraws; i++)
 			fprintf(out, "%s%s", i ? (i + 1 == r->ndraws ? " and " : ", ") : " ",
-				vis_bytes((double)r->draw_peaks[i], b1, sizeof b1));
-		fprintf(out, " (the recorder's memory left out); the one of median peak, the %s, is diagnosed\n",
-			r->draw_picked == 0 ? "first" : r->draw_picked == 1 ? "second" : "third");
+				vis_bytes((double)r->draw_live_peaks[i], b1, sizeof b1));
+		static const char *const nth[] = { "first", "second", "third", "fourth", "fifth", "sixth", "seventh",
+						    "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth",
+						    "fourteenth", "fifteenth" };
+		_Static_assert(sizeof nth / sizeof *nth == DX_DRAWS_MAX, "a name for every draw");
+		fprintf(out, "; the median one, the %s, is diagnosed\n", nth[r->draw_picked]);
 	}
 	if (r->recorded_with) {
 		fprintf(out, "recorded with %s (so that every allocation goes through malloc, where the recorder sees it); "

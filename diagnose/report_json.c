@@ -113,9 +113,11 @@ int dx_report_json(FILE *out, const dx_report_t *r)
 	fprintf(out, ",\"recording\":{\"ops\":%zu,\"block_ids\":%ld,\"sites\":%u,\"rss_samples\":%zu,\"recorded_with\":",
 		hl_trace_ops(r->trace), hl_trace_max_id(r->trace), hl_trace_sites(r->trace), hl_trace_samples(r->trace));
 	text_or_null(out, r->recorded_with);
-	fprintf(out, ",\"pace\":%.2f,\"draw_peaks\":[", r->pace > 0 ? r->pace : 1.0);
+	fputs(",\"pace\":", out);
+	text_or_null(out, r->pace);
+	fputs(",\"draw_live_peaks\":[", out);
 	for (unsigned i = 0; i < r->ndraws; i++)
-		fprintf(out, "%s%zu", i ? "," : "", r->draw_peaks[i]);
+		fprintf(out, "%s%zu", i ? "," : "", r->draw_live_peaks[i]);
 	fprintf(out, "],\"draw_picked\":%u,\"ended\":%d,\"others\":", r->draw_picked, r->ended);
 	text_or_null(out, r->others && *r->others ? r->others : NULL);
 	fputs(",\"sampled\":", out);

@@ -11,7 +11,8 @@ libheaplab_preload_la_LDFLAGS = -avoid-version -shared -Wl,-Bsymbolic-functions
 # libheaplab-record: the C library's own malloc, recorded with allocation
 # sites, the process's own mappings and resident-set samples (heaplab
 # diagnose, heaplab fidelity's `model_by replay` rows).
-libheaplab_record_la_SOURCES = shim/record_shim.c shim/record_layers.c shim/record_mmap.c shim/record_pace.c
+libheaplab_record_la_SOURCES = shim/record_shim.c shim/record_layers.c shim/record_mmap.c shim/record_pace.c \
+	shim/record_pace.h
 libheaplab_record_la_LIBADD = libhlcore.la
 libheaplab_record_la_LDFLAGS = -avoid-version -shared -Wl,-Bsymbolic-functions
 

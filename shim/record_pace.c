@@ -1,30 +1,45 @@
 /*
- * The recorder keeps the program's pace: HEAPLAB_RECORD_PACE=K (K > 1)
- * makes every timed wait on a condition variable K times as long.
+ * The recorder keeps the program's pace.  Recording slows the program's
+ * own work (each malloc and free is written down), not the clock; where
+ * a program's threads take turns by the clock, they then take turns after
+ * less of their work.  CPython hands its interpreter lock on when a
+ * waiting thread's timed wait of the switch interval (5 ms) runs out: a
+ * program recorded several times slower interleaves its threads' work as
+ * finely, and the blocks of one thread's burst are cut between the
+ * others' (the seed's 8-thread program: 110 MiB predicted on glibc against
+ * 75 measured without the recorder).
  *
- * Recording slows the program's own work (each malloc and free is written
- * down), but not the clock.  Where a program's threads take turns by the
- * clock, they then take turns after less of their work: CPython hands its
- * interpreter lock on when a waiting thread's timed wait of the switch
- * interval (5 ms) runs out, so a program recorded 3.5 times slower
- * interleaves its threads' work 3.5 times as finely, and the blocks of
- * one thread's burst are cut between the others' (the seed's 8-thread
- * program: 110 MiB predicted on glibc against 75 measured without the
- * recorder).  `heaplab diagnose` measures the slowdown (the recorded
- * run's CPU time against the program's alone) and records once more with
- * it as the pace; the timed waits then end after as much of the program's
- * work as they would without the recorder.
+ * HEAPLAB_RECORD_PACE says how a timed wait on a condition variable counts
+ * its time:
+ *   recorder    the program's time: what the recorder's work in the
+ *               allocator calls took (record_pace.h, timed in the shim)
+ *               is not counted, and the wait goes on by that much;
+ *   allocator   the same, the C allocator's work in those calls not
+ *               counted either: CPython recorded with PYTHONMALLOC=malloc
+ *               runs on pymalloc as it is, which takes a small part of
+ *               glibc malloc's time;
+ *   K (> 1)     every wait K times as long, whatever the program did.
+ * The time left out is every thread's, added up: right where one thread
+ * runs at a time (CPython's lock), more than one thread's loss where
+ * several allocate at once.  A whole slowdown is not the factor to use:
+ * the recorder slows the seed's frees 14 times and its building 4 times
+ * (thread CPU time), and the turns that interleave the bursts are taken
+ * while they are built.
  *
- * Only the wait is stretched, from the moment of the call: a deadline
- * already past stays past, a sleep (nanosleep, clock_nanosleep) is not a
- * turn taken and keeps its length.
+ * Only the wait is counted, from the moment of the call: a deadline
+ * already past stays past, a wait woken before its time returns as it
+ * would, a sleep (nanosleep, clock_nanosleep) is not a turn taken and
+ * keeps its length.
  */
 #include "config.h"
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "../trace/recorder.h"
+#include "record_pace.h"
 
 #define SHIM_API __attribute__((visibility("default")))
 
@@ -34,6 +49,26 @@ typedef int (*clockwait_fn)(pthread_cond_t *, pthread_mutex_t *, clockid_t, cons
 static timedwait_fn real_timedwait;
 static clockwait_fn real_clockwait;
 static double pace = 1.0;
+hl_pace_mode_t hl_pace_mode;
+_Atomic long long hl_pace_spent_ns;
+long long hl_pace_read_ns;
+
+/* What one read of the clock costs here: the least of a few rounds' mean
+ * (a round cut by the scheduler counts for nothing). */
+static long long clock_read_ns(void)
+{
+	enum { ROUNDS = 5, READS = 200 };
+	long long best = 0;
+	for (int r = 0; r < ROUNDS; r++) {
+		long long t0 = hl_pace_now(), t = t0;
+		for (int k = 0; k < READS; k++)
+			t = hl_pace_now();
+		long long mean = (t - t0) / READS;
+		if (!r || mean < best)
+			best = mean;
+	}
+	return best;
+}
 
 /* Called by the recorder's constructor (dlsym may allocate). */
 void hl_rec_pace_start(void)
@@ -43,6 +78,11 @@ void hl_rec_pace_start(void)
 		real_timedwait = (timedwait_fn)dlsym(RTLD_NEXT, "pthread_cond_timedwait");
 	real_clockwait = (clockwait_fn)dlsym(RTLD_NEXT, "pthread_cond_clockwait");
 	const char *k = getenv("HEAPLAB_RECORD_PACE");
+	if (k && (!strcmp(k, "recorder") || !strcmp(k, "allocator"))) {
+		hl_pace_read_ns = clock_read_ns();
+		hl_pace_mode = *k == 'r' ? HL_PACE_RECORDER : HL_PACE_ALLOCATOR;
+		return;
+	}
 	double v = k ? strtod(k, NULL) : 1.0;
 	pace = v > 1.0 && v <= 1000.0 ? v : 1.0;
 }
@@ -74,11 +114,43 @@ static clockid_t clock_near(const struct timespec *deadline)
 	return m < r ? CLOCK_MONOTONIC : CLOCK_REALTIME;
 }
 
+/* A wait of what was left of @p deadline on @p clock at the call, counted
+ * in the program's time: what the allocator's calls took meanwhile (the
+ * part hl_pace_mode does not count) is waited again, until the program has
+ * had its time or the wait is woken. */
+static int wait_program_time(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_t clock,
+			     const struct timespec *deadline)
+{
+	struct timespec now;
+	clock_gettime(clock, &now);
+	long long start = ns_of(&now), asked = ns_of(deadline) - start;
+	long long spent0 = atomic_load_explicit(&hl_pace_spent_ns, memory_order_relaxed);
+	long long left = asked;
+	for (;;) {
+		if (left <= 0)
+			return ETIMEDOUT;
+		clock_gettime(clock, &now);
+		long long at = ns_of(&now) + left;
+		struct timespec until = { at / 1000000000LL, at % 1000000000LL };
+		int rc = real_clockwait ? real_clockwait(cond, mutex, clock, &until)
+					: real_timedwait(cond, mutex, &until);
+		if (rc != ETIMEDOUT)
+			return rc;
+		clock_gettime(clock, &now);
+		long long spent = atomic_load_explicit(&hl_pace_spent_ns, memory_order_relaxed) - spent0;
+		left = asked - (ns_of(&now) - start - spent);
+	}
+}
+
 SHIM_API int pthread_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex, const struct timespec *deadline)
 {
 	if (!real_timedwait)
 		hl_rec_pace_start();
-	if (pace == 1.0 || deadline->tv_nsec < 0 || deadline->tv_nsec >= 1000000000L)
+	if (deadline->tv_nsec < 0 || deadline->tv_nsec >= 1000000000L)
+		return real_timedwait(cond, mutex, deadline);
+	if (hl_pace_mode != HL_PACE_OFF)
+		return wait_program_time(cond, mutex, clock_near(deadline), deadline);
+	if (pace == 1.0)
 		return real_timedwait(cond, mutex, deadline);
 	struct timespec later = stretched(clock_near(deadline), deadline);
 	return real_timedwait(cond, mutex, &later);
@@ -89,7 +161,11 @@ SHIM_API int pthread_cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *mutex
 {
 	if (!real_clockwait)
 		hl_rec_pace_start();
-	if (pace == 1.0 || deadline->tv_nsec < 0 || deadline->tv_nsec >= 1000000000L)
+	if (deadline->tv_nsec < 0 || deadline->tv_nsec >= 1000000000L)
+		return real_clockwait(cond, mutex, clock, deadline);
+	if (hl_pace_mode != HL_PACE_OFF)
+		return wait_program_time(cond, mutex, clock, deadline);
+	if (pace == 1.0)
 		return real_clockwait(cond, mutex, clock, deadline);
 	struct timespec later = stretched(clock, deadline);
 	return real_clockwait(cond, mutex, clock, &later);

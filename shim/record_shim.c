@@ -12,8 +12,9 @@
  * its own file: a wrapper script and the program it starts do not mix),
  * in the binary form (trace/trace_binary.h) unless
  * HEAPLAB_RECORD_FORMAT=text; HEAPLAB_RECORD_MS=N (default 10) the
- * sampling interval; HEAPLAB_RECORD_PACE=K the program's timed waits K
- * times as long (record_pace.c); HEAPLAB_RECORD_SAMPLE=K one new block
+ * sampling interval; HEAPLAB_RECORD_PACE=recorder|allocator|K how the
+ * program's timed waits count their time (record_pace.c: each call below
+ * times what is not counted, record_pace.h); HEAPLAB_RECORD_SAMPLE=K one new block
  * in K recorded with all its ops, HEAPLAB_RECORD_MAX=BYTES the rate halved
  * as the recording nears BYTES, HEAPLAB_RECORD_SEED=N which blocks
  * (recorder.h: hl_rec_sample_blocks).
@@ -42,6 +43,7 @@
 #include <pthread.h>
 #include <time.h>
 #include "../trace/recorder.h"
+#include "record_pace.h"
 
 #define SHIM_API __attribute__((visibility("default")))
 
@@ -198,34 +200,47 @@ __attribute__((destructor)) static void record_end(void) { hl_rec_finish(); }
 
 SHIM_API void *malloc(size_t n)
 {
+	long long t = hl_pace_from(HL_PACE_ALLOCATOR, 0);
 	void *p = __libc_malloc(n);
+	t = hl_pace_from(HL_PACE_RECORDER, t);
 	hl_rec_malloc_at(p, n, __builtin_return_address(0));
 	watch_exit();
+	hl_pace_to(t);
 	return p;
 }
 
 SHIM_API void free(void *p)
 {
+	long long t = hl_pace_from(HL_PACE_ALLOCATOR, hl_pace_from(HL_PACE_RECORDER, 0));
 	if (p)
 		hl_rec_free(p);
+	if (hl_pace_mode == HL_PACE_RECORDER)
+		t = hl_pace_to(t);
 	__libc_free(p);
 	watch_exit();
+	hl_pace_to(t);
 }
 
 SHIM_API void *calloc(size_t count, size_t size)
 {
+	long long t = hl_pace_from(HL_PACE_ALLOCATOR, 0);
 	void *p = __libc_calloc(count, size);
+	t = hl_pace_from(HL_PACE_RECORDER, t);
 	hl_rec_calloc_at(p, count, size, __builtin_return_address(0));
 	watch_exit();
+	hl_pace_to(t);
 	return p;
 }
 
 SHIM_API void *realloc(void *p, size_t n)
 {
+	long long t = hl_pace_from(HL_PACE_ALLOCATOR, 0);
 	void *q = __libc_realloc(p, n);
+	t = hl_pace_from(HL_PACE_RECORDER, t);
 	if (q || !n)
 		hl_rec_realloc_at(p, q, n, __builtin_return_address(0));
 	watch_exit();
+	hl_pace_to(t);
 	return q;
 }
 

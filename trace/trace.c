@@ -961,6 +961,34 @@ size_t hl_trace_op_size(const hl_trace_t *t, size_t i)
 	}
 }
 
+int hl_trace_live_peak(const hl_trace_t *t, size_t *peak, size_t *at)
+{
+	size_t n = t->max_id > 0 ? (size_t)t->max_id : 1, live = 0;
+	size_t *held = calloc(n, sizeof *held);
+	*peak = 0;
+	if (at)
+		*at = 0;
+	if (!held) {
+		hl_set_error("out of memory for the trace's %zu blocks", n);
+		return -1;
+	}
+	for (size_t i = 0; i < t->nops; i++) {
+		const hl_trace_op_t *op = hl_trace_op_at(t, i);
+		if (!strchr("acmrf", op->kind) || op->id < 0 || (size_t)op->id >= n)
+			continue;
+		live -= held[op->id];
+		held[op->id] = op->kind == 'f' ? 0 : hl_trace_op_size(t, i);
+		live += held[op->id];
+		if (live > *peak) {
+			*peak = live;
+			if (at)
+				*at = i;
+		}
+	}
+	free(held);
+	return 0;
+}
+
 const char *hl_trace_op_label(const hl_trace_t *t, size_t i)
 {
 	const hl_trace_op_t *op = i < t->nops ? hl_trace_op_at(t, i) : NULL;

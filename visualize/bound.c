@@ -103,37 +103,13 @@ static size_t op_align(const hl_trace_t *t, size_t i)
 
 static int peak_live(const hl_trace_t *t, vis_bound_t *b)
 {
+	if (hl_trace_live_peak(t, &b->bound, &b->bound_op) < 0)
+		return vis_fail("%s", hl_last_error());
 	long max = hl_trace_max_id(t);
-	size_t *held = calloc((size_t)(max > 0 ? max : 1), sizeof *held);
-	if (!held)
-		return vis_fail("out of memory for the trace's blocks");
-	size_t live = 0;
 	for (size_t i = 0; i < hl_trace_ops(t); i++) {
-		char k = hl_trace_op_kind(t, i);
 		long id = hl_trace_op_id(t, i);
-		if (id < 0 || id >= max)
-			continue;
-		switch (k) {
-		case 'a': case 'c': case 'm': case 'r':
-			if (k != 'r')
-				b->blocks++;
-			live -= held[id];
-			held[id] = hl_trace_op_size(t, i);
-			live += held[id];
-			break;
-		case 'f':
-			live -= held[id];
-			held[id] = 0;
-			break;
-		default:
-			continue;
-		}
-		if (live > b->bound) {
-			b->bound = live;
-			b->bound_op = i;
-		}
+		b->blocks += strchr("acm", hl_trace_op_kind(t, i)) && id >= 0 && id < max;
 	}
-	free(held);
 	return 0;
 }
 

@@ -14,7 +14,11 @@ Each program is a dict:
   needs    the programs it needs on PATH (a row is skipped without them)
   repeat   the least number of real runs a cell takes the median of, for
            a program whose real runs differ from one another by more than
-           the target (the seed's: its threads' turns fall one of two ways)
+           the target (the seed's: its peak moves by a fifth from run to
+           run with the order its threads take turns in)
+  draws    diagnose's --draws: how many times it records the program,
+           for the same reason (the recording of median live peak is
+           diagnosed)
 Every workload frees what it built before it exits, unless `final` says
 otherwise.
 """
@@ -107,11 +111,11 @@ PROGRAMS = [
          argv=['python3', '{here}/workload.py', '2'], env={'PYTHONMALLOC': 'malloc'}, needs=['python3']),
     dict(name='repro', what="the seed's case (bench/diagnose/repro.py 2 0.5): CPython 3.11, 8 threads build "
                             'bursts of 20,000 dicts and keep one in 1,000, default allocator',
-         argv=['python3', '{here}/../diagnose/repro.py', '2', '0.5'], cpython=True, needs=['python3'], repeat=7,
+         argv=['python3', '{here}/../diagnose/repro.py', '2', '0.5'], cpython=True, needs=['python3'], repeat=15, draws=7,
          final='the kept dicts live to the end: the last RSS is what the allocator keeps around them'),
     dict(name='repro-malloc', what='the same with PYTHONMALLOC=malloc (the seed ran it this way)',
          argv=['python3', '{here}/../diagnose/repro.py', '2', '0.5'], env={'PYTHONMALLOC': 'malloc'},
-         needs=['python3'], repeat=7, final='the kept dicts live to the end'),
+         needs=['python3'], repeat=15, draws=7, final='the kept dicts live to the end'),
     dict(name='cc1', what='gcc 12 -O2 (cc1, the compiler proper) on a generated C file of 60 functions',
          argv=[cc1(), '-quiet', '-O2', '{work}/big.c', '-o', '/dev/null'], needs=['gcc'],
          final='the compiler frees little before it exits (its GC heap is let go with the process): '

@@ -132,7 +132,8 @@ def run_diagnose(build, program, argv, stdin, work, log):
     env.update(program.get('env', {}))
     path = os.path.join(work, program['name'] + '.json')
     cmd = [os.path.join(build, 'heaplab'), 'diagnose', '--policies=bins,slab,sharded,percpu', f'--json={path}',
-           '--keep=' + os.path.join(work, program['name'] + '.rep'), '--'] + argv
+           '--keep=' + os.path.join(work, program['name'] + '.rep')] + \
+        ([f'--draws={program["draws"]}'] if program.get('draws') else []) + ['--'] + argv
     with open(stdin) if stdin else open(os.devnull) as inp, \
             open(os.path.join(work, program['name'] + '.txt'), 'w') as out:
         started = time.time()
@@ -202,7 +203,10 @@ def tables(results, opts, seconds):
              f'the larger); {len(results)} programs, measured {time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())} '
              f'in {seconds / 60:.1f} min, real runs: median of {opts["repeat"]}'
              + (f' ({", ".join(more)}: of {max(r["program"].get("repeat", 0) for r in results)}, its real runs '
-                'differing more than the target from one another)' if more else '') + '.  '
+                'differing more than the target from one another'
+                + ''.join(f'; {r["name"]} recorded {r["program"]["draws"]} times (--draws)' for r in results
+                          if r['program'].get('draws'))
+                + ')' if more else '') + '.  '
              f'{spread_ok} of {len(cells)} within the target or inside the spread of the real runs (their least '
              'to their largest figure).', '',
              '| program | allocator | measured peak / final | real runs: peak / final, least–largest | '

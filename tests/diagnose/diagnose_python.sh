@@ -15,8 +15,9 @@
 #    the live run was: the same model heap for CPython as it is;
 #  - the peak predicted for CPython as it is lies within 10 % of the one
 #    the program measures of itself;
-#  - a program whose threads take turns by the clock is recorded at the
-#    recorder's pace three times, the recording of median peak diagnosed.
+#  - a program whose threads take turns by the clock is recorded with its
+#    timed waits counted in its own time (the allocator's calls left out),
+#    --draws times, the recording of median live peak diagnosed.
 set -u
 . "$(dirname "$0")/../lib.sh"
 glibc=$(hl_model_of glibc)   # the policy that models glibc (bins here)
@@ -132,9 +133,9 @@ fi
 
 # --- threads that take turns by the clock -----------------------------------------
 # four threads build tuples at once; recorded, each runs several times
-# slower, so diagnose records it at that pace, three times (the order of the
-# threads' turns is one draw of the clock's each run), and diagnoses the
-# recording whose run had the median peak
+# slower, so diagnose counts their timed waits in the program's own time,
+# records them three times (the order of the threads' turns is one draw of
+# the clock's each run), and diagnoses the recording of median live peak
 cat > "$tmp/threads.py" <<'PY'
 import threading
 def work(n):
@@ -147,23 +148,38 @@ PY
 if [ -n "$(hl_unmodelled pymalloc)" ]; then
 	echo "SKIP (part): the threads' program is replayed behind the model of pymalloc; no compiled-in policy models it"
 else
-	out=$("$heaplab" diagnose --policies=${glibc} --knobs= --json="$tmp/threads.json" -- "$py" "$tmp/threads.py" 2>"$tmp/err")
+	out=$("$heaplab" diagnose --policies=${glibc} --knobs= --draws=4 --keep="$tmp/threads.rep" --json="$tmp/threads.json" \
+		-- "$py" "$tmp/threads.py" 2>"$tmp/err")
 	rc=$?
 	[ $rc -eq 0 ] && pass || { fail "threads: exit $rc"; cat "$tmp/err"; }
-	# the recorder slows CPython several times over (its CPU time against the
-	# program's as it is): paced, three draws, the median one kept
-	python3 - "$tmp/threads.json" <<'PY' && pass || fail "threads: the paced recordings are not three with the median kept"
+	# CPython recorded past pymalloc: the C allocator's calls are not counted
+	# in its timed waits either; four draws (--draws), the median one kept
+	# (of an even number, the upper), and its most bytes live at once are
+	# the kept recording's, counted here from its text
+	"$heaplab" diagnose --text --trace="$tmp/threads.rep" >"$tmp/threads.txt" 2>/dev/null
+	python3 - "$tmp/threads.json" "$tmp/threads.txt" <<'PY' && pass || fail "threads: the paced recordings are not four with the median kept"
 import json, sys
 r = json.load(open(sys.argv[1]))['recording']
-peaks, pick = r['draw_peaks'], r['draw_picked']
-assert r['pace'] >= 1.25, f"pace {r['pace']}"
-assert len(peaks) == 3 and all(p > 0 for p in peaks), peaks
-assert sorted(peaks)[1] == peaks[pick], (peaks, pick)
+peaks, pick = r['draw_live_peaks'], r['draw_picked']
+assert r['pace'] == 'allocator', f"pace {r['pace']}"
+assert len(peaks) == 4 and all(p > 0 for p in peaks), peaks
+assert sorted(peaks)[2] == peaks[pick], (peaks, pick)
+held, live, most = {}, 0, 0
+for line in open(sys.argv[2]):
+    w = line.split()
+    if not w or w[0] not in ('a', 'c', 'm', 'r', 'f'):
+        continue
+    n = {'a': lambda: int(w[2]), 'r': lambda: int(w[2]), 'c': lambda: int(w[2]) * int(w[3]),
+         'm': lambda: int(w[3]), 'f': lambda: 0}[w[0]]()
+    live += n - held.get(w[1], 0)
+    held[w[1]] = n
+    most = max(most, live)
+assert most == peaks[pick], (most, peaks[pick])
 PY
-	grep -q '^recorded 3 times at that pace, .* the one of median peak, the \(first\|second\|third\), is diagnosed$' <<<"$out" && pass ||
-		fail "threads: the summary does not list the three recordings"
-	[ "$(grep -c 'heaplab diagnose: recording .* again (. of 3' "$tmp/err")" -eq 2 ] && pass ||
-		fail "threads: no progress line for the second and third recordings"
+	grep -q '^recorded 4 times, .* most bytes live at once .*; the median one, the \(first\|second\|third\|fourth\), is diagnosed$' <<<"$out" && pass ||
+		fail "threads: the summary does not list the four recordings"
+	[ "$(grep -c 'heaplab diagnose: recording .* again (. of 4' "$tmp/err")" -eq 3 ] && pass ||
+		fail "threads: no progress line for the second to fourth recordings"
 fi
 echo "diagnose_python: $passed passed, $failed failed"
 [ $failed -eq 0 ]

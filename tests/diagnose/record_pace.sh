@@ -9,6 +9,14 @@
 # for a 20 ms wait at a pace of 50, the stretch of 19.9 ms): so a wait of
 # 20 ms at a pace of 50 takes at least 950 ms (1 ms left between the two
 # reads), which an interposer that did nothing would end after 20 ms.
+#
+# Under HEAPLAB_RECORD_PACE=allocator the wait counts the program's own
+# time, the allocator's calls left out: while another thread calls malloc
+# and free for 400 ms, a 50 ms wait lasts at least 300 ms (that thread's
+# time outside the calls is a few per cent of it); under =recorder, only
+# the recorder's work in those calls is left out, most of their time, so
+# the wait lasts at least 150 ms.  A wait woken by a signal still ends
+# woken.
 set -u
 . "$(dirname "$0")/../lib.sh"
 hl_skip_sanitized "preloads the recorder into tests/diagnose/record_pace_probe; a -fsanitize=$hl_sanitizer build owns malloc"
@@ -16,11 +24,11 @@ probe="$build/tests/diagnose/record_pace_probe"
 recorder="$build/.libs/libheaplab-record.so"
 tmp=$(hl_tmpdir)
 failed=0 passed=0
-check() {   # what, the probe's line, the least milliseconds it must wait
-	local what=$1 line=$2 least=$3 ms state
+check() {   # what, the probe's line, the least milliseconds it must wait[, how it must end]
+	local what=$1 line=$2 least=$3 end=${4:-timedout} ms state
 	read -r _ ms state <<<"$line"
-	if [ "$state" = timedout ] && [ "$ms" -ge "$least" ]; then passed=$((passed + 1)); else
-		failed=$((failed + 1)); echo "FAIL: $what: '$line' (at least $least ms, timed out)"
+	if [ "$state" = "$end" ] && [ "$ms" -ge "$least" ]; then passed=$((passed + 1)); else
+		failed=$((failed + 1)); echo "FAIL: $what: '$line' (at least $least ms, $end)"
 	fi
 }
 for how in timed realtime clock; do
@@ -30,6 +38,12 @@ for how in timed realtime clock; do
 	check "$how, no pace" "$got" 20
 	got=$(HEAPLAB_RECORD="$tmp/r" HEAPLAB_RECORD_PACE=junk LD_PRELOAD="$recorder" "$probe" $how 20)
 	check "$how, a pace that is not a number" "$got" 20
+	got=$(HEAPLAB_RECORD="$tmp/r" HEAPLAB_RECORD_PACE=allocator LD_PRELOAD="$recorder" "$probe" $how 50 400)
+	check "$how, the allocator's calls not counted" "$got" 300
+	got=$(HEAPLAB_RECORD="$tmp/r" HEAPLAB_RECORD_PACE=recorder LD_PRELOAD="$recorder" "$probe" $how 50 400)
+	check "$how, the recorder's work not counted" "$got" 150
 done
+got=$(HEAPLAB_RECORD="$tmp/r" HEAPLAB_RECORD_PACE=allocator LD_PRELOAD="$recorder" "$probe" woken 5000)
+check "a wait signalled, the allocator's calls not counted" "$got" 0 woken
 echo "record pace: $passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -4,11 +4,16 @@
  * condition variable (argument "timed"), on a default (realtime) one
  * ("realtime"), or pthread_cond_clockwait ("clock"), with a deadline
  * MS milliseconds ahead.  Prints the milliseconds the wait took and
- * whether it timed out: "waited N timedout".
+ * whether it timed out: "waited N timedout".  With BUSY, another thread
+ * calls malloc and free over and over for BUSY milliseconds from the
+ * wait's start (its time all but wholly in the allocator's calls).
+ * "woken": another thread signals the variable after 10 ms, and the wait
+ * (on a monotonic one, through pthread_cond_timedwait) ends "woken".
  *
- * Usage: record_pace_probe timed|realtime|clock MS
+ * Usage: record_pace_probe timed|realtime|clock|woken MS [BUSY]
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,18 +27,47 @@ static long long ms_now(clockid_t c)
 	return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
 }
 
+static pthread_cond_t cond;
+static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+static long busy_ms;
+static int signalled;
+
+static void *allocate(void *arg)
+{
+	(void)arg;
+	long long until = ms_now(CLOCK_MONOTONIC) + busy_ms;
+	while (ms_now(CLOCK_MONOTONIC) < until)
+		for (int k = 0; k < 1000; k++) {
+			void *volatile p = malloc(64);
+			free(p);
+		}
+	return NULL;
+}
+
+static void *wake(void *arg)
+{
+	(void)arg;
+	struct timespec ten = { 0, 10000000L };
+	nanosleep(&ten, NULL);
+	pthread_mutex_lock(&mutex);
+	signalled = 1;
+	pthread_cond_signal(&cond);
+	pthread_mutex_unlock(&mutex);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 3)
-		return fprintf(stderr, "usage: record_pace_probe timed|realtime|clock MS\n"), 2;
+	if (argc != 3 && argc != 4)
+		return fprintf(stderr, "usage: record_pace_probe timed|realtime|clock|woken MS [BUSY]\n"), 2;
 	long ms = strtol(argv[2], NULL, 10);
+	busy_ms = argc == 4 ? strtol(argv[3], NULL, 10) : 0;
+	bool woken = !strcmp(argv[1], "woken");
 	clockid_t clock = strcmp(argv[1], "realtime") ? CLOCK_MONOTONIC : CLOCK_REALTIME;
 	pthread_condattr_t attr;
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, clock);
-	pthread_cond_t cond;
 	pthread_cond_init(&cond, &attr);
-	pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 	struct timespec deadline;
 	clock_gettime(clock, &deadline);
 	deadline.tv_sec += ms / 1000;
@@ -43,13 +77,18 @@ int main(int argc, char **argv)
 		deadline.tv_nsec -= 1000000000L;
 	}
 	long long start = ms_now(CLOCK_MONOTONIC);
+	pthread_t other;
+	bool started = (busy_ms > 0 || woken) && pthread_create(&other, NULL, woken ? wake : allocate, NULL) == 0;
 	pthread_mutex_lock(&mutex);
 	int rc;
 	do
 		rc = strcmp(argv[1], "clock") ? pthread_cond_timedwait(&cond, &mutex, &deadline)
 					       : pthread_cond_clockwait(&cond, &mutex, clock, &deadline);
-	while (rc == 0);   /* a spurious wake-up waits on to the deadline */
+	while (rc == 0 && !signalled);   /* a spurious wake-up waits on to the deadline */
 	pthread_mutex_unlock(&mutex);
-	printf("waited %lld %s\n", ms_now(CLOCK_MONOTONIC) - start, rc == ETIMEDOUT ? "timedout" : strerror(rc));
+	long long took = ms_now(CLOCK_MONOTONIC) - start;
+	if (started)
+		pthread_join(other, NULL);
+	printf("waited %lld %s\n", took, rc == ETIMEDOUT ? "timedout" : rc == 0 ? "woken" : strerror(rc));
 	return 0;
 }

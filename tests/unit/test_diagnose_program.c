@@ -151,7 +151,7 @@ START_TEST(a_program_that_cannot_start)
 	FILE *notes = fopen(notes_path, "w+");
 	ck_assert_ptr_nonnull(notes);
 	FILE *err = catch_stderr();
-	const dx_program_opts_t o = { "/dev/null", 10, false, notes, no_load };
+	const dx_program_opts_t o = { .recorder = "/dev/null", .sample_ms = 10, .notes = notes, .load = no_load };
 	char *argv[] = { path, NULL };
 	dx_recorded_t rec;
 	ck_assert_int_eq(dx_record_program(argv, &o, &rec), 2);
@@ -185,7 +185,7 @@ END_TEST
 
 START_TEST(measured_runs)
 {
-	const dx_program_opts_t o = { "/dev/null", 10, false, NULL, NULL };
+	const dx_program_opts_t o = { .recorder = "/dev/null", .sample_ms = 10 };
 	dx_measured_t m;
 	char *both[] = { "sh", "-c", "test \"$DX_A\" = one && test \"$DX_B\" = two", NULL };
 	ck_assert_int_eq(dx_run_measured(both, "DX_A=one DX_B=two", false, &o, &m), 0);
