@@ -18,8 +18,12 @@
 #                             run shows
 #   ./bootstrap && ./configure ... && make && make check
 #                             the classic flow: its scripts exist and parse
-#                             (the in-tree build is checked by hand: see
-#                             hacking/building.md)
+#                             (configure in the source folder is run by
+#                             tests/house/add_policy.sh on a copy, and
+#                             tests/house/ignored_outputs.sh checks that
+#                             .gitignore covers what make builds there; the
+#                             whole flow in the tree is run by hand before a
+#                             stop: hacking/building.md)
 #   heaplab replay --policy=all traces/*.rep
 #   heaplab compare traces/*-bal.rep
 #                             on the first two traces the glob names, not
