@@ -21,7 +21,8 @@
  *   K (> 1)     every wait K times as long, whatever the program did.
  * The time left out is every thread's, added up: right where one thread
  * runs at a time (CPython's lock), more than one thread's loss where
- * several allocate at once.  A whole slowdown is not the factor to use:
+ * several allocate at once, so such a wait lasts at most
+ * PROGRAM_TIME_MOST times what it asked.  A whole slowdown is not the factor to use:
  * the recorder slows the seed's frees 14 times and its building 4 times
  * (thread CPU time), and the turns that interleave the bursts are taken
  * while they are built.
@@ -34,6 +35,7 @@
 #include "config.h"
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,10 +116,19 @@ static clockid_t clock_near(const struct timespec *deadline)
 	return m < r ? CLOCK_MONOTONIC : CLOCK_REALTIME;
 }
 
+/* A wait in the program's time lasts at most this many times what it
+ * asked for by the clock: a thread that does nothing but allocate (C code
+ * between its calls, or several threads at once) leaves the program's
+ * time nearly still, and a timer waited for beside it would not fire
+ * while it ran.  CPython's interpreter between its calls keeps a wait of
+ * the seed's program within 5 to 8 times. */
+enum { PROGRAM_TIME_MOST = 100 };
+
 /* A wait of what was left of @p deadline on @p clock at the call, counted
  * in the program's time: what the allocator's calls took meanwhile (the
  * part hl_pace_mode does not count) is waited again, until the program has
- * had its time or the wait is woken. */
+ * had its time, the wait is woken, or it has lasted PROGRAM_TIME_MOST
+ * times what it asked. */
 static int wait_program_time(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_t clock,
 			     const struct timespec *deadline)
 {
@@ -126,11 +137,14 @@ static int wait_program_time(pthread_cond_t *cond, pthread_mutex_t *mutex, clock
 	long long start = ns_of(&now), asked = ns_of(deadline) - start;
 	long long spent0 = atomic_load_explicit(&hl_pace_spent_ns, memory_order_relaxed);
 	long long left = asked;
+	long long most = asked < (LLONG_MAX - start) / PROGRAM_TIME_MOST ? start + asked * PROGRAM_TIME_MOST : LLONG_MAX;
 	for (;;) {
 		if (left <= 0)
 			return ETIMEDOUT;
 		clock_gettime(clock, &now);
-		long long at = ns_of(&now) + left;
+		if (ns_of(&now) >= most)
+			return ETIMEDOUT;
+		long long at = left < most - ns_of(&now) ? ns_of(&now) + left : most;
 		struct timespec until = { at / 1000000000LL, at % 1000000000LL };
 		int rc = real_clockwait ? real_clockwait(cond, mutex, clock, &until)
 					: real_timedwait(cond, mutex, &until);

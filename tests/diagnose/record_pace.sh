@@ -16,7 +16,11 @@
 # time outside the calls is a few per cent of it); under =recorder, only
 # the recorder's work in those calls is left out, most of their time, so
 # the wait lasts at least 150 ms.  A wait woken by a signal still ends
-# woken.
+# woken.  And a wait in the program's time ends, at most 100 times as
+# long as it asked: while two threads allocate at once the program's time
+# goes back (their calls' time added up is more than the clock's), and a
+# 5 ms wait beside two threads that allocate for 20 s ends while they
+# still do (without the bound it lasts past them: 5.7 s beside 3 s).
 set -u
 . "$(dirname "$0")/../lib.sh"
 hl_skip_sanitized "preloads the recorder into tests/diagnose/record_pace_probe; a -fsanitize=$hl_sanitizer build owns malloc"
@@ -24,11 +28,13 @@ probe="$build/tests/diagnose/record_pace_probe"
 recorder="$build/.libs/libheaplab-record.so"
 tmp=$(hl_tmpdir)
 failed=0 passed=0
-check() {   # what, the probe's line, the least milliseconds it must wait[, how it must end]
-	local what=$1 line=$2 least=$3 end=${4:-timedout} ms state
-	read -r _ ms state <<<"$line"
-	if [ "$state" = "$end" ] && [ "$ms" -ge "$least" ]; then passed=$((passed + 1)); else
-		failed=$((failed + 1)); echo "FAIL: $what: '$line' (at least $least ms, $end)"
+check() {   # what, the probe's line, the least milliseconds it must wait[, how it must end[, busy then]]
+	local what=$1 line=$2 least=$3 end=${4:-timedout} busy=${5:-} ms state then
+	read -r _ ms state then <<<"$line"
+	if [ "$state" = "$end" ] && [ "$ms" -ge "$least" ] && { [ -z "$busy" ] || [ "$then" = "$busy" ]; }; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1)); echo "FAIL: $what: '$line' (at least $least ms, $end${busy:+ $busy})"
 	fi
 }
 for how in timed realtime clock; do
@@ -45,5 +51,7 @@ for how in timed realtime clock; do
 done
 got=$(HEAPLAB_RECORD="$tmp/r" HEAPLAB_RECORD_PACE=allocator LD_PRELOAD="$recorder" "$probe" woken 5000)
 check "a wait signalled, the allocator's calls not counted" "$got" 0 woken
+got=$(HEAPLAB_RECORD="$tmp/r" HEAPLAB_RECORD_PACE=allocator LD_PRELOAD="$recorder" "$probe" timed 5 20000 2)
+check "a wait beside two threads that allocate at once" "$got" 5 timedout while-busy
 echo "record pace: $passed passed, $failed failed"
 [ $failed -eq 0 ]
