@@ -418,7 +418,9 @@ typedef struct hl_replay_opts {
 	/** indexed by allocation site (1..hl_trace_sites), or NULL: true for a
 	 *  site whose calls the recorded program made past its front allocator
 	 *  (policy.h: hl_thread_t.past_front); the replay marks each allocating
-	 *  call so on the thread that makes it */
+	 *  call so on the thread that makes it.  NULL for a recording with
+	 *  "#@front pymalloc" replayed on the model of pymalloc: the replay
+	 *  makes the table itself (hl_trace_past_pymalloc) */
 	const bool *past_front;
 } hl_replay_opts_t;
 
@@ -463,6 +465,19 @@ HL_API uintptr_t hl_trace_site(const hl_trace_t *t, unsigned s, const char **mod
  *  recording went past ("#@front NAME": "pymalloc" for CPython recorded
  *  with PYTHONMALLOC=malloc), or NULL. */
 HL_API const char *hl_trace_front(const hl_trace_t *t);
+/** Is the file at @p path part of CPython: the interpreter (its name
+ *  python..., or libpython...) or one of its extension modules
+ *  ("*.cpython-*.so")?  (trace/pymalloc_sites.c) */
+HL_API bool hl_cpython_file(const char *path);
+/** For a recording of a CPython program (PYTHONMALLOC=malloc), one flag
+ *  per site (index 1..hl_trace_sites): true for a site outside CPython (the
+ *  loader, the C library, other libraries), whose calls never reach
+ *  pymalloc in the real process (hl_replay_opts_t.past_front).  NULL when
+ *  no site lies in CPython (the program is not CPython, or the recording
+ *  has no modules), or out of memory; free() it.  hl_replay uses it by
+ *  itself for a recording with "#@front pymalloc" replayed under the model
+ *  of pymalloc.  (trace/pymalloc_sites.c) */
+HL_API bool *hl_trace_past_pymalloc(const hl_trace_t *t);
 /** Number of resident-set samples in the trace ("#@rss MS BYTES"). */
 HL_API size_t hl_trace_samples(const hl_trace_t *t);
 /** Sample @p k: how many ops of the trace came before it, its time in

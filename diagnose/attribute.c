@@ -421,7 +421,7 @@ int dx_replay(const hl_trace_t *t, const char *policy, const char *conf, bool at
 	c.held_blocks = calloc(nsites, sizeof *c.held_blocks);
 	c.held_bytes = calloc(nsites, sizeof *c.held_bytes);
 	const char *front = hl_policy_of_family("pymalloc");
-	bool *past = front && !strcmp(policy, front) ? dx_past_pymalloc(t) : NULL;
+	bool *past = front && !strcmp(policy, front) ? hl_trace_past_pymalloc(t) : NULL;
 	hl_replay_opts_t o = { .verify = false, .repeat = 1, .after_op = after_op, .arg = &c, .by_stretch = true,
 			       .touch = true, .past_front = past };
 	hl_replay_result_t r;

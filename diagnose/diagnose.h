@@ -20,8 +20,6 @@
  *   parallel.c               the candidates replayed side by side
  *   whatif.c                 the grid of policies and knobs, the ranking
  *   attribute.c              each committed byte given one cause
- *   pymalloc_sites.c         which of a CPython recording's calls reach
- *                            pymalloc (the rest go past the pools)
  *   sample.c                 a sampled recording: its rate, each figure
  *                            scaled back, the error measured for the rate
  *   layers.c                 the recording's "#@layers" lines, its form
@@ -121,17 +119,6 @@ typedef struct dx_run {
  */
 int dx_replay(const hl_trace_t *t, const char *policy, const char *conf, bool attribute,
 	      vis_progress_fn progress, dx_run_t *run);
-/** Is the file at @p path part of CPython: the interpreter (its name
- *  python..., or libpython...) or one of its extension modules
- *  ("*.cpython-*.so")? (pymalloc_sites.c) */
-bool dx_cpython_file(const char *path);
-/** For a recording of a CPython program (PYTHONMALLOC=malloc), one flag
- *  per site (index 1..hl_trace_sites): true for a site outside CPython (the
- *  loader, the C library, other libraries), whose calls never reach
- *  pymalloc in the real process (hl_replay_opts_t.past_front).  NULL when
- *  no site lies in CPython (the program is not CPython, or the recording
- *  has no modules), or out of memory; free() it. (pymalloc_sites.c) */
-bool *dx_past_pymalloc(const hl_trace_t *t);
 /** Frees what @p run holds (its samples and holds), not @p run itself. */
 void dx_run_free(dx_run_t *run);
 /** The model's resident bytes, heap and metadata, after one malloc(100)

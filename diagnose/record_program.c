@@ -69,7 +69,7 @@ static bool statically_linked(const char *path)
 static bool is_cpython(const char *path)
 {
 	char real[4096];
-	return dx_cpython_file(realpath(path, real) ? real : path);
+	return hl_cpython_file(realpath(path, real) ? real : path);
 }
 
 int dx_recordable(const char *prog, const char *recorder)

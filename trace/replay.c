@@ -477,11 +477,30 @@ static void measure(pass_t *ps)
 	r->utilization = r->peak_committed ? (double)r->peak_requested / (double)r->peak_committed : 0;
 }
 
+/* A recording that went past pymalloc ("#@front pymalloc") replayed
+ * under the model of pymalloc, without a table of its own: the sites'
+ * table (pymalloc_sites.c), so that the loader's and the libraries' calls
+ * go past the pools as they do in the real process; NULL otherwise. */
+static bool *front_table(const hl_heap_t *h, const hl_trace_t *t, const hl_replay_opts_t *o)
+{
+	const char *front = hl_trace_front(t), *model = hl_policy_of_family("pymalloc");
+	if (o->past_front || !front || strcmp(front, "pymalloc") || !model || strcmp(hl_heap_policy(h), model))
+		return NULL;
+	return hl_trace_past_pymalloc(t);
+}
+
 int hl_replay(hl_heap_t *h, const hl_trace_t *t, const hl_replay_opts_t *o, hl_replay_result_t *r)
 {
 	hl_replay_opts_t defaults = { .verify = true, .check_heap = true, .repeat = 1 };
 	if (!o)
 		o = &defaults;
+	hl_replay_opts_t with_table;
+	bool *table = front_table(h, t, o);
+	if (table) {
+		with_table = *o;
+		with_table.past_front = table;
+		o = &with_table;
+	}
 	memset(r, 0, sizeof *r);
 	r->ok = true;
 	pass_t ps = { .h = h, .t = t, .o = o, .r = r, .timed = hl_heap_replay_clock(h) };
@@ -510,5 +529,6 @@ int hl_replay(hl_heap_t *h, const hl_trace_t *t, const hl_replay_opts_t *o, hl_r
 	free(ps.sizes);
 	free(ps.ranges);
 	free(ps.freed_at);
+	free(table);
 	return r->ok ? 0 : -1;
 }

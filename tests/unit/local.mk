@@ -34,13 +34,13 @@ tests_unit_test_diagnose_program_SOURCES = tests/unit/test_diagnose_program.c te
 tests_unit_test_diagnose_program_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_diagnose_program_LDADD = libhldiagnose.la libhlvis.la libhlcore.la $(CHECK_LIBS)
 # Which calls of a recorded CPython program reach pymalloc
-# (diagnose/pymalloc_sites.c), and the replay sending the others to pools'
-# fallback.
+# (trace/pymalloc_sites.c), and the replay sending the others to pools'
+# fallback, given the table or by a recording's "#@front pymalloc".
 check_PROGRAMS += tests/unit/test_pymalloc_sites
 TESTS += tests/unit/test_pymalloc_sites
 tests_unit_test_pymalloc_sites_SOURCES = tests/unit/test_pymalloc_sites.c tests/unit/testlib.h tests/unit/testlib.c
 tests_unit_test_pymalloc_sites_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_test_pymalloc_sites_LDADD = libhldiagnose.la libhlvis.la libhlcore.la $(CHECK_LIBS)
+tests_unit_test_pymalloc_sites_LDADD = libhlcore.la $(CHECK_LIBS)
 # The pictures (visualize/local.mk): snapshot facts for every compiled-in
 # policy.
 check_PROGRAMS += tests/unit/test_visualize

@@ -1,6 +1,6 @@
 /*
  * Which calls of a recorded CPython program reach pymalloc
- * (diagnose/pymalloc_sites.c) and what the replay does with the others
+ * (trace/pymalloc_sites.c) and what the replay does with the others
  * (hl_replay_opts_t.past_front: the host's fallback):
  *  - a site in the python executable, in libpython or in an extension
  *    module ("*.cpython-*.so") is the interpreter's; one in the loader or
@@ -10,14 +10,16 @@
  *    allocated goes to the fallback, and so does not keep a pymalloc
  *    arena when the interpreter's blocks around it are freed: the case of
  *    a new thread's dynamic thread vector, calloc(18, 16), in the seed's
- *    repro.
+ *    repro;
+ *  - a recording that says it went past pymalloc ("#@front pymalloc") is
+ *    replayed so without being given the table.
  */
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "testlib.h"
-#include "../../diagnose/diagnose.h"
+#include "heaplab.h"
 
 enum { PY_LO = 0x400000, LD_LO = 0x7f0000000000, SMALL = 256, BLOCKS = 12000 };
 
@@ -48,9 +50,11 @@ static hl_trace_t *read_back(FILE *f)
  * loader), a site in each and one outside them all; then @p n blocks of
  * SMALL bytes from the interpreter, the loader's calloc(18, 16) among
  * them, and the interpreter's blocks freed again. */
-static hl_trace_t *recording(const char *exe, int n)
+static hl_trace_t *recording(const char *exe, int n, bool front)
 {
 	FILE *f = new_recording();
+	if (front)
+		fprintf(f, "#@front pymalloc\n");
 	fprintf(f, "#@module %#x %#x 0x0 %s\n", PY_LO, PY_LO + 0x100000, exe);
 	fprintf(f, "#@module %#lx %#lx %#lx /usr/lib/python3.11/lib-dynload/_json.cpython-311-x86_64-linux-gnu.so\n",
 		0x7e0000000000UL, 0x7e0000010000UL, 0x7e0000000000UL);
@@ -70,8 +74,8 @@ static hl_trace_t *recording(const char *exe, int n)
 
 START_TEST(sites_split_by_module)
 {
-	hl_trace_t *t = recording("/usr/bin/python3.11", 2);
-	bool *past = dx_past_pymalloc(t);
+	hl_trace_t *t = recording("/usr/bin/python3.11", 2, false);
+	bool *past = hl_trace_past_pymalloc(t);
 	ck_assert_ptr_nonnull(past);
 	ck_assert(!past[1]);   /* the python executable */
 	ck_assert(!past[2]);   /* an extension module */
@@ -80,8 +84,8 @@ START_TEST(sites_split_by_module)
 	free(past);
 	hl_trace_free(t);
 
-	t = recording("/opt/py/lib/libpython3.11.so.1.0", 2);
-	past = dx_past_pymalloc(t);
+	t = recording("/opt/py/lib/libpython3.11.so.1.0", 2, false);
+	past = hl_trace_past_pymalloc(t);
 	ck_assert_ptr_nonnull(past);
 	ck_assert(!past[1] && past[3]);
 	free(past);
@@ -94,7 +98,7 @@ START_TEST(no_cpython_no_table)
 	FILE *f = new_recording();
 	fprintf(f, "#@module 0x400000 0x500000 0x0 /usr/bin/sort\n#@site 1 0x400100\na 0 100 @1\nf 0\n");
 	hl_trace_t *t = read_back(f);
-	ck_assert_ptr_null(dx_past_pymalloc(t));
+	ck_assert_ptr_null(hl_trace_past_pymalloc(t));
 	hl_trace_free(t);
 }
 END_TEST
@@ -108,7 +112,7 @@ static double arenas_left(const char *front, const hl_trace_t *t, const bool *pa
 	hl_replay_result_t r;
 	ck_assert_msg(hl_replay(h, t, &o, &r) == 0, "%s", r.message);
 	double arenas = tl_stat(h, "policy_stats.arenas_allocated_current");
-	ck_assert_int_eq(tl_stat(h, "policy_stats.fallback_mallocs"), past ? 1 : 0);
+	ck_assert_int_eq(tl_stat(h, "policy_stats.fallback_mallocs"), past || hl_trace_front(t) ? 1 : 0);
 	hl_heap_destroy(h);
 	return arenas;
 }
@@ -118,8 +122,8 @@ START_TEST(loader_block_pins_no_arena)
 	const char *front = hl_policy_of_family("pymalloc");
 	if (!front)
 		return;   /* no model of pymalloc compiled in: nothing to replay behind */
-	hl_trace_t *t = recording("/usr/bin/python3.11", BLOCKS);   /* 3 MB: three 1 MiB arenas */
-	bool *past = dx_past_pymalloc(t);
+	hl_trace_t *t = recording("/usr/bin/python3.11", BLOCKS, false);   /* 3 MB: three 1 MiB arenas */
+	bool *past = hl_trace_past_pymalloc(t);
 	ck_assert_ptr_nonnull(past);
 	/* pymalloc keeps at most one empty arena (CPython 3.11 frees an empty
 	 * arena unless it is the last on usable_arenas: the fidelity row
@@ -133,11 +137,32 @@ START_TEST(loader_block_pins_no_arena)
 }
 END_TEST
 
+START_TEST(front_line_brings_the_table)
+{
+	const char *front = hl_policy_of_family("pymalloc");
+	if (!front)
+		return;   /* no model of pymalloc compiled in */
+	hl_trace_t *plain = recording("/usr/bin/python3.11", BLOCKS, false);
+	hl_trace_t *marked = recording("/usr/bin/python3.11", BLOCKS, true);
+	bool *past = hl_trace_past_pymalloc(plain);
+	ck_assert_ptr_nonnull(past);
+	/* no table given: the marked recording's loader block still goes past
+	 * the pools (one fallback call, its arena let go), the plain one's not */
+	double given = arenas_left(front, plain, past);
+	ck_assert_double_eq(arenas_left(front, marked, NULL), given);
+	ck_assert_double_eq(arenas_left(front, plain, NULL), given + 1);
+	free(past);
+	hl_trace_free(plain);
+	hl_trace_free(marked);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("pymalloc_sites");
 	TCase *tc = tcase_create("sites");
 	tcase_add_test(tc, sites_split_by_module);
+	tcase_add_test(tc, front_line_brings_the_table);
 	tcase_add_test(tc, no_cpython_no_table);
 	tcase_add_test(tc, loader_block_pins_no_arena);
 	suite_add_tcase(s, tc);

@@ -1,5 +1,5 @@
 /*
- * Which recorded calls reach pymalloc (diagnose.h, dx_past_pymalloc).
+ * Which recorded calls reach pymalloc (heaplab.h, hl_trace_past_pymalloc).
  *
  * A CPython program is recorded with PYTHONMALLOC=malloc, so every call
  * the interpreter would give pymalloc reaches malloc, and the replay puts
@@ -10,7 +10,9 @@
  * libexpat, libsqlite3) go to the C library's malloc in the real process
  * too, with or without PYTHONMALLOC.  Replayed through pools by their
  * size, three 288-byte thread vectors held three 1 MiB pymalloc arenas of
- * the seed's repro to its end.
+ * the seed's repro to its end.  hl_replay uses the table for a recording
+ * that says it went past pymalloc ("#@front pymalloc") replayed under the
+ * model of pymalloc, so every command replays it as diagnose does.
  *
  * What this rests on.  pymalloc is reached only through CPython's own
  * allocator tables (the PyMem and PyObject domains, CPython 3.11
@@ -38,16 +40,16 @@
 #include "config.h"
 #include <stdlib.h>
 #include <string.h>
-#include "diagnose.h"
+#include "heaplab.h"
 
-bool dx_cpython_file(const char *path)
+bool hl_cpython_file(const char *path)
 {
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	return !strncmp(base, "python", 6) || !strncmp(base, "libpython", 9) || strstr(base, ".cpython-");
 }
 
-bool *dx_past_pymalloc(const hl_trace_t *t)
+bool *hl_trace_past_pymalloc(const hl_trace_t *t)
 {
 	unsigned n = hl_trace_sites(t);
 	bool *past = calloc((size_t)n + 1, sizeof *past);
@@ -55,7 +57,7 @@ bool *dx_past_pymalloc(const hl_trace_t *t)
 	for (unsigned s = 1; past && s <= n; s++) {
 		const char *module;
 		hl_trace_site(t, s, &module, NULL);
-		bool ours = module && dx_cpython_file(module);
+		bool ours = module && hl_cpython_file(module);
 		any_cpython |= ours;
 		past[s] = module && !ours;   /* a site no module covers: as before */
 	}
