@@ -669,8 +669,10 @@ int dx_report_html(FILE *out, const dx_report_t *r)
 			     "data-peak-committed=\"%zu\"><td>%zu</td><td>%s</td><td>",
 			w->ok, w->peak_resident, w->final_resident, w->peak_committed, k + 1, w->policy);
 		vis_put_xml(out, *w->conf ? w->conf : "(defaults)");
-		fprintf(out, "</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%llu</td><td>", w->peak_resident,
-			w->final_resident, w->peak_committed, w->os_calls);
+		char bp[32], bf[32], bc[32];   /* the cells in human units; the data-* attributes in bytes */
+		fprintf(out, "</td><td>%s</td><td>%s</td><td>%s</td><td>%llu</td><td>",
+			vis_bytes((double)w->peak_resident, bp, sizeof bp), vis_bytes((double)w->final_resident, bf, sizeof bf),
+			vis_bytes((double)w->peak_committed, bc, sizeof bc), w->os_calls);
 		vis_put_xml(out, real ? real : "(model only)");
 		fprintf(out, "</td></tr>\n");
 	}
@@ -686,12 +688,15 @@ int dx_report_html(FILE *out, const dx_report_t *r)
 			     "<tr><th></th><th>peak RSS</th><th>final RSS</th></tr>\n<tr><td>measured, ",
 			v->peak, v->final, pp, pf);
 		vis_put_xml(out, *v->setting ? v->setting : "the allocator as it is");
-		fprintf(out, "</td><td>%zu</td><td>%zu</td></tr>\n<tr><td>predicted (model %s%s%s)</td><td>%zu</td>"
-			     "<td>%zu</td></tr>\n",
-			v->peak, v->final, v->run->policy, *v->run->conf ? " " : "", v->run->conf, pp, pf);
+		char b1[32], b2[32];
+		fprintf(out, "</td><td>%s</td>", vis_bytes((double)v->peak, b1, sizeof b1));
+		fprintf(out, "<td>%s</td></tr>\n<tr><td>predicted (model %s%s%s)</td>", vis_bytes((double)v->final, b2, sizeof b2),
+			v->run->policy, *v->run->conf ? " " : "", v->run->conf);
+		fprintf(out, "<td>%s</td><td>%s</td></tr>\n", vis_bytes((double)pp, b1, sizeof b1),
+			vis_bytes((double)pf, b2, sizeof b2));
 		if (v->asis_peak)
-			fprintf(out, "<tr><td>measured, as it is</td><td>%zu</td><td>%zu</td></tr>\n", v->asis_peak,
-				v->asis_final);
+			fprintf(out, "<tr><td>measured, as it is</td><td>%s</td><td>%s</td></tr>\n",
+				vis_bytes((double)v->asis_peak, b1, sizeof b1), vis_bytes((double)v->asis_final, b2, sizeof b2));
 		fprintf(out, "</table>\n");
 	}
 	fprintf(out, "<h2>Summary</h2>\n<pre>");

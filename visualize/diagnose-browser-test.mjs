@@ -32,7 +32,20 @@ try {
 	const lines = await page.$$eval('svg#whatif polyline.series', (ps) => ps.map((p) => p.getAttribute('data-series')));
 	const rows = await page.$$eval('#ranking tr.run', (rs) => rs.map((r) => ({
 		what: `${r.children[1].textContent} ${r.children[2].textContent}`,
-		peak: r.getAttribute('data-peak'), final: r.getAttribute('data-final') })));
+		peak: r.getAttribute('data-peak'), final: r.getAttribute('data-final'),
+		shown: [3, 4, 5].map((k) => r.children[k].textContent) })));
+	// the cells a reader sees carry a unit, and say the bytes of the data
+	const units = { B: 1, KiB: 1024, MiB: 1048576, GiB: 1073741824 };
+	const inBytes = (text) => {
+		const m = /^([0-9.]+) (B|KiB|MiB|GiB)$/.exec(text);
+		return m ? Number(m[1]) * units[m[2]] : NaN;
+	};
+	for (const row of rows) {
+		check(`${row.what}: sizes shown with their units`, row.shown.every((t) => !Number.isNaN(inBytes(t))), true);
+		const shownPeak = inBytes(row.shown[0]);
+		check(`${row.what}: the peak shown is data-peak to 1 %`,
+		      Math.abs(shownPeak - Number(row.peak)) <= Number(row.peak) / 100, true);
+	}
 	check('one line per candidate of the table', lines.length, rows.length);
 	check('at least the candidates worked out', rows.length >= expect.runs.length, true);
 	for (const want of expect.runs)
