@@ -301,7 +301,10 @@ def need(obj, keys, where):
             bad.append(f"{where}: no field {k}")
 need(d, ["command", "recording", "measured", "coverage", "layers", "outside_heap", "causes", "sites",
          "candidates", "recommendation"], "top")
-need(d["recording"], ["ops", "block_ids", "sites", "rss_samples", "recorded_with", "pace", "ended", "others"], "recording")
+need(d["recording"], ["ops", "block_ids", "sites", "rss_samples", "recorded_with", "pace", "draw_live_peaks", "draw_picked",
+                      "ended", "others"], "recording")
+if d["recording"].get("draw_live_peaks") != []:   # a C program is recorded once
+    bad.append("recording.draw_live_peaks: %r, not []" % d["recording"].get("draw_live_peaks"))
 if d["recording"].get("pace", "") is not None:   # a C program's waits keep the clock's time
     bad.append("recording.pace: %r, not null" % d["recording"].get("pace"))
 need(d["measured"], ["peak_rss", "final_rss", "from"], "measured")
