@@ -93,9 +93,12 @@ if [ $check = yes ]; then
 		# the workers' arenas are purged at each worker's end whatever
 		# the decay time (jemalloc 5.3's tcache_destroy): on jemalloc
 		# itself the quiet spell is 16.3-16.4 MiB with decay 0 against
-		# 16.4-16.9 by default, so no more, and not much less
-		expect "slab with dirty_decay_ms:0 keeps no more than slab's default (2 % allowed)" \
-			gt "$(awk -v s="$(steady slab 5)" 'BEGIN { print 1.02 * s }')" "$(steady decay0 5)"
+		# 16.4-16.9 by default, so no more, and not much less.  Two runs
+		# of slab differ by their threads' turns: 8.0 to 8.3 MiB with
+		# either setting (four runs each, 2026-12-05), so one run against
+		# another is allowed that much (5 %); CI saw 8.2 against 8.0
+		expect "slab with dirty_decay_ms:0 keeps no more than slab's default (5 % allowed, two runs' spread)" \
+			gt "$(awk -v s="$(steady slab 5)" 'BEGIN { print 1.05 * s }')" "$(steady decay0 5)"
 	fi
 fi
 exit $failed
