@@ -327,6 +327,8 @@ typedef struct dx_recorded {
 	const char *pace;       /**< the recording's HEAPLAB_RECORD_PACE: what its
 				     timed waits did not count ("allocator",
 				     "recorder"), or NULL: none */
+	int pace_call_ns;       /**< and what each allocator call counted of the
+				     program's time, ns ("allocator:NS") */
 	unsigned ndraws;        /**< recordings made of the program (0: one) */
 	unsigned draw_picked;   /**< which of them is diagnosed: the median */
 	size_t draw_live_peaks[DX_DRAWS_MAX];   /**< the most bytes live at once in each */
@@ -341,7 +343,8 @@ void dx_recording_given(hl_trace_t *t, const char *path, dx_recorded_t *rec);
  * recorded with PYTHONMALLOC=malloc and measured once as it is
  * (dx_run_measured).  CPython's timed waits are counted in its own time
  * (HEAPLAB_RECORD_PACE, shim/record_pace.c: the recorder's work left out,
- * and the C allocator's when the program runs on pymalloc), so that its
+ * and the C allocator's when the program runs on pymalloc, each call then
+ * counted as pymalloc's), so that its
  * threads take turns after as much of their work as without the recorder;
  * one with several threads is recorded dx_program_opts::draws times, and
  * the recording of median live peak diagnosed.
@@ -492,6 +495,8 @@ struct dx_report {
 					   calls and the recorder's work;
 					   "recorder": its work), or NULL: the
 					   clock's time, all of it */
+	int pace_call_ns;             /**< each allocator call counted as this many
+					   ns of the program's time */
 	unsigned ndraws;              /**< recordings made of the program (0: one) */
 	unsigned draw_picked;         /**< the one diagnosed, of median live peak */
 	const size_t *draw_live_peaks; /**< the most bytes live at once in each (ndraws) */

@@ -78,7 +78,7 @@ int dx_diagnose(const dx_recorded_t *rec, const char *command, const dx_diagnose
 		.order = d->order, .nruns = d->n, .sites = dx_sites_resolve(t, want, nwant),
 		.recorded_with = rec->recorded_with, .asis_peak = rec->asis_peak, .asis_final = rec->asis_final,
 		.ended = rec->ended, .others = rec->others, .recorded = recorded && d->recorded.ok ? &d->recorded : NULL,
-		.pace = rec->pace, .ndraws = rec->ndraws, .draw_picked = rec->draw_picked,
+		.pace = rec->pace, .pace_call_ns = rec->pace_call_ns, .ndraws = rec->ndraws, .draw_picked = rec->draw_picked,
 		.draw_live_peaks = rec->draw_live_peaks,
 	};
 	dx_layers_read(t, &d->report.layers_peak, &d->report.layers_final);

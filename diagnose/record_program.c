@@ -6,7 +6,7 @@
  * and the program it starts record apart (rec.PID.rep each): the largest
  * recording is the one diagnosed, the others are named.  CPython is
  * recorded with PYTHONMALLOC=malloc, its timed waits counted in its own
- * time; one with several threads is recorded three times
+ * time; one with several threads is recorded --draws times
  * (dx_record_program).
  */
 #include "config.h"
@@ -185,11 +185,16 @@ static void record_child(char **argv, const dx_program_opts_t *o, const char *ex
 }
 
 /* Runs the program under the recorder (with @p extra set, and
- * HEAPLAB_RECORD_PACE=@p pace unless NULL); the recording's path, how the
+ * HEAPLAB_RECORD_PACE=MODE:NS from @p paced's pace and pace_call_ns,
+ * unless its pace is NULL); the recording's path, how the
  * run ended and the other recordings into @p rec.  dx_record_program's
  * return values. */
-static int record(char **argv, const dx_program_opts_t *o, const char *extra, const char *pace, dx_recorded_t *rec)
+static int record(char **argv, const dx_program_opts_t *o, const char *extra, const dx_recorded_t *paced,
+		  dx_recorded_t *rec)
 {
+	char pace[48];
+	if (paced->pace)
+		snprintf(pace, sizeof pace, "%s:%d", paced->pace, paced->pace_call_ns);
 	const char *tmp = getenv("TMPDIR");
 	snprintf(rec->dir, sizeof rec->dir, "%s/heaplab-diagnose.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(rec->dir)) {
@@ -211,7 +216,7 @@ static int record(char **argv, const dx_program_opts_t *o, const char *extra, co
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0)
-		record_child(argv, o, extra, pace, rec->dir, preload, errpipe[1]);
+		record_child(argv, o, extra, paced->pace ? pace : NULL, rec->dir, preload, errpipe[1]);
 	int fork_error = errno, err = 0;
 	free(preload);
 	close(errpipe[1]);
@@ -274,7 +279,7 @@ static int record_draws(char **argv, const dx_program_opts_t *o, dx_recorded_t *
 		if (o->notes)
 			fprintf(o->notes, "heaplab diagnose: recording %s again (%u of %d: the order its threads take "
 				"turns in is one draw of the clock's) ...\n", argv[0], n + 1, want);
-		rc = record(argv, o, rec->recorded_with, rec->pace, &draw[n]);
+		rc = record(argv, o, rec->recorded_with, rec, &draw[n]);
 		if (!rc && !(draw[n].trace = o->load(draw[n].path)))
 			rc = 1;
 		if (!rc)
@@ -307,6 +312,25 @@ static int record_draws(char **argv, const dx_program_opts_t *o, dx_recorded_t *
 	return rc;
 }
 
+/* What a call of CPython's allocator takes in the program as it runs on
+ * pymalloc, in ns of its thread's time, where the recorded run, on glibc
+ * past pymalloc, leaves the whole call out (HEAPLAB_RECORD_PACE=
+ * allocator:NS).  Without it the recorded threads get through more of
+ * their work in a turn than alone, and the seed's bursts overlap less.
+ * Chosen on this machine (CPython 3.11.7) as the count whose recorded
+ * runs overlap as the program alone does: most dicts live at once in
+ * bench/diagnose/repro_live.py 2 0.5, median (quartiles) of 31 runs taken
+ * in turns (bench/diagnose/pace_calls.py _build 31 0 14): alone 48,000
+ * (45,800-54,100), recorded at 0 ns 45,600 (37,600-50,700), at 14 ns
+ * 46,200 (40,000-52,600); 41 runs of each one after the other: 48,800
+ * alone, 39,900 at 0 ns, 48,300 at 14.  Timing the builds on their
+ * threads' clocks (with a count of each thread's left-out time added to
+ * the recorder for the purpose) says as much, noisily: a burst built in
+ * 6.5 ms alone counted 3.7 ms recorded, over 200,000 calls (14 ns), but
+ * other runs gave 0 to 13 ns, and 10 to 23 for four threads building
+ * tuples. */
+enum { PYMALLOC_CALL_NS = 14 };
+
 int dx_record_program(char **argv, const dx_program_opts_t *o, dx_recorded_t *rec)
 {
 	memset(rec, 0, sizeof *rec);
@@ -325,7 +349,8 @@ int dx_record_program(char **argv, const dx_program_opts_t *o, dx_recorded_t *re
 	 * recorder's work left out, and the C allocator's too where the
 	 * program runs on pymalloc, much the faster (shim/record_pace.c) */
 	rec->pace = !python ? NULL : rec->cpython ? "allocator" : "recorder";
-	int rc = record(argv, o, rec->recorded_with, rec->pace, rec);
+	rec->pace_call_ns = rec->cpython ? PYMALLOC_CALL_NS : 0;
+	int rc = record(argv, o, rec->recorded_with, rec, rec);
 	if (!rc && !(rec->trace = o->load(rec->path)))
 		rc = 1;
 	if (rc)

@@ -463,11 +463,12 @@ void dx_report_text(FILE *out, const dx_report_t *r)
 	if (r->others && *r->others)
 		fprintf(out, "also recorded, not diagnosed (the largest recording is): %s\n", r->others);
 	if (r->pace)
-		fprintf(out, "recorded with its timed waits counted in its own time, %s left out (HEAPLAB_RECORD_PACE=%s): "
+		fprintf(out, "recorded with its timed waits counted in its own time, %s left out%s (HEAPLAB_RECORD_PACE=%s:%d): "
 			     "the recorder slows the program, not the clock, and threads that take turns by the clock then "
 			     "take them after as much of their work as without the recorder\n",
 			!strcmp(r->pace, "allocator") ? "the C allocator's calls and the recorder's work" : "the recorder's work",
-			r->pace);
+			!strcmp(r->pace, "allocator") ? ", each call counted as pymalloc's time here" : "", r->pace,
+			r->pace_call_ns);
 	if (r->ndraws > 1) {
 		/* each recording is one draw of the order the threads take
 		 * turns in: how much of their work overlaps shows how far it

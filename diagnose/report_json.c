@@ -115,6 +115,10 @@ int dx_report_json(FILE *out, const dx_report_t *r)
 	text_or_null(out, r->recorded_with);
 	fputs(",\"pace\":", out);
 	text_or_null(out, r->pace);
+	if (r->pace)
+		fprintf(out, ",\"pace_call_ns\":%d", r->pace_call_ns);
+	else
+		fputs(",\"pace_call_ns\":null", out);
 	fputs(",\"draw_live_peaks\":[", out);
 	for (unsigned i = 0; i < r->ndraws; i++)
 		fprintf(out, "%s%zu", i ? "," : "", r->draw_live_peaks[i]);

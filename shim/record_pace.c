@@ -18,6 +18,11 @@
  *               counted either: CPython recorded with PYTHONMALLOC=malloc
  *               runs on pymalloc as it is, which takes a small part of
  *               glibc malloc's time;
+ *   MODE:NS     either, each call counted as NS nanoseconds of the
+ *               program's time (NS may be below 0): what a call takes in
+ *               the program as it runs (pymalloc's: 14 ns here;
+ *               diagnose/record_program.c's PYMALLOC_CALL_NS says how it
+ *               was chosen);
  *   K (> 1)     every wait K times as long, whatever the program did.
  * The time left out is every thread's, added up: right where one thread
  * runs at a time (CPython's lock), more than one thread's loss where
@@ -40,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "../trace/recorder.h"
 #include "record_pace.h"
 
@@ -54,6 +60,7 @@ static double pace = 1.0;
 hl_pace_mode_t hl_pace_mode;
 _Atomic long long hl_pace_spent_ns;
 long long hl_pace_read_ns;
+long long hl_pace_call_ns;
 
 /* What one read of the clock costs here: the least of a few rounds' mean
  * (a round cut by the scheduler counts for nothing). */
@@ -80,9 +87,20 @@ void hl_rec_pace_start(void)
 		real_timedwait = (timedwait_fn)dlsym(RTLD_NEXT, "pthread_cond_timedwait");
 	real_clockwait = (clockwait_fn)dlsym(RTLD_NEXT, "pthread_cond_clockwait");
 	const char *k = getenv("HEAPLAB_RECORD_PACE");
-	if (k && (!strcmp(k, "recorder") || !strcmp(k, "allocator"))) {
+	size_t word = k ? strcspn(k, ":") : 0;
+	bool recorder = word == 8 && !strncmp(k, "recorder", 8), allocator = word == 9 && !strncmp(k, "allocator", 9);
+	if (recorder || allocator) {
+		char *end = NULL;
+		double per_call = k[word] == ':' ? strtod(k + word + 1, &end) : 0;
+		if (k[word] == ':' && (end == k + word + 1 || *end || per_call < -1000 || per_call > 1000)) {
+			const char msg[] = "heaplab: HEAPLAB_RECORD_PACE's :NS is a number of nanoseconds from -1000 "
+					   "to 1000: each call counted as 0\n";
+			(void)!write(2, msg, sizeof msg - 1);
+			per_call = 0;
+		}
+		hl_pace_call_ns = (long long)per_call;
 		hl_pace_read_ns = clock_read_ns();
-		hl_pace_mode = *k == 'r' ? HL_PACE_RECORDER : HL_PACE_ALLOCATOR;
+		hl_pace_mode = recorder ? HL_PACE_RECORDER : HL_PACE_ALLOCATOR;
 		return;
 	}
 	double v = k ? strtod(k, NULL) : 1.0;

@@ -12,6 +12,11 @@
  * starts.  Without it, a thread that only allocates advances the
  * program's time by a third of the clock's (measured: a 50 ms wait while
  * another thread calls malloc and free for 400 ms ended after 165 ms).
+ *
+ * Less hl_pace_call_ns a call ("allocator:NS"): what a call takes in the
+ * program as it runs, which the part timed leaves out with the rest
+ * (CPython's pymalloc, in front of malloc as the program runs:
+ * diagnose/record_program.c's PYMALLOC_CALL_NS).
  */
 #ifndef HEAPLAB_RECORD_PACE_H
 #define HEAPLAB_RECORD_PACE_H
@@ -28,6 +33,7 @@ typedef enum {
 extern hl_pace_mode_t hl_pace_mode;
 extern _Atomic long long hl_pace_spent_ns;
 extern long long hl_pace_read_ns;
+extern long long hl_pace_call_ns;
 
 static inline long long hl_pace_now(void)
 {
@@ -46,8 +52,10 @@ static inline long long hl_pace_from(hl_pace_mode_t mode, long long from)
 /* Where it ends: what it took, added up; 0, nothing more to add. */
 static inline long long hl_pace_to(long long t0)
 {
-	if (__builtin_expect(t0 != 0, 0))
-		atomic_fetch_add_explicit(&hl_pace_spent_ns, hl_pace_now() - t0 + hl_pace_read_ns, memory_order_relaxed);
+	if (__builtin_expect(t0 != 0, 0)) {
+		long long part = hl_pace_now() - t0 + hl_pace_read_ns - hl_pace_call_ns;
+		atomic_fetch_add_explicit(&hl_pace_spent_ns, part, memory_order_relaxed);
+	}
 	return 0;
 }
 #endif

@@ -301,12 +301,14 @@ def need(obj, keys, where):
             bad.append(f"{where}: no field {k}")
 need(d, ["command", "recording", "measured", "coverage", "layers", "outside_heap", "causes", "sites",
          "candidates", "recommendation"], "top")
-need(d["recording"], ["ops", "block_ids", "sites", "rss_samples", "recorded_with", "pace", "draw_live_peaks", "draw_picked",
-                      "ended", "others"], "recording")
+need(d["recording"], ["ops", "block_ids", "sites", "rss_samples", "recorded_with", "pace", "pace_call_ns", "draw_live_peaks",
+                      "draw_picked", "ended", "others"], "recording")
 if d["recording"].get("draw_live_peaks") != []:   # a C program is recorded once
     bad.append("recording.draw_live_peaks: %r, not []" % d["recording"].get("draw_live_peaks"))
 if d["recording"].get("pace", "") is not None:   # a C program's waits keep the clock's time
     bad.append("recording.pace: %r, not null" % d["recording"].get("pace"))
+if d["recording"].get("pace_call_ns", "") is not None:
+    bad.append("recording.pace_call_ns: %r, not null" % d["recording"].get("pace_call_ns"))
 need(d["measured"], ["peak_rss", "final_rss", "from"], "measured")
 need(d["coverage"], ["model", "conf", "model_peak_resident", "model_final_resident", "peak_percent",
                      "final_percent", "below_90"], "coverage")

@@ -162,6 +162,8 @@ import json, sys
 r = json.load(open(sys.argv[1]))['recording']
 peaks, pick = r['draw_live_peaks'], r['draw_picked']
 assert r['pace'] == 'allocator', f"pace {r['pace']}"
+# recorded past pymalloc, each call counted as pymalloc's: some ns
+assert isinstance(r['pace_call_ns'], int) and r['pace_call_ns'] > 0, f"pace_call_ns {r['pace_call_ns']}"
 assert len(peaks) == 4 and all(p > 0 for p in peaks), peaks
 assert sorted(peaks)[2] == peaks[pick], (peaks, pick)
 held, live, most = {}, 0, 0

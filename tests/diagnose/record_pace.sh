@@ -23,6 +23,13 @@
 # goes back (their calls' time added up is more than the clock's), and a
 # 5 ms wait beside two threads that allocate for 20 s ends while they
 # still do (without the bound it lasts past them: 5.7 s beside 3 s).
+#
+# MODE:NS counts each call as NS ns of the program's time (pymalloc's call,
+# diagnose: allocator:14).  At 1000 ns a call, more than a call takes,
+# the program's time runs ahead of the clock's, so a 50 ms wait beside a
+# thread that allocates for 300 ms ends while that thread still does
+# (counted as 0, it lasts past it: 423 ms); a count that is not a number
+# is refused with a line and counted as 0.
 set -u
 . "$(dirname "$0")/../lib.sh"
 hl_skip_sanitized "preloads the recorder into tests/diagnose/record_pace_probe; a -fsanitize=$hl_sanitizer build owns malloc"
@@ -55,5 +62,14 @@ got=$(HEAPLAB_RECORD="$tmp/r" HEAPLAB_RECORD_PACE=allocator LD_PRELOAD="$recorde
 check "a wait signalled, the allocator's calls not counted" "$got" 0 woken
 got=$(HEAPLAB_RECORD="$tmp/r" HEAPLAB_RECORD_PACE=allocator LD_PRELOAD="$recorder" "$probe" timed 5 20000 2)
 check "a wait beside two threads that allocate at once" "$got" 5 timedout while-busy
+got=$(HEAPLAB_RECORD="$tmp/r" HEAPLAB_RECORD_PACE=allocator:1000 LD_PRELOAD="$recorder" "$probe" timed 50 300)
+check "each call counted as 1000 ns" "$got" 50 timedout while-busy
+got=$(HEAPLAB_RECORD="$tmp/r" HEAPLAB_RECORD_PACE=allocator:many LD_PRELOAD="$recorder" "$probe" timed 50 400 2>"$tmp/err")
+check "a count of ns that is not a number" "$got" 125
+if grep -q "HEAPLAB_RECORD_PACE's :NS is a number" "$tmp/err"; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1)); echo "FAIL: no line for a count of ns that is not a number: $(cat "$tmp/err")"
+fi
 echo "record pace: $passed passed, $failed failed"
 [ $failed -eq 0 ]
