@@ -323,7 +323,8 @@ static int record_draws(char **argv, const dx_program_opts_t *o, dx_recorded_t *
  * in turns (bench/diagnose/pace_calls.py _build 31 0 14): alone 48,000
  * (45,800-54,100), recorded at 0 ns 45,600 (37,600-50,700), at 14 ns
  * 46,200 (40,000-52,600); 41 runs of each one after the other: 48,800
- * alone, 39,900 at 0 ns, 48,300 at 14.  Timing the builds on their
+ * alone, 39,900 at 0 ns, 48,300 at 14; 25 runs in turns: 47,400 alone,
+ * 50,100 at 14 ns, 53,900 at 20, 55,700 at 26.  Timing the builds on their
  * threads' clocks (with a count of each thread's left-out time added to
  * the recorder for the purpose) says as much, noisily: a burst built in
  * 6.5 ms alone counted 3.7 ms recorded, over 200,000 calls (14 ns), but
