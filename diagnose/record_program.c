@@ -185,16 +185,15 @@ static void record_child(char **argv, const dx_program_opts_t *o, const char *ex
 }
 
 /* Runs the program under the recorder (with @p extra set, and
- * HEAPLAB_RECORD_PACE=MODE:NS from @p paced's pace and pace_call_ns,
+ * HEAPLAB_RECORD_PACE=MODE:NS from @p rec's pace and pace_call_ns,
  * unless its pace is NULL); the recording's path, how the
  * run ended and the other recordings into @p rec.  dx_record_program's
  * return values. */
-static int record(char **argv, const dx_program_opts_t *o, const char *extra, const dx_recorded_t *paced,
-		  dx_recorded_t *rec)
+static int record(char **argv, const dx_program_opts_t *o, const char *extra, dx_recorded_t *rec)
 {
 	char pace[48];
-	if (paced->pace)
-		snprintf(pace, sizeof pace, "%s:%d", paced->pace, paced->pace_call_ns);
+	if (rec->pace)
+		snprintf(pace, sizeof pace, "%s:%d", rec->pace, rec->pace_call_ns);
 	const char *tmp = getenv("TMPDIR");
 	snprintf(rec->dir, sizeof rec->dir, "%s/heaplab-diagnose.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(rec->dir)) {
@@ -216,7 +215,7 @@ static int record(char **argv, const dx_program_opts_t *o, const char *extra, co
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0)
-		record_child(argv, o, extra, paced->pace ? pace : NULL, rec->dir, preload, errpipe[1]);
+		record_child(argv, o, extra, rec->pace ? pace : NULL, rec->dir, preload, errpipe[1]);
 	int fork_error = errno, err = 0;
 	free(preload);
 	close(errpipe[1]);
@@ -279,7 +278,7 @@ static int record_draws(char **argv, const dx_program_opts_t *o, dx_recorded_t *
 		if (o->notes)
 			fprintf(o->notes, "heaplab diagnose: recording %s again (%u of %d: the order its threads take "
 				"turns in is one draw of the clock's) ...\n", argv[0], n + 1, want);
-		rc = record(argv, o, rec->recorded_with, rec, &draw[n]);
+		rc = record(argv, o, rec->recorded_with, &draw[n]);   /* paced as the first */
 		if (!rc && !(draw[n].trace = o->load(draw[n].path)))
 			rc = 1;
 		if (!rc)
@@ -351,7 +350,7 @@ int dx_record_program(char **argv, const dx_program_opts_t *o, dx_recorded_t *re
 	 * program runs on pymalloc, much the faster (shim/record_pace.c) */
 	rec->pace = !python ? NULL : rec->cpython ? "allocator" : "recorder";
 	rec->pace_call_ns = rec->cpython ? PYMALLOC_CALL_NS : 0;
-	int rc = record(argv, o, rec->recorded_with, rec, rec);
+	int rc = record(argv, o, rec->recorded_with, rec);
 	if (!rc && !(rec->trace = o->load(rec->path)))
 		rc = 1;
 	if (rc)
